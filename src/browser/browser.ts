@@ -1,0 +1,10 @@
+import type { Connection } from '../cdp/connection.js';
+
+/** A browser we hold a connection to, however we got it. */
+export interface BrowserHandle {
+  readonly connection: Connection;
+  /** 'launched': we own the process and end it on close. 'attached': someone else's; we only detach. */
+  readonly kind: 'launched' | 'attached';
+  /** Ends our hold on the browser. Never throws; idempotent. */
+  close(): Promise<void>;
+}

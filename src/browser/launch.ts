@@ -1,0 +1,214 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type { Readable, Writable } from 'node:stream';
+import { Connection } from '../cdp/connection.js';
+import { PipeTransport } from '../cdp/pipeTransport.js';
+import { BrowserLaunchError } from '../errors.js';
+import type { Logger } from '../logger.js';
+import type { LocalBrowserLaunchOptions } from '../types.js';
+import { withDeadline } from '../util/time.js';
+import type { BrowserHandle } from './browser.js';
+import { findChrome } from './findChrome.js';
+
+const DEFAULT_WINDOW = { width: 1280, height: 720 };
+
+/*
+ * On POSIX, Chrome runs under a small sh that outlives it. Chrome already exits by itself when the
+ * debugging pipe closes (so it can never outlive us, even after SIGKILL); the sh then removes the
+ * temporary profile, which we could no longer do ourselves. It closes its own copies of the pipe
+ * ends, so that Chrome's death is seen as end-of-file at once, and prints Chrome's pid.
+ */
+const WRAPPER = [
+  'trap : HUP INT TERM',
+  '"$@" >/dev/null &',
+  'pid=$!',
+  'exec 3<&- 4>&-',
+  'echo "$pid"',
+  'while kill -0 "$pid" 2>/dev/null; do wait "$pid"; done',
+  'if [ -n "$TENDRIL_REMOVE_PROFILE" ]; then rm -rf -- "$TENDRIL_REMOVE_PROFILE"; fi',
+].join('\n');
+
+export function chromeArgs(options: LocalBrowserLaunchOptions, userDataDir: string): string[] {
+  const args = [
+    '--remote-debugging-pipe',
+    `--user-data-dir=${userDataDir}`,
+    '--no-first-run',
+    '--no-default-browser-check',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+    '--disable-default-apps',
+    '--disable-breakpad',
+    '--disable-client-side-phishing-detection',
+    '--disable-popup-blocking',
+    '--disable-prompt-on-repost',
+    '--metrics-recording-only',
+    '--password-store=basic',
+    '--use-mock-keychain',
+    // Background tabs must keep running timers and rendering: an agent works on several pages.
+    '--disable-background-timer-throttling',
+    '--disable-backgrounding-occluded-windows',
+    '--disable-renderer-backgrounding',
+  ];
+  if (options.headless !== false) args.push('--headless', '--disable-gpu', '--hide-scrollbars', '--mute-audio');
+  const sandbox = options.chromiumSandbox ?? process.getuid?.() !== 0;
+  if (!sandbox) args.push('--no-sandbox');
+  const size = options.viewport ?? DEFAULT_WINDOW;
+  args.push(`--window-size=${size.width},${size.height}`);
+  args.push(...(options.args ?? []));
+  args.push('about:blank');
+  return args;
+}
+
+// One 'exit' listener for all browsers of this process, rather than one each.
+const live = new Set<LaunchedBrowser>();
+let exitHookInstalled = false;
+function track(browser: LaunchedBrowser): void {
+  if (!exitHookInstalled) {
+    exitHookInstalled = true;
+    process.on('exit', () => {
+      for (const each of live) each.killNow();
+    });
+  }
+  live.add(browser);
+}
+
+class LaunchedBrowser implements BrowserHandle {
+  readonly kind = 'launched' as const;
+  #closing: Promise<void> | undefined;
+
+  constructor(
+    readonly connection: Connection,
+    private readonly child: ChildProcess,
+    private readonly chromePid: number,
+    private readonly tempProfile: string | undefined,
+    private readonly logger: Logger,
+  ) {
+    track(this);
+  }
+
+  close(): Promise<void> {
+    this.#closing ??= this.#close();
+    return this.#closing;
+  }
+
+  async #close(): Promise<void> {
+    live.delete(this);
+    const exited = exitOf(this.child);
+    if (!this.connection.closed) {
+      await this.connection.rootSession.send('Browser.close', undefined, { timeoutMs: 3000 }).catch(() => undefined);
+    }
+    try {
+      await withDeadline(exited, 5000, 'Waiting for Chrome to exit');
+    } catch {
+      this.logger.info('browser', 'Chrome did not exit within 5 s of Browser.close; killing it');
+      this.killNow();
+      await withDeadline(exited, 5000, 'Waiting for Chrome to die').catch(() => undefined);
+    }
+    this.connection.close();
+    if (this.tempProfile) {
+      await rm(this.tempProfile, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 }).catch(() => undefined);
+    }
+  }
+
+  /** Synchronous last resort, also used from process 'exit' where nothing async can run. */
+  killNow(): void {
+    try {
+      process.kill(this.chromePid, 'SIGKILL');
+    } catch {
+      // Already gone.
+    }
+    // Under the POSIX wrapper (a different pid from Chrome's) the wrapper removes the profile.
+    if (this.tempProfile && this.child.pid === this.chromePid) rmSync(this.tempProfile, { recursive: true, force: true });
+  }
+}
+
+function exitOf(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => child.once('exit', () => resolve()));
+}
+
+/** Starts Chrome with a fresh profile (unless given one) and connects to it over the debugging pipe. */
+export async function launchChrome(
+  options: LocalBrowserLaunchOptions,
+  logger: Logger,
+  commandTimeoutMs: number,
+): Promise<BrowserHandle> {
+  const executable = findChrome(options.executablePath);
+  const tempProfile = options.userDataDir ? undefined : mkdtempSync(path.join(os.tmpdir(), 'tendril-profile-'));
+  const userDataDir = options.userDataDir ?? tempProfile!;
+  const removeOnExit = tempProfile && !options.preserveUserDataDir ? tempProfile : undefined;
+  const args = chromeArgs(options, userDataDir);
+  const useWrapper = process.platform !== 'win32';
+  logger.info('browser', 'Launching Chrome', { executable, headless: options.headless !== false });
+
+  const child = useWrapper
+    ? spawn('/bin/sh', ['-c', WRAPPER, 'tendril-chrome', executable, ...args], {
+        stdio: ['ignore', 'pipe', 'pipe', 'pipe', 'pipe'],
+        env: { ...process.env, TENDRIL_REMOVE_PROFILE: removeOnExit ?? '' },
+      })
+    : spawn(executable, args, { stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe'] });
+
+  // Keep the tail of Chrome's stderr: when it fails to start, that is where the reason is.
+  let stderrTail = '';
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderrTail = (stderrTail + chunk.toString()).slice(-4000);
+  });
+  const failed = (message: string, cause?: unknown) => {
+    try {
+      child.kill('SIGKILL');
+    } catch {
+      // Not running.
+    }
+    if (removeOnExit) rmSync(removeOnExit, { recursive: true, force: true });
+    const tail = stderrTail.trim().split('\n').slice(-8).join('\n');
+    return new BrowserLaunchError(`${message}${tail ? `\nChrome's last output:\n${tail}` : ''}`, { cause });
+  };
+
+  let started = false;
+  const spawnError = new Promise<never>((_, reject) => {
+    child.once('error', (error) => {
+      if (!started) reject(failed(`Could not start ${executable}: ${error.message}`, error));
+    });
+    child.once('exit', (code, signal) => {
+      if (!started) reject(failed(`Chrome exited during start-up (${signal ?? `exit code ${code}`}).`));
+    });
+  });
+  spawnError.catch(() => undefined);
+
+  let chromePid = child.pid ?? -1;
+  if (useWrapper) {
+    const pidLine = new Promise<number>((resolve) => {
+      let text = '';
+      child.stdout!.on('data', (chunk: Buffer) => {
+        text += chunk.toString();
+        const newline = text.indexOf('\n');
+        if (newline !== -1) resolve(Number(text.slice(0, newline)));
+      });
+    });
+    chromePid = await Promise.race([pidLine, spawnError]);
+  }
+
+  const transport = new PipeTransport(child.stdio[3] as Writable, child.stdio[4] as Readable);
+  const connection = new Connection(transport, {
+    commandTimeoutMs,
+    trace: logger.verbose >= 2 ? (line) => logger.debug('cdp', line) : undefined,
+  });
+  const timeoutMs = options.connectTimeoutMs ?? 30_000;
+  try {
+    const version = await Promise.race([
+      connection.rootSession.send('Browser.getVersion', undefined, { timeoutMs }),
+      spawnError,
+    ]);
+    started = true;
+    logger.info('browser', 'Chrome is ready', { product: version.product, pid: chromePid });
+  } catch (error) {
+    connection.close();
+    if (error instanceof BrowserLaunchError) throw error;
+    throw failed(`Chrome did not answer on the debugging pipe within ${timeoutMs} ms.`, error);
+  }
+  return new LaunchedBrowser(connection, child, chromePid, removeOnExit, logger);
+}

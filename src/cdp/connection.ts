@@ -1,0 +1,187 @@
+import type { ProtocolMapping } from 'devtools-protocol/types/protocol-mapping.js';
+import type { Protocol } from 'devtools-protocol';
+import { ConnectionClosedError, ProtocolError, TargetClosedError, TimeoutError } from '../errors.js';
+import { Emitter } from '../util/emitter.js';
+import type { Transport } from './transport.js';
+import { CdpSession } from './session.js';
+
+export type Commands = ProtocolMapping.Commands;
+export type CdpEvents = ProtocolMapping.Events;
+
+interface Pending {
+  method: string;
+  sessionId: string;
+  resolve: (value: unknown) => void;
+  reject: (error: Error) => void;
+  timer?: ReturnType<typeof setTimeout>;
+}
+
+interface Message {
+  id?: number;
+  method?: string;
+  params?: unknown;
+  result?: unknown;
+  error?: { code: number; message: string; data?: string };
+  sessionId?: string;
+}
+
+export interface ConnectionOptions {
+  /** Deadline of every command unless the call gives its own. */
+  commandTimeoutMs: number;
+  /** Receives a line per protocol message at the most verbose log level. */
+  trace?: (line: string) => void;
+}
+
+/**
+ * One connection to the browser carries the browser session and every flattened target session:
+ * each message names its session with `sessionId`. Every command has a deadline, and when the
+ * transport ends every pending command rejects at once.
+ */
+export class Connection extends Emitter<{ disconnected: string }> {
+  readonly rootSession: CdpSession;
+  #nextId = 1;
+  #pending = new Map<number, Pending>();
+  #sessions = new Map<string, CdpSession>();
+  #closedReason: string | undefined;
+
+  constructor(
+    private readonly transport: Transport,
+    readonly options: ConnectionOptions,
+  ) {
+    super();
+    this.rootSession = new CdpSession(this, '', 'browser', '');
+    this.#sessions.set('', this.rootSession);
+    transport.onmessage = (text) => this.#onMessage(text);
+    transport.onclose = (reason) => this.#onClose(reason);
+  }
+
+  get closed(): boolean {
+    return this.#closedReason !== undefined;
+  }
+
+  session(sessionId: string): CdpSession | undefined {
+    return this.#sessions.get(sessionId);
+  }
+
+  /** Sends a command on a session; used through CdpSession.send. */
+  send<M extends keyof Commands>(
+    sessionId: string,
+    method: M,
+    params: Commands[M]['paramsType'][0] | undefined,
+    timeoutMs = this.options.commandTimeoutMs,
+  ): Promise<Commands[M]['returnType']> {
+    if (this.#closedReason !== undefined) {
+      return Promise.reject(closedError(method, this.#closedReason));
+    }
+    const session = this.#sessions.get(sessionId);
+    if (!session || session.detached) {
+      return Promise.reject(
+        new TargetClosedError(`Cannot send ${method}: its target has detached (the page or frame was closed or replaced).`),
+      );
+    }
+    const id = this.#nextId++;
+    return new Promise((resolve, reject) => {
+      const pending: Pending = { method, sessionId, resolve: resolve as (value: unknown) => void, reject };
+      if (Number.isFinite(timeoutMs) && timeoutMs > 0) {
+        pending.timer = setTimeout(() => {
+          this.#pending.delete(id);
+          reject(
+            new TimeoutError(
+              `DevTools command ${method} timed out after ${timeoutMs} ms. The page may be running a script ` +
+                'that never yields, or the browser is unresponsive.',
+              timeoutMs,
+            ),
+          );
+        }, timeoutMs);
+      }
+      this.#pending.set(id, pending);
+      const message: Message = { id, method, params: params ?? {} };
+      if (sessionId) message.sessionId = sessionId;
+      const text = JSON.stringify(message);
+      this.options.trace?.(`→ ${sessionId ? sessionId.slice(0, 8) + ' ' : ''}${method}`);
+      this.transport.send(text);
+    });
+  }
+
+  close(): void {
+    this.transport.close();
+  }
+
+  /** Rejects and forgets the commands still waiting on a session that went away. */
+  rejectSession(sessionId: string, error: Error): void {
+    for (const [id, pending] of this.#pending) {
+      if (pending.sessionId !== sessionId) continue;
+      this.#pending.delete(id);
+      clearTimeout(pending.timer);
+      pending.reject(error);
+    }
+  }
+
+  #onMessage(text: string): void {
+    let message: Message;
+    try {
+      message = JSON.parse(text) as Message;
+    } catch {
+      this.options.trace?.('← unparsable message dropped');
+      return;
+    }
+    if (message.id !== undefined) {
+      const pending = this.#pending.get(message.id);
+      if (!pending) return; // Timed out earlier; the late answer has nobody to go to.
+      this.#pending.delete(message.id);
+      clearTimeout(pending.timer);
+      if (message.error) {
+        pending.reject(
+          new ProtocolError(
+            `DevTools command ${pending.method} failed: ${message.error.message}${message.error.data ? ` (${message.error.data})` : ''}`,
+            pending.method,
+            message.error.code,
+          ),
+        );
+      } else {
+        pending.resolve(message.result);
+      }
+      return;
+    }
+    if (!message.method) return;
+    const sessionId = message.sessionId ?? '';
+    this.options.trace?.(`← ${sessionId ? sessionId.slice(0, 8) + ' ' : ''}${message.method}`);
+    // Create the child session before anyone hears of it, so its first events already find it.
+    if (message.method === 'Target.attachedToTarget') {
+      const params = message.params as Protocol.Target.AttachedToTargetEvent;
+      const child = new CdpSession(this, params.sessionId, params.targetInfo.type, params.targetInfo.targetId, sessionId);
+      this.#sessions.set(params.sessionId, child);
+    }
+    const session = this.#sessions.get(sessionId);
+    session?.dispatch(message.method, message.params);
+    if (message.method === 'Target.detachedFromTarget') {
+      const params = message.params as Protocol.Target.DetachedFromTargetEvent;
+      const child = this.#sessions.get(params.sessionId);
+      if (child) {
+        this.#sessions.delete(params.sessionId);
+        child.markDetached('the target detached');
+      }
+    }
+  }
+
+  #onClose(reason: string): void {
+    if (this.#closedReason !== undefined) return;
+    this.#closedReason = reason;
+    for (const [id, pending] of this.#pending) {
+      this.#pending.delete(id);
+      clearTimeout(pending.timer);
+      pending.reject(closedError(pending.method, reason));
+    }
+    for (const session of this.#sessions.values()) session.markDetached(reason);
+    this.#sessions.clear();
+    this.emit('disconnected', reason);
+    this.removeAllListeners();
+  }
+}
+
+function closedError(method: string, reason: string): ConnectionClosedError {
+  return new ConnectionClosedError(
+    `The browser connection is closed (${reason}), so ${method} cannot complete. ` +
+      'If the browser exited or crashed, create a new Sdk and call init() again.',
+  );
+}

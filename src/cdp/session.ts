@@ -1,0 +1,73 @@
+import { TargetClosedError } from '../errors.js';
+import { Emitter } from '../util/emitter.js';
+import type { CdpEvents, Commands, Connection } from './connection.js';
+
+type EventMap = { [E in keyof CdpEvents]: CdpEvents[E][0] } & { detached: string };
+
+export interface SendOptions {
+  /** Overrides the connection's default deadline for this command. */
+  timeoutMs?: number;
+}
+
+/**
+ * One DevTools session: the browser itself (empty id) or a target attached in flat mode.
+ * Events are typed by the protocol's own mapping.
+ */
+export class CdpSession extends Emitter<EventMap> {
+  #detachedReason: string | undefined;
+
+  constructor(
+    private readonly connection: Connection,
+    readonly id: string,
+    readonly targetType: string,
+    readonly targetId: string,
+    /** The session whose auto-attach produced this one ('' for the browser). */
+    readonly parentId?: string,
+  ) {
+    super();
+  }
+
+  get detached(): boolean {
+    return this.#detachedReason !== undefined;
+  }
+
+  send<M extends keyof Commands>(
+    method: M,
+    ...args: Commands[M]['paramsType'] extends [] ? [params?: undefined, options?: SendOptions]
+      : Commands[M]['paramsType'] extends [unknown?] ? [params?: Commands[M]['paramsType'][0], options?: SendOptions]
+      : [params: Commands[M]['paramsType'][0], options?: SendOptions]
+  ): Promise<Commands[M]['returnType']> {
+    const [params, options] = args;
+    return this.connection.send(this.id, method, params, options?.timeoutMs);
+  }
+
+  /** Sends and ignores failure: for best-effort commands whose target may already be gone. */
+  sendQuiet<M extends keyof Commands>(method: M, params?: Commands[M]['paramsType'][0]): Promise<void> {
+    return this.connection.send(this.id, method, params).then(
+      () => undefined,
+      () => undefined,
+    );
+  }
+
+  /** The session a Target.attachedToTarget event of this session announced. */
+  childSession(sessionId: string): CdpSession | undefined {
+    return this.connection.session(sessionId);
+  }
+
+  /** @internal Called by the connection for each event of this session. */
+  dispatch(method: string, params: unknown): void {
+    if (this.#detachedReason === undefined) this.emit(method as keyof EventMap, params as never);
+  }
+
+  /** @internal */
+  markDetached(reason: string): void {
+    if (this.#detachedReason !== undefined) return;
+    this.#detachedReason = reason;
+    this.connection.rejectSession(
+      this.id,
+      new TargetClosedError(`The ${this.targetType} target detached (${reason}) before the command finished.`),
+    );
+    this.emit('detached', reason);
+    this.removeAllListeners();
+  }
+}

@@ -1,0 +1,107 @@
+import type { Protocol } from 'devtools-protocol';
+import type { BrowserHandle } from '../browser/browser.js';
+import type { CdpSession } from '../cdp/session.js';
+import { SdkError } from '../errors.js';
+import type { Logger } from '../logger.js';
+import type { Viewport } from '../types.js';
+import { deferred, withDeadline, type Deferred } from '../util/time.js';
+import { Page } from './page.js';
+
+export interface ContextOptions {
+  viewport?: Viewport;
+  timeoutMs: number;
+}
+
+/**
+ * The pages of the browser. Every page, popup and out-of-process iframe is attached through
+ * Target.setAutoAttach (flat sessions, paused on start), and prepared before it runs a line of
+ * script.
+ */
+export class Context {
+  #pages: Page[] = [];
+  #preparing = new Map<string, Promise<Page | undefined>>();
+  #awaited = new Map<string, Deferred<Page | undefined>>();
+
+  /** @internal */
+  constructor(
+    private readonly browser: BrowserHandle,
+    private readonly logger: Logger,
+    private readonly options: ContextOptions,
+  ) {}
+
+  /** @internal Attaches to the pages that exist and to every one that appears later. */
+  async start(): Promise<void> {
+    const root = this.browser.connection.rootSession;
+    root.on('Target.attachedToTarget', (event) => this.#onAttached(root, event));
+    await root.send('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: true, flatten: true });
+    // Chrome announces the targets that already exist before it answers the command above.
+    await Promise.all(this.#preparing.values());
+  }
+
+  /** Open pages, in the order they were attached; index 0 is the first page. */
+  pages(): Page[] {
+    return [...this.#pages];
+  }
+
+  /** Opens a new tab and resolves once it is ready to use. */
+  async newPage(url = 'about:blank'): Promise<Page> {
+    const { targetId } = await this.browser.connection.rootSession.send('Target.createTarget', { url });
+    const page = await withDeadline(this.#pageFor(targetId), this.options.timeoutMs, 'Opening a new page');
+    if (!page) throw new SdkError(`The new page (${targetId}) closed before it was ready.`);
+    return page;
+  }
+
+  /** @internal */
+  async closeTarget(targetId: string): Promise<void> {
+    await this.browser.connection.rootSession.send('Target.closeTarget', { targetId });
+  }
+
+  /** @internal */
+  forgetPage(page: Page): void {
+    this.#pages = this.#pages.filter((each) => each !== page);
+  }
+
+  #pageFor(targetId: string): Promise<Page | undefined> {
+    const preparing = this.#preparing.get(targetId);
+    if (preparing) return preparing;
+    const page = this.#pages.find((each) => each.targetId === targetId);
+    if (page) return Promise.resolve(page);
+    let waiter = this.#awaited.get(targetId);
+    if (!waiter) this.#awaited.set(targetId, (waiter = deferred()));
+    return waiter.promise;
+  }
+
+  #onAttached(parent: CdpSession, event: Protocol.Target.AttachedToTargetEvent): void {
+    const session = parent.childSession(event.sessionId);
+    if (!session) return;
+    const { targetId, type, url } = event.targetInfo;
+    if (type !== 'page') {
+      void session.sendQuiet('Runtime.runIfWaitingForDebugger');
+      void parent.sendQuiet('Target.detachFromTarget', { sessionId: event.sessionId });
+      return;
+    }
+    const page = new Page(this, session, targetId, this.options.viewport, this.logger);
+    const prepared = page
+      .init()
+      .then(() => {
+        if (page.isClosed()) return undefined;
+        this.#pages.push(page);
+        this.logger.debug('driver', 'Page attached', { url });
+        return page;
+      })
+      .catch((error: Error) => {
+        // A tab that closes while we prepare it is not an error of anybody's.
+        this.logger.debug('driver', 'A page went away while being prepared', { error: error.message });
+        void session.sendQuiet('Runtime.runIfWaitingForDebugger');
+        return undefined;
+      })
+      .finally(() => {
+        this.#preparing.delete(targetId);
+      });
+    this.#preparing.set(targetId, prepared);
+    void prepared.then((ready) => {
+      this.#awaited.get(targetId)?.resolve(ready);
+      this.#awaited.delete(targetId);
+    });
+  }
+}

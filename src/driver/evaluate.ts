@@ -1,0 +1,58 @@
+import type { Protocol } from 'devtools-protocol';
+import type { CdpSession } from '../cdp/session.js';
+import { ProtocolError, SdkEvalError } from '../errors.js';
+
+/** A function to run in the page, or the source of an expression. */
+export type PageFunction<Arg, Result> = string | ((arg: Arg) => Result | Promise<Result>);
+
+/** True when a command failed because the execution context it named is gone (navigation, reload). */
+export function isContextGone(error: unknown): boolean {
+  return (
+    error instanceof ProtocolError &&
+    /Cannot find context with specified id|Execution context was destroyed|Inspected target navigated or closed|Cannot find default execution context/i.test(
+      error.message,
+    )
+  );
+}
+
+export function describeException(details: Protocol.Runtime.ExceptionDetails): string {
+  const description = details.exception?.description ?? details.exception?.value ?? details.text;
+  return String(description);
+}
+
+/**
+ * Runs `fn` (or an expression) in one execution context and returns its JSON-serialisable result.
+ * A page exception becomes SdkEvalError with the page's own message and stack.
+ */
+export async function evaluateInContext<Arg, Result>(
+  session: CdpSession,
+  contextId: number,
+  fn: PageFunction<Arg, Result>,
+  arg: Arg | undefined,
+  timeoutMs?: number,
+): Promise<Result> {
+  const response =
+    typeof fn === 'string'
+      ? await session.send(
+          'Runtime.evaluate',
+          { expression: fn, contextId, returnByValue: true, awaitPromise: true, userGesture: true },
+          { timeoutMs },
+        )
+      : await session.send(
+          'Runtime.callFunctionOn',
+          {
+            functionDeclaration: fn.toString(),
+            executionContextId: contextId,
+            // JSON drops an undefined value, and an empty CallArgument means undefined.
+            arguments: [{ value: arg }],
+            returnByValue: true,
+            awaitPromise: true,
+            userGesture: true,
+          },
+          { timeoutMs },
+        );
+  if (response.exceptionDetails) {
+    throw new SdkEvalError(`JavaScript evaluated in the page threw: ${describeException(response.exceptionDetails)}`);
+  }
+  return response.result.value as Result;
+}

@@ -1,0 +1,177 @@
+import type { CdpSession } from '../cdp/session.js';
+import { PageClosedError, SdkEvalError } from '../errors.js';
+import { Emitter } from '../util/emitter.js';
+import { withDeadline } from '../util/time.js';
+import { evaluateInContext, isContextGone, type PageFunction } from './evaluate.js';
+import type { Page } from './page.js';
+import { ENGINE_SOURCE } from './injected/generated.js';
+
+/** Name of our isolated world: page scripts cannot see or tamper with what we run there. */
+export const WORLD_NAME = '__tendril_world__';
+
+export interface World {
+  session: CdpSession;
+  contextId: number;
+}
+
+/**
+ * One frame of a page: the main frame, an in-process iframe, or an out-of-process iframe whose
+ * session is its own. The frame manager keeps these fields current from protocol events.
+ */
+export class Frame {
+  /** @internal */ session: CdpSession;
+  /** @internal */ parent: Frame | null;
+  /** @internal */ readonly children = new Set<Frame>();
+  /** @internal */ loaderId = '';
+  /** @internal */ readonly lifecycle = new Set<string>();
+  /** @internal */ mainWorld: World | undefined;
+  /** @internal */ isolatedWorld: World | undefined;
+  /** @internal */ detached = false;
+  /** @internal Fires whenever a world, the lifecycle or the navigation state changes. */
+  readonly changed = new Emitter<{ change: void }>();
+  #url = '';
+  #name = '';
+  #creatingWorld: Promise<World> | undefined;
+  #engine: { world: World; objectId: string } | undefined;
+
+  constructor(
+    readonly page: Page,
+    readonly id: string,
+    parent: Frame | null,
+    session: CdpSession,
+  ) {
+    this.parent = parent;
+    this.session = session;
+    parent?.children.add(this);
+  }
+
+  url(): string {
+    return this.#url;
+  }
+
+  name(): string {
+    return this.#name;
+  }
+
+  parentFrame(): Frame | null {
+    return this.parent;
+  }
+
+  childFrames(): Frame[] {
+    return [...this.children];
+  }
+
+  /** True when this frame runs in a different renderer process than its parent (an OOPIF). */
+  isOutOfProcess(): boolean {
+    return this.parent !== null && this.parent.session !== this.session;
+  }
+
+  isDetached(): boolean {
+    return this.detached;
+  }
+
+  /** Runs `fn(arg)` (or evaluates an expression) in the frame's main world and returns the result. */
+  async evaluate<Result, Arg = undefined>(fn: PageFunction<Arg, Result>, arg?: Arg): Promise<Result> {
+    const timeoutMs = this.page.defaultTimeoutMs;
+    for (let attempt = 0; ; attempt++) {
+      const world = await this.waitForWorld('main', timeoutMs);
+      try {
+        return await evaluateInContext(world.session, world.contextId, fn, arg, timeoutMs);
+      } catch (error) {
+        // The document changed under us; once is bad luck, twice is a page that keeps navigating.
+        if (!isContextGone(error) || attempt > 0) throw wrapEvalError(error);
+        this.forgetWorld(world);
+      }
+    }
+  }
+
+  /** @internal */
+  setNavigation(url: string, name: string | undefined): void {
+    this.#url = url;
+    if (name !== undefined) this.#name = name;
+    this.changed.emit('change', undefined);
+  }
+
+  /** @internal */
+  forgetWorld(world: World): void {
+    if (this.mainWorld === world) this.mainWorld = undefined;
+    if (this.isolatedWorld === world) this.isolatedWorld = undefined;
+    if (this.#engine?.world === world) this.#engine = undefined;
+  }
+
+  /** @internal Waits until the frame has the given world, within the deadline. */
+  async waitForWorld(kind: 'main' | 'isolated', timeoutMs: number): Promise<World> {
+    if (kind === 'isolated') return this.#isolatedWorld(timeoutMs);
+    if (this.mainWorld) return this.mainWorld;
+    return withDeadline(
+      new Promise<World>((resolve, reject) => {
+        const check = () => {
+          if (this.mainWorld) {
+            off();
+            resolve(this.mainWorld);
+          } else if (this.detached || this.page.isClosed()) {
+            off();
+            reject(new PageClosedError(`The frame ${this.#url || this.id} was detached before its document was ready.`));
+          }
+        };
+        const off = this.changed.on('change', check);
+        check();
+      }),
+      timeoutMs,
+      `Waiting for the document of frame ${this.#url || this.id}`,
+    );
+  }
+
+  /**
+   * Our isolated world is created on first use in each document (Page.createIsolatedWorld), not
+   * up front: most frames of a page are never asked for, and a page may have hundreds.
+   */
+  #isolatedWorld(timeoutMs: number): Promise<World> {
+    if (this.isolatedWorld && this.isolatedWorld.session === this.session) return Promise.resolve(this.isolatedWorld);
+    this.#creatingWorld ??= (async () => {
+      const session = this.session;
+      const { executionContextId } = await session.send(
+        'Page.createIsolatedWorld',
+        { frameId: this.id, worldName: WORLD_NAME, grantUniveralAccess: false },
+        { timeoutMs },
+      );
+      this.isolatedWorld = { session, contextId: executionContextId };
+      return this.isolatedWorld;
+    })().finally(() => {
+      this.#creatingWorld = undefined;
+    });
+    return this.#creatingWorld;
+  }
+
+  /** @internal The selector engine's handle in this frame's isolated world, injected on first use. */
+  async engine(timeoutMs: number): Promise<{ world: World; objectId: string }> {
+    for (let attempt = 0; ; attempt++) {
+      const world = await this.#isolatedWorld(timeoutMs);
+      if (this.#engine?.world === world) return this.#engine;
+      try {
+        const { result, exceptionDetails } = await world.session.send(
+          'Runtime.evaluate',
+          { expression: ENGINE_SOURCE, contextId: world.contextId, returnByValue: false },
+          { timeoutMs },
+        );
+        if (exceptionDetails || !result.objectId) {
+          throw new SdkEvalError(`Could not install the selector engine in frame ${this.#url}: ${exceptionDetails?.text ?? 'no object'}`);
+        }
+        this.#engine = { world, objectId: result.objectId };
+        return this.#engine;
+      } catch (error) {
+        if (!isContextGone(error) || attempt > 0) throw error;
+        this.forgetWorld(world);
+      }
+    }
+  }
+}
+
+function wrapEvalError(error: unknown): unknown {
+  if (isContextGone(error)) {
+    return new SdkEvalError('The page navigated twice while the script was running; evaluate again once it settles.', {
+      cause: error,
+    });
+  }
+  return error;
+}

@@ -1,0 +1,244 @@
+import type { Protocol } from 'devtools-protocol';
+import type { CdpSession } from '../cdp/session.js';
+import { NavigationError, PageClosedError } from '../errors.js';
+import type { Logger } from '../logger.js';
+import type { WaitUntil } from '../types.js';
+import { withDeadline } from '../util/time.js';
+import { Frame, WORLD_NAME, type World } from './frame.js';
+import type { Page } from './page.js';
+
+const LIFECYCLE_EVENT: Record<WaitUntil, string> = {
+  commit: 'commit',
+  domcontentloaded: 'DOMContentLoaded',
+  load: 'load',
+  networkidle: 'networkIdle',
+};
+
+/**
+ * Our own frame tree for one page, built from Page events of every session that belongs to the
+ * page: its own and one per out-of-process iframe (at any depth). Each frame knows its session,
+ * its parent and its execution contexts.
+ */
+export class FrameManager {
+  readonly frames = new Map<string, Frame>();
+  mainFrame!: Frame;
+  // Execution contexts by session, so a context id (unique only within a session) finds its frame.
+  readonly #contexts = new Map<CdpSession, Map<number, { frame: Frame; world: World }>>();
+
+  constructor(
+    private readonly page: Page,
+    private readonly logger: Logger,
+  ) {}
+
+  /**
+   * Takes a session into the page: the page's own (first) or an OOPIF's. The target is paused
+   * (waitForDebuggerOnStart) until everything is enabled, so no event of its start is missed.
+   */
+  async adoptSession(session: CdpSession): Promise<void> {
+    this.#contexts.set(session, new Map());
+    this.#listen(session);
+    const { frameTree } = await session.send('Page.getFrameTree');
+    this.#loadTree(session, frameTree, null);
+    const setup: Promise<unknown>[] = [
+      session.send('Page.enable'),
+      session.send('Page.setLifecycleEventsEnabled', { enabled: true }),
+      session.send('Runtime.enable'),
+      session.send('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: true, flatten: true }),
+    ];
+    const viewport = this.page.viewport;
+    if (viewport && session === this.page.session) {
+      setup.push(
+        session.send('Emulation.setDeviceMetricsOverride', {
+          width: viewport.width,
+          height: viewport.height,
+          deviceScaleFactor: 0,
+          mobile: false,
+        }),
+      );
+    }
+    await Promise.all(setup);
+    await session.send('Runtime.runIfWaitingForDebugger');
+  }
+
+  frame(frameId: string): Frame | undefined {
+    return this.frames.get(frameId);
+  }
+
+  /** Frames in tree order, main frame first. */
+  allFrames(): Frame[] {
+    const out: Frame[] = [];
+    const visit = (frame: Frame) => {
+      out.push(frame);
+      for (const child of frame.children) visit(child);
+    };
+    if (this.mainFrame) visit(this.mainFrame);
+    return out;
+  }
+
+  /**
+   * Resolves once `frame` runs the document of `loaderId` and it and every frame inside it that has
+   * started loading (OOPIFs included) reached `waitUntil`.
+   */
+  waitForLifecycle(frame: Frame, loaderId: string, waitUntil: WaitUntil, timeoutMs: number, url: string): Promise<void> {
+    const event = LIFECYCLE_EVENT[waitUntil];
+    const reached = (f: Frame): boolean =>
+      (event === 'commit' || f.lifecycle.has(event)) && [...f.children].every((c) => !c.loaderId || reached(c));
+    const done = new Promise<void>((resolve, reject) => {
+      const offs: Array<() => void> = [];
+      const finish = (error?: Error) => {
+        for (const off of offs) off();
+        if (error) reject(error);
+        else resolve();
+      };
+      const check = () => {
+        if (this.page.isClosed()) return finish(new PageClosedError(`The page closed while navigating to ${url}.`));
+        if (frame.detached) return finish(new NavigationError(`The frame was detached while navigating to ${url}.`, url));
+        if (frame.loaderId === loaderId && reached(frame)) finish();
+      };
+      // Any frame of the page may be the one we wait for, so listen on all, including new ones.
+      const watch = (f: Frame) => offs.push(f.changed.on('change', check));
+      for (const f of this.frames.values()) watch(f);
+      offs.push(this.#onNewFrame(watch));
+      check();
+    });
+    return withDeadline(
+      done,
+      timeoutMs,
+      `Navigation to ${url} (waiting for ${waitUntil})`,
+      'Raise timeoutMs, or wait for an earlier state such as "domcontentloaded".',
+    );
+  }
+
+  #newFrameHandlers = new Set<(frame: Frame) => void>();
+  #onNewFrame(handler: (frame: Frame) => void): () => void {
+    this.#newFrameHandlers.add(handler);
+    return () => this.#newFrameHandlers.delete(handler);
+  }
+
+  #ensureFrame(session: CdpSession, frameId: string, parentId: string | undefined): Frame {
+    let frame = this.frames.get(frameId);
+    const parent = parentId ? (this.frames.get(parentId) ?? null) : null;
+    if (frame) {
+      if (parent && frame.parent !== parent) {
+        frame.parent?.children.delete(frame);
+        frame.parent = parent;
+        parent.children.add(frame);
+      }
+      // An OOPIF's own session reports the frame too; that session owns it from now on.
+      if (frame.session !== session && session.parentId !== undefined && this.#isChildSessionRoot(session, frameId)) {
+        frame.session = session;
+        frame.mainWorld = frame.isolatedWorld = undefined;
+      }
+      return frame;
+    }
+    frame = new Frame(this.page, frameId, parent, session);
+    this.frames.set(frameId, frame);
+    if (!parent) this.mainFrame ??= frame;
+    for (const handler of this.#newFrameHandlers) handler(frame);
+    return frame;
+  }
+
+  #isChildSessionRoot(session: CdpSession, frameId: string): boolean {
+    return session !== this.page.session && session.targetId === frameId;
+  }
+
+  #loadTree(session: CdpSession, tree: Protocol.Page.FrameTree, parentId: string | null): void {
+    const frame = this.#ensureFrame(session, tree.frame.id, tree.frame.parentId ?? parentId ?? undefined);
+    if (tree.frame.loaderId && !frame.loaderId) frame.loaderId = tree.frame.loaderId;
+    frame.setNavigation(tree.frame.url + (tree.frame.urlFragment ?? ''), tree.frame.name);
+    for (const child of tree.childFrames ?? []) this.#loadTree(session, child, tree.frame.id);
+  }
+
+  #removeFrame(frame: Frame): void {
+    for (const child of [...frame.children]) this.#removeFrame(child);
+    frame.detached = true;
+    frame.parent?.children.delete(frame);
+    this.frames.delete(frame.id);
+    frame.changed.emit('change', undefined);
+  }
+
+  #listen(session: CdpSession): void {
+    session.on('Page.frameAttached', (event) => {
+      this.#ensureFrame(session, event.frameId, event.parentFrameId);
+    });
+    session.on('Page.frameNavigated', (event) => {
+      const frame = this.#ensureFrame(session, event.frame.id, event.frame.parentId);
+      frame.loaderId = event.frame.loaderId;
+      frame.setNavigation(event.frame.url + (event.frame.urlFragment ?? ''), event.frame.name);
+    });
+    session.on('Page.navigatedWithinDocument', (event) => {
+      this.frames.get(event.frameId)?.setNavigation(event.url, undefined);
+    });
+    session.on('Page.frameDetached', (event) => {
+      const frame = this.frames.get(event.frameId);
+      // 'swap': the frame moves to another renderer process; its new session will claim it.
+      if (frame && event.reason === 'remove') this.#removeFrame(frame);
+    });
+    session.on('Page.lifecycleEvent', (event) => {
+      const frame = this.frames.get(event.frameId);
+      if (!frame) return;
+      if (event.name === 'init') {
+        frame.loaderId = event.loaderId;
+        frame.lifecycle.clear();
+      } else if (event.loaderId !== frame.loaderId) {
+        return; // A late event of the previous document.
+      }
+      frame.lifecycle.add(event.name);
+      frame.changed.emit('change', undefined);
+    });
+    session.on('Runtime.executionContextCreated', ({ context }) => {
+      const aux = context.auxData as { frameId?: string; isDefault?: boolean } | undefined;
+      const frame = aux?.frameId ? this.frames.get(aux.frameId) : undefined;
+      if (!frame || frame.session !== session) return;
+      const world: World = { session, contextId: context.id };
+      if (aux?.isDefault) frame.mainWorld = world;
+      else if (context.name === WORLD_NAME) frame.isolatedWorld = world;
+      else return;
+      this.#contexts.get(session)?.set(context.id, { frame, world });
+      frame.changed.emit('change', undefined);
+    });
+    session.on('Runtime.executionContextDestroyed', ({ executionContextId }) => {
+      const contexts = this.#contexts.get(session);
+      const entry = contexts?.get(executionContextId);
+      if (!entry) return;
+      contexts!.delete(executionContextId);
+      entry.frame.forgetWorld(entry.world);
+    });
+    session.on('Runtime.executionContextsCleared', () => {
+      const contexts = this.#contexts.get(session);
+      for (const { frame, world } of contexts?.values() ?? []) frame.forgetWorld(world);
+      contexts?.clear();
+    });
+    session.on('Target.attachedToTarget', (event) => {
+      const child = session.childSession(event.sessionId);
+      if (!child) return;
+      if (event.targetInfo.type === 'iframe') {
+        this.adoptSession(child).catch((error) =>
+          this.logger.debug('driver', 'An out-of-process iframe went away while being prepared', {
+            error: (error as Error).message,
+          }),
+        );
+      } else {
+        // Workers and the like: let them run, and leave them alone.
+        void child.sendQuiet('Runtime.runIfWaitingForDebugger');
+        void session.sendQuiet('Target.detachFromTarget', { sessionId: event.sessionId });
+      }
+    });
+    session.on('detached', () => {
+      this.#contexts.delete(session);
+      if (session === this.page.session) return this.page.markClosed();
+      // An OOPIF's process is gone. If its frame is still in the parent's document (it swapped
+      // back in-process), the parent's session owns it again; what was inside it went with it.
+      const root = this.frames.get(session.targetId);
+      if (!root || root.session !== session) return;
+      for (const inner of [...root.children]) this.#removeFrame(inner);
+      if (root.parent && !root.parent.detached) {
+        root.session = root.parent.session;
+        root.mainWorld = root.isolatedWorld = undefined;
+        root.changed.emit('change', undefined);
+      } else {
+        this.#removeFrame(root);
+      }
+    });
+  }
+}

@@ -1,0 +1,62 @@
+// Entry point of the page-side selector engine. esbuild bundles this directory into ENGINE_SOURCE
+// (generated.ts); the host evaluates it in an isolated world of each frame and keeps the returned object.
+
+import type { Engine, Outcome } from './types.js';
+import { ShadowRegistry } from './composed.js';
+import { resolveCss } from './css.js';
+import { resolveXPath } from './xpath.js';
+
+export type { Engine } from './types.js';
+
+export function createEngine(): Engine {
+  const shadows = new ShadowRegistry();
+  let stashedFrame: Element | null = null;
+
+  return {
+    resolve(selector: string): Element | string {
+      // A stale frame from an earlier call must never be mistaken for this call's hop.
+      stashedFrame = null;
+      const outcome = dispatch(String(selector), shadows);
+      switch (outcome.kind) {
+        case 'found':
+          return outcome.element;
+        case 'hop':
+          stashedFrame = outcome.hop.frame;
+          return `hop:${outcome.hop.rest}`;
+        case 'syntax':
+          return `syntax:${outcome.message}`;
+        case 'none':
+          return 'none';
+      }
+    },
+    takeHop(): Element | null {
+      const frame = stashedFrame;
+      stashedFrame = null;
+      return frame;
+    },
+    registerClosedShadowRoot(root: ShadowRoot): void {
+      shadows.register(root);
+    },
+    closedRootCount(): number {
+      return shadows.count();
+    },
+  };
+}
+
+function dispatch(raw: string, shadows: ShadowRegistry): Outcome {
+  const selector = raw.trim();
+  if (selector.startsWith('xpath=')) return xpath(selector.slice(6).trim(), shadows);
+  if (selector.startsWith('css=')) return resolveCss(selector.slice(4), shadows, document);
+  if (!selector) return { kind: 'syntax', message: 'empty selector' };
+  return looksLikeXPath(selector) ? xpath(selector, shadows) : resolveCss(selector, shadows, document);
+}
+
+function xpath(expr: string, shadows: ShadowRegistry): Outcome {
+  if (!expr) return { kind: 'syntax', message: 'empty XPath' };
+  return resolveXPath(expr, shadows, document);
+}
+
+/** `.` alone starts a CSS class selector, so only `./` and `..` mark a relative XPath. */
+function looksLikeXPath(selector: string): boolean {
+  return selector[0] === '/' || selector[0] === '(' || selector.startsWith('./') || selector.startsWith('..');
+}

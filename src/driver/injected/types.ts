@@ -1,0 +1,31 @@
+/** The object the host holds (by objectId) inside each frame's isolated world. */
+export interface Engine {
+  /** Resolve `selector` within this frame's document. Returns the Element when found; otherwise a string:
+   *  "none"                 nothing matches
+   *  "hop:<rest>"           the selector continues into an <iframe>/<frame> element's content document; the
+   *                         element is stashed and read with takeHop(); <rest> is the remaining selector in the
+   *                         SAME syntax (XPath rest is an absolute XPath like "/html/body/div[2]"; CSS rest is the
+   *                         remaining parts joined by " >> ")
+   *  "syntax:<message>"     the selector is malformed (message says what and where) */
+  resolve(selector: string): Element | string;
+  /** Returns and clears the iframe element stashed by the last "hop:" result. */
+  takeHop(): Element | null;
+  /** The host discovers CLOSED shadow roots via CDP (page JS cannot see them) and registers them here, so
+   *  traversal can enter them. Key the map by root.host (WeakMap). */
+  registerClosedShadowRoot(root: ShadowRoot): void;
+  /** Number of closed roots registered (for tests/diagnostics). */
+  closedRootCount(): number;
+}
+
+/** A match that lives in a child frame: the frame element here, and what to resolve inside its document. */
+export interface Hop {
+  frame: Element;
+  rest: string;
+}
+
+/** What a selector language resolver hands back to the dispatcher in index.ts. */
+export type Outcome =
+  | { kind: 'found'; element: Element }
+  | { kind: 'hop'; hop: Hop }
+  | { kind: 'none' }
+  | { kind: 'syntax'; message: string };

@@ -1,0 +1,125 @@
+// Every error the library throws lives here, so callers can import them from one place and
+// `instanceof SdkError` catches all of ours. Each message names the cause and what to do about it.
+
+export class SdkError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+}
+
+// ---- Contract errors -------------------------------------------------------------------------
+
+/** The extracted data does not match the schema the caller gave. */
+export class SchemaValidationError extends SdkError {
+  constructor(
+    message: string,
+    readonly issues: unknown[] = [],
+  ) {
+    super(message);
+  }
+}
+
+/** Processing the page's DOM failed (snapshot, node description, frame walk). */
+export class SdkDomProcessError extends SdkError {}
+
+/** JavaScript evaluated in the page threw, or its result could not be returned. */
+export class SdkEvalError extends SdkError {}
+
+/** An iframe on the selector's path has a content frame we could not reach (no session, no context). */
+export class SdkIframeError extends SdkError {}
+
+/** The selector passes through an element that has no content frame (not an iframe, or not loaded). */
+export class ContentFrameNotFoundError extends SdkError {}
+
+/** A selector (CSS or XPath) matched no element. */
+export class ElementNotFoundError extends SdkError {
+  constructor(
+    message: string,
+    readonly selector: string,
+  ) {
+    super(message);
+  }
+}
+
+/** An XPath matched no element in the page or its frames. */
+export class XPathResolutionError extends ElementNotFoundError {}
+
+/** A selector step asks for a shadow root that the resolved host element does not have. */
+export class SdkShadowRootMissingError extends SdkError {}
+
+/** The model's reply could not be used. */
+export class LLMResponseError extends SdkError {}
+
+/** A call needs a model, and neither the call nor the instance configures one with a key. */
+export class MissingLLMConfigurationError extends SdkError {}
+
+/** The model exists but cannot be used for this operation. */
+export class UnsupportedModelError extends SdkError {}
+
+/** A model string is not of the form `<provider>/<model>`. */
+export class InvalidAISDKModelFormatError extends SdkError {}
+
+// ---- Errors of our own -----------------------------------------------------------------------
+
+/** A selector is malformed (XPath or CSS syntax). */
+export class SelectorSyntaxError extends SdkError {
+  constructor(
+    message: string,
+    readonly selector: string,
+  ) {
+    super(message);
+  }
+}
+
+/** An operation ran past its deadline. */
+export class TimeoutError extends SdkError {
+  constructor(
+    message: string,
+    readonly timeoutMs: number,
+  ) {
+    super(message);
+  }
+}
+
+/** The connection to the browser is gone (browser exited, crashed, or the socket closed). */
+export class ConnectionClosedError extends SdkError {}
+
+/** The browser answered a DevTools Protocol command with an error. */
+export class ProtocolError extends SdkError {
+  constructor(
+    message: string,
+    readonly method: string,
+    readonly code?: number,
+  ) {
+    super(message);
+  }
+}
+
+/** Chrome could not be found or started. */
+export class BrowserLaunchError extends SdkError {}
+
+/** An existing browser could not be reached through `cdpUrl`. */
+export class BrowserConnectError extends SdkError {}
+
+/** A navigation failed (network error, bad URL, aborted). */
+export class NavigationError extends SdkError {
+  constructor(
+    message: string,
+    readonly url: string,
+  ) {
+    super(message);
+  }
+}
+
+/** The Sdk was used before `init()` finished, after `close()`, or with invalid options. */
+export class SdkStateError extends SdkError {}
+
+/** An option has a value the library cannot use. */
+export class InvalidOptionError extends SdkError {}
+
+/** The page (or its tab) was closed or crashed while an operation was using it. */
+export class PageClosedError extends SdkError {}
+
+/** The target a command was sent to (a page, an iframe's process) detached or closed meanwhile. */
+export class TargetClosedError extends SdkError {}

@@ -1,0 +1,89 @@
+import { attachToBrowser } from './browser/attach.js';
+import type { BrowserHandle } from './browser/browser.js';
+import { launchChrome } from './browser/launch.js';
+import { Context } from './driver/context.js';
+import { InvalidOptionError, SdkStateError } from './errors.js';
+import { Logger } from './logger.js';
+import type { SdkOptions } from './types.js';
+
+const DEFAULT_CDP_TIMEOUT_MS = 30_000;
+const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
+
+/**
+ * The client. `init()` gets a browser (launches Chrome, or attaches to `cdpUrl`), `context` holds
+ * its pages, `close()` lets it go.
+ */
+export class Sdk {
+  readonly logger: Logger;
+  #options: SdkOptions;
+  #browser: BrowserHandle | undefined;
+  #context: Context | undefined;
+  #initializing: Promise<void> | undefined;
+  #closing: Promise<void> | undefined;
+
+  constructor(options: SdkOptions = {}) {
+    this.#options = { ...options };
+    this.logger = new Logger({ verbose: options.verbose, disablePino: options.disablePino, logger: options.logger });
+    const env = options.env ?? 'LOCAL';
+    if (env !== 'LOCAL' && env !== 'HOSTED') {
+      throw new InvalidOptionError(`env must be "LOCAL" or "HOSTED", not ${JSON.stringify(env)}.`);
+    }
+  }
+
+  /** The browser's pages. Available once `init()` has resolved. */
+  get context(): Context {
+    if (!this.#context) {
+      throw new SdkStateError(
+        this.#closing ? 'This Sdk is closed; create a new one.' : 'Call `await sdk.init()` before using sdk.context.',
+      );
+    }
+    return this.#context;
+  }
+
+  /** Gets the browser and attaches to its pages. Calling it again returns the same promise. */
+  init(): Promise<void> {
+    if (this.#closing) return Promise.reject(new SdkStateError('This Sdk is closed; create a new one to start again.'));
+    this.#initializing ??= this.#init().catch(async (error) => {
+      await this.#browser?.close();
+      this.#browser = undefined;
+      this.#initializing = undefined;
+      throw error;
+    });
+    return this.#initializing;
+  }
+
+  async #init(): Promise<void> {
+    if ((this.#options.env ?? 'LOCAL') === 'HOSTED') {
+      throw new InvalidOptionError(
+        'env "HOSTED" (remote browsers) is not available in this version of tendril yet; use env "LOCAL", ' +
+          'or attach to a remote Chrome with localBrowserLaunchOptions.cdpUrl.',
+      );
+    }
+    const launch = this.#options.localBrowserLaunchOptions ?? {};
+    const cdpTimeoutMs = this.#options.cdpTimeoutMs ?? DEFAULT_CDP_TIMEOUT_MS;
+    const connectTimeoutMs = launch.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
+    this.#browser = launch.cdpUrl
+      ? await attachToBrowser(launch.cdpUrl, launch.cdpHeaders, connectTimeoutMs, this.logger, cdpTimeoutMs)
+      : await launchChrome(launch, this.logger, cdpTimeoutMs);
+    const context = new Context(this.#browser, this.logger, { viewport: launch.viewport, timeoutMs: cdpTimeoutMs });
+    await context.start();
+    // The contract's first step after init is context.pages()[0]: make sure there is one.
+    if (context.pages().length === 0) await context.newPage();
+    this.#context = context;
+  }
+
+  /**
+   * Ends the session: closes a browser we launched (and removes its temporary profile), or only
+   * detaches from one we attached to. Safe to call more than once.
+   */
+  close(): Promise<void> {
+    this.#closing ??= (async () => {
+      await this.#initializing?.catch(() => undefined);
+      const browser = this.#browser;
+      this.#browser = undefined;
+      this.#context = undefined;
+      await browser?.close();
+    })();
+    return this.#closing;
+  }
+}

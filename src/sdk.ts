@@ -40,6 +40,11 @@ export class Sdk {
     return this.#context;
   }
 
+  /** Process id of the browser this Sdk launched; undefined when attached or not running. */
+  browserProcessId(): number | undefined {
+    return this.#browser?.pid;
+  }
+
   /** Gets the browser and attaches to its pages. Calling it again returns the same promise. */
   init(): Promise<void> {
     if (this.#closing) return Promise.reject(new SdkStateError('This Sdk is closed; create a new one to start again.'));

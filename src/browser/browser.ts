@@ -5,6 +5,8 @@ export interface BrowserHandle {
   readonly connection: Connection;
   /** 'launched': we own the process and end it on close. 'attached': someone else's; we only detach. */
   readonly kind: 'launched' | 'attached';
+  /** Process id of a browser we launched. */
+  readonly pid?: number;
   /** Ends our hold on the browser. Never throws; idempotent. */
   close(): Promise<void>;
 }

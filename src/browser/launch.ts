@@ -83,7 +83,7 @@ class LaunchedBrowser implements BrowserHandle {
   constructor(
     readonly connection: Connection,
     private readonly child: ChildProcess,
-    private readonly chromePid: number,
+    readonly pid: number,
     private readonly tempProfile: string | undefined,
     private readonly logger: Logger,
   ) {
@@ -117,12 +117,12 @@ class LaunchedBrowser implements BrowserHandle {
   /** Synchronous last resort, also used from process 'exit' where nothing async can run. */
   killNow(): void {
     try {
-      process.kill(this.chromePid, 'SIGKILL');
+      process.kill(this.pid, 'SIGKILL');
     } catch {
       // Already gone.
     }
     // Under the POSIX wrapper (a different pid from Chrome's) the wrapper removes the profile.
-    if (this.tempProfile && this.child.pid === this.chromePid) rmSync(this.tempProfile, { recursive: true, force: true });
+    if (this.tempProfile && this.child.pid === this.pid) rmSync(this.tempProfile, { recursive: true, force: true });
   }
 }
 

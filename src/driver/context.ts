@@ -4,6 +4,7 @@ import type { CdpSession } from '../cdp/session.js';
 import { SdkError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { Viewport } from '../types.js';
+import { Emitter } from '../util/emitter.js';
 import { deferred, withDeadline, type Deferred } from '../util/time.js';
 import { Page } from './page.js';
 
@@ -13,11 +14,11 @@ export interface ContextOptions {
 }
 
 /**
- * The pages of the browser. Every page, popup and out-of-process iframe is attached through
+ * The pages of the browser; emits 'page' for each new one (tabs, popups). Every page, popup and out-of-process iframe is attached through
  * Target.setAutoAttach (flat sessions, paused on start), and prepared before it runs a line of
  * script.
  */
-export class Context {
+export class Context extends Emitter<{ page: Page }> {
   #pages: Page[] = [];
   #preparing = new Map<string, Promise<Page | undefined>>();
   #awaited = new Map<string, Deferred<Page | undefined>>();
@@ -27,7 +28,9 @@ export class Context {
     private readonly browser: BrowserHandle,
     private readonly logger: Logger,
     private readonly options: ContextOptions,
-  ) {}
+  ) {
+    super();
+  }
 
   /** @internal Attaches to the pages that exist and to every one that appears later. */
   async start(): Promise<void> {
@@ -80,13 +83,14 @@ export class Context {
       void parent.sendQuiet('Target.detachFromTarget', { sessionId: event.sessionId });
       return;
     }
-    const page = new Page(this, session, targetId, this.options.viewport, this.logger);
+    const page = new Page(this, session, targetId, this.options.viewport, this.logger, this.options.timeoutMs);
     const prepared = page
       .init()
       .then(() => {
         if (page.isClosed()) return undefined;
         this.#pages.push(page);
         this.logger.debug('driver', 'Page attached', { url });
+        this.emit('page', page);
         return page;
       })
       .catch((error: Error) => {

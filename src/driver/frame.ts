@@ -22,7 +22,8 @@ export class Frame {
   /** @internal */ session: CdpSession;
   /** @internal */ parent: Frame | null;
   /** @internal */ readonly children = new Set<Frame>();
-  /** @internal */ loaderId = '';
+  /** @internal Loader of the document the lifecycle events below belong to. */ loaderId = '';
+  /** @internal Loader of the document whose URL we show (set on frameNavigated). */ committedLoaderId = '';
   /** @internal */ readonly lifecycle = new Set<string>();
   /** @internal */ mainWorld: World | undefined;
   /** @internal */ isolatedWorld: World | undefined;
@@ -94,9 +95,9 @@ export class Frame {
 
   /** @internal */
   forgetWorld(world: World): void {
-    if (this.mainWorld === world) this.mainWorld = undefined;
-    if (this.isolatedWorld === world) this.isolatedWorld = undefined;
-    if (this.#engine?.world === world) this.#engine = undefined;
+    if (sameWorld(this.mainWorld, world)) this.mainWorld = undefined;
+    if (sameWorld(this.isolatedWorld, world)) this.isolatedWorld = undefined;
+    if (sameWorld(this.#engine?.world, world)) this.#engine = undefined;
   }
 
   /** @internal Waits until the frame has the given world, within the deadline. */
@@ -147,7 +148,7 @@ export class Frame {
   async engine(timeoutMs: number): Promise<{ world: World; objectId: string }> {
     for (let attempt = 0; ; attempt++) {
       const world = await this.#isolatedWorld(timeoutMs);
-      if (this.#engine?.world === world) return this.#engine;
+      if (sameWorld(this.#engine?.world, world)) return this.#engine!;
       try {
         const { result, exceptionDetails } = await world.session.send(
           'Runtime.evaluate',
@@ -165,6 +166,12 @@ export class Frame {
       }
     }
   }
+}
+
+// The same context can reach us as two objects (the createIsolatedWorld reply and the
+// executionContextCreated event), so worlds are compared by what identifies them.
+function sameWorld(a: World | undefined, b: World | undefined): boolean {
+  return a !== undefined && b !== undefined && a.session === b.session && a.contextId === b.contextId;
 }
 
 function wrapEvalError(error: unknown): unknown {

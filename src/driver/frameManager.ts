@@ -76,10 +76,10 @@ export class FrameManager {
   }
 
   /**
-   * Resolves once `frame` runs the document of `loaderId` and it and every frame inside it that has
-   * started loading (OOPIFs included) reached `waitUntil`.
+   * Resolves once `frame` runs the document of `loaderId` (any committed document when undefined)
+   * and it and every frame inside it that has started loading (OOPIFs included) reached `waitUntil`.
    */
-  waitForLifecycle(frame: Frame, loaderId: string, waitUntil: WaitUntil, timeoutMs: number, url: string): Promise<void> {
+  waitForLifecycle(frame: Frame, loaderId: string | undefined, waitUntil: WaitUntil, timeoutMs: number, url: string): Promise<void> {
     const event = LIFECYCLE_EVENT[waitUntil];
     const reached = (f: Frame): boolean =>
       (event === 'commit' || f.lifecycle.has(event)) && [...f.children].every((c) => !c.loaderId || reached(c));
@@ -93,7 +93,8 @@ export class FrameManager {
       const check = () => {
         if (this.page.isClosed()) return finish(new PageClosedError(`The page closed while navigating to ${url}.`));
         if (frame.detached) return finish(new NavigationError(`The frame was detached while navigating to ${url}.`, url));
-        if (frame.loaderId === loaderId && reached(frame)) finish();
+        const expected = loaderId ?? frame.committedLoaderId;
+        if (expected && frame.committedLoaderId === expected && frame.loaderId === expected && reached(frame)) finish();
       };
       // Any frame of the page may be the one we wait for, so listen on all, including new ones.
       const watch = (f: Frame) => offs.push(f.changed.on('change', check));
@@ -144,7 +145,7 @@ export class FrameManager {
 
   #loadTree(session: CdpSession, tree: Protocol.Page.FrameTree, parentId: string | null): void {
     const frame = this.#ensureFrame(session, tree.frame.id, tree.frame.parentId ?? parentId ?? undefined);
-    if (tree.frame.loaderId && !frame.loaderId) frame.loaderId = tree.frame.loaderId;
+    if (tree.frame.loaderId && !frame.loaderId) frame.loaderId = frame.committedLoaderId = tree.frame.loaderId;
     frame.setNavigation(tree.frame.url + (tree.frame.urlFragment ?? ''), tree.frame.name);
     for (const child of tree.childFrames ?? []) this.#loadTree(session, child, tree.frame.id);
   }
@@ -163,7 +164,7 @@ export class FrameManager {
     });
     session.on('Page.frameNavigated', (event) => {
       const frame = this.#ensureFrame(session, event.frame.id, event.frame.parentId);
-      frame.loaderId = event.frame.loaderId;
+      frame.loaderId = frame.committedLoaderId = event.frame.loaderId;
       frame.setNavigation(event.frame.url + (event.frame.urlFragment ?? ''), event.frame.name);
     });
     session.on('Page.navigatedWithinDocument', (event) => {

@@ -7,7 +7,7 @@ import {
   SelectorSyntaxError,
   XPathResolutionError,
 } from '../errors.js';
-import { describeException } from './evaluate.js';
+import { describeException, isContextGone } from './evaluate.js';
 import type { Frame, World } from './frame.js';
 import type { Page } from './page.js';
 
@@ -57,12 +57,20 @@ async function callEngine(
   functionDeclaration: string,
   args: Protocol.Runtime.CallArgument[],
 ): Promise<{ world: World; result: Protocol.Runtime.RemoteObject }> {
-  const engine = await frame.engine(timeoutMs);
-  const response = await engine.world.session.send(
-    'Runtime.callFunctionOn',
-    { functionDeclaration, objectId: engine.objectId, arguments: args, returnByValue: false },
-    { timeoutMs },
-  );
+  let engine = await frame.engine(timeoutMs);
+  const call = () =>
+    engine.world.session.send(
+      'Runtime.callFunctionOn',
+      { functionDeclaration, objectId: engine.objectId, arguments: args, returnByValue: false },
+      { timeoutMs },
+    );
+  const response = await call().catch(async (error: unknown) => {
+    // The document was replaced since the engine was injected: inject into the new one, once.
+    if (!isContextGone(error)) throw error;
+    frame.forgetWorld(engine.world);
+    engine = await frame.engine(timeoutMs);
+    return call();
+  });
   if (response.exceptionDetails) {
     throw new SdkEvalError(`The selector engine failed in frame ${frame.url()}: ${describeException(response.exceptionDetails)}`);
   }

@@ -1,7 +1,7 @@
 import type { CdpSession } from '../cdp/session.js';
-import { NavigationError, PageClosedError } from '../errors.js';
+import { NavigationError, PageClosedError, TimeoutError } from '../errors.js';
 import type { Logger } from '../logger.js';
-import type { GotoOptions, Viewport } from '../types.js';
+import type { GotoOptions, Viewport, WaitUntil } from '../types.js';
 import { withDeadline } from '../util/time.js';
 import type { Context } from './context.js';
 import type { PageFunction } from './evaluate.js';
@@ -9,12 +9,11 @@ import type { Frame } from './frame.js';
 import { FrameManager } from './frameManager.js';
 import { Locator } from './locator.js';
 
-const DEFAULT_TIMEOUT_MS = 30_000;
+const DEFAULT_NAVIGATION_TIMEOUT_MS = 30_000;
 
 /** A top-level page (tab or popup) and everything in it. */
 export class Page {
   /** @internal */ readonly frameManager: FrameManager;
-  /** @internal */ readonly defaultTimeoutMs = DEFAULT_TIMEOUT_MS;
   #closed = false;
   #closedWaiters = new Set<() => void>();
 
@@ -25,6 +24,8 @@ export class Page {
     readonly targetId: string,
     /** @internal */ readonly viewport: Viewport | undefined,
     logger: Logger,
+    /** @internal Deadline of a single operation (evaluate, selector) unless it gives its own. */
+    readonly defaultTimeoutMs: number,
   ) {
     this.frameManager = new FrameManager(this, logger);
   }
@@ -63,12 +64,15 @@ export class Page {
   async goto(url: string, options: GotoOptions = {}): Promise<void> {
     this.#assertOpen();
     const waitUntil = options.waitUntil ?? 'load';
-    const timeoutMs = options.timeoutMs ?? this.defaultTimeoutMs;
+    const timeoutMs = options.timeoutMs ?? DEFAULT_NAVIGATION_TIMEOUT_MS;
     const started = Date.now();
     const frame = this.mainFrame();
     const result = await this.session
       .send('Page.navigate', { url, frameId: frame.id }, { timeoutMs })
       .catch((error: Error) => {
+        if (error instanceof TimeoutError) {
+          throw new TimeoutError(`Navigation to ${url} timed out after ${timeoutMs} ms: the server has not answered.`, timeoutMs);
+        }
         throw new NavigationError(`Navigation to ${url} failed: ${error.message}`, url);
       });
     if (result.errorText) {
@@ -77,6 +81,17 @@ export class Page {
     if (!result.loaderId) return; // Same-document navigation (a fragment change): nothing loads.
     const remaining = Math.max(1, timeoutMs - (Date.now() - started));
     await this.frameManager.waitForLifecycle(frame, result.loaderId, waitUntil, remaining, url);
+  }
+
+  /**
+   * Waits until the current document of the page (and every frame in it that started loading)
+   * reached `state`. Useful for popups and for navigations the page started itself.
+   */
+  async waitForLoadState(state: WaitUntil = 'load', options: { timeoutMs?: number } = {}): Promise<void> {
+    this.#assertOpen();
+    const frame = this.mainFrame();
+    const timeoutMs = options.timeoutMs ?? DEFAULT_NAVIGATION_TIMEOUT_MS;
+    await this.frameManager.waitForLifecycle(frame, undefined, state, timeoutMs, frame.url() || 'the current document');
   }
 
   /** Finds an element by XPath or CSS, through iframes and shadow roots (see Locator). */

@@ -1,0 +1,94 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { findChrome } from '../src/browser/findChrome.js';
+import type { SdkOptions } from '../src/index.js';
+
+export const CHROME = findChrome();
+
+/** --site-per-process makes the localhost and 127.0.0.1 frames really live in other processes. */
+export const TEST_ARGS = ['--site-per-process', '--disable-gpu'];
+
+export function sdkOptions(extra: SdkOptions = {}): SdkOptions {
+  return {
+    verbose: 0,
+    disablePino: true,
+    ...extra,
+    localBrowserLaunchOptions: {
+      executablePath: CHROME,
+      args: TEST_ARGS,
+      ...extra.localBrowserLaunchOptions,
+    },
+  };
+}
+
+export interface DebugChrome {
+  process: ChildProcess;
+  wsUrl: string;
+  port: number;
+  userDataDir: string;
+  alive(): boolean;
+  kill(): Promise<void>;
+}
+
+/**
+ * A Chrome that somebody else started, with a TCP debug port: what users attach to. Ready when
+ * Chrome prints its "DevTools listening" line.
+ */
+export async function startDebugChrome(): Promise<DebugChrome> {
+  const userDataDir = mkdtempSync(path.join(os.tmpdir(), 'tendril-test-debug-'));
+  const child = spawn(
+    CHROME,
+    [
+      '--headless',
+      '--no-sandbox',
+      ...TEST_ARGS,
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+      '--remote-debugging-port=0',
+      `--user-data-dir=${userDataDir}`,
+      'about:blank',
+    ],
+    { stdio: ['ignore', 'ignore', 'pipe'] },
+  );
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const wsUrl = await new Promise<string>((resolve, reject) => {
+    let text = '';
+    child.stderr!.on('data', (chunk: Buffer) => {
+      text += chunk.toString();
+      const match = /DevTools listening on (ws:\/\/\S+)/.exec(text);
+      if (match) resolve(match[1]!);
+    });
+    child.once('exit', (code) => reject(new Error(`debug Chrome exited early (${code}): ${text.slice(-500)}`)));
+  });
+  return {
+    process: child,
+    wsUrl,
+    port: Number(new URL(wsUrl).port),
+    userDataDir,
+    alive: () => child.exitCode === null && child.signalCode === null,
+    kill: async () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      await exited;
+      rmSync(userDataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Whether a process with this pid exists (a zombie counts as gone). */
+export function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.split(' ')[2] !== 'Z';
+  } catch {
+    return true;
+  }
+}

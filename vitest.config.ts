@@ -8,5 +8,6 @@ export default defineConfig({
     // Each file starts its own Chromium; two at a time suits a 2-core machine.
     maxWorkers: 2,
     pool: 'forks',
+    reporters: ['default', './test/summary-reporter.ts'],
   },
 });

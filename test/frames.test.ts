@@ -105,6 +105,15 @@ describe('frame tree', () => {
     expect(await page.evaluate(() => Promise.resolve(7))).toBe(7);
   });
 
+  it('evaluates functions that bundlers rewrote with keepNames (__name helpers)', async () => {
+    // What tsx or esbuild --keep-names emit for a named inner function.
+    const rewritten = new Function('arg', 'const inner = __name(function inner() { return arg * 3; }, "inner"); return inner();') as (
+      arg: number,
+    ) => number;
+    expect(await page.evaluate(rewritten, 14)).toBe(42);
+    expect(await page.locator('p').evaluate(new Function('el', 'return __name((x) => x.tagName, "f")(el)') as (el: Element) => string)).toBe('P');
+  });
+
   it('opens and closes pages', async () => {
     const before = sdk.context.pages().length;
     const extra = await sdk.context.newPage();

@@ -21,6 +21,15 @@ export function describeException(details: Protocol.Runtime.ExceptionDetails): s
 }
 
 /**
+ * The source of `fn` as a function declaration for Runtime.callFunctionOn. esbuild with keepNames
+ * (tsx, vitest, many bundlers) rewrites named inner functions to call a `__name` helper that exists
+ * only in the bundle; the wrapper gives the page a harmless one in the function's scope.
+ */
+export function functionDeclaration(fn: (...args: never[]) => unknown): string {
+  return `function (...args) { const __name = (target) => target; return (${fn.toString()}).apply(this, args); }`;
+}
+
+/**
  * Runs `fn` (or an expression) in one execution context and returns its JSON-serialisable result.
  * A page exception becomes SdkEvalError with the page's own message and stack.
  */
@@ -41,7 +50,7 @@ export async function evaluateInContext<Arg, Result>(
       : await session.send(
           'Runtime.callFunctionOn',
           {
-            functionDeclaration: fn.toString(),
+            functionDeclaration: functionDeclaration(fn),
             executionContextId: contextId,
             // JSON drops an undefined value, and an empty CallArgument means undefined.
             arguments: [{ value: arg }],

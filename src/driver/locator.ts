@@ -7,7 +7,7 @@ import {
   SelectorSyntaxError,
   XPathResolutionError,
 } from '../errors.js';
-import { describeException, isContextGone } from './evaluate.js';
+import { describeException, functionDeclaration, isContextGone } from './evaluate.js';
 import type { Frame, World } from './frame.js';
 import type { Page } from './page.js';
 
@@ -181,7 +181,7 @@ export class Locator {
       const response = await session.send(
         'Runtime.callFunctionOn',
         {
-          functionDeclaration: `function (arg) { return (${fn.toString()})(this, arg); }`,
+          functionDeclaration: `function (arg) { return (${functionDeclaration(fn)})(this, arg); }`,
           objectId: element.objectId,
           arguments: [{ value: arg }],
           returnByValue: true,

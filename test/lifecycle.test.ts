@@ -3,7 +3,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BrowserLaunchError, ConnectionClosedError, Sdk, SdkStateError, TimeoutError, type LogLine } from '../src/index.js';
+import { BrowserLaunchError, ConnectionClosedError, Sdk, SdkStateError, TargetClosedError, TimeoutError, type LogLine } from '../src/index.js';
 import { startFixtureServers, type FixtureServers } from './fixtures/server.js';
 import { processAlive, sdkOptions } from './helpers.js';
 
@@ -132,6 +132,27 @@ describe('browser lifecycle', () => {
       await expect(busy.evaluate('for (;;) {}')).rejects.toBeInstanceOf(TimeoutError);
       expect(Date.now() - started).toBeLessThan(3000);
       expect(await calm.title()).toBe('Leaf');
+    } finally {
+      await sdk.close();
+    }
+  });
+
+  it('rejects pending work at once when a page crashes, and the rest keeps working', async () => {
+    const sdk = new Sdk(sdkOptions());
+    await sdk.init();
+    try {
+      const page = sdk.context.pages()[0]!;
+      await page.goto(servers.a.url('/leaf.html'));
+      const doomed = await sdk.context.newPage();
+      await doomed.goto(servers.b.url('/leaf.html'));
+      const pending = doomed.evaluate(() => new Promise(() => undefined)).catch((error: unknown) => error);
+      void doomed.goto('chrome://crash').catch(() => undefined);
+      const started = Date.now();
+      expect(await pending).toBeInstanceOf(TargetClosedError);
+      expect(Date.now() - started).toBeLessThan(5000);
+      expect(doomed.isClosed()).toBe(true);
+      expect(sdk.context.pages()).not.toContain(doomed);
+      expect(await page.title()).toBe('Leaf');
     } finally {
       await sdk.close();
     }

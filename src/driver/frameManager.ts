@@ -45,6 +45,8 @@ export class FrameManager {
       session.send('Runtime.enable'),
       session.send('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: true, flatten: true }),
     ];
+    // A renderer crash sends no reply to what was pending; Inspector tells us it happened.
+    if (session === this.page.session) setup.push(session.send('Inspector.enable'));
     const viewport = this.page.viewport;
     if (viewport && session === this.page.session) {
       setup.push(
@@ -224,6 +226,10 @@ export class FrameManager {
         void child.sendQuiet('Runtime.runIfWaitingForDebugger');
         void session.sendQuiet('Target.detachFromTarget', { sessionId: event.sessionId });
       }
+    });
+    session.on('Inspector.targetCrashed', () => {
+      this.logger.error('driver', 'A page or frame process crashed', { url: this.page.url() });
+      session.markDetached('its renderer process crashed');
     });
     session.on('detached', () => {
       this.#contexts.delete(session);

@@ -98,7 +98,11 @@ class LaunchedBrowser implements BrowserHandle {
   async #close(): Promise<void> {
     live.delete(this);
     const exited = exitOf(this.child);
-    if (!this.connection.closed) {
+    if (this.tempProfile) {
+      // The profile is about to be deleted, so a graceful shutdown that flushes it buys nothing.
+      this.killNow();
+    } else if (!this.connection.closed) {
+      // A profile that is kept gets a clean exit, so cookies and storage reach the disk.
       await this.connection.rootSession.send('Browser.close', undefined, { timeoutMs: 3000 }).catch(() => undefined);
     }
     try {

@@ -1,0 +1,149 @@
+// The one interface both libraries are driven through, so each measurement is written once.
+import type { LaunchSpec } from './config.js';
+import type { ChromeReaper, ProcInfo } from './procs.js';
+import type { BenchServer } from './server.js';
+
+/** One client of one library: a browser it launches, drives and closes. */
+export interface BenchSession {
+  /** Launches Chrome and connects; afterwards the client has one page. */
+  init(): Promise<void>;
+  /** Navigates the client's first page and resolves once the main frame's `load` event fired. */
+  goto(url: string): Promise<void>;
+  /** Closes the client and the browser it launched. */
+  close(): Promise<void>;
+  // New measurements add the operations they need here (e.g. text extraction) and implement them
+  // in tendril.ts and stagehand.ts.
+}
+
+export interface LibraryAdapter {
+  /** Short id used by --only and in logs: "tendril" | "stagehand". */
+  readonly id: string;
+  /** Column heading, e.g. "Stagehand 3.7.3". */
+  readonly label: string;
+  newSession(launch: LaunchSpec): BenchSession;
+}
+
+/** Everything a measurement gets besides the library under test. */
+export interface BenchEnv {
+  readonly server: BenchServer;
+  readonly launch: LaunchSpec;
+  readonly reaper: ChromeReaper;
+  readonly opTimeoutMs: number;
+  /** Notes worth printing under the table (e.g. Chrome processes that outlived close()). */
+  readonly notes: string[];
+}
+
+export function withTimeout<T>(label: string, ms: number, work: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${label} did not finish within ${ms} ms`)), ms);
+  });
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * A session wrapped for measuring: each operation returns its own duration in ms, and the
+ * bookkeeping around it (recording the Chrome process tree, waiting for it to exit after close)
+ * happens outside the timed region.
+ */
+export class TimedSession {
+  private procs: ProcInfo[] = [];
+  private open = false;
+
+  constructor(
+    readonly lib: LibraryAdapter,
+    readonly raw: BenchSession,
+    private readonly env: BenchEnv,
+  ) {}
+
+  /** Times `op` (which should call into `this.raw`) with the per-operation timeout applied. */
+  async time(label: string, op: () => Promise<unknown>): Promise<number> {
+    const t0 = performance.now();
+    await withTimeout(`${this.lib.label} ${label}`, this.env.opTimeoutMs, op());
+    return performance.now() - t0;
+  }
+
+  private track(): void {
+    const seen = new Set(this.procs.map((p) => p.pid));
+    for (const p of this.env.reaper.snapshot()) if (!seen.has(p.pid)) this.procs.push(p);
+  }
+
+  async init(): Promise<number> {
+    this.open = true;
+    try {
+      return await this.time('init()', () => this.raw.init());
+    } finally {
+      this.track();
+    }
+  }
+
+  async goto(url: string): Promise<number> {
+    try {
+      return await this.time('goto()', () => this.raw.goto(url));
+    } finally {
+      this.track();
+    }
+  }
+
+  /**
+   * Times `close()`, then how long until every Chrome process of this session has exited
+   * (`exited`, measured from the same start; NaN if some had to be killed). Libraries differ in
+   * whether close() waits for the browser to exit, so both numbers are worth showing.
+   */
+  async close(): Promise<{ close: number; exited: number }> {
+    this.track();
+    this.open = false;
+    const t0 = performance.now();
+    let close: number;
+    try {
+      close = await this.time('close()', () => this.raw.close());
+    } catch (err) {
+      await this.reap();
+      throw err;
+    }
+    const goneAt = await this.reap();
+    return { close, exited: goneAt - t0 };
+  }
+
+  /** Best-effort close after a failure; never throws. */
+  async dispose(): Promise<void> {
+    if (this.open) {
+      this.open = false;
+      this.track();
+      try {
+        await withTimeout(`${this.lib.label} close()`, Math.min(this.env.opTimeoutMs, 15_000), this.raw.close());
+      } catch {
+        // the reaper below takes care of the browser
+      }
+    }
+    await this.reap();
+  }
+
+  /** Waits for this session's Chrome processes to exit (killing stragglers); returns when they did. */
+  private async reap(): Promise<number> {
+    // Anything Chrome started since the last snapshot is still our child; include it too.
+    this.track();
+    const { survivors, goneAt } = await this.env.reaper.settle(this.procs);
+    this.procs = [];
+    if (survivors.length) {
+      this.env.notes.push(
+        `${this.lib.label}: ${survivors.length} Chrome process(es) were still alive 5 s after close() and were killed.`,
+      );
+    }
+    return goneAt;
+  }
+}
+
+/** Runs `fn` with a fresh (not yet inited) session, and always leaves no browser behind. */
+export async function withSession<T>(
+  lib: LibraryAdapter,
+  env: BenchEnv,
+  fn: (s: TimedSession) => Promise<T>,
+): Promise<T> {
+  const session = new TimedSession(lib, lib.newSession(env.launch), env);
+  try {
+    return await fn(session);
+  } finally {
+    await session.dispose();
+  }
+}

@@ -1,0 +1,90 @@
+// Paths, launch settings and environment facts shared by every part of the bench.
+import { execFileSync } from 'node:child_process';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const BENCH_DIR = path.dirname(fileURLToPath(import.meta.url));
+export const REPO_ROOT = path.resolve(BENCH_DIR, '..', '..');
+export const PAGES_DIR = path.join(BENCH_DIR, 'pages');
+/** Real articles for extraction measurements; read in place, never copied. */
+export const CORPUS_DIR = '/work/shared/corpus/articles';
+/** Scratch installs of comparison libraries (gitignored). */
+export const SCRATCH_ROOT = path.join(REPO_ROOT, '.bench');
+export const README_PATH = path.join(REPO_ROOT, 'README.md');
+
+/** Flags both libraries pass to Chromium, on top of whatever each adds itself. */
+export const CHROME_ARGS: readonly string[] = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
+
+export interface LaunchSpec {
+  readonly executablePath: string;
+  readonly args: readonly string[];
+}
+
+export function launchSpec(): LaunchSpec {
+  return { executablePath: process.env.CHROME_PATH || '/usr/bin/chromium', args: CHROME_ARGS };
+}
+
+/** "Chromium 156.0.8078.79" (the Debian wrapper script chatters on stderr; only stdout counts). */
+export function chromiumVersion(executablePath: string): string {
+  try {
+    const out = execFileSync(executablePath, ['--version'], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+      timeout: 15_000,
+    });
+    const m = /^(.*?\d+(?:\.\d+){1,3})/.exec(out.trim());
+    return m ? m[1]! : out.trim() || 'unknown';
+  } catch {
+    return 'unknown';
+  }
+}
+
+function positiveInt(raw: string | undefined, fallback: number): number {
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`expected a positive integer, got ${JSON.stringify(raw)}`);
+  return n;
+}
+
+export interface BenchOptions {
+  readonly iterations: number;
+  readonly warmups: number;
+  readonly updateReadme: boolean;
+  /** Library ids to run (default: all). */
+  readonly only: readonly string[] | null;
+  /** Upper bound for any single library operation before it counts as hung. */
+  readonly opTimeoutMs: number;
+  readonly verbose: boolean;
+}
+
+export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv): BenchOptions {
+  let only: string[] | null = env.BENCH_ONLY ? env.BENCH_ONLY.split(',').map((s) => s.trim()) : null;
+  let updateReadme = env.BENCH_UPDATE_README === '1' || env.BENCH_UPDATE_README === 'true';
+  let verbose = env.BENCH_VERBOSE === '1';
+  for (const arg of argv) {
+    if (arg === '--update-readme') updateReadme = true;
+    else if (arg === '--verbose') verbose = true;
+    else if (arg.startsWith('--only=')) only = arg.slice('--only='.length).split(',').map((s) => s.trim());
+    else throw new Error(`unknown argument ${arg} (known: --update-readme, --verbose, --only=tendril,stagehand)`);
+  }
+  return {
+    iterations: positiveInt(env.BENCH_ITERATIONS, 7),
+    warmups: env.BENCH_WARMUPS === '0' ? 0 : positiveInt(env.BENCH_WARMUPS, 1),
+    updateReadme,
+    only,
+    opTimeoutMs: positiveInt(env.BENCH_OP_TIMEOUT_MS, 60_000),
+    verbose,
+  };
+}
+
+export function machineLine(): string {
+  return `${os.platform()} ${os.arch()}, ${os.cpus().length} cores`;
+}

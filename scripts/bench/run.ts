@@ -1,0 +1,167 @@
+// `npm run bench`: Tendril vs Stagehand 3.7.3, medians side by side, from one run.
+//
+//   npm run bench                      # 7 iterations per library, table on stdout
+//   npm run bench -- --update-readme   # also rewrite the bench block in README.md
+//   BENCH_ITERATIONS=3 npm run bench -- --only=stagehand --verbose
+//
+// Progress goes to stderr, the markdown table to stdout.
+import { existsSync } from 'node:fs';
+import type { BenchEnv, LibraryAdapter } from './adapter.js';
+import {
+  CORPUS_DIR,
+  PAGES_DIR,
+  README_PATH,
+  chromiumVersion,
+  launchSpec,
+  machineLine,
+  parseOptions,
+} from './config.js';
+import { MEASUREMENTS } from './measurements/index.js';
+import { ChromeReaper } from './procs.js';
+import { renderDetails, renderTable, updateReadme, type Column, type RowResult } from './report.js';
+import { startServer, type Mount } from './server.js';
+import { formatMs } from './stats.js';
+
+const log = (line: string): void => {
+  process.stderr.write(`[bench] ${line}\n`);
+};
+
+const errorText = (err: unknown): string => (err instanceof Error ? err.message : String(err)).split('\n')[0]!;
+
+const OURS: Column = { id: 'tendril', label: 'Tendril' };
+const THEIRS: Column = { id: 'stagehand', label: 'Stagehand 3.7.3' };
+
+async function loadLibrary(id: string): Promise<LibraryAdapter> {
+  if (id === OURS.id) return (await import('./tendril.js')).loadTendril();
+  if (id === THEIRS.id) return (await import('./stagehand.js')).loadStagehand(log);
+  throw new Error(`unknown library ${id}`);
+}
+
+async function main(): Promise<number> {
+  const opts = parseOptions(process.argv.slice(2), process.env);
+  const launch = launchSpec();
+  if (!existsSync(launch.executablePath)) throw new Error(`Chromium not found at ${launch.executablePath} (set CHROME_PATH)`);
+
+  // No Chrome may outlive the bench, whatever happens.
+  const reaper = new ChromeReaper();
+  process.on('exit', () => reaper.killAll());
+  for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
+    process.once(signal, () => {
+      log(`${signal}: killing Chrome processes started by the bench`);
+      reaper.killAll();
+      process.exit(code);
+    });
+  }
+
+  const chromium = chromiumVersion(launch.executablePath);
+  log(`${chromium} at ${launch.executablePath}; Node ${process.version}; ${plural(opts.iterations, 'iteration')} and ${plural(opts.warmups, 'warm-up')} per library`);
+
+  // Libraries run in this order within every iteration (A B A B ...).
+  const failures = new Map<string, string>(); // library id -> why it stopped
+  const libs: LibraryAdapter[] = [];
+  for (const col of [OURS, THEIRS]) {
+    if (opts.only && !opts.only.includes(col.id)) continue;
+    try {
+      libs.push(await loadLibrary(col.id));
+    } catch (err) {
+      failures.set(col.id, `could not load: ${errorText(err)}`);
+      log(`${col.label}: could not load: ${errorText(err)}`);
+    }
+  }
+
+  const mounts: Mount[] = [{ prefix: '/', dir: PAGES_DIR }];
+  if (existsSync(CORPUS_DIR)) mounts.push({ prefix: '/corpus/', dir: CORPUS_DIR });
+  const server = await startServer(mounts);
+  const env: BenchEnv = { server, launch, reaper, opTimeoutMs: opts.opTimeoutMs, notes: [] };
+
+  const results: RowResult[] = [];
+  try {
+    for (const m of MEASUREMENTS) {
+      const samples = new Map(m.rows.map((r) => [r.key, new Map<string, number[]>()]));
+      const rowFailures = new Map<string, string>(failures);
+      const attempt = async (lib: LibraryAdapter, phase: string): Promise<Record<string, number> | null> => {
+        if (rowFailures.has(lib.id)) return null;
+        try {
+          return await m.run(lib, env);
+        } catch (err) {
+          rowFailures.set(lib.id, errorText(err));
+          log(`${m.id} ${phase} ${lib.label}: FAILED: ${errorText(err)}`);
+          return null;
+        }
+      };
+      for (let w = 0; w < opts.warmups; w++) {
+        for (const lib of libs) {
+          const r = await attempt(lib, `warm-up ${w + 1}`);
+          if (r) log(`${m.id} warm-up ${w + 1} ${lib.label}: ${describe(r)}`);
+        }
+      }
+      for (let i = 0; i < opts.iterations; i++) {
+        for (const lib of libs) {
+          const r = await attempt(lib, `${i + 1}/${opts.iterations}`);
+          if (!r) continue;
+          for (const row of m.rows) {
+            const v = r[row.key];
+            if (typeof v !== 'number') throw new Error(`measurement ${m.id} returned no sample for ${row.key}`);
+            if (!Number.isFinite(v)) continue; // e.g. no exit time when Chrome had to be killed
+            const byLib = samples.get(row.key)!;
+            const list = byLib.get(lib.id);
+            if (list) list.push(v);
+            else byLib.set(lib.id, [v]);
+          }
+          log(`${m.id} ${i + 1}/${opts.iterations} ${lib.label}: ${describe(r)}`);
+        }
+      }
+      for (const row of m.rows) {
+        results.push({ label: row.label, samples: samples.get(row.key)!, failures: rowFailures });
+      }
+      for (const [id, why] of rowFailures) if (!failures.has(id)) env.notes.push(`${labelOf(id)} failed in ${m.id}: ${why}`);
+    }
+  } finally {
+    await server.close();
+    const killed = reaper.killAll();
+    if (killed) log(`killed ${killed} leftover Chrome process(es)`);
+  }
+
+  const date = new Date().toISOString().slice(0, 10);
+  const meta =
+    `_${date} · ${chromium} · Node ${process.version} · ${machineLine()} · ` +
+    `median of ${plural(opts.iterations, 'iteration')} per library after ${plural(opts.warmups, 'untimed warm-up')} each, libraries alternating · ` +
+    `both launch the same headless Chromium; \`goto\` waits for \`load\` in both · ratio = Tendril / Stagehand (below 1: Tendril faster) · ` +
+    `\`npm run bench\`_`;
+  const input = { ours: OURS, theirs: THEIRS, rows: results, meta };
+  const table = renderTable(input);
+  process.stdout.write(`\n${table}`);
+  for (const [id, why] of failures) env.notes.push(`${labelOf(id)}: ${why}`);
+  for (const note of env.notes) process.stdout.write(`\n> ${note}\n`);
+  if (opts.verbose) process.stderr.write(`\n${renderDetails(input)}\n`);
+
+  if (opts.updateReadme) {
+    const res = updateReadme(README_PATH, table);
+    if (res.ok) log(`updated the bench block in ${README_PATH}`);
+    else log(`warning: ${res.warning}`);
+  }
+  const anyFailure = failures.size > 0 || results.some((r) => r.failures.size > 0);
+  return anyFailure ? 1 : 0;
+}
+
+function describe(r: Record<string, number>): string {
+  return Object.entries(r)
+    .map(([k, v]) => `${k} ${formatMs(v)} ms`)
+    .join(', ');
+}
+
+function plural(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
+}
+
+function labelOf(id: string): string {
+  return id === OURS.id ? OURS.label : id === THEIRS.id ? THEIRS.label : id;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    process.stderr.write(`[bench] ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    process.exit(1);
+  },
+);

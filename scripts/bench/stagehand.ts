@@ -1,0 +1,120 @@
+// Stagehand 3.7.3, installed into a scratch folder on demand (never a project dependency).
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { BenchSession, LibraryAdapter } from './adapter.js';
+import { SCRATCH_ROOT, type LaunchSpec } from './config.js';
+
+export const STAGEHAND_VERSION = '3.7.3';
+const PACKAGE = '@browserbasehq/stagehand';
+const SCRATCH = path.join(SCRATCH_ROOT, `stagehand-${STAGEHAND_VERSION}`);
+const MARKER = path.join(SCRATCH, '.installed');
+const INSTALL_SPECS = [`${PACKAGE}@${STAGEHAND_VERSION}`, 'zod@3'];
+
+// The slice of Stagehand's API the bench uses (its own types live in the scratch folder).
+interface StagehandPage {
+  goto(url: string, options?: { waitUntil?: 'load' | 'domcontentloaded' | 'networkidle'; timeoutMs?: number }): Promise<unknown>;
+}
+interface StagehandInstance {
+  init(): Promise<void>;
+  readonly context: { pages(): StagehandPage[] };
+  close(options?: { force?: boolean }): Promise<void>;
+}
+type StagehandConstructor = new (options: Record<string, unknown>) => StagehandInstance;
+
+function installedVersion(): string | null {
+  try {
+    const req = createRequire(path.join(SCRATCH, 'package.json'));
+    const pkg = JSON.parse(readFileSync(req.resolve(`${PACKAGE}/package.json`), 'utf8')) as { version?: string };
+    return pkg.version ?? null;
+  } catch {
+    return null;
+  }
+}
+
+function isInstalled(): boolean {
+  if (!existsSync(MARKER)) return false;
+  return readFileSync(MARKER, 'utf8').trim() === INSTALL_SPECS.join(' ') && installedVersion() === STAGEHAND_VERSION;
+}
+
+/** Installs Stagehand into .bench/stagehand-3.7.3/ unless that is already done. */
+export function ensureStagehandInstalled(log: (line: string) => void): void {
+  if (isInstalled()) return;
+  mkdirSync(SCRATCH, { recursive: true });
+  // Without its own package.json npm would walk up and install into the project itself.
+  writeFileSync(
+    path.join(SCRATCH, 'package.json'),
+    `${JSON.stringify({ name: 'tendril-bench-stagehand', private: true, description: 'scratch install for npm run bench' }, null, 2)}\n`,
+  );
+  log(`installing ${INSTALL_SPECS.join(' ')} into ${path.relative(process.cwd(), SCRATCH) || SCRATCH} ...`);
+  const t0 = performance.now();
+  const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+  const result = spawnSync(npm, ['install', '--no-save', '--no-audit', '--no-fund', '--loglevel=error', ...INSTALL_SPECS], {
+    cwd: SCRATCH,
+    stdio: ['ignore', 'inherit', 'inherit'],
+    env: {
+      ...process.env,
+      // Stagehand 3 drives Chrome over CDP itself; nothing may fetch browser builds.
+      PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD: '1',
+      PUPPETEER_SKIP_DOWNLOAD: '1',
+      PUPPETEER_SKIP_CHROMIUM_DOWNLOAD: '1',
+    },
+  });
+  if (result.status !== 0) {
+    throw new Error(`npm install in ${SCRATCH} failed (${result.error?.message ?? `exit ${result.status}`})`);
+  }
+  if (installedVersion() !== STAGEHAND_VERSION) {
+    throw new Error(`npm install finished but ${PACKAGE}@${STAGEHAND_VERSION} is not resolvable from ${SCRATCH}`);
+  }
+  writeFileSync(MARKER, `${INSTALL_SPECS.join(' ')}\n`);
+  log(`installed in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+}
+
+/** Absolute path of the package's ESM entry, from its package.json `exports`. */
+function esmEntry(): string {
+  const req = createRequire(path.join(SCRATCH, 'package.json'));
+  const pkgJson = req.resolve(`${PACKAGE}/package.json`);
+  const pkg = JSON.parse(readFileSync(pkgJson, 'utf8')) as {
+    exports?: { '.'?: { import?: string } };
+    module?: string;
+  };
+  const rel = pkg.exports?.['.']?.import ?? pkg.module;
+  if (!rel) throw new Error(`${PACKAGE} has no ESM entry point`);
+  return path.join(path.dirname(pkgJson), rel);
+}
+
+export async function loadStagehand(log: (line: string) => void): Promise<LibraryAdapter> {
+  ensureStagehandInstalled(log);
+  const mod = (await import(pathToFileURL(esmEntry()).href)) as { Stagehand?: StagehandConstructor };
+  const Stagehand = mod.Stagehand;
+  if (typeof Stagehand !== 'function') throw new Error(`${PACKAGE} does not export Stagehand`);
+
+  return {
+    id: 'stagehand',
+    label: `Stagehand ${STAGEHAND_VERSION}`,
+    newSession(launch: LaunchSpec): BenchSession {
+      const sh = new Stagehand({
+        env: 'LOCAL',
+        verbose: 0,
+        disablePino: true,
+        localBrowserLaunchOptions: {
+          executablePath: launch.executablePath,
+          headless: true,
+          args: [...launch.args],
+        },
+      });
+      return {
+        init: () => sh.init(),
+        async goto(url) {
+          const page = sh.context.pages()[0];
+          if (!page) throw new Error('Stagehand has no page after init()');
+          // Stagehand's default is domcontentloaded; ask for load to match Tendril's default.
+          await page.goto(url, { waitUntil: 'load' });
+        },
+        close: () => sh.close(),
+      };
+    },
+  };
+}

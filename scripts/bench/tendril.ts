@@ -1,0 +1,32 @@
+// Tendril, straight from the sources in src/.
+import { Sdk } from '../../src/index.js';
+import type { BenchSession, LibraryAdapter } from './adapter.js';
+import type { LaunchSpec } from './config.js';
+
+export function loadTendril(): LibraryAdapter {
+  return {
+    id: 'tendril',
+    label: 'Tendril',
+    newSession(launch: LaunchSpec): BenchSession {
+      const sdk = new Sdk({
+        env: 'LOCAL',
+        verbose: 0,
+        disablePino: true,
+        localBrowserLaunchOptions: {
+          executablePath: launch.executablePath,
+          headless: true,
+          args: [...launch.args],
+        },
+      });
+      return {
+        init: () => sdk.init(),
+        async goto(url) {
+          const page = sdk.context.pages()[0];
+          if (!page) throw new Error('Tendril has no page after init()');
+          await page.goto(url); // waits for load by default
+        },
+        close: () => sdk.close(),
+      };
+    },
+  };
+}

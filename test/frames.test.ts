@@ -1,23 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Sdk, type Frame, type Page } from '../src/index.js';
-import { startFixtureServers, type FixtureServers } from './fixtures/server.js';
-import { sdkOptions } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import type { Frame, Page } from '../src/index.js';
+import { useBrowser } from './helpers.js';
 
-let servers: FixtureServers;
-let sdk: Sdk;
-let page: Page;
-
-beforeAll(async () => {
-  servers = await startFixtureServers();
-  sdk = new Sdk(sdkOptions());
-  await sdk.init();
-  page = sdk.context.pages()[0]!;
-});
-
-afterAll(async () => {
-  await sdk?.close();
-  await servers?.close();
-});
+const fixture = useBrowser();
 
 function byUrl(frames: Frame[], fragment: string): Frame {
   const found = frames.find((frame) => frame.url().includes(fragment));
@@ -27,17 +12,17 @@ function byUrl(frames: Frame[], fragment: string): Frame {
 
 describe('frame tree', () => {
   it('shows frames of every kind with the right parents', async () => {
-    await page.goto(servers.a.url('/frames.html'));
-    const frames = page.frames();
-    const main = page.mainFrame();
+    await fixture.page.goto(fixture.servers.a.url('/frames.html'));
+    const frames = fixture.page.frames();
+    const main = fixture.page.mainFrame();
     expect(frames[0]).toBe(main);
     expect(main.parentFrame()).toBeNull();
-    expect(main.url()).toBe(servers.a.url('/frames.html'));
+    expect(main.url()).toBe(fixture.servers.a.url('/frames.html'));
 
     const child = byUrl(frames, '/child.html');
     const grand = byUrl(frames, 'leaf.html?in=child');
     const srcdoc = byUrl(frames, 'about:srcdoc');
-    const oop = byUrl(frames, `${servers.b.origin}/oop.html`);
+    const oop = byUrl(frames, `${fixture.servers.b.origin}/oop.html`);
     const backInside = byUrl(frames, 'leaf.html?in=oop');
     const scripted = byUrl(frames, 'leaf.html?by=script');
 
@@ -56,22 +41,49 @@ describe('frame tree', () => {
     expect(srcdoc.isOutOfProcess()).toBe(false);
     expect(main.childFrames()).toEqual(expect.arrayContaining([child, srcdoc, oop, scripted]));
     expect(child.name()).toBe('same');
+
+    // Loading the page again replaces every frame; none of the old document's may linger,
+    // out-of-process ones included (their targets detach only later).
+    await fixture.page.goto(fixture.servers.a.url('/frames.html'));
+    const again = fixture.page.frames();
+    expect(again).toHaveLength(7);
+    expect(again.some((frame) => frame.isDetached())).toBe(false);
+    expect(again).not.toContain(oop);
+    expect(oop.isDetached()).toBe(true);
+  });
+
+  it('knows the iframe element that holds each frame, out-of-process ones included', async () => {
+    await fixture.page.goto(fixture.servers.a.url('/frames.html'));
+    expect(await fixture.page.mainFrame().ownerElementId()).toBeNull();
+    for (const [fragment, id] of [
+      ['/oop.html', 'oop'],
+      ['leaf.html?in=oop', 'back'],
+      ['/child.html', 'same'],
+    ] as const) {
+      const frame = byUrl(fixture.page.frames(), fragment);
+      const owner = await frame.ownerElementId();
+      // Described in the parent's own session: the element lives in the parent's document.
+      const { node } = await frame.parentFrame()!.session.send('DOM.describeNode', { backendNodeId: owner! });
+      expect(node.localName).toBe('iframe');
+      expect(node.attributes).toEqual(expect.arrayContaining(['id', id]));
+      expect(node.frameId).toBe(frame.id);
+    }
   });
 
   it('evaluates inside an out-of-process iframe, in its own world', async () => {
-    await page.goto(servers.a.url('/frames.html'));
-    const oop = byUrl(page.frames(), '/oop.html');
-    expect(await oop.evaluate(() => location.origin)).toBe(servers.b.origin);
+    await fixture.page.goto(fixture.servers.a.url('/frames.html'));
+    const oop = byUrl(fixture.page.frames(), '/oop.html');
+    expect(await oop.evaluate(() => location.origin)).toBe(fixture.servers.b.origin);
     expect(await oop.evaluate('window.secret')).toBe('oop-world');
     expect(await oop.evaluate((n: number) => document.querySelectorAll('p').length + n, 10)).toBe(11);
-    const nested = byUrl(page.frames(), 'leaf.html?in=oop');
+    const nested = byUrl(fixture.page.frames(), 'leaf.html?in=oop');
     expect(await nested.evaluate(() => document.getElementById('leaf')!.textContent)).toBe('leaf text');
-    expect(await page.evaluate(() => (window as unknown as { secret?: string }).secret)).toBeUndefined();
+    expect(await fixture.page.evaluate(() => (window as unknown as { secret?: string }).secret)).toBeUndefined();
   });
 
   it('goto waits for load of every frame, out-of-process ones included', async () => {
-    await page.goto(servers.a.url('/slow-frames.html'));
-    const slow = byUrl(page.frames(), '/slow-child.html');
+    await fixture.page.goto(fixture.servers.a.url('/slow-frames.html'));
+    const slow = byUrl(fixture.page.frames(), '/slow-child.html');
     expect(slow.isOutOfProcess()).toBe(true);
     // The child's script is served 400 ms late; load of the child waits for it.
     expect(await slow.evaluate(() => [document.readyState, (window as unknown as { markerLoaded?: boolean }).markerLoaded])).toEqual([
@@ -81,28 +93,28 @@ describe('frame tree', () => {
   });
 
   it('goto with waitUntil commit returns before the page loads', async () => {
-    await page.goto(servers.a.url('/slow-child.html'), { waitUntil: 'commit' });
-    expect(page.url()).toBe(servers.a.url('/slow-child.html'));
-    await page.goto(servers.a.url('/slow-child.html'), { waitUntil: 'domcontentloaded' });
-    expect(await page.evaluate(() => document.readyState)).not.toBe('loading');
+    await fixture.page.goto(fixture.servers.a.url('/slow-child.html'), { waitUntil: 'commit' });
+    expect(fixture.page.url()).toBe(fixture.servers.a.url('/slow-child.html'));
+    await fixture.page.goto(fixture.servers.a.url('/slow-child.html'), { waitUntil: 'domcontentloaded' });
+    expect(await fixture.page.evaluate(() => document.readyState)).not.toBe('loading');
   });
 
   it('reports navigation failures and deadlines as typed errors, and stays usable', async () => {
     const { NavigationError, TimeoutError } = await import('../src/index.js');
-    await expect(page.goto('http://127.0.0.1:1/')).rejects.toBeInstanceOf(NavigationError);
-    await expect(page.goto(servers.a.url('/leaf.html?delay=5000'), { timeoutMs: 300 })).rejects.toBeInstanceOf(TimeoutError);
-    await page.goto(servers.a.url('/leaf.html'));
-    expect(await page.title()).toBe('Leaf');
+    await expect(fixture.page.goto('http://127.0.0.1:1/')).rejects.toBeInstanceOf(NavigationError);
+    await expect(fixture.page.goto(fixture.servers.a.url('/leaf.html?delay=5000'), { timeoutMs: 300 })).rejects.toBeInstanceOf(TimeoutError);
+    await fixture.page.goto(fixture.servers.a.url('/leaf.html'));
+    expect(await fixture.page.title()).toBe('Leaf');
   });
 
   it('surfaces page exceptions as SdkEvalError', async () => {
     const { SdkEvalError } = await import('../src/index.js');
-    await page.goto(servers.a.url('/leaf.html'));
-    await expect(page.evaluate(() => {
+    await fixture.page.goto(fixture.servers.a.url('/leaf.html'));
+    await expect(fixture.page.evaluate(() => {
       throw new Error('boom in page');
     })).rejects.toThrow(SdkEvalError);
-    await expect(page.evaluate('(() => { throw new Error("boom in page") })()')).rejects.toThrow(/boom in page/);
-    expect(await page.evaluate(() => Promise.resolve(7))).toBe(7);
+    await expect(fixture.page.evaluate('(() => { throw new Error("boom in page") })()')).rejects.toThrow(/boom in page/);
+    expect(await fixture.page.evaluate(() => Promise.resolve(7))).toBe(7);
   });
 
   it('evaluates functions that bundlers rewrote with keepNames (__name helpers)', async () => {
@@ -110,32 +122,32 @@ describe('frame tree', () => {
     const rewritten = new Function('arg', 'const inner = __name(function inner() { return arg * 3; }, "inner"); return inner();') as (
       arg: number,
     ) => number;
-    expect(await page.evaluate(rewritten, 14)).toBe(42);
-    expect(await page.locator('p').evaluate(new Function('el', 'return __name((x) => x.tagName, "f")(el)') as (el: Element) => string)).toBe('P');
+    expect(await fixture.page.evaluate(rewritten, 14)).toBe(42);
+    expect(await fixture.page.locator('p').evaluate(new Function('el', 'return __name((x) => x.tagName, "f")(el)') as (el: Element) => string)).toBe('P');
   });
 
   it('opens and closes pages', async () => {
-    const before = sdk.context.pages().length;
-    const extra = await sdk.context.newPage();
-    expect(sdk.context.pages()).toHaveLength(before + 1);
-    await extra.goto(servers.b.url('/leaf.html'));
+    const before = fixture.sdk.context.pages().length;
+    const extra = await fixture.sdk.context.newPage();
+    expect(fixture.sdk.context.pages()).toHaveLength(before + 1);
+    await extra.goto(fixture.servers.b.url('/leaf.html'));
     expect(await extra.title()).toBe('Leaf');
     await extra.close();
     expect(extra.isClosed()).toBe(true);
-    expect(sdk.context.pages()).toHaveLength(before);
-    await expect(extra.goto(servers.b.url('/leaf.html'))).rejects.toThrow(/closed/);
+    expect(fixture.sdk.context.pages()).toHaveLength(before);
+    await expect(extra.goto(fixture.servers.b.url('/leaf.html'))).rejects.toThrow(/closed/);
   });
 
   it('sees popups as pages', async () => {
-    await page.goto(servers.a.url('/leaf.html'));
-    const before = sdk.context.pages().length;
-    const opened = new Promise<Page>((resolve) => sdk.context.once('page', resolve));
-    await page.evaluate((url: string) => void window.open(url), servers.b.url('/child.html'));
+    await fixture.page.goto(fixture.servers.a.url('/leaf.html'));
+    const before = fixture.sdk.context.pages().length;
+    const opened = new Promise<Page>((resolve) => fixture.sdk.context.once('page', resolve));
+    await fixture.page.evaluate((url: string) => void window.open(url), fixture.servers.b.url('/child.html'));
     const popup = await opened;
-    expect(sdk.context.pages()).toHaveLength(before + 1);
-    expect(sdk.context.pages()).toContain(popup);
+    expect(fixture.sdk.context.pages()).toHaveLength(before + 1);
+    expect(fixture.sdk.context.pages()).toContain(popup);
     await popup.waitForLoadState('load');
-    expect(popup.url()).toBe(servers.b.url('/child.html'));
+    expect(popup.url()).toBe(fixture.servers.b.url('/child.html'));
     expect(await popup.title()).toBe('Child');
     await popup.close();
   });

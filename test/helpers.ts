@@ -1,9 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
 import { findChrome } from '../src/browser/findChrome.js';
-import type { SdkOptions } from '../src/index.js';
+import { Sdk, type Page, type SdkOptions } from '../src/index.js';
+import { startFixtureServers, type FixtureServers } from './fixtures/server.js';
 
 export const CHROME = findChrome();
 
@@ -73,7 +76,8 @@ export async function startDebugChrome(): Promise<DebugChrome> {
     kill: async () => {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
       await exited;
-      rmSync(userDataDir, { recursive: true, force: true });
+      // Chrome's helper processes can still be writing into the profile for a moment.
+      await rm(userDataDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
     },
   };
 }
@@ -91,4 +95,29 @@ export function processAlive(pid: number): boolean {
   } catch {
     return true;
   }
+}
+
+export interface BrowserFixture {
+  servers: FixtureServers;
+  sdk: Sdk;
+  page: Page;
+}
+
+/**
+ * For a suite that shares one browser: starts the fixture servers and an Sdk before the suite and
+ * closes both after it. Read the fields inside tests (they are set in beforeAll).
+ */
+export function useBrowser(options: SdkOptions = {}): BrowserFixture {
+  const fixture = {} as BrowserFixture;
+  beforeAll(async () => {
+    fixture.servers = await startFixtureServers();
+    fixture.sdk = new Sdk(sdkOptions(options));
+    await fixture.sdk.init();
+    fixture.page = fixture.sdk.context.pages()[0]!;
+  });
+  afterAll(async () => {
+    await fixture.sdk?.close();
+    await fixture.servers?.close();
+  });
+  return fixture;
 }

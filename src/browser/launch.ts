@@ -28,7 +28,12 @@ const WRAPPER = [
   'exec 3<&- 4>&-',
   'echo "$pid"',
   'while kill -0 "$pid" 2>/dev/null; do wait "$pid"; done',
-  'if [ -n "$TENDRIL_REMOVE_PROFILE" ]; then rm -rf -- "$TENDRIL_REMOVE_PROFILE"; fi',
+  // Chrome's helper processes may still write into the profile for a moment after it exits.
+  'if [ -n "$TENDRIL_REMOVE_PROFILE" ]; then',
+  '  for try in 1 2 3 4 5 6 7 8 9 10; do',
+  '    rm -rf -- "$TENDRIL_REMOVE_PROFILE" 2>/dev/null; [ -e "$TENDRIL_REMOVE_PROFILE" ] || break; sleep 0.1',
+  '  done',
+  'fi',
 ].join('\n');
 
 export function chromeArgs(options: LocalBrowserLaunchOptions, userDataDir: string): string[] {

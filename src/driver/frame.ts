@@ -71,6 +71,20 @@ export class Frame {
     return this.detached;
   }
 
+  /**
+   * The backend node id of the `<iframe>`/`<frame>` element that holds this frame, in the parent's
+   * document (and so in the parent's session); null for the main frame.
+   */
+  async ownerElementId(): Promise<number | null> {
+    if (!this.parent) return null;
+    const { backendNodeId } = await this.parent.session.send(
+      'DOM.getFrameOwner',
+      { frameId: this.id },
+      { timeoutMs: this.page.defaultTimeoutMs },
+    );
+    return backendNodeId;
+  }
+
   /** Runs `fn(arg)` (or evaluates an expression) in the frame's main world and returns the result. */
   async evaluate<Result, Arg = undefined>(fn: PageFunction<Arg, Result>, arg?: Arg): Promise<Result> {
     const timeoutMs = this.page.defaultTimeoutMs;

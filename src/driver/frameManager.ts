@@ -166,6 +166,9 @@ export class FrameManager {
     });
     session.on('Page.frameNavigated', (event) => {
       const frame = this.#ensureFrame(session, event.frame.id, event.frame.parentId);
+      // A new document: the frames of the old one are gone, though Chrome may announce the end of
+      // out-of-process ones only later, when their targets detach. The new document attaches its own.
+      for (const child of [...frame.children]) this.#removeFrame(child);
       frame.loaderId = frame.committedLoaderId = event.frame.loaderId;
       frame.setNavigation(event.frame.url + (event.frame.urlFragment ?? ''), event.frame.name);
     });

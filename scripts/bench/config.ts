@@ -88,3 +88,16 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv): B
 export function machineLine(): string {
   return `${os.platform()} ${os.arch()}, ${os.cpus().length} cores`;
 }
+
+/**
+ * Constructor options for either library: Tendril keeps Stagehand's option names, so one object
+ * serves both and the two always launch the same browser the same way.
+ */
+export function clientOptions(launch: LaunchSpec) {
+  return {
+    env: 'LOCAL' as const,
+    verbose: 0 as const,
+    disablePino: true,
+    localBrowserLaunchOptions: { executablePath: launch.executablePath, headless: true, args: [...launch.args] },
+  };
+}

@@ -5,7 +5,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { BenchSession, LibraryAdapter } from './adapter.js';
-import { SCRATCH_ROOT, type LaunchSpec } from './config.js';
+import { clientOptions, SCRATCH_ROOT, type LaunchSpec } from './config.js';
 
 export const STAGEHAND_VERSION = '3.7.3';
 const PACKAGE = '@browserbasehq/stagehand';
@@ -95,16 +95,7 @@ export async function loadStagehand(log: (line: string) => void): Promise<Librar
     id: 'stagehand',
     label: `Stagehand ${STAGEHAND_VERSION}`,
     newSession(launch: LaunchSpec): BenchSession {
-      const sh = new Stagehand({
-        env: 'LOCAL',
-        verbose: 0,
-        disablePino: true,
-        localBrowserLaunchOptions: {
-          executablePath: launch.executablePath,
-          headless: true,
-          args: [...launch.args],
-        },
-      });
+      const sh = new Stagehand(clientOptions(launch));
       return {
         init: () => sh.init(),
         async goto(url) {

@@ -1,23 +1,14 @@
 // Tendril, straight from the sources in src/.
 import { Sdk } from '../../src/index.js';
 import type { BenchSession, LibraryAdapter } from './adapter.js';
-import type { LaunchSpec } from './config.js';
+import { clientOptions, type LaunchSpec } from './config.js';
 
 export function loadTendril(): LibraryAdapter {
   return {
     id: 'tendril',
     label: 'Tendril',
     newSession(launch: LaunchSpec): BenchSession {
-      const sdk = new Sdk({
-        env: 'LOCAL',
-        verbose: 0,
-        disablePino: true,
-        localBrowserLaunchOptions: {
-          executablePath: launch.executablePath,
-          headless: true,
-          args: [...launch.args],
-        },
-      });
+      const sdk = new Sdk(clientOptions(launch));
       return {
         init: () => sdk.init(),
         async goto(url) {

@@ -15,6 +15,9 @@ import { findChrome } from './findChrome.js';
 
 const DEFAULT_WINDOW = { width: 1280, height: 720 };
 
+/** Chrome runs under a POSIX sh wrapper everywhere but Windows (see WRAPPER). */
+const WRAPPED = process.platform !== 'win32';
+
 /*
  * On POSIX, Chrome runs under a small sh that outlives it. Chrome already exits by itself when the
  * debugging pipe closes (so it can never outlive us, even after SIGKILL); the sh then removes the
@@ -105,7 +108,9 @@ class LaunchedBrowser implements BrowserHandle {
     const exited = exitOf(this.child);
     if (this.tempProfile) {
       // The profile is about to be deleted, so a graceful shutdown that flushes it buys nothing.
-      this.killNow();
+      // Killing the whole tree at once also means no helper process still writes into the profile
+      // while we remove it.
+      killTree(this.child, this.pid);
     } else if (!this.connection.closed) {
       // A profile that is kept gets a clean exit, so cookies and storage reach the disk.
       await this.connection.rootSession.send('Browser.close', undefined, { timeoutMs: 3000 }).catch(() => undefined);
@@ -114,7 +119,7 @@ class LaunchedBrowser implements BrowserHandle {
       await withDeadline(exited, 5000, 'Waiting for Chrome to exit');
     } catch {
       this.logger.info('browser', 'Chrome did not exit within 5 s of Browser.close; killing it');
-      this.killNow();
+      killTree(this.child, this.pid);
       await withDeadline(exited, 5000, 'Waiting for Chrome to die').catch(() => undefined);
     }
     this.connection.close();
@@ -123,15 +128,30 @@ class LaunchedBrowser implements BrowserHandle {
     }
   }
 
-  /** Synchronous last resort, also used from process 'exit' where nothing async can run. */
+  /**
+   * Synchronous last resort from process 'exit', where nothing async can run: kill Chrome alone,
+   * so the POSIX wrapper lives on to remove the profile once Chrome's helpers are gone too.
+   */
   killNow(): void {
     try {
       process.kill(this.pid, 'SIGKILL');
     } catch {
       // Already gone.
     }
-    // Under the POSIX wrapper (a different pid from Chrome's) the wrapper removes the profile.
     if (this.tempProfile && this.child.pid === this.pid) rmSync(this.tempProfile, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Kills Chrome with every helper process it started. Under the POSIX wrapper they all share the
+ * wrapper's process group (it is started detached, as the group's leader).
+ */
+function killTree(child: ChildProcess, chromePid: number | undefined): void {
+  try {
+    if (WRAPPED && child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+    else if (chromePid !== undefined) process.kill(chromePid, 'SIGKILL');
+  } catch {
+    // Already gone.
   }
 }
 
@@ -151,11 +171,13 @@ export async function launchChrome(
   const userDataDir = options.userDataDir ?? tempProfile!;
   const removeOnExit = tempProfile && !options.preserveUserDataDir ? tempProfile : undefined;
   const args = chromeArgs(options, userDataDir);
-  const useWrapper = process.platform !== 'win32';
   logger.info('browser', 'Launching Chrome', { executable, headless: options.headless !== false });
 
-  const child = useWrapper
+  const child = WRAPPED
     ? spawn('/bin/sh', ['-c', WRAPPER, 'tendril-chrome', executable, ...args], {
+        // Its own process group, so close() can kill Chrome's whole tree in one signal. Chrome still
+        // exits with us: it ends when the debugging pipe closes.
+        detached: true,
         stdio: ['ignore', 'pipe', 'pipe', 'pipe', 'pipe'],
         env: { ...process.env, TENDRIL_REMOVE_PROFILE: removeOnExit ?? '' },
       })
@@ -167,11 +189,7 @@ export async function launchChrome(
     stderrTail = (stderrTail + chunk.toString()).slice(-4000);
   });
   const failed = (message: string, cause?: unknown) => {
-    try {
-      child.kill('SIGKILL');
-    } catch {
-      // Not running.
-    }
+    killTree(child, child.pid);
     if (removeOnExit) rmSync(removeOnExit, { recursive: true, force: true });
     const tail = stderrTail.trim().split('\n').slice(-8).join('\n');
     return new BrowserLaunchError(`${message}${tail ? `\nChrome's last output:\n${tail}` : ''}`, { cause });
@@ -189,7 +207,7 @@ export async function launchChrome(
   spawnError.catch(() => undefined);
 
   let chromePid = child.pid ?? -1;
-  if (useWrapper) {
+  if (WRAPPED) {
     const pidLine = new Promise<number>((resolve) => {
       let text = '';
       child.stdout!.on('data', (chunk: Buffer) => {

@@ -14,9 +14,9 @@ export interface ContextOptions {
 }
 
 /**
- * The pages of the browser; emits 'page' for each new one (tabs, popups). Every page, popup and out-of-process iframe is attached through
- * Target.setAutoAttach (flat sessions, paused on start), and prepared before it runs a line of
- * script.
+ * The pages of the browser; emits 'page' for each new one (tabs, popups). Every page, popup and
+ * out-of-process iframe is attached through Target.setAutoAttach (flat sessions, paused on start),
+ * and prepared before it runs a line of script.
  */
 export class Context extends Emitter<{ page: Page }> {
   #pages: Page[] = [];

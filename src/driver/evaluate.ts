@@ -29,6 +29,38 @@ export function functionDeclaration(fn: (...args: never[]) => unknown): string {
   return `function (...args) { const __name = (target) => target; return (${fn.toString()}).apply(this, args); }`;
 }
 
+/** Where a function runs: in an execution context, or with an object (an element) as `this`. */
+export type CallTarget = { executionContextId: number } | { objectId: string };
+
+/**
+ * Calls `fn` with the given arguments and returns its JSON-serialisable result. A page exception
+ * becomes SdkEvalError with the page's own message and stack, prefixed by `what` ran.
+ */
+export async function callFunction<Result>(
+  session: CdpSession,
+  target: CallTarget,
+  fn: (...args: never[]) => unknown,
+  args: Protocol.Runtime.CallArgument[],
+  options: { timeoutMs?: number; userGesture?: boolean; what: string },
+): Promise<Result> {
+  const response = await session.send(
+    'Runtime.callFunctionOn',
+    {
+      ...target,
+      functionDeclaration: functionDeclaration(fn),
+      arguments: args,
+      returnByValue: true,
+      awaitPromise: true,
+      userGesture: options.userGesture,
+    },
+    { timeoutMs: options.timeoutMs },
+  );
+  if (response.exceptionDetails) {
+    throw new SdkEvalError(`JavaScript evaluated ${options.what} threw: ${describeException(response.exceptionDetails)}`);
+  }
+  return response.result.value as Result;
+}
+
 /**
  * Runs `fn` (or an expression) in one execution context and returns its JSON-serialisable result.
  * A page exception becomes SdkEvalError with the page's own message and stack.
@@ -40,28 +72,18 @@ export async function evaluateInContext<Arg, Result>(
   arg: Arg | undefined,
   timeoutMs?: number,
 ): Promise<Result> {
-  const response =
-    typeof fn === 'string'
-      ? await session.send(
-          'Runtime.evaluate',
-          { expression: fn, contextId, returnByValue: true, awaitPromise: true, userGesture: true },
-          { timeoutMs },
-        )
-      : await session.send(
-          'Runtime.callFunctionOn',
-          {
-            functionDeclaration: functionDeclaration(fn),
-            executionContextId: contextId,
-            // JSON drops an undefined value, and an empty CallArgument means undefined.
-            arguments: [{ value: arg }],
-            returnByValue: true,
-            awaitPromise: true,
-            userGesture: true,
-          },
-          { timeoutMs },
-        );
+  const what = 'in the page';
+  if (typeof fn !== 'string') {
+    // JSON drops an undefined value, and an empty CallArgument means undefined.
+    return callFunction(session, { executionContextId: contextId }, fn, [{ value: arg }], { timeoutMs, userGesture: true, what });
+  }
+  const response = await session.send(
+    'Runtime.evaluate',
+    { expression: fn, contextId, returnByValue: true, awaitPromise: true, userGesture: true },
+    { timeoutMs },
+  );
   if (response.exceptionDetails) {
-    throw new SdkEvalError(`JavaScript evaluated in the page threw: ${describeException(response.exceptionDetails)}`);
+    throw new SdkEvalError(`JavaScript evaluated ${what} threw: ${describeException(response.exceptionDetails)}`);
   }
   return response.result.value as Result;
 }

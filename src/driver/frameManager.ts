@@ -45,18 +45,20 @@ export class FrameManager {
       session.send('Runtime.enable'),
       session.send('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: true, flatten: true }),
     ];
-    // A renderer crash sends no reply to what was pending; Inspector tells us it happened.
-    if (session === this.page.session) setup.push(session.send('Inspector.enable'));
     const viewport = this.page.viewport;
-    if (viewport && session === this.page.session) {
-      setup.push(
-        session.send('Emulation.setDeviceMetricsOverride', {
-          width: viewport.width,
-          height: viewport.height,
-          deviceScaleFactor: 0,
-          mobile: false,
-        }),
-      );
+    if (session === this.page.session) {
+      // A renderer crash sends no reply to what was pending; Inspector tells us it happened.
+      setup.push(session.send('Inspector.enable'));
+      if (viewport) {
+        setup.push(
+          session.send('Emulation.setDeviceMetricsOverride', {
+            width: viewport.width,
+            height: viewport.height,
+            deviceScaleFactor: 0,
+            mobile: false,
+          }),
+        );
+      }
     }
     await Promise.all(setup);
     await session.send('Runtime.runIfWaitingForDebugger');

@@ -7,7 +7,7 @@ import {
   SelectorSyntaxError,
   XPathResolutionError,
 } from '../errors.js';
-import { describeException, functionDeclaration, isContextGone } from './evaluate.js';
+import { callFunction, describeException, isContextGone } from './evaluate.js';
 import type { Frame, World } from './frame.js';
 import type { Page } from './page.js';
 
@@ -54,14 +54,14 @@ export async function resolveSelector(page: Page, selector: string, timeoutMs: n
 async function callEngine(
   frame: Frame,
   timeoutMs: number,
-  functionDeclaration: string,
+  declaration: string,
   args: Protocol.Runtime.CallArgument[],
 ): Promise<{ world: World; result: Protocol.Runtime.RemoteObject }> {
   let engine = await frame.engine(timeoutMs);
   const call = () =>
     engine.world.session.send(
       'Runtime.callFunctionOn',
-      { functionDeclaration, objectId: engine.objectId, arguments: args, returnByValue: false },
+      { functionDeclaration: declaration, objectId: engine.objectId, arguments: args, returnByValue: false },
       { timeoutMs },
     );
   const response = await call().catch(async (error: unknown) => {
@@ -178,21 +178,10 @@ export class Locator {
     const element = await this.resolve();
     const { session } = element.world;
     try {
-      const response = await session.send(
-        'Runtime.callFunctionOn',
-        {
-          functionDeclaration: `function (arg) { return (${functionDeclaration(fn)})(this, arg); }`,
-          objectId: element.objectId,
-          arguments: [{ value: arg }],
-          returnByValue: true,
-          awaitPromise: true,
-        },
-        { timeoutMs: this.page.defaultTimeoutMs },
-      );
-      if (response.exceptionDetails) {
-        throw new SdkEvalError(`JavaScript evaluated on "${this.selector}" threw: ${describeException(response.exceptionDetails)}`);
-      }
-      return response.result.value as Result;
+      return await callFunction<Result>(session, { objectId: element.objectId }, fn, [{ objectId: element.objectId }, { value: arg }], {
+        timeoutMs: this.page.defaultTimeoutMs,
+        what: `on "${this.selector}"`,
+      });
     } finally {
       void session.sendQuiet('Runtime.releaseObject', { objectId: element.objectId });
     }

@@ -2,9 +2,11 @@ import { attachToBrowser } from './browser/attach.js';
 import type { BrowserHandle } from './browser/browser.js';
 import { launchChrome } from './browser/launch.js';
 import { Context } from './driver/context.js';
-import { InvalidOptionError, SdkStateError } from './errors.js';
+import { InvalidOptionError, SdkError, SdkStateError } from './errors.js';
 import { Logger } from './logger.js';
-import type { SdkOptions } from './types.js';
+import { Page } from './driver/page.js';
+import { captureSnapshot } from './snapshot/index.js';
+import type { ExtractOptions, PageTextResult, SdkOptions } from './types.js';
 
 const DEFAULT_CDP_TIMEOUT_MS = 30_000;
 const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
@@ -78,6 +80,56 @@ export class Sdk {
   }
 
   /**
+   * Reads the page. With no instruction it returns `{ pageText }`: the page as accessibility-tree
+   * text, iframes (out-of-process ones too) and shadow roots (closed ones too) included, no model
+   * involved. `selector` limits it to one element's subtree; `page` picks the page; `timeout` (ms)
+   * bounds the whole call.
+   */
+  extract(): Promise<PageTextResult>;
+  extract(options: ExtractOptions): Promise<PageTextResult>;
+  async extract(first?: ExtractOptions | string, ...rest: unknown[]): Promise<PageTextResult> {
+    if (typeof first === 'string' || rest.length > 0) {
+      throw new SdkError(
+        'extract(instruction[, schema]) needs the model layer, which is not in this version of tendril yet; ' +
+          'extract() and extract({ selector, page, timeout }) return the page text.',
+      );
+    }
+    const options = checkExtractOptions(first);
+    const page = this.#pageFor(options.page);
+    const started = Date.now();
+    const snapshot = await captureSnapshot(page, {
+      selector: options.selector,
+      timeoutMs: options.timeout ?? this.#options.cdpTimeoutMs ?? DEFAULT_CDP_TIMEOUT_MS,
+      logger: this.logger,
+    });
+    this.logger.debug('extract', 'Read the page text', {
+      url: page.url(),
+      ms: Date.now() - started,
+      bytes: snapshot.text.length,
+      selector: options.selector,
+    });
+    return { pageText: snapshot.text };
+  }
+
+  #pageFor(page: unknown): Page {
+    const context = this.context;
+    if (page === undefined) {
+      const active = context.activePage();
+      if (!active) throw new SdkStateError('There is no open page; open one with sdk.context.newPage().');
+      return active;
+    }
+    if (!(page instanceof Page)) {
+      throw new InvalidOptionError('`page` must be a page of this Sdk (from sdk.context.pages() or sdk.context.newPage()).');
+    }
+    if (!context.pages().includes(page)) {
+      throw new InvalidOptionError(
+        page.isClosed() ? '`page` is closed; open another with sdk.context.newPage().' : '`page` belongs to another Sdk instance.',
+      );
+    }
+    return page;
+  }
+
+  /**
    * Ends the session: closes a browser we launched (and removes its temporary profile), or only
    * detaches from one we attached to. Safe to call more than once.
    */
@@ -91,4 +143,19 @@ export class Sdk {
     })();
     return this.#closing;
   }
+}
+
+function checkExtractOptions(options: unknown): ExtractOptions {
+  if (options === undefined || options === null) return {};
+  if (typeof options !== 'object' || Array.isArray(options)) {
+    throw new InvalidOptionError(`extract() takes an options object, not ${Array.isArray(options) ? 'an array' : typeof options}.`);
+  }
+  const { timeout, selector } = options as ExtractOptions;
+  if (timeout !== undefined && (typeof timeout !== 'number' || !Number.isFinite(timeout) || timeout <= 0)) {
+    throw new InvalidOptionError(`\`timeout\` must be a positive number of milliseconds, not ${String(timeout)}.`);
+  }
+  if (selector !== undefined && (typeof selector !== 'string' || !selector.trim())) {
+    throw new InvalidOptionError('`selector` must be a non-empty XPath or CSS selector string.');
+  }
+  return options as ExtractOptions;
 }

@@ -1,5 +1,7 @@
 // The public types of the library, in one place.
 
+import type { Page } from './driver/page.js';
+
 export interface Viewport {
   width: number;
   height: number;
@@ -98,4 +100,24 @@ export interface GotoOptions {
   waitUntil?: WaitUntil;
   /** Default 30000 ms. */
   timeoutMs?: number;
+}
+
+/** Options of `extract()`; every field is optional. */
+export interface ExtractOptions {
+  /** Model for this call (used by the instruction forms). */
+  model?: ModelConfiguration;
+  /** Deadline of the whole call in ms. Default: `cdpTimeoutMs` (30000). */
+  timeout?: number;
+  /** XPath or CSS: only that element's subtree, and the frames inside it, are read. */
+  selector?: string;
+  /** The page to read. Default: the active page (the one opened most recently). */
+  page?: Page;
+  /** HOSTED only: use the server-side cache for this call (default: the constructor's setting). */
+  serverCache?: boolean;
+}
+
+/** What `extract()` and `extract(options)` return. */
+export interface PageTextResult {
+  /** The page as accessibility-tree text: one node per line, `[<frame>-<node>] role: name [state]`. */
+  pageText: string;
 }

@@ -46,6 +46,14 @@ export class Context extends Emitter<{ page: Page }> {
     return [...this.#pages];
   }
 
+  /**
+   * The page calls act on when none is given: the one opened most recently (a new tab or a popup)
+   * that is still open.
+   */
+  activePage(): Page | undefined {
+    return this.#pages[this.#pages.length - 1];
+  }
+
   /** Opens a new tab and resolves once it is ready to use. */
   async newPage(url = 'about:blank'): Promise<Page> {
     const { targetId } = await this.browser.connection.rootSession.send('Target.createTarget', { url });

@@ -8,6 +8,7 @@ import {
   XPathResolutionError,
 } from '../errors.js';
 import { callFunction, describeException, isContextGone } from './evaluate.js';
+import { registerClosedShadowRoots } from './shadow.js';
 import type { Frame, World } from './frame.js';
 import type { Page } from './page.js';
 
@@ -108,54 +109,6 @@ async function contentFrameOfHop(frame: Frame, selector: string, timeoutMs: numb
     throw new SdkIframeError(`The iframe on the path of "${selector}" has a frame (${node.frameId}) that is not attached to this page.`);
   }
   return child;
-}
-
-/**
- * Finds the closed shadow roots of the frame's document through DOM.describeNode (which sees them)
- * and hands each to the engine. Returns how many were new.
- */
-async function registerClosedShadowRoots(frame: Frame, timeoutMs: number): Promise<number> {
-  const engine = await frame.engine(timeoutMs);
-  const { session, contextId } = engine.world;
-  const doc = await session.send('Runtime.evaluate', { expression: 'document', contextId }, { timeoutMs });
-  if (!doc.result.objectId) return 0;
-  const { node } = await session.send('DOM.describeNode', { objectId: doc.result.objectId, depth: -1, pierce: true }, { timeoutMs });
-  void session.sendQuiet('Runtime.releaseObject', { objectId: doc.result.objectId });
-  const closed: number[] = [];
-  const stack: Protocol.DOM.Node[] = [node];
-  while (stack.length) {
-    const each = stack.pop()!;
-    for (const root of each.shadowRoots ?? []) {
-      if (root.shadowRootType === 'closed') closed.push(root.backendNodeId);
-      stack.push(root);
-    }
-    // contentDocument belongs to another frame; that frame does its own.
-    for (const child of each.children ?? []) stack.push(child);
-  }
-  if (closed.length === 0) return 0;
-  const before = await countClosedRoots(frame, timeoutMs);
-  await Promise.all(
-    closed.map(async (backendNodeId) => {
-      const { object } = await session.send('DOM.resolveNode', { backendNodeId, executionContextId: contextId }, { timeoutMs });
-      if (!object.objectId) return;
-      await session.send(
-        'Runtime.callFunctionOn',
-        {
-          functionDeclaration: 'function (root) { this.registerClosedShadowRoot(root); }',
-          objectId: engine.objectId,
-          arguments: [{ objectId: object.objectId }],
-        },
-        { timeoutMs },
-      );
-      void session.sendQuiet('Runtime.releaseObject', { objectId: object.objectId });
-    }),
-  );
-  return (await countClosedRoots(frame, timeoutMs)) - before;
-}
-
-async function countClosedRoots(frame: Frame, timeoutMs: number): Promise<number> {
-  const { result } = await callEngine(frame, timeoutMs, 'function () { return this.closedRootCount(); }', []);
-  return Number(result.value ?? 0);
 }
 
 /**

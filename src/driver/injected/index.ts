@@ -11,6 +11,8 @@ export type { Engine } from './types.js';
 export function createEngine(): Engine {
   const shadows = new ShadowRegistry();
   let stashedFrame: Element | null = null;
+  let suspects: Element[] = [];
+  const scanned = new WeakSet<Element>();
 
   return {
     resolve(selector: string): Element | string {
@@ -39,6 +41,19 @@ export function createEngine(): Engine {
     },
     closedRootCount(): number {
       return shadows.count();
+    },
+    rootOf(el: Element): ShadowRoot | null {
+      return shadows.rootOf(el);
+    },
+    noteSuspects(els: Element[]): void {
+      suspects = Array.from(els);
+    },
+    markSuspectsScanned(): void {
+      for (const el of suspects) scanned.add(el);
+      suspects = [];
+    },
+    isScanned(el: Element): boolean {
+      return scanned.has(el);
     },
   };
 }

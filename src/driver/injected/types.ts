@@ -15,6 +15,13 @@ export interface Engine {
   registerClosedShadowRoot(root: ShadowRoot): void;
   /** Number of closed roots registered (for tests/diagnostics). */
   closedRootCount(): number;
+  /** The element's shadow root: its open one, or a closed one registered earlier. */
+  rootOf(el: Element): ShadowRoot | null;
+  /** Page scripts (the snapshot walk) report elements that may host a closed root we have not seen;
+   *  after the host scanned the document, they are remembered so the next walk does not ask again. */
+  noteSuspects(els: Element[]): void;
+  markSuspectsScanned(): void;
+  isScanned(el: Element): boolean;
 }
 
 /** A match that lives in a child frame: the frame element here, and what to resolve inside its document. */

@@ -73,18 +73,34 @@ class ComposedEvaluator {
     const out: TreeNode[] = [];
     for (const node of context) {
       // Predicates filter per context node, so positions count within one parent's children (XPath rules).
-      let list = this.axisNodes(node, step);
-      for (const predicate of step.predicates) list = filter(list, predicate);
-      for (const n of list) out.push(n);
+      // A shadow host has two child lists; positions count within each.
+      for (let list of this.axisLists(node, step)) {
+        for (const predicate of step.predicates) list = filter(list, predicate);
+        for (const n of list) out.push(n);
+      }
     }
     return context.length > 1 ? this.sortUnique(out) : out;
+  }
+
+  /**
+   * At a shadow host a child step looks at both child lists: the shadow root's and the light ones,
+   * positions counting within each. So `/html/body/my-app/main` reaches into my-app's shadow tree
+   * without a special syntax, and a path through slotted light content still works. Native evaluation
+   * runs first, so a path that exists in the light DOM never gets here.
+   */
+  private axisLists(node: TreeNode, step: Step): TreeNode[][] {
+    if (step.axis !== 'child') return [this.axisNodes(node, step)];
+    const light = filterChildren(node.children, step.test);
+    const root = isElement(node) ? this.shadows.rootOf(node) : null;
+    // Composed order puts the shadow tree before the light children.
+    return root ? [filterChildren(root.children, step.test), light] : [light];
   }
 
   private axisNodes(node: TreeNode, step: Step): TreeNode[] {
     const test = step.test;
     switch (step.axis) {
       case 'child':
-        return this.children(node, test);
+        return filterChildren(node.children, test);
       case 'self':
         return passes(node, test) ? [node] : [];
       case 'parent': {
@@ -100,18 +116,6 @@ class ComposedEvaluator {
         return out;
       }
     }
-  }
-
-  /**
-   * A host's light children win; its shadow children stand in only when no light child passes the test.
-   * That lets `/html/body/my-app/main` reach into my-app's shadow tree without a special syntax while
-   * leaving ordinary light-DOM paths (and slotted content) exactly as XPath would see them.
-   */
-  private children(node: TreeNode, test: NodeTest): TreeNode[] {
-    const light = filterChildren(node.children, test);
-    if (light.length || !isElement(node)) return light;
-    const root = this.shadows.rootOf(node);
-    return root ? filterChildren(root.children, test) : light;
   }
 
   /** descendant-or-self::node() over the composed tree; shadow roots are part of the result. */

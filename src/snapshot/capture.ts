@@ -1,0 +1,260 @@
+// The host side of a capture: which frames to walk, in parallel across their sessions; handing each walk
+// its child frames' iframe elements; stitching the frames' text together; and the error policy (a
+// child frame that goes away is skipped, the frame the caller asked about is not).
+
+import type { Protocol } from 'devtools-protocol';
+import { PageClosedError, SdkDomProcessError, SdkError, SdkEvalError, TargetClosedError, TimeoutError } from '../errors.js';
+import type { Logger } from '../logger.js';
+import { describeException, isContextGone } from '../driver/evaluate.js';
+import type { Frame } from '../driver/frame.js';
+import { resolveSelector, type ResolvedElement } from '../driver/locator.js';
+import type { Page } from '../driver/page.js';
+import { registerClosedShadowRoots } from '../driver/shadow.js';
+import { withDeadline } from '../util/time.js';
+import { CAPTURE_SOURCE } from './page/generated.js';
+import type { CaptureOptions, CaptureResult } from './page/types.js';
+import { entryPath, Snapshot, type FramePart } from './snapshot.js';
+
+export interface CaptureSnapshotOptions {
+  /** XPath or CSS; only that element's subtree (and the frames inside it) is captured. */
+  selector?: string;
+  /** Deadline of the whole capture, in ms (default: the page's command timeout). */
+  timeoutMs?: number;
+  logger?: Logger;
+}
+
+/** Documents up to this many elements are always scanned for closed shadow roots (it costs little). */
+const SMALL_DOCUMENT = 3000;
+const FRAME_MARK = '\u0001';
+
+let groups = 0;
+
+/** Captures the page (or the part `selector` names) as accessibility-tree text with its maps. */
+export function captureSnapshot(page: Page, options: CaptureSnapshotOptions = {}): Promise<Snapshot> {
+  if (page.isClosed()) return Promise.reject(new PageClosedError('This page is closed; there is nothing to capture.'));
+  const timeoutMs = options.timeoutMs ?? page.defaultTimeoutMs;
+  return withDeadline(
+    new Capture(page, Date.now() + timeoutMs, options.logger).run(options.selector),
+    timeoutMs,
+    `Capturing the text of ${page.url() || 'the page'}`,
+    'The page may be busy (a script that does not yield) or very large; raise `timeout` or try again once it settles.',
+  );
+}
+
+class Capture {
+  readonly #parts = new Map<string, FramePart>();
+  readonly #ordinals: Map<Frame, number>;
+
+  constructor(
+    private readonly page: Page,
+    private readonly deadline: number,
+    private readonly logger: Logger | undefined,
+  ) {
+    this.#ordinals = new Map(page.frames().map((frame, i) => [frame, i]));
+  }
+
+  #remaining(): number {
+    return Math.max(1, this.deadline - Date.now());
+  }
+
+  async run(selector: string | undefined): Promise<Snapshot> {
+    const main = this.page.mainFrame();
+    if (selector === undefined) {
+      // Every frame at once: out-of-process frames really work in parallel, and a frame the main
+      // document hides is simply never stitched in.
+      const frames = this.page.frames().filter((frame) => !frame.isDetached());
+      await Promise.all(frames.map((frame) => this.#part(frame, frame === main, null)));
+      return this.#snapshot(main);
+    }
+    const scope = await resolveSelector(this.page, selector, this.#remaining());
+    try {
+      let level: Frame[] = [scope.frame];
+      await this.#part(scope.frame, true, scope);
+      // Only the frames whose iframe lies inside the scope, level by level.
+      while (level.length) {
+        const next = level.flatMap((frame) => this.#childrenShown(frame));
+        await Promise.all(next.map((frame) => this.#part(frame, false, null)));
+        level = next;
+      }
+      return this.#snapshot(scope.frame);
+    } finally {
+      void scope.world.session.sendQuiet('Runtime.releaseObject', { objectId: scope.objectId });
+    }
+  }
+
+  #childrenShown(frame: Frame): Frame[] {
+    const shown = this.#parts.get(frame.id)?.result.frames ?? [];
+    const out: Frame[] = [];
+    for (let i = 0; i < shown.length; i += 2) {
+      const child = this.page.frameManager.frame(shown[i] as string);
+      if (child && !child.isDetached()) out.push(child);
+    }
+    return out;
+  }
+
+  /** Captures one frame. Only the frame the caller asked about may fail the capture. */
+  async #part(frame: Frame, required: boolean, scope: ResolvedElement | null): Promise<void> {
+    try {
+      const result = await this.#captureFrame(frame, scope, required && !scope && frame === this.page.mainFrame());
+      this.#parts.set(frame.id, { ordinal: this.#ordinals.get(frame) ?? this.#ordinals.size, result, prefix: () => '' });
+    } catch (error) {
+      if (required || error instanceof TimeoutError) throw mapError(error, frame);
+      // A frame that detached or navigated away mid-capture is left out, as if it had not been there.
+      this.logger?.debug('snapshot', 'Skipped a frame that could not be captured', {
+        url: frame.url(),
+        error: error instanceof Error ? error.message : String(error),
+      });
+    }
+  }
+
+  async #captureFrame(frame: Frame, scope: ResolvedElement | null, rootLine: boolean): Promise<CaptureResult> {
+    for (let attempt = 0; ; attempt++) {
+      const engine = await frame.engine(this.#remaining());
+      try {
+        return await this.#walk(frame, engine, scope, rootLine);
+      } catch (error) {
+        // A new document replaced the one we were walking: walk the new one, once. A scope element
+        // belonged to the old document, so that one cannot be retried.
+        if (!isContextGone(error) || attempt > 0 || scope) throw error;
+        frame.forgetWorld(engine.world);
+      }
+    }
+  }
+
+  async #walk(
+    frame: Frame,
+    engine: { world: { session: Frame['session']; contextId: number }; objectId: string },
+    scope: ResolvedElement | null,
+    rootLine: boolean,
+  ): Promise<CaptureResult> {
+    const { session, contextId } = engine.world;
+    const objectGroup = `tendril-snapshot-${++groups}`;
+    try {
+      const children = frame.childFrames().filter((child) => !child.isDetached());
+      const owners = await Promise.all(
+        children.map(async (child) => {
+          try {
+            const { backendNodeId } = await session.send('DOM.getFrameOwner', { frameId: child.id }, { timeoutMs: this.#remaining() });
+            const { object } = await session.send(
+              'DOM.resolveNode',
+              { backendNodeId, executionContextId: contextId, objectGroup },
+              { timeoutMs: this.#remaining() },
+            );
+            return object.objectId;
+          } catch (error) {
+            if (error instanceof TimeoutError) throw error;
+            return undefined; // detached meanwhile: the walk will not find its iframe, which is right
+          }
+        }),
+      );
+      const options: CaptureOptions = { mode: 'capture', frame: this.#ordinals.get(frame) ?? 0, frameKeys: [], rootLine, smallDocument: SMALL_DOCUMENT };
+      const args: Protocol.Runtime.CallArgument[] = [{ value: options }, scope ? { objectId: scope.objectId } : { value: null }];
+      children.forEach((child, i) => {
+        const objectId = owners[i];
+        if (!objectId) return;
+        options.frameKeys.push(child.id);
+        args.push({ objectId });
+      });
+      const walk = async (): Promise<CaptureResult> => {
+        const response = await session.send(
+          'Runtime.callFunctionOn',
+          { functionDeclaration: CAPTURE_SOURCE, objectId: engine.objectId, arguments: args, returnByValue: true },
+          { timeoutMs: this.#remaining() },
+        );
+        if (response.exceptionDetails) {
+          throw new SdkDomProcessError(`Reading the page in frame ${frame.url() || frame.id} failed: ${describeException(response.exceptionDetails)}`);
+        }
+        return response.result.value as CaptureResult;
+      };
+      let result = await walk();
+      if (result.needsScan) {
+        const learned = await registerClosedShadowRoots(frame, this.#remaining());
+        void session.sendQuiet('Runtime.callFunctionOn', { functionDeclaration: 'function () { this.markSuspectsScanned(); }', objectId: engine.objectId });
+        if (learned > 0) result = await walk();
+      }
+      return result;
+    } finally {
+      void session.sendQuiet('Runtime.releaseObjectGroup', { objectGroup });
+    }
+  }
+
+  /** Stitches every captured frame into its parent's text and gives each its XPath prefix. */
+  async #snapshot(top: Frame): Promise<Snapshot> {
+    const topPart = this.#parts.get(top.id);
+    if (!topPart) throw new SdkDomProcessError(`The frame ${top.url()} produced no snapshot.`);
+    if (top.parent) {
+      const prefix = await this.#framePrefix(top);
+      topPart.prefix = () => prefix;
+    }
+    const used: FramePart[] = [];
+    const text = this.#stitch(top.id, used);
+    return new Snapshot(text, used);
+  }
+
+  #stitch(key: string, used: FramePart[]): string {
+    const part = this.#parts.get(key)!;
+    used.push(part);
+    const { result } = part;
+    if (result.frames.length === 0) return result.text;
+    const entries = new Map<string, number>();
+    for (let i = 0; i < result.frames.length; i += 2) entries.set(result.frames[i] as string, result.frames[i + 1] as number);
+    const out: string[] = [];
+    for (const line of result.text.split('\n')) {
+      const mark = line.indexOf(FRAME_MARK);
+      if (mark < 0 || line.slice(0, mark).trim()) {
+        out.push(line);
+        continue;
+      }
+      const childKey = line.slice(mark + 1);
+      const child = this.#parts.get(childKey);
+      if (!child || used.includes(child)) continue; // left out (detached, failed), or already shown
+      const entry = entries.get(childKey)!;
+      child.prefix = () => part.prefix() + entryPath(result, entry);
+      const indent = line.slice(0, mark);
+      const childText = this.#stitch(childKey, used);
+      if (childText) out.push(indent ? childText.replace(/^/gm, indent) : childText);
+    }
+    return out.join('\n');
+  }
+
+  /** Absolute XPath of a (scoped) frame's iframe element, asked of each ancestor's document. */
+  async #framePrefix(frame: Frame): Promise<string> {
+    let prefix = '';
+    for (let at = frame; at.parent; at = at.parent) {
+      const parent = at.parent;
+      const engine = await parent.engine(this.#remaining());
+      const { session, contextId } = engine.world;
+      const objectGroup = `tendril-snapshot-${++groups}`;
+      try {
+        const { backendNodeId } = await session.send('DOM.getFrameOwner', { frameId: at.id }, { timeoutMs: this.#remaining() });
+        const { object } = await session.send('DOM.resolveNode', { backendNodeId, executionContextId: contextId, objectGroup }, { timeoutMs: this.#remaining() });
+        const options: CaptureOptions = { mode: 'xpath', frame: 0, frameKeys: [], rootLine: false, smallDocument: 0 };
+        const response = await session.send(
+          'Runtime.callFunctionOn',
+          { functionDeclaration: CAPTURE_SOURCE, objectId: engine.objectId, arguments: [{ value: options }, { value: null }, { objectId: object.objectId }], returnByValue: true },
+          { timeoutMs: this.#remaining() },
+        );
+        if (response.exceptionDetails) throw new SdkDomProcessError(describeException(response.exceptionDetails));
+        prefix = String(response.result.value) + prefix;
+      } finally {
+        void session.sendQuiet('Runtime.releaseObjectGroup', { objectGroup });
+      }
+    }
+    return prefix;
+  }
+}
+
+/** Errors of the frame the caller asked about, in the contract's terms. */
+function mapError(error: unknown, frame: Frame): unknown {
+  if (error instanceof TimeoutError || error instanceof SdkDomProcessError) return error;
+  if (error instanceof TargetClosedError || error instanceof PageClosedError) {
+    return new PageClosedError(`The page closed while its text was being captured (${frame.url()}).`, { cause: error });
+  }
+  if (isContextGone(error)) {
+    return new SdkEvalError(`The page kept navigating while its text was being captured (${frame.url()}); try again once it settles.`, {
+      cause: error,
+    });
+  }
+  if (error instanceof SdkError) return error;
+  return new SdkEvalError(`Capturing the text of ${frame.url()} failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+}

@@ -1,0 +1,2 @@
+export { captureSnapshot, type CaptureSnapshotOptions } from './capture.js';
+export { Snapshot } from './snapshot.js';

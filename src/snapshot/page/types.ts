@@ -1,0 +1,38 @@
+// Shapes shared by the page script (this folder, bundled by esbuild) and the host side of the snapshot.
+
+/** What the host asks of one frame's capture. */
+export interface CaptureOptions {
+  /** 'capture' walks the page; 'xpath' returns the absolute XPath of the first frame element. */
+  mode: 'capture' | 'xpath';
+  /** Ordinal of this frame in the page: the F of `[F-N]`. */
+  frame: number;
+  /** Keys (frame ids) of the child-frame elements passed after the root, in the same order. */
+  frameKeys: string[];
+  /** Emit the RootWebArea line (the main frame of an unscoped capture). */
+  rootLine: boolean;
+  /** Documents with at most this many elements are always scanned for closed shadow roots. */
+  smallDocument: number;
+}
+
+/** One frame's part of the snapshot, as plain JSON. */
+export interface CaptureResult {
+  /** Lines at depth 0 and below; a child frame's content goes where a line is `<indent>\u0001<key>`. */
+  text: string;
+  /** XPath table, flat: [parentEntry, step, parentEntry, step, ...]; -1 means the document. */
+  xp: Array<number | string>;
+  /** Node number → its entry in `xp`. */
+  nodes: number[];
+  /** Flat [nodeNumber, absoluteUrl, ...] for links. */
+  links: Array<number | string>;
+  /** Flat [frameKey, entry of its iframe element, ...] in the order the frames appear. */
+  frames: Array<number | string>;
+  /** The document may hold closed shadow roots the walk could not enter. */
+  needsScan: boolean;
+}
+
+/** The part of the selector engine (driver/injected) the walk relies on. */
+export interface EngineLike {
+  rootOf(el: Element): ShadowRoot | null;
+  noteSuspects(els: Element[]): void;
+  isScanned(el: Element): boolean;
+}

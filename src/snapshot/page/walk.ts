@@ -1,0 +1,276 @@
+// Phase one of a capture: one walk over the composed tree (shadow roots entered, slots followed) that
+// keeps what a user can perceive and folds away what adds nothing. Iterative, so a DOM thousands of
+// levels deep cannot exhaust the call stack.
+
+import { authorName, ariaStates, describeControl, KEEP_EMPTY, LEAF_ROLES, PASS_THROUGH, roleOf } from './roles.js';
+import { clean, squash, textOf } from './text.js';
+import type { EngineLike } from './types.js';
+
+export interface NodeItem {
+  k: 0;
+  role: string;
+  name: string;
+  states: string;
+  el: Element;
+  kids: Item[];
+  href?: string;
+}
+export interface TextItem {
+  k: 1;
+  text: string;
+  el: Element;
+}
+export interface FrameItem {
+  k: 3;
+  key: string;
+  name: string;
+  el: Element;
+}
+/** Separates text runs that must not merge (block boundaries, nodes between them). */
+export const BREAK = 2;
+export type Item = NodeItem | TextItem | FrameItem | typeof BREAK;
+
+/** An element whose children are being walked. */
+interface Open {
+  el: Element;
+  tag: string;
+  kids: ArrayLike<Node>;
+  i: number;
+  items: Item[];
+  visible: boolean;
+  inline: boolean;
+  /** Inside a table used for layout: its rows and cells are plain boxes. */
+  layout: boolean;
+  /** A label's text already names its control. */
+  dropText: boolean;
+}
+
+const SKIP = new Set([
+  'script', 'style', 'template', 'noscript', 'head', 'meta', 'link', 'title', 'base', 'param', 'source',
+  'track', 'hr', 'canvas', 'video', 'audio', 'object', 'embed', 'map', 'datalist',
+]);
+const SHADOW_HOSTS = new Set([
+  'article', 'aside', 'blockquote', 'div', 'footer', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'header', 'main',
+  'nav', 'p', 'section', 'span',
+]);
+const TABLE_PARTS = new Set(['row', 'cell', 'columnheader', 'rowheader', 'table']);
+
+export class Walker {
+  /** Elements that may host a closed shadow root (the walk cannot tell; the host can scan). */
+  readonly suspects: Element[] = [];
+  /** Rendered elements seen: a measure of the document's size. */
+  elements = 0;
+
+  constructor(
+    private readonly engine: EngineLike,
+    private readonly frames: Map<Element, string>,
+  ) {}
+
+  walk(root: Element): Item[] {
+    const top: Open = { el: root, tag: '', kids: [root], i: 0, items: [], visible: true, inline: false, layout: false, dropText: false };
+    const stack: Open[] = [top];
+    while (stack.length) {
+      const open = stack[stack.length - 1]!;
+      if (open.i < open.kids.length) {
+        const node = open.kids[open.i++]!;
+        if (node.nodeType === 3) {
+          if (open.visible && !open.dropText) pushText(open.items, squash((node as Text).data), node.parentElement ?? open.el);
+        } else if (node.nodeType === 1) {
+          const child = this.enter(node as Element, open);
+          if (child) stack.push(child);
+        }
+        continue;
+      }
+      stack.pop();
+      if (open !== top) this.leave(open, stack[stack.length - 1]!);
+    }
+    return top.items;
+  }
+
+  private enter(el: Element, parent: Open): Open | null {
+    const tag = el.localName;
+    if (SKIP.has(tag)) return null;
+    const attributes = el.hasAttributes();
+    if (attributes && el.getAttribute('aria-hidden') === 'true') return null;
+    const style = getComputedStyle(el);
+    const display = style.display;
+    if (display === 'none') return null;
+    const visible = style.visibility === 'visible';
+    this.elements++;
+    switch (tag) {
+      case 'iframe':
+      case 'frame': {
+        const key = this.frames.get(el);
+        if (key !== undefined && visible) {
+          const name = clean(el.getAttribute('title') || el.getAttribute('name'));
+          pushNode(parent.items, { k: 3, key, name, el });
+        }
+        return null;
+      }
+      case 'input':
+      case 'textarea':
+      case 'select':
+        if (visible) this.control(el, tag, parent.items);
+        return null;
+      case 'img':
+        if (visible) image(el, authorName(el) || clean(el.getAttribute('alt')) || clean(el.getAttribute('title')), parent.items);
+        return null;
+      case 'svg':
+        if (visible) image(el, authorName(el) || (el.getAttribute('role') === 'img' || hasTitle(el) ? svgTitle(el) : ''), parent.items);
+        return null;
+      case 'br':
+        if (visible) pushText(parent.items, ' ', el);
+        return null;
+    }
+    const root = this.engine.rootOf(el);
+    let kids: ArrayLike<Node>;
+    if (root) kids = root.childNodes;
+    else if (tag === 'slot') kids = (el as HTMLSlotElement).assignedNodes({ flatten: true });
+    else if (tag === 'details' && !(el as HTMLDetailsElement).open) kids = Array.from(el.children).filter((c) => c.localName === 'summary');
+    else {
+      kids = el.childNodes;
+      if (this.mayHostClosedRoot(el, tag)) this.suspects.push(el);
+    }
+    if (attributes && el.getAttribute('hidden') === 'until-found') kids = [];
+    return {
+      el,
+      tag,
+      kids,
+      i: 0,
+      items: [],
+      visible,
+      inline: display === 'inline' || display === 'contents',
+      layout: tag === 'table' ? isLayoutTable(el as HTMLTableElement) : parent.layout,
+      dropText: tag === 'label' && !!(el as HTMLLabelElement).control,
+    };
+  }
+
+  private leave(open: Open, parent: Open): void {
+    const { el, tag, items } = open;
+    let role = open.visible ? roleOf(el, tag) : '';
+    if (open.layout && TABLE_PARTS.has(role) && !el.hasAttribute('role')) role = '';
+    if (!role) {
+      // A generic box adds no line; a block one still keeps its text apart from its neighbours'.
+      if (!open.inline) pushBreak(parent.items);
+      for (const item of items) pushItem(parent.items, item);
+      if (!open.inline) pushBreak(parent.items);
+      return;
+    }
+    let name = authorName(el);
+    const states = ariaStates(el, role, tag);
+    let kids: Item[] = items;
+    if (LEAF_ROLES.has(role)) {
+      name ||= contentText(items) || clean(el.getAttribute('title'));
+      kids = [];
+    } else if (!name && onlyText(items)) {
+      name = contentText(items);
+      kids = [];
+    }
+    const nodes = kids.filter((item) => item !== BREAK);
+    if (!name && !states && PASS_THROUGH.has(role) && nodes.length === 1 && (nodes[0] as Exclude<Item, typeof BREAK>).k !== 1) {
+      pushNode(parent.items, nodes[0] as NodeItem | FrameItem);
+      return;
+    }
+    if (!name && nodes.length === 0 && !KEEP_EMPTY.has(role) && role !== 'link') return;
+    const node: NodeItem = { k: 0, role, name, states, el, kids: nodes };
+    if (role === 'link') node.href = hrefOf(el);
+    pushNode(parent.items, node);
+  }
+
+  private control(el: Element, tag: string, items: Item[]): void {
+    const control = describeControl(el, tag);
+    if (!control) return;
+    const node: NodeItem = { k: 0, role: control.role, name: control.name, states: control.states, el, kids: [] };
+    for (const option of control.options ?? []) {
+      node.kids.push({ k: 0, role: 'option', name: option.name, states: option.states, el: option.el, kids: [] });
+    }
+    pushNode(items, node);
+  }
+
+  /**
+   * Page script cannot see closed shadow roots. Custom elements, and boxes that take space while
+   * showing none of their own content, are where one may hide; the host scans for them.
+   */
+  private mayHostClosedRoot(el: Element, tag: string): boolean {
+    if (!tag.includes('-') && !SHADOW_HOSTS.has(tag)) return false;
+    if (this.engine.isScanned(el)) return false;
+    if (tag.includes('-')) return true;
+    const first = el.firstElementChild;
+    if (first) return !first.checkVisibility() && getComputedStyle(first).display !== 'none';
+    if (clean(el.textContent)) return false;
+    const box = el.getBoundingClientRect();
+    return box.width > 0 && box.height > 0;
+  }
+}
+
+function image(el: Element, name: string, items: Item[]): void {
+  if (name) pushNode(items, { k: 0, role: 'image', name, states: '', el, kids: [] });
+}
+
+function hasTitle(svg: Element): boolean {
+  return svg.firstElementChild?.localName === 'title';
+}
+
+function svgTitle(svg: Element): string {
+  const title = Array.from(svg.children).find((c) => c.localName === 'title');
+  return title ? clean(title.textContent) : '';
+}
+
+function isLayoutTable(table: HTMLTableElement): boolean {
+  if (table.hasAttribute('role') || table.querySelector('th,caption,thead,tfoot')) return false;
+  return table.rows.length <= 1 || table.querySelector('table') !== null;
+}
+
+function hrefOf(el: Element): string | undefined {
+  // HTML links resolve themselves (against <base href> too); SVG ones do not.
+  const resolved = (el as HTMLAnchorElement).href;
+  if (typeof resolved === 'string') return resolved;
+  const raw = el.getAttribute('href');
+  if (raw === null) return undefined;
+  try {
+    return new URL(raw, el.baseURI).href;
+  } catch {
+    return raw;
+  }
+}
+
+function contentText(items: Item[]): string {
+  let out = '';
+  for (const item of items) {
+    if (item === BREAK) out += ' ';
+    else if (item.k === 1) out += item.text;
+    else if (item.k === 0) out += ` ${item.name || textOf(item.el)} `;
+  }
+  return clean(out);
+}
+
+function onlyText(items: Item[]): boolean {
+  let text = false;
+  for (const item of items) {
+    if (item === BREAK) continue;
+    if (item.k !== 1) return false;
+    text = true;
+  }
+  return text;
+}
+
+function pushText(items: Item[], text: string, el: Element): void {
+  const last = items[items.length - 1];
+  if (last !== undefined && last !== BREAK && last.k === 1) last.text += text;
+  else if (text.trim()) items.push({ k: 1, text, el });
+}
+
+function pushBreak(items: Item[]): void {
+  if (items.length && items[items.length - 1] !== BREAK) items.push(BREAK);
+}
+
+function pushNode(items: Item[], node: NodeItem | FrameItem): void {
+  pushBreak(items);
+  items.push(node, BREAK);
+}
+
+function pushItem(items: Item[], item: Item): void {
+  if (item === BREAK) pushBreak(items);
+  else if (item.k === 1) pushText(items, item.text, item.el);
+  else items.push(item);
+}

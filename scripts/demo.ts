@@ -1,17 +1,17 @@
 // The main job on an embedded default: start a local Chromium, open the bundled demo page (or the
-// URL given as the first argument) and print what Tendril sees: the frame tree and each frame's
-// text, shadow roots included. Usage: npm run demo [-- <url>]
+// URL given as the first argument) and print what Tendril reads there with extract(): the page text
+// across its iframes and shadow roots. Usage: npm run demo [-- <url>]
 import { readFile } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Sdk, type Frame } from '../src/index.js';
+import { Sdk } from '../src/index.js';
 
 const DEMO_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'demo');
 
 /** Serves the demo page on two loopback origins, so its partner iframe is cross-origin. */
-async function serveDemo(): Promise<{ url: string; close: () => void }> {
+export async function serveDemo(): Promise<{ url: string; close: () => void }> {
   const servers: http.Server[] = [];
   const origins: string[] = [];
   for (const host of ['127.0.0.1', 'localhost']) {
@@ -34,23 +34,6 @@ async function serveDemo(): Promise<{ url: string; close: () => void }> {
   return { url: `${origins[0]}/index.html`, close: () => servers.forEach((server) => server.close()) };
 }
 
-/** Visible text of a document, entering open shadow roots (runs in the page). */
-function composedText(): string {
-  const parts: string[] = [];
-  const walk = (node: Node) => {
-    if (node.nodeType === Node.TEXT_NODE) {
-      const text = node.textContent?.trim();
-      if (text) parts.push(text);
-      return;
-    }
-    if (node instanceof HTMLScriptElement || node instanceof HTMLStyleElement) return;
-    if (node instanceof Element && node.shadowRoot) walk(node.shadowRoot);
-    for (const child of node.childNodes) walk(child);
-  };
-  walk(document.body);
-  return parts.join(' | ');
-}
-
 async function main(): Promise<void> {
   const demo = process.argv[2] ? undefined : await serveDemo();
   const url = process.argv[2] ?? demo!.url;
@@ -59,17 +42,17 @@ async function main(): Promise<void> {
     await sdk.init();
     const page = sdk.context.pages()[0]!;
     await page.goto(url);
-    console.log(`# ${await page.title()}  (${page.url()})\n`);
-    const print = async (frame: Frame, depth: number) => {
-      const kind = frame.parentFrame() ? (frame.isOutOfProcess() ? 'out-of-process iframe' : 'iframe') : 'page';
-      console.log(`${'  '.repeat(depth)}[${kind}] ${frame.url()}`);
-      console.log(`${'  '.repeat(depth + 1)}${await frame.evaluate(composedText)}`);
-      for (const child of frame.childFrames()) await print(child, depth + 1);
-    };
-    await print(page.mainFrame(), 0);
+    const frames = page.frames();
+    const oopifs = frames.filter((frame) => frame.isOutOfProcess()).length;
+    console.log(`# ${page.url()}: ${frames.length} frames, ${oopifs} of them out of process\n`);
+    const started = performance.now();
+    const { pageText } = await sdk.extract();
+    console.log(pageText);
+    console.log(`\n(${pageText.length} bytes in ${Math.round(performance.now() - started)} ms)`);
     if (demo) {
-      // Closed shadow roots are invisible to page script; the selector engine reaches them.
-      console.log(`\n[closed shadow root] ${await page.locator('//div[@id="reviews"]//blockquote').textContent()}`);
+      // The reviews live in a closed shadow root: a selector scopes the text to them.
+      const { pageText: reviews } = await sdk.extract({ selector: '#reviews' });
+      console.log(`\n# extract({ selector: '#reviews' })\n${reviews}`);
     }
   } finally {
     await sdk.close();
@@ -77,7 +60,10 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error: unknown) => {
-  console.error(error instanceof Error ? `${error.name}: ${error.message}` : error);
-  process.exitCode = 1;
-});
+// Only when run as a script: the bench imports serveDemo from here.
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  main().catch((error: unknown) => {
+    console.error(error instanceof Error ? `${error.name}: ${error.message}` : error);
+    process.exitCode = 1;
+  });
+}

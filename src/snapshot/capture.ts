@@ -53,6 +53,13 @@ class Capture {
     this.#ordinals = new Map(page.frames().map((frame, i) => [frame, i]));
   }
 
+  /** The F of `[F-N]`: tree order at the start, then in order of appearance for frames added since. */
+  #ordinal(frame: Frame): number {
+    let ordinal = this.#ordinals.get(frame);
+    if (ordinal === undefined) this.#ordinals.set(frame, (ordinal = this.#ordinals.size));
+    return ordinal;
+  }
+
   #remaining(): number {
     return Math.max(1, this.deadline - Date.now());
   }
@@ -96,7 +103,7 @@ class Capture {
   async #part(frame: Frame, required: boolean, scope: ResolvedElement | null): Promise<void> {
     try {
       const result = await this.#captureFrame(frame, scope, required && !scope && frame === this.page.mainFrame());
-      this.#parts.set(frame.id, { ordinal: this.#ordinals.get(frame) ?? this.#ordinals.size, result, prefix: () => '' });
+      this.#parts.set(frame.id, { ordinal: this.#ordinal(frame), result, prefix: () => '' });
     } catch (error) {
       if (required || error instanceof TimeoutError) throw mapError(error, frame);
       // A frame that detached or navigated away mid-capture is left out, as if it had not been there.
@@ -147,7 +154,7 @@ class Capture {
           }
         }),
       );
-      const options: CaptureOptions = { mode: 'capture', frame: this.#ordinals.get(frame) ?? 0, frameKeys: [], rootLine, smallDocument: SMALL_DOCUMENT };
+      const options: CaptureOptions = { mode: 'capture', frame: this.#ordinal(frame), frameKeys: [], rootLine, smallDocument: SMALL_DOCUMENT };
       const args: Protocol.Runtime.CallArgument[] = [{ value: options }, scope ? { objectId: scope.objectId } : { value: null }];
       children.forEach((child, i) => {
         const objectId = owners[i];
@@ -164,7 +171,7 @@ class Capture {
         if (response.exceptionDetails) {
           throw new SdkDomProcessError(`Reading the page in frame ${frame.url() || frame.id} failed: ${describeException(response.exceptionDetails)}`);
         }
-        return response.result.value as CaptureResult;
+        return JSON.parse(String(response.result.value)) as CaptureResult;
       };
       let result = await walk();
       if (result.needsScan) {
@@ -235,7 +242,7 @@ class Capture {
           { timeoutMs: this.#remaining() },
         );
         if (response.exceptionDetails) throw new SdkDomProcessError(describeException(response.exceptionDetails));
-        prefix = String(response.result.value) + prefix;
+        prefix = (JSON.parse(String(response.result.value)) as string) + prefix;
       } finally {
         void session.sendQuiet('Runtime.releaseObjectGroup', { objectGroup });
       }

@@ -3,7 +3,7 @@
 // levels deep cannot exhaust the call stack.
 
 import { authorName, ariaStates, describeControl, KEEP_EMPTY, LEAF_ROLES, PASS_THROUGH, roleOf } from './roles.js';
-import { clean, squash, textOf } from './text.js';
+import { clean, squash } from './text.js';
 import type { EngineLike } from './types.js';
 
 export interface NodeItem {
@@ -160,13 +160,15 @@ export class Walker {
     const states = ariaStates(el, role, tag);
     let kids: Item[] = items;
     if (LEAF_ROLES.has(role)) {
-      name ||= contentText(items) || clean(el.getAttribute('title'));
-      kids = [];
+      const content = contentText(items);
+      // An author's name (aria-label) wins, but visible words it leaves out are kept beside it.
+      kids = name && content && !name.includes(content) ? [{ k: 1, text: content, el }] : [];
+      name ||= content || clean(el.getAttribute('title'));
     } else if (!name && onlyText(items)) {
       name = contentText(items);
       kids = [];
     }
-    const nodes = kids.filter((item) => item !== BREAK);
+    const nodes = kids.length ? kids.filter((item) => item !== BREAK) : kids;
     if (!name && !states && PASS_THROUGH.has(role) && nodes.length === 1 && (nodes[0] as Exclude<Item, typeof BREAK>).k !== 1) {
       pushNode(parent.items, nodes[0] as NodeItem | FrameItem);
       return;
@@ -234,12 +236,20 @@ function hrefOf(el: Element): string | undefined {
   }
 }
 
+/** The visible text of items, nested nodes included (their names, else their own content). */
 function contentText(items: Item[]): string {
+  const only = items.length === 1 ? items[0]! : BREAK;
+  if (only !== BREAK && only.k === 1) return clean(only.text);
   let out = '';
-  for (const item of items) {
+  const stack: Item[] = items.slice().reverse();
+  while (stack.length) {
+    const item = stack.pop()!;
     if (item === BREAK) out += ' ';
     else if (item.k === 1) out += item.text;
-    else if (item.k === 0) out += ` ${item.name || textOf(item.el)} `;
+    else if (item.k === 0) {
+      if (item.name) out += ` ${item.name} `;
+      else for (let i = item.kids.length - 1; i >= 0; i--) stack.push(item.kids[i]!);
+    }
   }
   return clean(out);
 }

@@ -31,7 +31,9 @@ function capture(engine: EngineLike, options: CaptureOptions, root: Element | nu
   if (options.rootLine) renderer.rootLine(clean(document.title));
   renderer.render(items, options.rootLine ? 1 : 0);
   engine.noteSuspects(walker.suspects);
-  const small = walker.elements <= options.smallDocument;
+  // A scoped walk sees only part of the document, but a scan always reads all of it.
+  const size = root ? document.getElementsByTagName('*').length : walker.elements;
+  const small = size <= options.smallDocument;
   return renderer.result(small || walker.suspects.length > 0);
 }
 

@@ -121,16 +121,19 @@ describe('extract() on hard pages', () => {
     });
   });
 
-  it('keeps to the timeout when an out-of-process iframe never yields', async () => {
+  it('leaves out an out-of-process iframe that never yields, after half the timeout', async () => {
     await onOwnPage(async (page) => {
       // The main frame is healthy; the cross-origin iframe spins once loaded.
       await page.goto(fixture.servers.a.url('/snap-busy-oopif.html'));
+      expect(page.frames().some((frame) => frame.isOutOfProcess())).toBe(true);
       const started = Date.now();
-      const outcome = await fixture.sdk.extract({ page, timeout: 1500 }).catch((error: unknown) => error);
-      expect(Date.now() - started).toBeLessThan(1500 + 1500);
-      // Either the call gives up with TimeoutError, or it returns what it could read.
-      if (outcome instanceof Error) expect(outcome).toBeInstanceOf(TimeoutError);
-      else expect((outcome as { pageText: string }).pageText).toContain('healthy main frame text');
+      const { pageText } = await fixture.sdk.extract({ page, timeout: 3000 });
+      const elapsed = Date.now() - started;
+      // Half of the 3 s for the stuck frame, then the rest is returned without it.
+      expect(elapsed).toBeGreaterThanOrEqual(1400);
+      expect(elapsed).toBeLessThan(3000);
+      expect(pageText).toContain('healthy main frame text');
+      expect(findLines(pageText, 'Iframe')).toHaveLength(1);
     }, true);
   });
 

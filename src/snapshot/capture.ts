@@ -60,8 +60,8 @@ class Capture {
     return ordinal;
   }
 
-  #remaining(): number {
-    return Math.max(1, this.deadline - Date.now());
+  #remaining(deadline = this.deadline): number {
+    return Math.max(1, deadline - Date.now());
   }
 
   async run(selector: string | undefined): Promise<Snapshot> {
@@ -99,26 +99,33 @@ class Capture {
     return out;
   }
 
-  /** Captures one frame. Only the frame the caller asked about may fail the capture. */
+  /**
+   * Captures one frame. Only the frame the caller asked about may fail the capture; any other gets
+   * half of the time left, so one stuck iframe (an ad spinning in a loop) costs part of the text,
+   * not the whole call.
+   */
   async #part(frame: Frame, required: boolean, scope: ResolvedElement | null): Promise<void> {
+    const deadline = required ? this.deadline : Date.now() + this.#remaining() / 2;
     try {
-      const result = await this.#captureFrame(frame, scope, required && !scope && frame === this.page.mainFrame());
+      const rootLine = required && !scope && frame === this.page.mainFrame();
+      const capture = this.#captureFrame(frame, scope, rootLine, deadline);
+      const result = required ? await capture : await withDeadline(capture, this.#remaining(deadline), `Capturing frame ${frame.url()}`);
       this.#parts.set(frame.id, { ordinal: this.#ordinal(frame), result, prefix: () => '' });
     } catch (error) {
-      if (required || error instanceof TimeoutError) throw mapError(error, frame);
-      // A frame that detached or navigated away mid-capture is left out, as if it had not been there.
-      this.logger?.debug('snapshot', 'Skipped a frame that could not be captured', {
+      if (required) throw mapError(error, frame);
+      // A frame that detached, navigated away or did not answer in time is left out.
+      this.logger?.info('snapshot', 'Left out a frame that could not be read', {
         url: frame.url(),
         error: error instanceof Error ? error.message : String(error),
       });
     }
   }
 
-  async #captureFrame(frame: Frame, scope: ResolvedElement | null, rootLine: boolean): Promise<CaptureResult> {
+  async #captureFrame(frame: Frame, scope: ResolvedElement | null, rootLine: boolean, deadline: number): Promise<CaptureResult> {
     for (let attempt = 0; ; attempt++) {
-      const engine = await frame.engine(this.#remaining());
+      const engine = await frame.engine(this.#remaining(deadline));
       try {
-        return await this.#walk(frame, engine, scope, rootLine);
+        return await this.#walk(frame, engine, scope, rootLine, deadline);
       } catch (error) {
         // A new document replaced the one we were walking: walk the new one, once. A scope element
         // belonged to the old document, so that one cannot be retried.
@@ -133,7 +140,9 @@ class Capture {
     engine: { world: { session: Frame['session']; contextId: number }; objectId: string },
     scope: ResolvedElement | null,
     rootLine: boolean,
+    deadline: number,
   ): Promise<CaptureResult> {
+    const remaining = () => this.#remaining(deadline);
     const { session, contextId } = engine.world;
     const objectGroup = `tendril-snapshot-${++groups}`;
     try {
@@ -141,11 +150,11 @@ class Capture {
       const owners = await Promise.all(
         children.map(async (child) => {
           try {
-            const { backendNodeId } = await session.send('DOM.getFrameOwner', { frameId: child.id }, { timeoutMs: this.#remaining() });
+            const { backendNodeId } = await session.send('DOM.getFrameOwner', { frameId: child.id }, { timeoutMs: remaining() });
             const { object } = await session.send(
               'DOM.resolveNode',
               { backendNodeId, executionContextId: contextId, objectGroup },
-              { timeoutMs: this.#remaining() },
+              { timeoutMs: remaining() },
             );
             return object.objectId;
           } catch (error) {
@@ -166,7 +175,7 @@ class Capture {
         const response = await session.send(
           'Runtime.callFunctionOn',
           { functionDeclaration: CAPTURE_SOURCE, objectId: engine.objectId, arguments: args, returnByValue: true },
-          { timeoutMs: this.#remaining() },
+          { timeoutMs: remaining() },
         );
         if (response.exceptionDetails) {
           throw new SdkDomProcessError(`Reading the page in frame ${frame.url() || frame.id} failed: ${describeException(response.exceptionDetails)}`);
@@ -175,7 +184,7 @@ class Capture {
       };
       let result = await walk();
       if (result.needsScan) {
-        const learned = await registerClosedShadowRoots(frame, this.#remaining());
+        const learned = await registerClosedShadowRoots(frame, remaining());
         void session.sendQuiet('Runtime.callFunctionOn', { functionDeclaration: 'function () { this.markSuspectsScanned(); }', objectId: engine.objectId });
         if (learned > 0) result = await walk();
       }

@@ -82,14 +82,14 @@ describe('extract({ selector })', () => {
   it('maps the ids of a scoped snapshot back to their elements', async () => {
     const snap = await captureSnapshot(fixture.page, { selector: '/html/body/iframe[2]/html/body/div[1]' });
     const link = mustFind(snap.text, 'link', 'oop scoped link');
-    const xpath = snap.xpathOf(link.id);
+    const xpath = await snap.xpathOf(link.id);
     expect(xpath).toMatch(/^\/html\/body\/iframe\[2\]\//);
     expect(await fixture.page.locator(xpath!).textContent()).toBe('oop scoped link');
     expect(snap.urlOf(link.id)).toBe(`${fixture.servers.b.origin}/somewhere`);
 
     const closed = await captureSnapshot(fixture.page, { selector: '#closed-sec' });
     const button = mustFind(closed.text, 'button', 'closed scoped button');
-    expect(await fixture.page.locator(closed.xpathOf(button.id)!).textContent()).toBe('closed scoped button');
+    expect(await fixture.page.locator((await closed.xpathOf(button.id))!).textContent()).toBe('closed scoped button');
   });
 
   it('rejects an XPath that matches nothing with XPathResolutionError', async () => {

@@ -445,7 +445,7 @@ describe('node maps', () => {
   /** xpathOf for the line; checks the XPath is absolute and that our locator finds the element. */
   async function located(line: Line, expectedText: string) {
     const snap = await snapshot();
-    const xpath = snap.xpathOf(line.id);
+    const xpath = await snap.xpathOf(line.id);
     expect(xpath, `xpathOf(${line.id}) for ${line.raw}`).toBeDefined();
     expect(xpath).toMatch(/^\/html/);
     expect(xpath).not.toContain('//');
@@ -487,14 +487,14 @@ describe('node maps', () => {
     const all = lines(snap.text);
     expect(all.length).toBeGreaterThan(10);
     for (const line of all) {
-      const xpath = snap.xpathOf(line.id);
+      const xpath = await snap.xpathOf(line.id);
       expect(xpath, `xpathOf(${line.id}) for ${line.raw}`).toMatch(/^\/html/);
       const found = await fixture.page.locator(xpath!).evaluate((el) => [el.textContent ?? '', el.getAttribute('aria-label') ?? ''] as const);
       if (line.name && line.role !== 'RootWebArea') {
         expect(found.join(' '), `element at ${xpath} for ${line.raw}`).toContain(line.name);
       }
     }
-    expect(snap.xpathOf('999-999')).toBeUndefined();
+    expect(await snap.xpathOf('999-999')).toBeUndefined();
   });
 
   it('resolves link URLs against the frame base URL', async () => {

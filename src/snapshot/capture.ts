@@ -5,15 +5,15 @@
 import type { Protocol } from 'devtools-protocol';
 import { PageClosedError, SdkDomProcessError, SdkError, SdkEvalError, TargetClosedError, TimeoutError } from '../errors.js';
 import type { Logger } from '../logger.js';
-import { describeException, isContextGone } from '../driver/evaluate.js';
+import { isContextGone } from '../driver/evaluate.js';
 import type { Frame } from '../driver/frame.js';
 import { resolveSelector, type ResolvedElement } from '../driver/locator.js';
 import type { Page } from '../driver/page.js';
 import { registerClosedShadowRoots } from '../driver/shadow.js';
 import { withDeadline } from '../util/time.js';
-import { CAPTURE_SOURCE } from './page/generated.js';
 import type { CaptureOptions, CaptureResult } from './page/types.js';
-import { entryPath, Snapshot, type FramePart } from './snapshot.js';
+import { callPageScript, type EngineHandle } from './call.js';
+import { Snapshot, type FramePart } from './snapshot.js';
 
 export interface CaptureSnapshotOptions {
   /** XPath or CSS; only that element's subtree (and the frames inside it) is captured. */
@@ -27,7 +27,11 @@ export interface CaptureSnapshotOptions {
 const SMALL_DOCUMENT = 3000;
 const FRAME_MARK = '\u0001';
 
+/** A frame's capture and the key its engine keeps the elements under. */
+type Captured = CaptureResult & { key: string };
+
 let groups = 0;
+let captures = 0;
 
 /** Captures the page (or the part `selector` names) as accessibility-tree text with its maps. */
 export function captureSnapshot(page: Page, options: CaptureSnapshotOptions = {}): Promise<Snapshot> {
@@ -110,7 +114,7 @@ class Capture {
       const rootLine = required && !scope && frame === this.page.mainFrame();
       const capture = this.#captureFrame(frame, scope, rootLine, deadline);
       const result = required ? await capture : await withDeadline(capture, this.#remaining(deadline), `Capturing frame ${frame.url()}`);
-      this.#parts.set(frame.id, { ordinal: this.#ordinal(frame), result, prefix: () => '' });
+      this.#parts.set(frame.id, { ordinal: this.#ordinal(frame), frame, key: result.key, result, parent: null, prefix: '' });
     } catch (error) {
       if (required) throw mapError(error, frame);
       // A frame that detached, navigated away or did not answer in time is left out.
@@ -121,7 +125,7 @@ class Capture {
     }
   }
 
-  async #captureFrame(frame: Frame, scope: ResolvedElement | null, rootLine: boolean, deadline: number): Promise<CaptureResult> {
+  async #captureFrame(frame: Frame, scope: ResolvedElement | null, rootLine: boolean, deadline: number): Promise<Captured> {
     for (let attempt = 0; ; attempt++) {
       const engine = await frame.engine(this.#remaining(deadline));
       try {
@@ -137,11 +141,11 @@ class Capture {
 
   async #walk(
     frame: Frame,
-    engine: { world: { session: Frame['session']; contextId: number }; objectId: string },
+    engine: EngineHandle,
     scope: ResolvedElement | null,
     rootLine: boolean,
     deadline: number,
-  ): Promise<CaptureResult> {
+  ): Promise<Captured> {
     const remaining = () => this.#remaining(deadline);
     const { session, contextId } = engine.world;
     const objectGroup = `tendril-snapshot-${++groups}`;
@@ -163,25 +167,16 @@ class Capture {
           }
         }),
       );
-      const options: CaptureOptions = { mode: 'capture', frame: this.#ordinal(frame), frameKeys: [], rootLine, smallDocument: SMALL_DOCUMENT };
-      const args: Protocol.Runtime.CallArgument[] = [{ value: options }, scope ? { objectId: scope.objectId } : { value: null }];
+      const key = `c${++captures}`;
+      const options: CaptureOptions = { mode: 'capture', key, frame: this.#ordinal(frame), frameKeys: [], rootLine, smallDocument: SMALL_DOCUMENT };
+      const args: Protocol.Runtime.CallArgument[] = [scope ? { objectId: scope.objectId } : { value: null }];
       children.forEach((child, i) => {
         const objectId = owners[i];
         if (!objectId) return;
         options.frameKeys.push(child.id);
         args.push({ objectId });
       });
-      const walk = async (): Promise<CaptureResult> => {
-        const response = await session.send(
-          'Runtime.callFunctionOn',
-          { functionDeclaration: CAPTURE_SOURCE, objectId: engine.objectId, arguments: args, returnByValue: true },
-          { timeoutMs: remaining() },
-        );
-        if (response.exceptionDetails) {
-          throw new SdkDomProcessError(`Reading the page in frame ${frame.url() || frame.id} failed: ${describeException(response.exceptionDetails)}`);
-        }
-        return JSON.parse(String(response.result.value)) as CaptureResult;
-      };
+      const walk = async () => ({ ...(await callPageScript<CaptureResult>(frame, engine, options, args, remaining())), key });
       let result = await walk();
       if (result.needsScan) {
         const learned = await registerClosedShadowRoots(frame, remaining());
@@ -194,17 +189,15 @@ class Capture {
     }
   }
 
-  /** Stitches every captured frame into its parent's text and gives each its XPath prefix. */
+  /** Stitches every captured frame into its parent's text and links each to its Iframe line. */
   async #snapshot(top: Frame): Promise<Snapshot> {
     const topPart = this.#parts.get(top.id);
     if (!topPart) throw new SdkDomProcessError(`The frame ${top.url()} produced no snapshot.`);
-    if (top.parent) {
-      const prefix = await this.#framePrefix(top);
-      topPart.prefix = () => prefix;
-    }
+    // A scope inside an iframe: its XPaths start with the path of that iframe from the top.
+    if (top.parent) topPart.prefix = await this.#framePrefix(top);
     const used: FramePart[] = [];
     const text = this.#stitch(top.id, used);
-    return new Snapshot(text, used);
+    return new Snapshot(text, used, this.page.defaultTimeoutMs);
   }
 
   #stitch(key: string, used: FramePart[]): string {
@@ -212,8 +205,8 @@ class Capture {
     used.push(part);
     const { result } = part;
     if (result.frames.length === 0) return result.text;
-    const entries = new Map<string, number>();
-    for (let i = 0; i < result.frames.length; i += 2) entries.set(result.frames[i] as string, result.frames[i + 1] as number);
+    const lineOf = new Map<string, number>();
+    for (let i = 0; i < result.frames.length; i += 2) lineOf.set(result.frames[i] as string, result.frames[i + 1] as number);
     const out: string[] = [];
     for (const line of result.text.split('\n')) {
       const mark = line.indexOf(FRAME_MARK);
@@ -224,8 +217,7 @@ class Capture {
       const childKey = line.slice(mark + 1);
       const child = this.#parts.get(childKey);
       if (!child || used.includes(child)) continue; // left out (detached, failed), or already shown
-      const entry = entries.get(childKey)!;
-      child.prefix = () => part.prefix() + entryPath(result, entry);
+      child.parent = { part, node: lineOf.get(childKey)! };
       const indent = line.slice(0, mark);
       const childText = this.#stitch(childKey, used);
       if (childText) out.push(indent ? childText.replace(/^/gm, indent) : childText);
@@ -244,14 +236,9 @@ class Capture {
       try {
         const { backendNodeId } = await session.send('DOM.getFrameOwner', { frameId: at.id }, { timeoutMs: this.#remaining() });
         const { object } = await session.send('DOM.resolveNode', { backendNodeId, executionContextId: contextId, objectGroup }, { timeoutMs: this.#remaining() });
-        const options: CaptureOptions = { mode: 'xpath', frame: 0, frameKeys: [], rootLine: false, smallDocument: 0 };
-        const response = await session.send(
-          'Runtime.callFunctionOn',
-          { functionDeclaration: CAPTURE_SOURCE, objectId: engine.objectId, arguments: [{ value: options }, { value: null }, { objectId: object.objectId }], returnByValue: true },
-          { timeoutMs: this.#remaining() },
-        );
-        if (response.exceptionDetails) throw new SdkDomProcessError(describeException(response.exceptionDetails));
-        prefix = (JSON.parse(String(response.result.value)) as string) + prefix;
+        const options: CaptureOptions = { mode: 'element', key: '', frame: 0, frameKeys: [], rootLine: false, smallDocument: 0 };
+        const path = await callPageScript<string>(parent, engine, options, [{ value: null }, { objectId: object.objectId }], this.#remaining());
+        prefix = path + prefix;
       } finally {
         void session.sendQuiet('Runtime.releaseObjectGroup', { objectGroup });
       }

@@ -1,41 +1,42 @@
-import type { CaptureResult } from './page/types.js';
+import type { Frame } from '../driver/frame.js';
+import { callPageScript } from './call.js';
+import type { CaptureOptions, CaptureResult } from './page/types.js';
 
-/** One captured frame: its ordinal (the F of `[F-N]`) and where its XPaths start. */
+/** One captured frame: its ordinal (the F of `[F-N]`), and where it sits in its parent. */
 export interface FramePart {
   ordinal: number;
+  frame: Frame;
+  /** Names this capture to the frame's engine, which keeps its elements until the next one. */
+  key: string;
   result: CaptureResult;
-  /** Absolute XPath of the frame's iframe element; '' for the top document. */
-  prefix: () => string;
+  /** The parent frame's part and the node number of this frame's Iframe line there. */
+  parent: { part: FramePart; node: number } | null;
+  /** For the top part: the XPath of its iframe ('' for the page's own document). */
+  prefix: string;
 }
 
 /**
- * The page as text plus the maps beside it: node id (`F-N`) → absolute XPath, crossing frames and
- * shadow roots, and → absolute URL for links. XPaths are kept as a compact table and spelled out
- * only for the ids asked about.
+ * The page as text plus the maps beside it: node id (`F-N`) → absolute URL for links, read at
+ * capture time, and → absolute XPath (crossing frames and shadow roots), built on request from the
+ * elements the page keeps for the latest capture of each document. An XPath is therefore available
+ * while that document is still there and not captured again; after that it is undefined.
  */
 export class Snapshot {
   readonly #parts: Map<number, FramePart>;
   readonly #urls = new Map<string, string>();
+  readonly #prefixes = new Map<FramePart, Promise<string | undefined>>();
 
   /** @internal */
   constructor(
     readonly text: string,
     parts: Iterable<FramePart>,
+    private readonly timeoutMs: number,
   ) {
     this.#parts = new Map([...parts].map((part) => [part.ordinal, part]));
     for (const part of this.#parts.values()) {
       const links = part.result.links;
       for (let i = 0; i < links.length; i += 2) this.#urls.set(`${part.ordinal}-${links[i]}`, links[i + 1] as string);
     }
-  }
-
-  /** Absolute XPath of the element behind a node id such as "0-12"; undefined for unknown ids. */
-  xpathOf(id: string): string | undefined {
-    const found = this.#locate(id);
-    if (!found) return undefined;
-    const [part, node] = found;
-    const entry = part.result.nodes[node];
-    return entry === undefined ? undefined : part.prefix() + entryPath(part.result, entry);
   }
 
   /** Absolute URL of a link node; undefined for nodes that are not links. */
@@ -48,21 +49,65 @@ export class Snapshot {
     return this.#urls;
   }
 
-  #locate(id: string): [FramePart, number] | undefined {
-    const match = /^(\d+)-(\d+)$/.exec(normalise(id));
-    if (!match) return undefined;
-    const part = this.#parts.get(Number(match[1]));
-    return part ? [part, Number(match[2])] : undefined;
+  /** Absolute XPath of the element behind a node id such as "0-12"; undefined if unknown or gone. */
+  async xpathOf(id: string): Promise<string | undefined> {
+    return (await this.xpathsOf([id])).get(normalise(id));
+  }
+
+  /** XPaths of many ids at once: one call per frame. Ids that are unknown or gone are left out. */
+  async xpathsOf(ids: Iterable<string>): Promise<Map<string, string>> {
+    const byPart = new Map<FramePart, Array<[string, number]>>();
+    for (const raw of ids) {
+      const id = normalise(raw);
+      const match = /^(\d+)-(\d+)$/.exec(id);
+      const part = match && this.#parts.get(Number(match[1]));
+      if (!part) continue;
+      const list = byPart.get(part) ?? [];
+      list.push([id, Number(match[2])]);
+      byPart.set(part, list);
+    }
+    const out = new Map<string, string>();
+    await Promise.all(
+      [...byPart].map(async ([part, list]) => {
+        const [prefix, paths] = await Promise.all([this.#prefix(part), this.#ask(part, list.map(([, node]) => node))]);
+        if (prefix === undefined || !paths) return;
+        list.forEach(([id], i) => {
+          const path = paths[i];
+          if (path) out.set(id, prefix + path);
+        });
+      }),
+    );
+    return out;
+  }
+
+  #prefix(part: FramePart): Promise<string | undefined> {
+    let prefix = this.#prefixes.get(part);
+    if (!prefix) {
+      const parent = part.parent;
+      prefix = parent
+        ? Promise.all([this.#prefix(parent.part), this.#ask(parent.part, [parent.node])]).then(([above, paths]) =>
+            above === undefined || !paths?.[0] ? undefined : above + paths[0],
+          )
+        : Promise.resolve(part.prefix);
+      this.#prefixes.set(part, prefix);
+    }
+    return prefix;
+  }
+
+  /** Asks the frame for the XPaths of its nodes; null once its document moved on. */
+  async #ask(part: FramePart, nodes: number[]): Promise<Array<string | null> | null> {
+    if (part.frame.isDetached()) return null;
+    try {
+      const engine = await part.frame.engine(this.timeoutMs);
+      const options: CaptureOptions = { mode: 'xpaths', key: part.key, ids: nodes, frame: part.ordinal, frameKeys: [], rootLine: false, smallDocument: 0 };
+      return await callPageScript<Array<string | null> | null>(part.frame, engine, options, [{ value: null }], this.timeoutMs);
+    } catch {
+      // The frame went away or navigated: its elements are gone with it.
+      return null;
+    }
   }
 }
 
 function normalise(id: string): string {
   return String(id).trim().replace(/^\[|\]$/g, '');
-}
-
-/** `/html/body/...` for an entry of one frame's XPath table. */
-export function entryPath(result: CaptureResult, entry: number): string {
-  const steps: string[] = [];
-  for (let at = entry; at >= 0; at = result.xp[at * 2] as number) steps.push(result.xp[at * 2 + 1] as string);
-  return '/' + steps.reverse().join('/');
 }

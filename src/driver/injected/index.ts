@@ -8,11 +8,15 @@ import { resolveXPath } from './xpath.js';
 
 export type { Engine } from './types.js';
 
+const KEPT_CAPTURES = 6;
+
 export function createEngine(): Engine {
   const shadows = new ShadowRegistry();
   let stashedFrame: Element | null = null;
   let suspects: Element[] = [];
   const scanned = new WeakSet<Element>();
+  // The last few captures, so a snapshot stays usable while other calls capture the same document.
+  const kept: Array<[string, Element[]]> = [];
 
   return {
     resolve(selector: string): Element | string {
@@ -54,6 +58,16 @@ export function createEngine(): Engine {
     },
     isScanned(el: Element): boolean {
       return scanned.has(el);
+    },
+    keep(key: string, elements: Element[]): void {
+      // A capture that walks again (after finding closed roots) replaces its first walk.
+      const again = kept.findIndex(([each]) => each === key);
+      if (again >= 0) kept.splice(again, 1);
+      kept.push([key, elements]);
+      if (kept.length > KEPT_CAPTURES) kept.shift();
+    },
+    kept(key: string): Element[] | null {
+      return kept.find(([each]) => each === key)?.[1] ?? null;
     },
   };
 }

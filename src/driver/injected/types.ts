@@ -22,6 +22,10 @@ export interface Engine {
   noteSuspects(els: Element[]): void;
   markSuspectsScanned(): void;
   isScanned(el: Element): boolean;
+  /** Holds the elements behind the node ids of the latest few snapshots of this document, so the
+   *  host can ask for their XPaths, or act on them, after the capture. */
+  keep(key: string, elements: Element[]): void;
+  kept(key: string): Element[] | null;
 }
 
 /** A match that lives in a child frame: the frame element here, and what to resolve inside its document. */

@@ -6,41 +6,44 @@ import { Renderer } from './render.js';
 import type { CaptureOptions, CaptureResult, EngineLike } from './types.js';
 import { clean } from './text.js';
 import { Walker } from './walk.js';
+import { XPathBuilder } from './xpath.js';
 
 export type { CaptureOptions, CaptureResult } from './types.js';
 
 /**
- * Returns the CaptureResult as a JSON string: one string crosses the protocol far faster than the
- * same data as a tree of protocol values (a large page has hundreds of thousands of them).
+ * Returns JSON text: one string crosses the protocol far faster than the same data as a tree of
+ * protocol values (a large page has hundreds of thousands of them).
  */
 export function run(engine: EngineLike, options: CaptureOptions, root: Element | null, frameElements: Element[]): string {
-  return JSON.stringify(capture(engine, options, root, frameElements));
+  switch (options.mode) {
+    case 'element':
+      return JSON.stringify(new XPathBuilder().of(frameElements[0]!));
+    case 'xpaths': {
+      const elements = engine.kept(options.key);
+      if (!elements) return 'null';
+      const builder = new XPathBuilder();
+      return JSON.stringify((options.ids ?? []).map((id) => (elements[id] ? builder.of(elements[id]) : null)));
+    }
+    default:
+      return JSON.stringify(capture(engine, options, root, frameElements));
+  }
 }
 
-function capture(engine: EngineLike, options: CaptureOptions, root: Element | null, frameElements: Element[]): CaptureResult | string {
-  if (options.mode === 'xpath') return absoluteXPath(frameElements[0]!);
+function capture(engine: EngineLike, options: CaptureOptions, root: Element | null, frameElements: Element[]): CaptureResult {
   const frames = new Map<Element, string>();
   frameElements.forEach((el, i) => {
     if (el) frames.set(el, options.frameKeys[i]!);
   });
+  const renderer = new Renderer(options.frame);
   const start = root ?? document.documentElement;
-  if (!start) return new Renderer(options.frame).result(false);
+  if (!start) return renderer.result(false);
   const walker = new Walker(engine, frames);
   const items = walker.walk(start);
-  const renderer = new Renderer(options.frame);
   if (options.rootLine) renderer.rootLine(clean(document.title));
   renderer.render(items, options.rootLine ? 1 : 0);
   engine.noteSuspects(walker.suspects);
+  engine.keep(options.key, renderer.elements);
   // A scoped walk sees only part of the document, but a scan always reads all of it.
   const size = root ? document.getElementsByTagName('*').length : walker.elements;
-  const small = size <= options.smallDocument;
-  return renderer.result(small || walker.suspects.length > 0);
-}
-
-function absoluteXPath(el: Element): string {
-  const renderer = new Renderer(0);
-  const entry = renderer.entryOf(el);
-  const steps: string[] = [];
-  for (let at = entry; at >= 0; at = renderer.xp[at * 2] as number) steps.push(renderer.xp[at * 2 + 1] as string);
-  return '/' + steps.reverse().join('/');
+  return renderer.result(size <= options.smallDocument || walker.suspects.length > 0);
 }

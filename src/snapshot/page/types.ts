@@ -2,8 +2,15 @@
 
 /** What the host asks of one frame's capture. */
 export interface CaptureOptions {
-  /** 'capture' walks the page; 'xpath' returns the absolute XPath of the first frame element. */
-  mode: 'capture' | 'xpath';
+  /**
+   * 'capture' walks the page and keeps the node elements under `key`; 'xpaths' returns the XPaths of
+   * `ids` of the capture kept under `key` (null when it is gone); 'element' returns the XPath of
+   * the element passed in place of the first frame.
+   */
+  mode: 'capture' | 'xpaths' | 'element';
+  /** Names the capture whose elements the engine keeps (only the latest per document). */
+  key: string;
+  ids?: number[];
   /** Ordinal of this frame in the page: the F of `[F-N]`. */
   frame: number;
   /** Keys (frame ids) of the child-frame elements passed after the root, in the same order. */
@@ -18,13 +25,9 @@ export interface CaptureOptions {
 export interface CaptureResult {
   /** Lines at depth 0 and below; a child frame's content goes where a line is `<indent>\u0001<key>`. */
   text: string;
-  /** XPath table, flat: [parentEntry, step, parentEntry, step, ...]; -1 means the document. */
-  xp: Array<number | string>;
-  /** Node number → its entry in `xp`. */
-  nodes: number[];
   /** Flat [nodeNumber, absoluteUrl, ...] for links. */
   links: Array<number | string>;
-  /** Flat [frameKey, entry of its iframe element, ...] in the order the frames appear. */
+  /** Flat [frameKey, node number of its Iframe line, ...] in the order the frames appear. */
   frames: Array<number | string>;
   /** The document may hold closed shadow roots the walk could not enter. */
   needsScan: boolean;
@@ -35,4 +38,6 @@ export interface EngineLike {
   rootOf(el: Element): ShadowRoot | null;
   noteSuspects(els: Element[]): void;
   isScanned(el: Element): boolean;
+  keep(key: string, elements: Element[]): void;
+  kept(key: string): Element[] | null;
 }

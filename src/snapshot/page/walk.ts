@@ -34,7 +34,10 @@ export type Item = NodeItem | TextItem | FrameItem | typeof BREAK;
 interface Open {
   el: Element;
   tag: string;
-  kids: ArrayLike<Node>;
+  /** Children are read by sibling links (an index into a live NodeList costs a binding call each)... */
+  next: Node | null;
+  /** ...or from a list when they are not siblings (a slot's assigned nodes). */
+  list: Node[] | null;
   i: number;
   items: Item[];
   visible: boolean;
@@ -67,12 +70,14 @@ export class Walker {
   ) {}
 
   walk(root: Element): Item[] {
-    const top: Open = { el: root, tag: '', kids: [root], i: 0, items: [], visible: true, inline: false, layout: false, dropText: false };
+    const top: Open = { el: root, tag: '', next: null, list: [root], i: 0, items: [], visible: true, inline: false, layout: false, dropText: false };
     const stack: Open[] = [top];
     while (stack.length) {
       const open = stack[stack.length - 1]!;
-      if (open.i < open.kids.length) {
-        const node = open.kids[open.i++]!;
+      let node: Node | null;
+      if (open.list) node = open.i < open.list.length ? open.list[open.i++]! : null;
+      else if ((node = open.next)) open.next = node.nextSibling;
+      if (node) {
         if (node.nodeType === 3) {
           if (open.visible && !open.dropText) pushText(open.items, squash((node as Text).data), node.parentElement ?? open.el);
         } else if (node.nodeType === 1) {
@@ -123,19 +128,21 @@ export class Walker {
         return null;
     }
     const root = this.engine.rootOf(el);
-    let kids: ArrayLike<Node>;
-    if (root) kids = root.childNodes;
-    else if (tag === 'slot') kids = (el as HTMLSlotElement).assignedNodes({ flatten: true });
-    else if (tag === 'details' && !(el as HTMLDetailsElement).open) kids = Array.from(el.children).filter((c) => c.localName === 'summary');
+    let next: Node | null = null;
+    let list: Node[] | null = null;
+    if (root) next = root.firstChild;
+    else if (tag === 'slot') list = (el as HTMLSlotElement).assignedNodes({ flatten: true });
+    else if (tag === 'details' && !(el as HTMLDetailsElement).open) list = Array.from(el.children).filter((c) => c.localName === 'summary');
     else {
-      kids = el.childNodes;
+      next = el.firstChild;
       if (this.mayHostClosedRoot(el, tag)) this.suspects.push(el);
     }
-    if (attributes && el.getAttribute('hidden') === 'until-found') kids = [];
+    if (attributes && el.getAttribute('hidden') === 'until-found') [next, list] = [null, null];
     return {
       el,
       tag,
-      kids,
+      next,
+      list,
       i: 0,
       items: [],
       visible,

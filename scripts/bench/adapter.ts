@@ -9,10 +9,12 @@ export interface BenchSession {
   init(): Promise<void>;
   /** Navigates the client's first page and resolves once the main frame's `load` event fired. */
   goto(url: string): Promise<void>;
+  /** `extract()` without arguments: the text of the client's current page (`pageText`). */
+  extractText(): Promise<string>;
   /** Closes the client and the browser it launched. */
   close(): Promise<void>;
-  // New measurements add the operations they need here (e.g. text extraction) and implement them
-  // in tendril.ts and stagehand.ts.
+  // New measurements add the operations they need here and implement them in tendril.ts and
+  // stagehand.ts.
 }
 
 export interface LibraryAdapter {
@@ -48,6 +50,8 @@ export function withTimeout<T>(label: string, ms: number, work: Promise<T>): Pro
  */
 export class TimedSession {
   private procs: ProcInfo[] = [];
+  /** Chrome processes that existed when init() started; set only while it runs. */
+  private before: Set<number> | null = null;
   private open = false;
 
   constructor(
@@ -63,23 +67,52 @@ export class TimedSession {
     return performance.now() - t0;
   }
 
+  /**
+   * Records this session's Chrome processes. Another session's browser may be running alongside
+   * (the extraction measurement keeps one per library), so a process counts as ours only if its
+   * topmost Chrome ancestor is ours, or, while init() runs, started during init().
+   */
   private track(): void {
-    const seen = new Set(this.procs.map((p) => p.pid));
-    for (const p of this.env.reaper.snapshot()) if (!seen.has(p.pid)) this.procs.push(p);
+    const now = this.env.reaper.snapshot();
+    const byPid = new Map(now.map((p) => [p.pid, p]));
+    const ours = new Set(this.procs.map((p) => p.pid));
+    for (const p of now) {
+      if (ours.has(p.pid)) continue;
+      let root = p;
+      while (byPid.has(root.ppid) && !ours.has(root.pid)) root = byPid.get(root.ppid)!;
+      if (ours.has(root.pid) || (this.before && !this.before.has(root.pid))) {
+        this.procs.push(p);
+        ours.add(p.pid);
+      }
+    }
   }
 
   async init(): Promise<number> {
     this.open = true;
+    this.before = new Set(this.env.reaper.snapshot().map((p) => p.pid));
     try {
       return await this.time('init()', () => this.raw.init());
     } finally {
       this.track();
+      this.before = null;
     }
   }
 
   async goto(url: string): Promise<number> {
     try {
       return await this.time('goto()', () => this.raw.goto(url));
+    } finally {
+      this.track();
+    }
+  }
+
+  async extract(): Promise<{ ms: number; text: string }> {
+    let text = '';
+    try {
+      const ms = await this.time('extract()', async () => {
+        text = await this.raw.extractText();
+      });
+      return { ms, text };
     } finally {
       this.track();
     }

@@ -12,6 +12,10 @@ export const CORPUS_DIR = '/work/shared/corpus/articles';
 /** Scratch installs of comparison libraries (gitignored). */
 export const SCRATCH_ROOT = path.join(REPO_ROOT, '.bench');
 export const README_PATH = path.join(REPO_ROOT, 'README.md');
+/** Latest full results that are committed (linked from the README block). */
+export const RESULTS_DIR = path.join(BENCH_DIR, 'results');
+export const DEMO_PATH = path.join(REPO_ROOT, 'scripts', 'demo.ts');
+export const LIBRARY_IDS: readonly string[] = ['tendril', 'stagehand'];
 
 /** Flags both libraries pass to Chromium, on top of whatever each adds itself. */
 export const CHROME_ARGS: readonly string[] = [
@@ -22,6 +26,12 @@ export const CHROME_ARGS: readonly string[] = [
   '--disable-sync',
   '--no-first-run',
 ];
+
+/**
+ * Added for every extraction page, both libraries: the corpus pages reference remote scripts,
+ * styles and images, and without this each of them would hold the load event until DNS gives up.
+ */
+export const OFFLINE_ARG = '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE localhost, EXCLUDE 127.0.0.1';
 
 export interface LaunchSpec {
   readonly executablePath: string;
@@ -60,28 +70,59 @@ export interface BenchOptions {
   readonly updateReadme: boolean;
   /** Library ids to run (default: all). */
   readonly only: readonly string[] | null;
+  /** Measurement ids to run (default: all); `--only` takes both kinds of id. */
+  readonly measurements: readonly string[] | null;
   /** Upper bound for any single library operation before it counts as hung. */
   readonly opTimeoutMs: number;
   readonly verbose: boolean;
+  /** Timed extract() iterations on the generated table and the demo page. */
+  readonly extractIterations: number;
+  /** Timed extract() iterations per corpus page (Stagehand takes seconds per page). */
+  readonly corpusIterations: number;
+  /** Use only the first N corpus pages (null: all). */
+  readonly corpusLimit: number | null;
+  /** One goto + extract() on one page slower than this counts as a failure of that page. */
+  readonly pageDeadlineMs: number;
 }
+
+const ARGS_HELP = '--update-readme, --verbose, --only=<library|measurement>[,...], --corpus-limit=N';
 
 export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv): BenchOptions {
   let only: string[] | null = env.BENCH_ONLY ? env.BENCH_ONLY.split(',').map((s) => s.trim()) : null;
   let updateReadme = env.BENCH_UPDATE_README === '1' || env.BENCH_UPDATE_README === 'true';
   let verbose = env.BENCH_VERBOSE === '1';
-  for (const arg of argv) {
+  let corpusLimit = env.BENCH_CORPUS_LIMIT || undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    // Both `--flag=value` and `--flag value`.
+    const value = (name: string): string | undefined => {
+      if (arg.startsWith(`${name}=`)) return arg.slice(name.length + 1);
+      if (arg !== name) return undefined;
+      const next = argv[++i];
+      if (next === undefined) throw new Error(`${name} needs a value`);
+      return next;
+    };
+    let v: string | undefined;
     if (arg === '--update-readme') updateReadme = true;
     else if (arg === '--verbose') verbose = true;
-    else if (arg.startsWith('--only=')) only = arg.slice('--only='.length).split(',').map((s) => s.trim());
-    else throw new Error(`unknown argument ${arg} (known: --update-readme, --verbose, --only=tendril,stagehand)`);
+    else if ((v = value('--only')) !== undefined) only = v.split(',').map((s) => s.trim());
+    else if ((v = value('--corpus-limit')) !== undefined) corpusLimit = v;
+    else throw new Error(`unknown argument ${arg} (known: ${ARGS_HELP})`);
   }
+  const libs = only?.filter((id) => LIBRARY_IDS.includes(id)) ?? [];
+  const measurements = only?.filter((id) => !LIBRARY_IDS.includes(id)) ?? [];
   return {
     iterations: positiveInt(env.BENCH_ITERATIONS, 7),
     warmups: env.BENCH_WARMUPS === '0' ? 0 : positiveInt(env.BENCH_WARMUPS, 1),
     updateReadme,
-    only,
+    only: libs.length ? libs : null,
+    measurements: measurements.length ? measurements : null,
     opTimeoutMs: positiveInt(env.BENCH_OP_TIMEOUT_MS, 60_000),
     verbose,
+    extractIterations: positiveInt(env.BENCH_EXTRACT_ITERATIONS, 3),
+    corpusIterations: positiveInt(env.BENCH_CORPUS_ITERATIONS, 1),
+    corpusLimit: corpusLimit === undefined ? null : positiveInt(corpusLimit, 0),
+    pageDeadlineMs: positiveInt(env.BENCH_PAGE_DEADLINE_MS, 60_000),
   };
 }
 

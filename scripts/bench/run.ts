@@ -3,19 +3,26 @@
 //   npm run bench                      # 7 iterations per library, table on stdout
 //   npm run bench -- --update-readme   # also rewrite the bench block in README.md
 //   BENCH_ITERATIONS=3 npm run bench -- --only=stagehand --verbose
+//   npm run bench -- --only extract --corpus-limit 10   # page-text extraction only, 10 articles
 //
 // Progress goes to stderr, the markdown table to stdout.
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import type { BenchEnv, LibraryAdapter } from './adapter.js';
 import {
   CORPUS_DIR,
   PAGES_DIR,
   README_PATH,
+  REPO_ROOT,
+  RESULTS_DIR,
   chromiumVersion,
   launchSpec,
   machineLine,
   parseOptions,
 } from './config.js';
+import { renderExtractSummary, renderPerPage } from './extract-report.js';
+import { TABLE_PATH, tableHtml } from './extract-pages.js';
+import { runExtract, type ExtractRun } from './measurements/extract.js';
 import { MEASUREMENTS } from './measurements/index.js';
 import { ChromeReaper } from './procs.js';
 import { renderDetails, renderTable, updateReadme, type Column, type RowResult } from './report.js';
@@ -28,6 +35,9 @@ const log = (line: string): void => {
 
 const errorText = (err: unknown): string => (err instanceof Error ? err.message : String(err)).split('\n')[0]!;
 
+const EXTRACT_ID = 'extract';
+const PER_PAGE_FILE = path.join(RESULTS_DIR, 'extract-pages.md');
+
 const OURS: Column = { id: 'tendril', label: 'Tendril' };
 const THEIRS: Column = { id: 'stagehand', label: 'Stagehand 3.7.3' };
 
@@ -39,6 +49,11 @@ async function loadLibrary(id: string): Promise<LibraryAdapter> {
 
 async function main(): Promise<number> {
   const opts = parseOptions(process.argv.slice(2), process.env);
+  const known = [...MEASUREMENTS.map((m) => m.id), EXTRACT_ID];
+  const unknown = opts.measurements?.filter((id) => !known.includes(id)) ?? [];
+  if (unknown.length) throw new Error(`unknown --only value(s) ${unknown.join(', ')} (libraries: tendril, stagehand; measurements: ${known.join(', ')})`);
+  const selected = (id: string) => !opts.measurements || opts.measurements.includes(id);
+  const timing = MEASUREMENTS.filter((m) => selected(m.id));
   const launch = launchSpec();
   if (!existsSync(launch.executablePath)) throw new Error(`Chromium not found at ${launch.executablePath} (set CHROME_PATH)`);
 
@@ -54,7 +69,13 @@ async function main(): Promise<number> {
   }
 
   const chromium = chromiumVersion(launch.executablePath);
-  log(`${chromium} at ${launch.executablePath}; Node ${process.version}; ${plural(opts.iterations, 'iteration')} and ${plural(opts.warmups, 'warm-up')} per library`);
+  log(`${chromium} at ${launch.executablePath}; Node ${process.version}`);
+  if (timing.length) {
+    log(`${timing.map((m) => m.id).join(', ')}: ${plural(opts.iterations, 'iteration')} and ${plural(opts.warmups, 'warm-up')} per library`);
+  }
+  if (selected(EXTRACT_ID)) {
+    log(`extract: ${plural(opts.extractIterations, 'timed call')} on the table and demo page, ${plural(opts.corpusIterations, 'timed call')} per real page`);
+  }
 
   // Libraries run in this order within every iteration (A B A B ...).
   const failures = new Map<string, string>(); // library id -> why it stopped
@@ -71,12 +92,13 @@ async function main(): Promise<number> {
 
   const mounts: Mount[] = [{ prefix: '/', dir: PAGES_DIR }];
   if (existsSync(CORPUS_DIR)) mounts.push({ prefix: '/corpus/', dir: CORPUS_DIR });
-  const server = await startServer(mounts);
+  const server = await startServer(mounts, new Map([[TABLE_PATH, tableHtml]]));
   const env: BenchEnv = { server, launch, reaper, opTimeoutMs: opts.opTimeoutMs, notes: [] };
 
   const results: RowResult[] = [];
+  let extract: ExtractRun | null = null;
   try {
-    for (const m of MEASUREMENTS) {
+    for (const m of timing) {
       const samples = new Map(m.rows.map((r) => [r.key, new Map<string, number[]>()]));
       const rowFailures = new Map<string, string>(failures);
       const attempt = async (lib: LibraryAdapter, phase: string): Promise<Record<string, number> | null> => {
@@ -116,6 +138,7 @@ async function main(): Promise<number> {
       }
       for (const [id, why] of rowFailures) if (!failures.has(id)) env.notes.push(`${labelOf(id)} failed in ${m.id}: ${why}`);
     }
+    if (selected(EXTRACT_ID)) extract = await runExtract(libs, failures, env, opts, log);
   } finally {
     await server.close();
     const killed = reaper.killAll();
@@ -123,24 +146,41 @@ async function main(): Promise<number> {
   }
 
   const date = new Date().toISOString().slice(0, 10);
+  const envLine = `${date} · ${chromium} · Node ${process.version} · ${machineLine()}`;
   const meta =
-    `_${date} · ${chromium} · Node ${process.version} · ${machineLine()} · ` +
+    `_${envLine} · ` +
     `median of ${plural(opts.iterations, 'iteration')} per library after ${plural(opts.warmups, 'untimed warm-up')} each, libraries alternating · ` +
     `both launch the same headless Chromium; \`goto\` waits for \`load\` in both · ratio = Tendril / Stagehand (below 1: Tendril faster) · ` +
     `\`npm run bench\`_`;
   const input = { ours: OURS, theirs: THEIRS, rows: results, meta };
-  const table = renderTable(input);
+  const blocks: string[] = [];
+  if (results.length) blocks.push(renderTable(input));
+  if (extract) {
+    const report = { run: extract, ours: OURS, theirs: THEIRS, envLine };
+    // The README links it from the repository root; stdout readers get the same path.
+    const link = path.relative(REPO_ROOT, PER_PAGE_FILE);
+    blocks.push(renderExtractSummary({ ...report, perPageLink: link }));
+    mkdirSync(RESULTS_DIR, { recursive: true });
+    writeFileSync(PER_PAGE_FILE, renderPerPage({ ...report, perPageLink: link }));
+    log(`wrote ${link}`);
+    env.notes.push(...extract.notes);
+  }
+  const table = blocks.join('\n');
   process.stdout.write(`\n${table}`);
   for (const [id, why] of failures) env.notes.push(`${labelOf(id)}: ${why}`);
   for (const note of env.notes) process.stdout.write(`\n> ${note}\n`);
   if (opts.verbose) process.stderr.write(`\n${renderDetails(input)}\n`);
 
-  if (opts.updateReadme) {
+  if (opts.updateReadme && (opts.measurements || opts.corpusLimit !== null)) {
+    // The block is the whole picture; a partial run would drop rows or show a partial corpus.
+    log('warning: README not updated: --only <measurement> and --corpus-limit runs are partial');
+  } else if (opts.updateReadme) {
     const res = updateReadme(README_PATH, table);
     if (res.ok) log(`updated the bench block in ${README_PATH}`);
     else log(`warning: ${res.warning}`);
   }
-  const anyFailure = failures.size > 0 || results.some((r) => r.failures.size > 0);
+  const extractFailed = extract?.pages.some((p) => [...p.outcomes.values()].some((o) => !o.ok)) ?? false;
+  const anyFailure = failures.size > 0 || results.some((r) => r.failures.size > 0) || extractFailed;
   return anyFailure ? 1 : 0;
 }
 

@@ -11,6 +11,9 @@ export interface Mount {
   readonly dir: string;
 }
 
+/** A page generated in memory: URL path -> HTML (built once, on first request). */
+export type GeneratedPages = ReadonlyMap<string, () => string>;
+
 export interface BenchServer {
   /** e.g. "http://127.0.0.1:39123" */
   readonly origin: string;
@@ -54,9 +57,10 @@ async function resolveFile(mounts: readonly Mount[], pathname: string): Promise<
   return null;
 }
 
-export async function startServer(mounts: readonly Mount[]): Promise<BenchServer> {
+export async function startServer(mounts: readonly Mount[], generated: GeneratedPages = new Map()): Promise<BenchServer> {
   // Longest prefix first, so "/corpus/" wins over "/".
   const ordered = [...mounts].sort((a, b) => b.prefix.length - a.prefix.length);
+  const built = new Map<string, Buffer>();
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const { pathname } = new URL(req.url ?? '/', 'http://127.0.0.1');
     let decoded: string;
@@ -66,14 +70,23 @@ export async function startServer(mounts: readonly Mount[]): Promise<BenchServer
       res.writeHead(400).end('bad path');
       return;
     }
-    const hit = await resolveFile(ordered, decoded);
-    if (!hit) {
-      res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
-      return;
+    const make = generated.get(decoded);
+    let body: Buffer;
+    let ext: string;
+    if (make) {
+      body = built.get(decoded) ?? Buffer.from(make());
+      built.set(decoded, body);
+      ext = '.html';
+    } else {
+      const hit = await resolveFile(ordered, decoded);
+      if (!hit) {
+        res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
+        return;
+      }
+      const raw = await readFile(hit.file);
+      body = hit.gz ? gunzipSync(raw) : raw;
+      ext = path.extname(hit.gz ? hit.file.slice(0, -3) : hit.file).toLowerCase();
     }
-    const raw = await readFile(hit.file);
-    const body = hit.gz ? gunzipSync(raw) : raw;
-    const ext = path.extname(hit.gz ? hit.file.slice(0, -3) : hit.file).toLowerCase();
     res.writeHead(200, {
       'content-type': TYPES[ext] ?? 'application/octet-stream',
       'content-length': body.length,

@@ -20,6 +20,8 @@ interface StagehandPage {
 interface StagehandInstance {
   init(): Promise<void>;
   readonly context: { pages(): StagehandPage[] };
+  /** Without arguments no model is involved: it resolves to the page's text outline. */
+  extract(): Promise<{ pageText: string }>;
   close(options?: { force?: boolean }): Promise<void>;
 }
 type StagehandConstructor = new (options: Record<string, unknown>) => StagehandInstance;
@@ -104,6 +106,7 @@ export async function loadStagehand(log: (line: string) => void): Promise<Librar
           // Stagehand's default is domcontentloaded; ask for load to match Tendril's default.
           await page.goto(url, { waitUntil: 'load' });
         },
+        extractText: async () => (await sh.extract()).pageText,
         close: () => sh.close(),
       };
     },

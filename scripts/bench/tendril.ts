@@ -16,6 +16,7 @@ export function loadTendril(): LibraryAdapter {
           if (!page) throw new Error('Tendril has no page after init()');
           await page.goto(url); // waits for load by default
         },
+        extractText: async () => (await sdk.extract()).pageText,
         close: () => sdk.close(),
       };
     },

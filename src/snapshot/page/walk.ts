@@ -41,7 +41,8 @@ interface Open {
   i: number;
   items: Item[];
   visible: boolean;
-  inline: boolean;
+  /** Display is inline (or contents): its text flows into its neighbours'. Null until needed. */
+  inline: boolean | null;
   /** Inside a table used for layout: its rows and cells are plain boxes. */
   layout: boolean;
   /** A label's text already names its control. */
@@ -57,6 +58,8 @@ const SHADOW_HOSTS = new Set([
   'nav', 'p', 'section', 'span',
 ]);
 const TABLE_PARTS = new Set(['row', 'cell', 'columnheader', 'rowheader', 'table']);
+const INLINE_DISPLAY = new Set(['inline', 'contents']);
+const VISIBLE: CheckVisibilityOptions = { visibilityProperty: true };
 
 export class Walker {
   /** Elements that may host a closed shadow root (the walk cannot tell; the host can scan). */
@@ -79,7 +82,7 @@ export class Walker {
       else if ((node = open.next)) open.next = node.nextSibling;
       if (node) {
         if (node.nodeType === 3) {
-          if (open.visible && !open.dropText) pushText(open.items, squash((node as Text).data), node.parentElement ?? open.el);
+          if (open.visible && !open.dropText) pushText(open.items, squash((node as Text).data), open.list ? (node.parentElement ?? open.el) : open.el);
         } else if (node.nodeType === 1) {
           const child = this.enter(node as Element, open);
           if (child) stack.push(child);
@@ -97,10 +100,18 @@ export class Walker {
     if (SKIP.has(tag)) return null;
     const attributes = el.hasAttributes();
     if (attributes && el.getAttribute('aria-hidden') === 'true') return null;
-    const style = getComputedStyle(el);
-    const display = style.display;
-    if (display === 'none') return null;
-    const visible = style.visibility === 'visible';
+    // One native check answers "rendered and visible" for nearly every element; the computed style,
+    // which costs an object and two strings, is read only when it says no, to tell display:none
+    // (skip the subtree) from visibility:hidden or display:contents (children may still show).
+    let visible = true;
+    let inline: boolean | null = null;
+    if (!el.checkVisibility(VISIBLE)) {
+      const style = getComputedStyle(el);
+      const display = style.display;
+      if (display === 'none') return null;
+      visible = style.visibility === 'visible';
+      inline = display === 'inline' || display === 'contents';
+    }
     this.elements++;
     switch (tag) {
       case 'iframe':
@@ -146,7 +157,7 @@ export class Walker {
       i: 0,
       items: [],
       visible,
-      inline: display === 'inline' || display === 'contents',
+      inline,
       layout: tag === 'table' ? isLayoutTable(el as HTMLTableElement) : parent.layout,
       dropText: tag === 'label' && !!(el as HTMLLabelElement).control,
     };
@@ -158,9 +169,10 @@ export class Walker {
     if (open.layout && TABLE_PARTS.has(role) && !el.hasAttribute('role')) role = '';
     if (!role) {
       // A generic box adds no line; a block one still keeps its text apart from its neighbours'.
-      if (!open.inline) pushBreak(parent.items);
+      const inline = open.inline ?? INLINE_DISPLAY.has(getComputedStyle(el).display);
+      if (!inline) pushBreak(parent.items);
       for (const item of items) pushItem(parent.items, item);
-      if (!open.inline) pushBreak(parent.items);
+      if (!inline) pushBreak(parent.items);
       return;
     }
     let name = authorName(el);
@@ -231,11 +243,10 @@ function isLayoutTable(table: HTMLTableElement): boolean {
 }
 
 function hrefOf(el: Element): string | undefined {
-  // HTML links resolve themselves (against <base href> too); SVG ones do not.
-  const resolved = (el as HTMLAnchorElement).href;
-  if (typeof resolved === 'string') return resolved;
   const raw = el.getAttribute('href');
   if (raw === null) return undefined;
+  // Already absolute and plain: as written (resolving costs more than the rest of the link).
+  if (/^https?:\/\/[^\s\\]*$/i.test(raw)) return raw;
   try {
     return new URL(raw, el.baseURI).href;
   } catch {

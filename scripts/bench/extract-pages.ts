@@ -1,0 +1,134 @@
+// The pages the extraction measurement reads: a generated 10,000-row table, the demo page and the
+// real article corpus (read in place).
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { CORPUS_DIR } from './config.js';
+import type { BenchServer } from './server.js';
+
+export interface ExtractPage {
+  /** "table", "demo", or the corpus id (the file name without `.html.gz`). */
+  readonly id: string;
+  readonly kind: 'table' | 'demo' | 'article';
+  readonly label: string;
+  readonly url: string;
+  /** Text whose words are looked for in each library's pageText (recall); none for the demo. */
+  readonly truth?: string;
+  /** Where an article was originally published (its ground-truth `url`). */
+  readonly source?: string;
+}
+
+export const TABLE_ROWS = 10_000;
+export const TABLE_PATH = '/generated/table.html';
+
+function tableRow(i: number): string[] {
+  // Deterministic, varied prices so the text is not one repeated string.
+  return [String(i), `Item number ${i}`, 'details', `$${(((i * 7919) % 100_000) / 100).toFixed(2)}`];
+}
+
+const TABLE_HEAD = ['#', 'Item', 'Link', 'Price'];
+const TABLE_TITLE = `Inventory: ${TABLE_ROWS.toLocaleString('en-US')} items`;
+
+/** The table page's HTML; built when first served, so the bench carries no large fixture. */
+export function tableHtml(): string {
+  const rows: string[] = [];
+  for (let i = 1; i <= TABLE_ROWS; i++) {
+    const [n, name, link, price] = tableRow(i);
+    rows.push(`<tr><td>${n}</td><td>${name}</td><td><a href="/item/${i}">${link}</a></td><td>${price}</td></tr>`);
+  }
+  return [
+    '<!doctype html>',
+    '<html lang="en"><head><meta charset="utf-8"><title>Tendril bench: 10,000-row table</title></head>',
+    `<body><h1>${TABLE_TITLE}</h1>`,
+    `<table><thead><tr>${TABLE_HEAD.map((h) => `<th>${h}</th>`).join('')}</tr></thead>`,
+    `<tbody>\n${rows.join('\n')}\n</tbody></table></body></html>`,
+  ].join('\n');
+}
+
+function tableText(): string {
+  const parts = [TABLE_TITLE, ...TABLE_HEAD];
+  for (let i = 1; i <= TABLE_ROWS; i++) parts.push(...tableRow(i));
+  return parts.join(' ');
+}
+
+export function tablePage(server: BenchServer): ExtractPage {
+  return {
+    id: 'table',
+    kind: 'table',
+    label: `${TABLE_ROWS.toLocaleString('en-US')}-row table`,
+    url: server.url(TABLE_PATH),
+    truth: tableText(),
+  };
+}
+
+/**
+ * One phrase from each part of the demo page, to show which parts a library's text reaches (the
+ * demo has no word-level ground truth).
+ */
+export const DEMO_PARTS: ReadonlyArray<readonly [part: string, phrase: string]> = [
+  ['page', 'Seedlings and tools'],
+  ['open shadow root', 'Add to cart'],
+  ['closed shadow root', 'Sturdy seedlings'],
+  ['same-origin iframe', 'In stock'],
+  ['cross-origin iframe', 'Partner offer'],
+];
+
+/** The demo's parts whose phrase does not occur in `text`. */
+export function missingDemoParts(text: string): string[] {
+  const squashed = text.replace(/\s+/g, ' ').toLowerCase();
+  return DEMO_PARTS.filter(([, phrase]) => !squashed.includes(phrase.toLowerCase())).map(([part]) => part);
+}
+
+export interface DemoServer {
+  readonly page: ExtractPage;
+  close(): void;
+}
+
+/**
+ * Serves the demo exactly as `npm run demo` does (two loopback origins, so its partner iframe is
+ * cross-origin), by importing its server; loaded lazily because demo.ts pulls in src/.
+ */
+export async function startDemo(): Promise<DemoServer> {
+  const { serveDemo } = await import('../demo.js');
+  const demo = await serveDemo();
+  return {
+    page: { id: 'demo', kind: 'demo', label: 'demo page', url: demo.url },
+    close: demo.close,
+  };
+}
+
+export interface Corpus {
+  /** Articles found (before any limit). */
+  readonly total: number;
+  readonly pages: ExtractPage[];
+}
+
+interface GroundTruth {
+  readonly articleBody?: string;
+  readonly url?: string;
+}
+
+/** The corpus articles in id order, or null when the folder is absent. */
+export function loadCorpus(server: BenchServer, limit: number | null): Corpus | null {
+  const htmlDir = path.join(CORPUS_DIR, 'html');
+  if (!existsSync(htmlDir)) return null;
+  const truthFile = path.join(CORPUS_DIR, 'ground-truth.json');
+  const truth = existsSync(truthFile)
+    ? (JSON.parse(readFileSync(truthFile, 'utf8')) as Record<string, GroundTruth>)
+    : {};
+  const ids = readdirSync(htmlDir)
+    .filter((name) => name.endsWith('.html.gz'))
+    .map((name) => name.slice(0, -'.html.gz'.length))
+    .sort();
+  const pages = ids.slice(0, limit ?? ids.length).map(
+    (id): ExtractPage => ({
+      id,
+      kind: 'article',
+      label: `article ${id.slice(0, 12)}`,
+      // The server mounts CORPUS_DIR at /corpus/ and serves x.html from x.html.gz.
+      url: server.url(`/corpus/html/${id}.html`),
+      truth: truth[id]?.articleBody,
+      source: truth[id]?.url,
+    }),
+  );
+  return { total: ids.length, pages };
+}

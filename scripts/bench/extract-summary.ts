@@ -1,0 +1,116 @@
+// The numbers the extraction tables show, and the targets Tendril is held to.
+import type { ExtractRun, Outcome, PageResult } from './measurements/extract.js';
+import { recallValue, type Recall } from './recall.js';
+import { median } from './stats.js';
+
+export interface Pair {
+  readonly ours: string;
+  readonly theirs: string;
+}
+
+/** Tendril's recall may trail Stagehand's by at most this much on any page. */
+export const RECALL_SLACK = 0.01;
+
+export const TARGETS = {
+  tableTime: 0.1,
+  corpusTime: 0.33,
+  bytes: 0.5,
+} as const;
+
+type Ok = Extract<Outcome, { ok: true }>;
+
+export function ok(o: Outcome | undefined): Ok | null {
+  return o && o.ok ? o : null;
+}
+
+export function medianMs(o: Outcome | undefined): number {
+  const v = ok(o);
+  return v ? median(v.times) : Number.NaN;
+}
+
+export function pageRecall(o: Outcome | undefined): number {
+  return recallValue(ok(o)?.recall);
+}
+
+export interface Below {
+  readonly page: PageResult;
+  /** Recall in [0, 1]; NaN when Tendril failed on the page. */
+  readonly ours: number;
+  readonly theirs: number;
+}
+
+export interface CorpusSummary {
+  /** Article pages run. */
+  readonly count: number;
+  /** Pages every library that worked at all got through; totals and ratios are over these. */
+  readonly comparable: readonly PageResult[];
+  readonly failed: ReadonlyMap<string, readonly PageResult[]>;
+  readonly timeMs: ReadonlyMap<string, number>;
+  readonly bytes: ReadonlyMap<string, number>;
+  readonly recall: ReadonlyMap<string, Recall>;
+  readonly medianTimeRatio: number;
+  /** Pages where Tendril's recall is more than RECALL_SLACK below Stagehand's (or Tendril failed). */
+  readonly below: readonly Below[];
+}
+
+export function summarizeCorpus(run: ExtractRun, ids: Pair): CorpusSummary {
+  const articles = run.pages.filter((p) => p.page.kind === 'article');
+  const libIds = [ids.ours, ids.theirs];
+  const failed = new Map(libIds.map((id) => [id, articles.filter((p) => !ok(p.outcomes.get(id)) && p.outcomes.has(id))]));
+  // A library that failed everywhere (or did not run) would otherwise leave no page to compare.
+  const active = libIds.filter((id) => articles.some((p) => ok(p.outcomes.get(id))));
+  const comparable = articles.filter((p) => active.every((id) => ok(p.outcomes.get(id))));
+  const timeMs = new Map<string, number>();
+  const bytes = new Map<string, number>();
+  const recall = new Map<string, Recall>();
+  for (const id of active) {
+    let t = 0;
+    let b = 0;
+    let matched = 0;
+    let total = 0;
+    for (const p of comparable) {
+      const o = ok(p.outcomes.get(id))!;
+      t += median(o.times);
+      b += o.bytes;
+      matched += o.recall?.matched ?? 0;
+      total += o.recall?.total ?? 0;
+    }
+    timeMs.set(id, t);
+    bytes.set(id, b);
+    recall.set(id, { matched, total });
+  }
+  const ratios = comparable.map((p) => medianMs(p.outcomes.get(ids.ours)) / medianMs(p.outcomes.get(ids.theirs)));
+  const below: Below[] = [];
+  for (const p of articles) {
+    const theirs = pageRecall(p.outcomes.get(ids.theirs));
+    // Nothing to compare against, or Tendril was not run.
+    if (!Number.isFinite(theirs) || !p.outcomes.has(ids.ours)) continue;
+    const ours = pageRecall(p.outcomes.get(ids.ours));
+    if (!Number.isFinite(ours) || ours < theirs - RECALL_SLACK) below.push({ page: p, ours, theirs });
+  }
+  // Worst first; failures (NaN) before everything.
+  below.sort((a, b) => (Number.isNaN(a.ours) ? -Infinity : a.ours - a.theirs) - (Number.isNaN(b.ours) ? -Infinity : b.ours - b.theirs));
+  return {
+    count: articles.length,
+    comparable,
+    failed,
+    timeMs,
+    bytes,
+    recall,
+    medianTimeRatio: ratios.length ? median(ratios) : Number.NaN,
+    below,
+  };
+}
+
+/** "≤ 0.10×: pass" / "≤ 0.10×: **FAIL**" / "≤ 0.10×: n/a" for a ratio target. */
+export function ratioTarget(ratio: number, max: number): string {
+  return verdict(`≤ ${max.toFixed(2)}×`, Number.isFinite(ratio) ? ratio <= max : null);
+}
+
+export function verdict(goal: string, pass: boolean | null): string {
+  return `${goal}: ${pass === null ? 'n/a' : pass ? 'pass' : '**FAIL**'}`;
+}
+
+export function ratio(ours: number, theirs: number): number {
+  return Number.isFinite(ours) && Number.isFinite(theirs) && theirs > 0 ? ours / theirs : Number.NaN;
+}

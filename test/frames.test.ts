@@ -92,6 +92,15 @@ describe('frame tree', () => {
     ]);
   });
 
+  it('goto follows a page that replaces itself by script before it loads', async () => {
+    const started = Date.now();
+    await fixture.page.goto(fixture.servers.a.url('/redirect.html'), { timeoutMs: 15_000 });
+    // The first document's load never fires (its image takes 20 s); the one it went to loads at once.
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(fixture.page.url()).toBe(fixture.servers.b.url('/leaf.html?from=redirect'));
+    expect(await fixture.page.evaluate(() => document.readyState)).toBe('complete');
+  });
+
   it('goto with waitUntil commit returns before the page loads', async () => {
     await fixture.page.goto(fixture.servers.a.url('/slow-child.html'), { waitUntil: 'commit' });
     expect(fixture.page.url()).toBe(fixture.servers.a.url('/slow-child.html'));

@@ -422,6 +422,27 @@ describe('compact text', () => {
     expect(occurrences(pageText, 'bold')).toBe(1);
   });
 
+  it('keeps running text with links as one line, the links below it', async () => {
+    const pageText = await text();
+    const all = lines(pageText);
+    const prose = mustFind(pageText, 'paragraph', 'Read the setup guide before you start, then relax.');
+    const kids = all.filter((line) => parentOf(all, line)?.id === prose.id);
+    expect(kids.map((line) => `${line.role}: ${line.name}`)).toEqual(['link: setup guide', 'link: start']);
+    expect(findLines(pageText, 'StaticText', /Read the|then relax/)).toEqual([]);
+  });
+
+  it('writes a table row as one line of its cells, keeping the links in it', async () => {
+    await fixture.page.goto(fixture.servers.a.url('/snap-compact.html'));
+    const snap = await captureSnapshot(fixture.page);
+    const all = lines(snap.text);
+    expect(mustFind(snap.text, 'row', 'Plant | Price | Page')).toBeDefined();
+    const row = mustFind(snap.text, 'row', 'Tomato | $3.50 | details');
+    const kids = all.filter((line) => parentOf(all, line)?.id === row.id);
+    expect(kids.map((line) => `${line.role}: ${line.name}`)).toEqual(['link: details']);
+    expect(snap.urlOf(kids[0]!.id)).toBe(`${fixture.servers.a.origin}/tomato`);
+    expect(findLines(snap.text, 'cell')).toEqual([]);
+  });
+
   it('adds no lines for generic wrappers', async () => {
     const pageText = await text();
     const all = lines(pageText);

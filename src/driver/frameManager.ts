@@ -87,6 +87,11 @@ export class FrameManager {
     const event = LIFECYCLE_EVENT[waitUntil];
     const reached = (f: Frame): boolean =>
       (event === 'commit' || f.lifecycle.has(event)) && [...f.children].every((c) => !c.loaderId || reached(c));
+    // The document that was there before this navigation, and the one we wait for. When the page
+    // replaces the navigated document before it finished (a script redirect, an error page after
+    // one), the newest document is the one to wait for: the old one will never fire its events.
+    const previous = loaderId ? frame.committedLoaderId : undefined;
+    let target = loaderId;
     const done = new Promise<void>((resolve, reject) => {
       const offs: Array<() => void> = [];
       const finish = (error?: Error) => {
@@ -97,7 +102,9 @@ export class FrameManager {
       const check = () => {
         if (this.page.isClosed()) return finish(new PageClosedError(`The page closed while navigating to ${url}.`));
         if (frame.detached) return finish(new NavigationError(`The frame was detached while navigating to ${url}.`, url));
-        const expected = loaderId ?? frame.committedLoaderId;
+        const committed = frame.committedLoaderId;
+        if (target && committed && committed !== target && committed !== previous) target = committed;
+        const expected = target ?? committed;
         if (expected && frame.committedLoaderId === expected && frame.loaderId === expected && reached(frame)) finish();
       };
       // Any frame of the page may be the one we wait for, so listen on all, including new ones.

@@ -1,6 +1,7 @@
 // Phase two: the kept items become indented lines with ids. Each id's element is kept in page (the
 // engine holds the latest capture's list), so XPaths are built later, only for the ids asked about.
 
+import { clean } from './text.js';
 import { BREAK, type Item } from './walk.js';
 import type { CaptureResult } from './types.js';
 
@@ -35,7 +36,7 @@ export class Renderer {
       const level = levels.pop()!;
       if (item === BREAK) continue;
       if (item.k === 1) {
-        this.#line(level, 'StaticText', item.text.trim(), '', item.el);
+        this.#line(level, 'StaticText', clean(item.text), '', item.el);
       } else if (item.k === 3) {
         const id = this.#line(level, 'Iframe', item.name, '', item.el);
         this.frames.push(item.key, id);

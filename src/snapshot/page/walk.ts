@@ -186,8 +186,16 @@ export class Walker {
     } else if (!name && onlyText(items)) {
       name = contentText(items);
       kids = [];
+    } else if (!name && proseWithLinks(items)) {
+      // Running text with links in it reads as one sentence; the links stay as children, to follow.
+      name = contentText(items);
+      kids = items.filter((item) => item !== BREAK && item.k === 0);
     }
-    const nodes = kids.length ? kids.filter((item) => item !== BREAK) : kids;
+    let nodes = kids.length ? kids.filter((item) => item !== BREAK) : kids;
+    if (role === 'row' && !name && !states) {
+      const row = foldRow(nodes);
+      if (row) [name, nodes] = row;
+    }
     if (!name && !states && PASS_THROUGH.has(role) && nodes.length === 1 && (nodes[0] as Exclude<Item, typeof BREAK>).k !== 1) {
       pushNode(parent.items, nodes[0] as NodeItem | FrameItem);
       return;
@@ -222,6 +230,28 @@ export class Walker {
     const box = el.getBoundingClientRect();
     return box.width > 0 && box.height > 0;
   }
+}
+
+const CELLS = new Set(['cell', 'gridcell', 'columnheader', 'rowheader']);
+
+/**
+ * A table row reads best as one line, its cells' text joined by " | " (a header row the same way,
+ * so columns line up). The row keeps as children what can be acted on or followed inside its cells
+ * (links, buttons, fields). Rows whose cells hold more structure than that stay as they are.
+ */
+function foldRow(cells: Item[]): [string, Item[]] | null {
+  if (!cells.length) return null;
+  const texts: string[] = [];
+  const kids: Item[] = [];
+  for (const cell of cells) {
+    if (cell === BREAK || cell.k !== 0 || !CELLS.has(cell.role) || cell.states) return null;
+    for (const kid of cell.kids) {
+      if (kid === BREAK || kid.k !== 0 || kid.kids.length > 0 && !KEEP_EMPTY.has(kid.role)) return null;
+      if (kid.role !== 'image') kids.push(kid);
+    }
+    texts.push(cell.name || contentText(cell.kids));
+  }
+  return [texts.join(' | '), kids];
 }
 
 function image(el: Element, name: string, items: Item[]): void {
@@ -259,17 +289,52 @@ function contentText(items: Item[]): string {
   const only = items.length === 1 ? items[0]! : BREAK;
   if (only !== BREAK && only.k === 1) return clean(only.text);
   let out = '';
-  const stack: Item[] = items.slice().reverse();
-  while (stack.length) {
-    const item = stack.pop()!;
-    if (item === BREAK) out += ' ';
-    else if (item.k === 1) out += item.text;
-    else if (item.k === 0) {
-      if (item.name) out += ` ${item.name} `;
-      else for (let i = item.kids.length - 1; i >= 0; i--) stack.push(item.kids[i]!);
+  const lists: Item[][] = [items];
+  const at: number[] = [0];
+  while (lists.length) {
+    const list = lists[lists.length - 1]!;
+    const i = at[at.length - 1]!;
+    if (i >= list.length) {
+      lists.pop();
+      at.pop();
+      continue;
+    }
+    at[at.length - 1] = i + 1;
+    const item = list[i]!;
+    if (item === BREAK) {
+      // Links sit inside running text, which carries its own spaces; other boundaries get one.
+      const [before, after] = [list[i - 1], list[i + 1]];
+      if (!((isLink(before) && isText(after)) || (isText(before) && isLink(after)))) out += ' ';
+    } else if (item.k === 1) {
+      out += item.text;
+    } else if (item.k === 0) {
+      if (item.name) out += item.role === 'link' ? item.name : ` ${item.name} `;
+      else if (item.kids.length) {
+        lists.push(item.kids);
+        at.push(0);
+      }
     }
   }
   return clean(out);
+}
+
+function isText(item: Item | undefined): boolean {
+  return item !== undefined && item !== BREAK && item.k === 1;
+}
+
+function isLink(item: Item | undefined): boolean {
+  return item !== undefined && item !== BREAK && item.k === 0 && item.role === 'link';
+}
+
+/** Text and leaf nodes (links, buttons, images, fields) only, with some text among them. */
+function proseWithLinks(items: Item[]): boolean {
+  let text = false;
+  for (const item of items) {
+    if (item === BREAK) continue;
+    if (item.k === 1) text = true;
+    else if (item.k !== 0 || !LEAF_ROLES.has(item.role) || item.kids.length) return false;
+  }
+  return text;
 }
 
 function onlyText(items: Item[]): boolean {

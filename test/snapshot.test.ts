@@ -443,6 +443,14 @@ describe('compact text', () => {
     expect(findLines(snap.text, 'cell')).toEqual([]);
   });
 
+  it('puts the items of a menu list straight into its landmark', async () => {
+    const pageText = await text();
+    const all = lines(pageText);
+    const nav = mustFind(pageText, 'navigation', 'Main menu');
+    const kids = all.filter((line) => parentOf(all, line)?.id === nav.id);
+    expect(kids.map((line) => `${line.role}: ${line.name}`)).toEqual(['link: Alpha', 'link: Beta']);
+  });
+
   it('adds no lines for generic wrappers', async () => {
     const pageText = await text();
     const all = lines(pageText);

@@ -59,6 +59,7 @@ const SHADOW_HOSTS = new Set([
 ]);
 const TABLE_PARTS = new Set(['row', 'cell', 'columnheader', 'rowheader', 'table']);
 const INLINE_DISPLAY = new Set(['inline', 'contents']);
+const LANDMARKS = new Set(['navigation', 'banner', 'contentinfo', 'complementary', 'main', 'region', 'form', 'search']);
 const VISIBLE: CheckVisibilityOptions = { visibilityProperty: true };
 
 export class Walker {
@@ -196,6 +197,9 @@ export class Walker {
       const row = foldRow(nodes);
       if (row) [name, nodes] = row;
     }
+    // A landmark holding one unnamed list (a menu): its items sit in the landmark directly.
+    const only = nodes.length === 1 ? (nodes[0] as Exclude<Item, typeof BREAK>) : null;
+    if (LANDMARKS.has(role) && only?.k === 0 && only.role === 'list' && !only.name && !only.states) nodes = only.kids;
     if (!name && !states && PASS_THROUGH.has(role) && nodes.length === 1 && (nodes[0] as Exclude<Item, typeof BREAK>).k !== 1) {
       pushNode(parent.items, nodes[0] as NodeItem | FrameItem);
       return;
@@ -306,9 +310,9 @@ function contentText(items: Item[]): string {
       const [before, after] = [list[i - 1], list[i + 1]];
       if (!((isLink(before) && isText(after)) || (isText(before) && isLink(after)))) out += ' ';
     } else if (item.k === 1) {
-      out += item.text;
+      out = join(out, item.text);
     } else if (item.k === 0) {
-      if (item.name) out += item.role === 'link' ? item.name : ` ${item.name} `;
+      if (item.name) out = item.role === 'link' ? join(out, item.name) : `${out} ${item.name} `;
       else if (item.kids.length) {
         lists.push(item.kids);
         at.push(0);
@@ -316,6 +320,14 @@ function contentText(items: Item[]): string {
     }
   }
   return clean(out);
+}
+
+const WORD_END = /[\p{L}\p{N}]$/u;
+const WORD_START = /^[\p{L}\p{N}]/u;
+
+/** A link's name is trimmed, so where it meets text, a space between two words has to come back. */
+function join(out: string, piece: string): string {
+  return WORD_END.test(out) && WORD_START.test(piece) ? `${out} ${piece}` : out + piece;
 }
 
 function isText(item: Item | undefined): boolean {

@@ -420,6 +420,8 @@ describe('compact text', () => {
     expect(findLine(pageText, undefined, 'bold')).toBeUndefined();
     expect(findLine(pageText, undefined, 'world')).toBeUndefined();
     expect(occurrences(pageText, 'bold')).toBe(1);
+    // A blank inline element is the space between two words; an empty one joins them.
+    expect(mustFind(pageText, 'paragraph', 'two wordsjoined')).toBeDefined();
   });
 
   it('keeps running text with links as one line, the links below it', async () => {

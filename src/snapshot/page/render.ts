@@ -36,7 +36,8 @@ export class Renderer {
       const level = levels.pop()!;
       if (item === BREAK) continue;
       if (item.k === 1) {
-        this.#line(level, 'StaticText', clean(item.text), '', item.el);
+        const text = clean(item.text);
+        if (text) this.#line(level, 'StaticText', text, '', item.el);
       } else if (item.k === 3) {
         const id = this.#line(level, 'Iframe', item.name, '', item.el);
         this.frames.push(item.key, id);

@@ -362,7 +362,9 @@ function onlyText(items: Item[]): boolean {
 function pushText(items: Item[], text: string, el: Element): void {
   const last = items[items.length - 1];
   if (last !== undefined && last !== BREAK && last.k === 1) last.text += text;
-  else if (text.trim()) items.push({ k: 1, text, el });
+  // Blank text opening an inline element (`word<b> </b>word`) is the only space between two words:
+  // it is kept so that it can merge into the text around the element.
+  else if (items.length === 0 || text.trim()) items.push({ k: 1, text, el });
 }
 
 function pushBreak(items: Item[]): void {

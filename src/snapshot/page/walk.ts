@@ -178,19 +178,20 @@ export class Walker {
     }
     let name = authorName(el);
     const states = ariaStates(el, role, tag);
-    let kids: Item[] = items;
+    // A node is a boundary: blank text kept for merging across inline elements has no use here.
+    let kids: Item[] = items.length && isBlank(items[0]) ? items.slice(1) : items;
     if (LEAF_ROLES.has(role)) {
-      const content = contentText(items);
+      const content = contentText(kids);
       // An author's name (aria-label) wins, but visible words it leaves out are kept beside it.
       kids = name && content && !name.includes(content) ? [{ k: 1, text: content, el }] : [];
       name ||= content || clean(el.getAttribute('title'));
-    } else if (!name && onlyText(items)) {
-      name = contentText(items);
+    } else if (!name && onlyText(kids)) {
+      name = contentText(kids);
       kids = [];
-    } else if (!name && proseWithLinks(items)) {
+    } else if (!name && proseWithLinks(kids)) {
       // Running text with links in it reads as one sentence; the links stay as children, to follow.
-      name = contentText(items);
-      kids = items.filter((item) => item !== BREAK && item.k === 0);
+      name = contentText(kids);
+      kids = kids.filter((item) => item !== BREAK && item.k === 0);
     }
     let nodes = kids.length ? kids.filter((item) => item !== BREAK) : kids;
     if (role === 'row' && !name && !states) {
@@ -328,6 +329,10 @@ const WORD_START = /^[\p{L}\p{N}]/u;
 /** A link's name is trimmed, so where it meets text, a space between two words has to come back. */
 function join(out: string, piece: string): string {
   return WORD_END.test(out) && WORD_START.test(piece) ? `${out} ${piece}` : out + piece;
+}
+
+function isBlank(item: Item | undefined): boolean {
+  return item !== undefined && item !== BREAK && item.k === 1 && !item.text.trim();
 }
 
 function isText(item: Item | undefined): boolean {

@@ -56,16 +56,18 @@ describe('extract() on hard pages', () => {
     await onOwnPage(async (page) => {
       await page.goto(fixture.servers.a.url('/snap-churn.html'));
       await page.evaluate(() => (window as unknown as { startChurn(): void }).startChurn());
+      const crossLoads = () => page.evaluate(() => (window as unknown as { crossLoads: number }).crossLoads);
       try {
-        for (let i = 0; i < 5; i++) {
+        // At least 5 extracts, and more until cross-origin (out-of-process) iframes have come and
+        // gone a few times: on a busy machine each of them takes longer to load.
+        for (let i = 0; i < 5 || ((await crossLoads()) <= 2 && i < 60); i++) {
           const { pageText } = await fixture.sdk.extract({ page });
-          expect(pageText).toContain('churn stable text');
+          expect(pageText, excerpt(pageText)).toContain('churn stable text');
           // Frames that stay put are always there, whatever comes and goes around them.
-          expect(pageText).toContain('same origin frame text');
-          expect(pageText).toContain('nest level three text');
+          expect(pageText, excerpt(pageText)).toContain('same origin frame text');
+          expect(pageText, excerpt(pageText)).toContain('nest level three text');
         }
-        // The churn ran all along, and cross-origin (out-of-process) iframes loaded meanwhile.
-        expect(await page.evaluate(() => (window as unknown as { crossLoads: number }).crossLoads)).toBeGreaterThan(2);
+        expect(await crossLoads()).toBeGreaterThan(2);
       } finally {
         await page.evaluate(() => (window as unknown as { stopChurn(): void }).stopChurn()).catch(() => undefined);
       }

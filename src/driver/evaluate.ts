@@ -29,6 +29,13 @@ export function functionDeclaration(fn: (...args: never[]) => unknown): string {
   return `function (...args) { const __name = (target) => target; return (${fn.toString()}).apply(this, args); }`;
 }
 
+let groups = 0;
+
+/** A fresh name for Runtime object handles released together (Runtime.releaseObjectGroup). */
+export function objectGroup(purpose: string): string {
+  return `tendril-${purpose}-${++groups}`;
+}
+
 /** Where a function runs: in an execution context, or with an object (an element) as `this`. */
 export type CallTarget = { executionContextId: number } | { objectId: string };
 

@@ -14,6 +14,12 @@ export interface World {
   contextId: number;
 }
 
+/** The selector engine injected into a frame's isolated world, as a handle the host calls. */
+export interface EngineHandle {
+  world: World;
+  objectId: string;
+}
+
 /**
  * One frame of a page: the main frame, an in-process iframe, or an out-of-process iframe whose
  * session is its own. The frame manager keeps these fields current from protocol events.
@@ -33,7 +39,7 @@ export class Frame {
   #url = '';
   #name = '';
   #creatingWorld: Promise<World> | undefined;
-  #engine: { world: World; objectId: string } | undefined;
+  #engine: EngineHandle | undefined;
 
   constructor(
     readonly page: Page,
@@ -75,13 +81,9 @@ export class Frame {
    * The backend node id of the `<iframe>`/`<frame>` element that holds this frame, in the parent's
    * document (and so in the parent's session); null for the main frame.
    */
-  async ownerElementId(): Promise<number | null> {
+  async ownerElementId(timeoutMs = this.page.defaultTimeoutMs): Promise<number | null> {
     if (!this.parent) return null;
-    const { backendNodeId } = await this.parent.session.send(
-      'DOM.getFrameOwner',
-      { frameId: this.id },
-      { timeoutMs: this.page.defaultTimeoutMs },
-    );
+    const { backendNodeId } = await this.parent.session.send('DOM.getFrameOwner', { frameId: this.id }, { timeoutMs });
     return backendNodeId;
   }
 
@@ -159,7 +161,7 @@ export class Frame {
   }
 
   /** @internal The selector engine's handle in this frame's isolated world, injected on first use. */
-  async engine(timeoutMs: number): Promise<{ world: World; objectId: string }> {
+  async engine(timeoutMs: number): Promise<EngineHandle> {
     for (let attempt = 0; ; attempt++) {
       const world = await this.#isolatedWorld(timeoutMs);
       if (sameWorld(this.#engine?.world, world)) return this.#engine!;

@@ -1,6 +1,6 @@
 import type { Protocol } from 'devtools-protocol';
 import { TimeoutError } from '../errors.js';
-import { isContextGone } from './evaluate.js';
+import { isContextGone, objectGroup as newObjectGroup } from './evaluate.js';
 import type { Frame } from './frame.js';
 
 /**
@@ -35,7 +35,7 @@ export async function registerClosedShadowRoots(frame: Frame, timeoutMs: number)
     for (const child of each.children ?? []) stack.push(child);
   }
   if (closed.length === 0) return 0;
-  const objectGroup = `tendril-shadow-${++groups}`;
+  const objectGroup = newObjectGroup('shadow');
   try {
     const handles = await Promise.all(
       closed.map((backendNodeId) =>
@@ -61,5 +61,3 @@ export async function registerClosedShadowRoots(frame: Frame, timeoutMs: number)
     void session.sendQuiet('Runtime.releaseObjectGroup', { objectGroup });
   }
 }
-
-let groups = 0;

@@ -1,18 +1,14 @@
 import type { Protocol } from 'devtools-protocol';
-import type { CdpSession } from '../cdp/session.js';
 import { SdkDomProcessError } from '../errors.js';
 import { describeException } from '../driver/evaluate.js';
-import type { Frame } from '../driver/frame.js';
+import type { EngineHandle, Frame } from '../driver/frame.js';
 import { CAPTURE_SOURCE } from './page/generated.js';
 import type { CaptureOptions } from './page/types.js';
 
-/** The frame's selector engine: the page script runs with it as `this`. */
-export interface EngineHandle {
-  world: { session: CdpSession; contextId: number };
-  objectId: string;
-}
-
-/** Runs the snapshot page script in the frame's isolated world and parses its JSON answer. */
+/**
+ * Runs the snapshot page script in the frame's isolated world, the frame's selector engine as `this`,
+ * and parses its JSON answer.
+ */
 export async function callPageScript<T>(
   frame: Frame,
   engine: EngineHandle,

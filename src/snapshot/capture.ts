@@ -5,14 +5,14 @@
 import type { Protocol } from 'devtools-protocol';
 import { PageClosedError, SdkDomProcessError, SdkError, SdkEvalError, TargetClosedError, TimeoutError } from '../errors.js';
 import type { Logger } from '../logger.js';
-import { isContextGone } from '../driver/evaluate.js';
-import type { Frame } from '../driver/frame.js';
+import { isContextGone, objectGroup } from '../driver/evaluate.js';
+import type { EngineHandle, Frame } from '../driver/frame.js';
 import { resolveSelector, type ResolvedElement } from '../driver/locator.js';
 import type { Page } from '../driver/page.js';
 import { registerClosedShadowRoots } from '../driver/shadow.js';
 import { withDeadline } from '../util/time.js';
 import type { CaptureOptions, CaptureResult } from './page/types.js';
-import { callPageScript, type EngineHandle } from './call.js';
+import { callPageScript } from './call.js';
 import { Snapshot, type FramePart } from './snapshot.js';
 
 export interface CaptureSnapshotOptions {
@@ -30,7 +30,6 @@ const FRAME_MARK = '\u0001';
 /** A frame's capture and the key its engine keeps the elements under. */
 type Captured = CaptureResult & { key: string };
 
-let groups = 0;
 let captures = 0;
 
 /** Captures the page (or the part `selector` names) as accessibility-tree text with its maps. */
@@ -147,25 +146,17 @@ class Capture {
     deadline: number,
   ): Promise<Captured> {
     const remaining = () => this.#remaining(deadline);
-    const { session, contextId } = engine.world;
-    const objectGroup = `tendril-snapshot-${++groups}`;
+    const { session } = engine.world;
+    const group = objectGroup('snapshot');
     try {
       const children = frame.childFrames().filter((child) => !child.isDetached());
       const owners = await Promise.all(
-        children.map(async (child) => {
-          try {
-            const { backendNodeId } = await session.send('DOM.getFrameOwner', { frameId: child.id }, { timeoutMs: remaining() });
-            const { object } = await session.send(
-              'DOM.resolveNode',
-              { backendNodeId, executionContextId: contextId, objectGroup },
-              { timeoutMs: remaining() },
-            );
-            return object.objectId;
-          } catch (error) {
+        children.map((child) =>
+          ownerHandle(child, engine, group, remaining()).catch((error: unknown) => {
             if (error instanceof TimeoutError) throw error;
             return undefined; // detached meanwhile: the walk will not find its iframe, which is right
-          }
-        }),
+          }),
+        ),
       );
       const key = `c${++captures}`;
       const options: CaptureOptions = { mode: 'capture', key, frame: this.#ordinal(frame), frameKeys: [], rootLine, smallDocument: SMALL_DOCUMENT };
@@ -185,7 +176,7 @@ class Capture {
       }
       return result;
     } finally {
-      void session.sendQuiet('Runtime.releaseObjectGroup', { objectGroup });
+      void session.sendQuiet('Runtime.releaseObjectGroup', { objectGroup: group });
     }
   }
 
@@ -231,20 +222,27 @@ class Capture {
     for (let at = frame; at.parent; at = at.parent) {
       const parent = at.parent;
       const engine = await parent.engine(this.#remaining());
-      const { session, contextId } = engine.world;
-      const objectGroup = `tendril-snapshot-${++groups}`;
+      const group = objectGroup('snapshot');
       try {
-        const { backendNodeId } = await session.send('DOM.getFrameOwner', { frameId: at.id }, { timeoutMs: this.#remaining() });
-        const { object } = await session.send('DOM.resolveNode', { backendNodeId, executionContextId: contextId, objectGroup }, { timeoutMs: this.#remaining() });
+        const owner = await ownerHandle(at, engine, group, this.#remaining());
         const options: CaptureOptions = { mode: 'element', key: '', frame: 0, frameKeys: [], rootLine: false, smallDocument: 0 };
-        const path = await callPageScript<string>(parent, engine, options, [{ value: null }, { objectId: object.objectId }], this.#remaining());
+        const path = await callPageScript<string>(parent, engine, options, [{ value: null }, { objectId: owner }], this.#remaining());
         prefix = path + prefix;
       } finally {
-        void session.sendQuiet('Runtime.releaseObjectGroup', { objectGroup });
+        void engine.world.session.sendQuiet('Runtime.releaseObjectGroup', { objectGroup: group });
       }
     }
     return prefix;
   }
+}
+
+/** A handle, in the parent frame's isolated world, on the iframe element that holds `child`. */
+async function ownerHandle(child: Frame, parentEngine: EngineHandle, group: string, timeoutMs: number): Promise<string | undefined> {
+  const backendNodeId = await child.ownerElementId(timeoutMs);
+  if (backendNodeId === null) return undefined;
+  const { session, contextId } = parentEngine.world;
+  const { object } = await session.send('DOM.resolveNode', { backendNodeId, executionContextId: contextId, objectGroup: group }, { timeoutMs });
+  return object.objectId;
 }
 
 /** Errors of the frame the caller asked about, in the contract's terms. */

@@ -52,14 +52,36 @@ export interface LogLine {
   auxiliary?: Record<string, unknown>;
 }
 
-/** `<provider>/<model>` or an object with the model name and optional key and endpoint. */
+/**
+ * `<provider>/<model>` (for example `"openai/gpt-4.1-mini"`), or an object with the model name and
+ * optional key and endpoint. Providers: openai (built in); anthropic, google, groq, mistral, xai,
+ * deepseek (install `@ai-sdk/<provider>`); and servers that speak OpenAI's Chat Completions API:
+ * ollama, vllm, llamacpp, lmstudio, openai-compatible (give `baseURL`).
+ */
 export type ModelConfiguration =
   | string
   | {
+      /** `<provider>/<model>`, or a bare model name whose provider is plain (gpt-…, claude-…, gemini-…). */
       modelName: string;
+      /** Default: the provider's usual environment variable (OPENAI_API_KEY, ANTHROPIC_API_KEY, ...). */
       apiKey?: string;
+      /** Another endpoint for the provider's API: a proxy, or a self-hosted server. */
       baseURL?: string;
-      [providerOption: string]: unknown;
+      /**
+       * Most tokens one model call may carry. Larger pages are extracted in chunks, never cut.
+       * Default: the model's input window when we know it, 32000 otherwise, 8000 for local servers.
+       */
+      maxInputTokens?: number;
+      /** Chunk calls that may run at once. Default 4. */
+      maxParallelCalls?: number;
+      /** Retries of a failed request (429, 5xx, network), within the call's deadline. Default 2. */
+      maxRetries?: number;
+      /** openai only: `"responses"` (default) or `"chat"` (Chat Completions). */
+      api?: 'responses' | 'chat';
+      /** Per-call options for the provider, as the AI SDK takes them: `{ openai: { reasoningEffort: "low" } }`. */
+      providerOptions?: Record<string, Record<string, unknown>>;
+      /** Anything else goes to the provider's factory (headers, organization, ...). */
+      [providerSetting: string]: unknown;
     };
 
 export interface SdkOptions {
@@ -104,9 +126,12 @@ export interface GotoOptions {
 
 /** Options of `extract()`; every field is optional. */
 export interface ExtractOptions {
-  /** Model for this call (used by the instruction forms). */
+  /** Model for this call (used by the instruction forms). Default: the constructor's `model`. */
   model?: ModelConfiguration;
-  /** Deadline of the whole call in ms. Default: `cdpTimeoutMs` (30000). */
+  /**
+   * Deadline of the whole call in ms: reading the page and every model request (which is aborted
+   * when it passes). Default: 120000 with an instruction, `cdpTimeoutMs` (30000) for page text.
+   */
   timeout?: number;
   /** XPath or CSS: only that element's subtree, and the frames inside it, are read. */
   selector?: string;
@@ -120,4 +145,46 @@ export interface ExtractOptions {
 export interface PageTextResult {
   /** The page as accessibility-tree text: one node per line, `[<frame>-<node>] role: name [state]`. */
   pageText: string;
+}
+
+/** What `extract(instruction)` returns. */
+export interface ExtractResult {
+  extraction: string;
+  /** HOSTED with the server cache on: whether the result came from the cache. Absent otherwise. */
+  cacheStatus?: 'HIT' | 'MISS';
+}
+
+/**
+ * A schema for `extract(instruction, schema)`: a zod 3 (3.25+) or zod 4 schema. Typed through the
+ * Standard Schema interface both implement, so either version infers the result type.
+ */
+export interface ExtractSchema<Output = unknown> {
+  readonly '~standard': { readonly vendor: string; readonly types?: { readonly output: Output } | undefined };
+}
+
+/** The type a schema parses to. */
+export type InferSchema<T> = T extends { readonly '~standard': { readonly types?: { readonly output: infer O } | undefined } } ? O : unknown;
+
+/** Model use of one public method (or of all of them, in `total`). */
+export interface MethodMetrics {
+  /** Calls of the method that asked a model. */
+  operations: number;
+  /** Requests sent to models (one per operation, one per chunk for pages sent in chunks). */
+  modelCalls: number;
+  /** Operations whose page did not fit one request and went in chunks. */
+  chunkedOperations: number;
+  promptTokens: number;
+  completionTokens: number;
+  reasoningTokens: number;
+  cachedInputTokens: number;
+  /** Time spent waiting for models, summed over requests (parallel chunks each count). */
+  inferenceTimeMs: number;
+}
+
+/** `sdk.metrics`: a copy of the counters since the Sdk was created. */
+export interface SdkMetrics {
+  total: MethodMetrics;
+  extract: MethodMetrics;
+  act: MethodMetrics;
+  observe: MethodMetrics;
 }

@@ -1,0 +1,132 @@
+// From a ModelSpec to an AI SDK language model. OpenAI's package is a dependency; the other providers
+// are optional peers, imported only when a call names them, so nobody pays for what they don't use.
+
+import { createOpenAI } from '@ai-sdk/openai';
+import type { LanguageModel } from 'ai';
+import { MissingLLMConfigurationError, UnsupportedModelError } from '../errors.js';
+import { describeModel, type ModelSpec } from './config.js';
+
+interface HostedProvider {
+  kind: 'hosted';
+  pkg: string;
+  factory: string;
+  /** Environment variables holding the key, in the order they are tried. */
+  env: string[];
+}
+
+/** Self-hosted servers speaking OpenAI's Chat Completions API: Ollama, vLLM, llama.cpp, LM Studio. */
+interface LocalProvider {
+  kind: 'local';
+  defaultBaseURL?: string;
+}
+
+const PROVIDERS: Record<string, HostedProvider | LocalProvider> = {
+  openai: { kind: 'hosted', pkg: '@ai-sdk/openai', factory: 'createOpenAI', env: ['OPENAI_API_KEY'] },
+  anthropic: { kind: 'hosted', pkg: '@ai-sdk/anthropic', factory: 'createAnthropic', env: ['ANTHROPIC_API_KEY'] },
+  google: {
+    kind: 'hosted',
+    pkg: '@ai-sdk/google',
+    factory: 'createGoogleGenerativeAI',
+    env: ['GOOGLE_GENERATIVE_AI_API_KEY', 'GEMINI_API_KEY'],
+  },
+  groq: { kind: 'hosted', pkg: '@ai-sdk/groq', factory: 'createGroq', env: ['GROQ_API_KEY'] },
+  mistral: { kind: 'hosted', pkg: '@ai-sdk/mistral', factory: 'createMistral', env: ['MISTRAL_API_KEY'] },
+  xai: { kind: 'hosted', pkg: '@ai-sdk/xai', factory: 'createXai', env: ['XAI_API_KEY'] },
+  deepseek: { kind: 'hosted', pkg: '@ai-sdk/deepseek', factory: 'createDeepSeek', env: ['DEEPSEEK_API_KEY'] },
+  ollama: { kind: 'local', defaultBaseURL: 'http://127.0.0.1:11434/v1' },
+  vllm: { kind: 'local', defaultBaseURL: 'http://127.0.0.1:8000/v1' },
+  llamacpp: { kind: 'local', defaultBaseURL: 'http://127.0.0.1:8080/v1' },
+  lmstudio: { kind: 'local', defaultBaseURL: 'http://127.0.0.1:1234/v1' },
+  'openai-compatible': { kind: 'local' },
+};
+
+export const SUPPORTED_PROVIDERS = Object.keys(PROVIDERS);
+
+/** Providers whose model we can build without a key (their servers usually ask for none). */
+export function isLocalProvider(provider: string): boolean {
+  return PROVIDERS[provider]?.kind === 'local';
+}
+
+// Kept apart so bundlers leave the optional packages alone: they are resolved at run time, if present.
+const importOptional = (name: string): Promise<Record<string, unknown>> => import(/* @vite-ignore */ name);
+
+const cache = new Map<string, Promise<LanguageModel>>();
+
+/** The model for a spec; built once per provider, model, endpoint and key. */
+export function languageModel(spec: ModelSpec): Promise<LanguageModel> {
+  const info = PROVIDERS[spec.provider];
+  if (!info) {
+    return Promise.reject(
+      new UnsupportedModelError(
+        `Unknown model provider "${spec.provider}" in "${spec.provider}/${spec.modelId}". ` +
+          `Supported: ${SUPPORTED_PROVIDERS.join(', ')}. A self-hosted server that speaks OpenAI's API works as ` +
+          '{ modelName: "openai-compatible/<model>", baseURL: "http://host:port/v1" }.',
+      ),
+    );
+  }
+  let apiKey = spec.apiKey;
+  if (info.kind === 'hosted' && apiKey === undefined) {
+    apiKey = info.env.map((name) => globalThis.process?.env?.[name]).find((value) => value && value.trim());
+    if (!apiKey) {
+      return Promise.reject(
+        new MissingLLMConfigurationError(
+          `No API key for ${describeModel(spec)}: pass model: { modelName: "${spec.provider}/${spec.modelId}", apiKey } ` +
+            `or set ${info.env.join(' or ')}.`,
+        ),
+      );
+    }
+  }
+  const baseURL = spec.baseURL ?? (info.kind === 'local' ? info.defaultBaseURL : undefined);
+  if (info.kind === 'local' && !baseURL) {
+    return Promise.reject(
+      new MissingLLMConfigurationError(
+        `${describeModel(spec)} needs the server's address: pass model: { modelName, baseURL: "http://host:port/v1" }.`,
+      ),
+    );
+  }
+  const { api, providerOptions: _callOptions, ...settings } = spec.providerSettings;
+  const key = JSON.stringify([spec.provider, spec.modelId, baseURL, apiKey, api, settings]);
+  let model = cache.get(key);
+  if (!model) {
+    model = build(spec, info, { ...settings, apiKey, baseURL }, api);
+    model.catch(() => cache.delete(key));
+    if (cache.size > 32) cache.delete(cache.keys().next().value as string);
+    cache.set(key, model);
+  }
+  return model;
+}
+
+async function build(
+  spec: ModelSpec,
+  info: HostedProvider | LocalProvider,
+  settings: Record<string, unknown>,
+  api: unknown,
+): Promise<LanguageModel> {
+  if (api !== undefined && api !== 'chat' && api !== 'responses') {
+    throw new UnsupportedModelError(`\`model.api\` must be "chat" or "responses", not ${JSON.stringify(api)}.`);
+  }
+  if (info.kind === 'local') {
+    // Local servers implement Chat Completions, rarely the Responses API; most need no key at all.
+    const provider = createOpenAI({ ...settings, apiKey: (settings.apiKey as string | undefined) ?? 'unused', name: spec.provider });
+    return provider.chat(spec.modelId);
+  }
+  if (spec.provider === 'openai') {
+    const provider = createOpenAI(settings);
+    return api === 'chat' ? provider.chat(spec.modelId) : provider.responses(spec.modelId);
+  }
+  let module: Record<string, unknown>;
+  try {
+    module = await importOptional(info.pkg);
+  } catch (error) {
+    throw new UnsupportedModelError(
+      `${describeModel(spec)} needs the package ${info.pkg}, which is not installed: run \`npm install ${info.pkg}\`.`,
+      { cause: error },
+    );
+  }
+  const factory = module[info.factory];
+  if (typeof factory !== 'function') {
+    throw new UnsupportedModelError(`${info.pkg} has no ${info.factory}(); install a version made for AI SDK 6 (ai@6).`);
+  }
+  const provider = factory(settings) as (modelId: string) => LanguageModel;
+  return provider(spec.modelId);
+}

@@ -2,14 +2,20 @@ import { attachToBrowser } from './browser/attach.js';
 import type { BrowserHandle } from './browser/browser.js';
 import { launchChrome } from './browser/launch.js';
 import { Context } from './driver/context.js';
-import { InvalidOptionError, SdkError, SdkStateError } from './errors.js';
+import { InvalidOptionError, MissingLLMConfigurationError, SdkStateError } from './errors.js';
+import { runExtraction } from './extract/extract.js';
+import { isZodSchema, type ZodLike } from './extract/schema.js';
+import { parseModelConfiguration } from './llm/config.js';
+import { Metrics } from './llm/metrics.js';
 import { Logger } from './logger.js';
 import { Page } from './driver/page.js';
 import { captureSnapshot } from './snapshot/index.js';
-import type { ExtractOptions, PageTextResult, SdkOptions } from './types.js';
+import type { ExtractOptions, ExtractResult, ExtractSchema, InferSchema, PageTextResult, SdkMetrics, SdkOptions } from './types.js';
 
 const DEFAULT_CDP_TIMEOUT_MS = 30_000;
 const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
+/** Model calls are slower than the browser: a large page in chunks can take a minute or more. */
+const DEFAULT_MODEL_TIMEOUT_MS = 120_000;
 
 /**
  * The client. `init()` gets a browser (launches Chrome, or attaches to `cdpUrl`), `context` holds
@@ -22,6 +28,7 @@ export class Sdk {
   #context: Context | undefined;
   #initializing: Promise<void> | undefined;
   #closing: Promise<void> | undefined;
+  readonly #metrics = new Metrics();
 
   constructor(options: SdkOptions = {}) {
     this.#options = { ...options };
@@ -79,22 +86,58 @@ export class Sdk {
     this.#context = context;
   }
 
+  /** Model use so far (tokens, requests, time), per method and in total. A copy. */
+  get metrics(): SdkMetrics {
+    return this.#metrics.snapshot();
+  }
+
   /**
-   * Reads the page. With no instruction it returns `{ pageText }`: the page as accessibility-tree
-   * text, iframes (out-of-process ones too) and shadow roots (closed ones too) included, no model
-   * involved. `selector` limits it to one element's subtree; `page` picks the page; `timeout` (ms)
-   * bounds the whole call.
+   * Reads the page.
+   * - `extract()` / `extract(options)` → `{ pageText }`: the page as accessibility-tree text, iframes
+   *   (out-of-process ones too) and shadow roots (closed ones too) included. No model involved.
+   * - `extract(instruction, options?)` → `{ extraction }`: the model's answer as text.
+   * - `extract(instruction, schema, options?)` → the value the zod schema (3 or 4) describes, checked
+   *   by it. `.url()` fields hold the real URLs of the page's links.
+   * `selector` limits the call to one element's subtree, `page` picks the page, `model` the model,
+   * and `timeout` (ms) bounds the whole call, model requests included.
    */
   extract(): Promise<PageTextResult>;
   extract(options: ExtractOptions): Promise<PageTextResult>;
-  async extract(first?: ExtractOptions | string, ...rest: unknown[]): Promise<PageTextResult> {
-    if (typeof first === 'string' || rest.length > 0) {
-      throw new SdkError(
-        'extract(instruction[, schema]) needs the model layer, which is not in this version of tendril yet; ' +
-          'extract() and extract({ selector, page, timeout }) return the page text.',
+  extract(instruction: string, options?: ExtractOptions): Promise<ExtractResult>;
+  extract<T extends ExtractSchema>(instruction: string, schema: T, options?: ExtractOptions): Promise<InferSchema<T>>;
+  async extract(first?: ExtractOptions | string, second?: unknown, third?: unknown): Promise<unknown> {
+    if (typeof first !== 'string') {
+      if (second !== undefined) throw new InvalidOptionError('extract(options) takes one argument; pass an instruction first to use a schema.');
+      return this.#pageText(checkExtractOptions(first));
+    }
+    if (!first.trim()) throw new InvalidOptionError('The instruction of extract(instruction, ...) is empty; say what to extract.');
+    // extract(instruction, options) is allowed too: a plain object that is not a schema is options.
+    const schemaGiven = second !== undefined && second !== null && isZodSchema(second);
+    if (second !== undefined && second !== null && !schemaGiven && (third !== undefined || !isPlainObject(second))) {
+      throw new InvalidOptionError('The second argument of extract(instruction, schema, options) must be a zod schema (zod 3.25+ or zod 4).');
+    }
+    const options = checkExtractOptions(schemaGiven ? third : (second ?? third));
+    const model = parseModelConfiguration(options.model ?? this.#options.model);
+    if (!model) {
+      throw new MissingLLMConfigurationError(
+        'extract(instruction) needs a model: pass `model` to the Sdk constructor or in the extract options, ' +
+          'for example { modelName: "openai/gpt-4.1-mini", apiKey: process.env.OPENAI_API_KEY }. ' +
+          'extract() without an instruction returns the page text and needs no model.',
       );
     }
-    const options = checkExtractOptions(first);
+    return runExtraction({
+      page: this.#pageFor(options.page),
+      instruction: first,
+      schema: schemaGiven ? (second as ZodLike) : undefined,
+      selector: options.selector,
+      timeoutMs: options.timeout ?? DEFAULT_MODEL_TIMEOUT_MS,
+      model,
+      logger: this.logger,
+      metrics: this.#metrics,
+    });
+  }
+
+  async #pageText(options: ExtractOptions): Promise<PageTextResult> {
     const page = this.#pageFor(options.page);
     const started = Date.now();
     const snapshot = await captureSnapshot(page, {
@@ -143,6 +186,10 @@ export class Sdk {
     })();
     return this.#closing;
   }
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function checkExtractOptions(options: unknown): ExtractOptions {

@@ -29,3 +29,54 @@ export function deferred<T>(): Deferred<T> {
   });
   return { promise, resolve, reject };
 }
+
+/**
+ * One deadline for a whole operation: `signal` aborts (with a TimeoutError as its reason) when it
+ * passes, so an HTTP request in flight is cancelled, and `race` rejects on time even if the work
+ * under it does not notice.
+ */
+export class Deadline {
+  readonly #controller = new AbortController();
+  readonly #timer: ReturnType<typeof setTimeout>;
+  readonly at: number;
+
+  constructor(
+    readonly ms: number,
+    what: string,
+    hint = '',
+  ) {
+    this.at = Date.now() + ms;
+    this.#timer = setTimeout(
+      () => this.#controller.abort(new TimeoutError(`${what} timed out after ${ms} ms.${hint ? ' ' + hint : ''}`, ms)),
+      ms,
+    );
+  }
+
+  get signal(): AbortSignal {
+    return this.#controller.signal;
+  }
+
+  /** Milliseconds left, at least 1 (0 would mean "no deadline" to withDeadline). */
+  remaining(): number {
+    return Math.max(1, this.at - Date.now());
+  }
+
+  /** Ends the operation early (the first error of several parallel parts): aborts what is in flight. */
+  abort(reason: Error): void {
+    this.#controller.abort(reason);
+  }
+
+  race<T>(promise: Promise<T>): Promise<T> {
+    const signal = this.#controller.signal;
+    if (signal.aborted) return Promise.reject(signal.reason);
+    return new Promise<T>((resolve, reject) => {
+      const onAbort = () => reject(signal.reason);
+      signal.addEventListener('abort', onAbort, { once: true });
+      promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+    });
+  }
+
+  dispose(): void {
+    clearTimeout(this.#timer);
+  }
+}

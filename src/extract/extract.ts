@@ -1,0 +1,176 @@
+// extract(instruction[, schema]): snapshot the page, ask the model once (once per chunk for pages
+// beyond its input budget), turn link ids into URLs, and hand back what the caller's schema accepts.
+
+import type { Page } from '../driver/page.js';
+import { InvalidOptionError, LLMResponseError, SchemaValidationError } from '../errors.js';
+import { defaultMaxInputTokens, estimateTokens } from '../llm/budget.js';
+import { describeModel, type ModelSpec } from '../llm/config.js';
+import { generateJson } from '../llm/generate.js';
+import type { Metrics } from '../llm/metrics.js';
+import { isLocalProvider, languageModel } from '../llm/providers.js';
+import type { Logger } from '../logger.js';
+import { captureSnapshot } from '../snapshot/index.js';
+import { Deadline } from '../util/time.js';
+import { splitIntoChunks } from './chunk.js';
+import { promptOverhead, SYSTEM_PROMPT, userPrompt } from './prompt.js';
+import { readSchema, FREE_TEXT, type SchemaNode, type StandardIssue, type ZodLike } from './schema.js';
+import { fromModel, mergeChunks, modelSchema, type MappingNotes } from './shape.js';
+
+export interface ExtractionRequest {
+  page: Page;
+  instruction: string;
+  /** The caller's zod schema; none means `{ extraction: string }`. */
+  schema?: ZodLike;
+  selector?: string;
+  timeoutMs: number;
+  model: ModelSpec;
+  logger: Logger;
+  metrics: Metrics;
+}
+
+const DEFAULT_PARALLEL_CALLS = 4;
+const DEFAULT_RETRIES = 2;
+
+export async function runExtraction(request: ExtractionRequest): Promise<unknown> {
+  // Schema and model problems are the caller's to fix: report them before touching the page.
+  const { node, wrapped } = rootShape(request.schema);
+  const model = await languageModel(request.model);
+  const label = describeModel(request.model);
+  const deadline = new Deadline(
+    request.timeoutMs,
+    `extract(${JSON.stringify(clip(request.instruction, 60))})`,
+    'Raise `timeout` (ms) in the extract options, or scope the page with `selector`.',
+  );
+  try {
+    return await deadline.race(extractWithin(request, node, wrapped, model, label, deadline));
+  } finally {
+    deadline.dispose();
+  }
+}
+
+async function extractWithin(
+  request: ExtractionRequest,
+  node: SchemaNode,
+  wrapped: boolean,
+  model: Awaited<ReturnType<typeof languageModel>>,
+  label: string,
+  deadline: Deadline,
+): Promise<unknown> {
+  const { page, logger } = request;
+  const started = Date.now();
+  const snapshot = await captureSnapshot(page, { selector: request.selector, timeoutMs: deadline.remaining(), logger });
+  const url = page.url();
+  const maxInputTokens = request.model.maxInputTokens ?? defaultMaxInputTokens(request.model.modelId, isLocalProvider(request.model.provider));
+  const schemaText = JSON.stringify(modelSchema(node, true));
+  const fixed = estimateTokens(promptOverhead({ instruction: request.instruction, url, selector: request.selector }) + schemaText) + 64;
+  const budget = maxInputTokens - fixed;
+  if (budget < 200) {
+    throw new InvalidOptionError(
+      `model.maxInputTokens (${maxInputTokens}) leaves no room for the page: the instruction, schema and prompt take about ${fixed} tokens. Raise it.`,
+    );
+  }
+  const chunks = splitIntoChunks(snapshot.text, budget);
+  if (chunks.length > 1) {
+    logger.info('extract', `The page is larger than ${label}'s input budget; extracting in ${chunks.length} chunks`, {
+      url,
+      maxInputTokens,
+      pageTokens: estimateTokens(snapshot.text),
+    });
+  }
+  const schemaFull = chunks.length > 1 ? JSON.parse(schemaText) : modelSchema(node);
+  const apiKey = request.model.apiKey;
+  const providerOptions = request.model.providerSettings.providerOptions as Record<string, Record<string, unknown>> | undefined;
+  const ask = async (index: number): Promise<unknown> => {
+    const chunk = chunks[index]!;
+    const part = chunks.length > 1 ? { index: index + 1, count: chunks.length, contextLines: chunk.contextLines } : undefined;
+    const reply = await generateJson({
+      model,
+      label,
+      system: SYSTEM_PROMPT,
+      user: userPrompt({ instruction: request.instruction, url, selector: request.selector, text: chunk.text, part }),
+      schema: schemaFull,
+      signal: deadline.signal,
+      maxRetries: request.model.maxRetries ?? DEFAULT_RETRIES,
+      providerOptions,
+      secrets: apiKey ? [apiKey] : [],
+    });
+    request.metrics.recordCall('extract', reply.usage);
+    logger.debug('extract', 'Model call', {
+      model: label,
+      chunk: part ? `${part.index}/${part.count}` : undefined,
+      ms: reply.usage.inferenceTimeMs,
+      promptTokens: reply.usage.promptTokens,
+      completionTokens: reply.usage.completionTokens,
+    });
+    return reply.value;
+  };
+  const answers = await inParallel(chunks.length, request.model.maxParallelCalls ?? DEFAULT_PARALLEL_CALLS, ask, deadline);
+  request.metrics.recordOperation('extract', chunks.length);
+  const merged = chunks.length > 1 ? mergeChunks(node, answers) : answers[0];
+
+  const pageUrls = new Set(snapshot.links().values());
+  const notes: MappingNotes = { unknownLinks: [] };
+  const mapped = fromModel(node, merged, (id) => snapshot.urlOf(id), (value) => pageUrls.has(value), notes);
+  const value = wrapped ? (mapped as Record<string, unknown> | null)?.value : mapped;
+  logger.info('extract', 'Extracted', { url, model: label, ms: Date.now() - started, chunks: chunks.length });
+  if (!request.schema) {
+    const extraction = (value as { extraction?: unknown } | null)?.extraction;
+    if (typeof extraction !== 'string') throw new LLMResponseError(`${label} answered without the "extraction" text the request asked for.`);
+    return { extraction };
+  }
+  return validate(request.schema, value, notes);
+}
+
+/** The root the model is asked for is always an object: anything else travels as `{ value }`. */
+function rootShape(schema: ZodLike | undefined): { node: SchemaNode; wrapped: boolean } {
+  if (!schema) return { node: FREE_TEXT, wrapped: false };
+  const { node, optional } = readSchema(schema);
+  if (node.kind === 'object' && !optional) return { node, wrapped: false };
+  return { node: { kind: 'object', fields: [{ key: 'value', node, optional }] }, wrapped: true };
+}
+
+async function validate(schema: ZodLike, value: unknown, notes: MappingNotes): Promise<unknown> {
+  const result = await schema['~standard'].validate(value);
+  if (!result.issues) return result.value;
+  const issues = [...result.issues];
+  const listed = issues.slice(0, 5).map(describeIssue).join('; ');
+  const links = notes.unknownLinks.length
+    ? ` The model named links that are not on the page: ${notes.unknownLinks
+        .slice(0, 5)
+        .map((link) => `${link.path || 'value'} = ${JSON.stringify(clip(link.value, 60))}`)
+        .join(', ')}.`
+    : '';
+  throw new SchemaValidationError(
+    `The extracted data does not match the schema: ${listed || 'invalid'}${issues.length > 5 ? ` (and ${issues.length - 5} more)` : ''}.${links}`,
+    issues,
+  );
+}
+
+function describeIssue(issue: StandardIssue): string {
+  const path = (issue.path ?? []).map((step) => String(typeof step === 'object' ? step.key : step));
+  return `${path.length ? path.join('.') : 'value'}: ${issue.message}`;
+}
+
+/** Runs `count` tasks, at most `limit` at a time; results in task order; the first failure stops the rest. */
+async function inParallel<T>(count: number, limit: number, task: (index: number) => Promise<T>, deadline: Deadline): Promise<T[]> {
+  const results = new Array<T>(count);
+  let next = 0;
+  const worker = async () => {
+    while (next < count && !deadline.signal.aborted) {
+      const index = next++;
+      results[index] = await task(index);
+    }
+  };
+  try {
+    await Promise.all(Array.from({ length: Math.min(limit, count) }, worker));
+  } catch (error) {
+    // The other chunks' requests are cancelled: their answers could no longer be used.
+    deadline.abort(error instanceof Error ? error : new LLMResponseError(String(error)));
+    throw error;
+  }
+  return results;
+}
+
+function clip(text: string, max: number): string {
+  return text.length > max ? text.slice(0, max) + '…' : text;
+}

@@ -213,6 +213,28 @@ describe('extract(instruction, schema)', () => {
     expect((error as Error).message).toMatch(/not on the page: link = "nowhere"/);
   });
 
+  it('never returns a link the page does not have: a required one fails the call, an optional one is left out', async () => {
+    const invented = 'https://invented.example/widget';
+    fake.script([{ json: { value: [{ name: 'Widget A', price: 1, inStock: true, link: invented, note: null }] } }]);
+    const error = await fixture.sdk.extract('Products', product4.array(), { model: model() }).catch((e: unknown) => e);
+    // zod alone would accept it: it is a well-formed URL.
+    expect(product4.array().safeParse([{ name: 'Widget A', price: 1, inStock: true, link: invented }]).success).toBe(true);
+    expect(error).toBeInstanceOf(SchemaValidationError);
+    expect((error as SchemaValidationError).issues).toEqual([{ message: 'not a link of the page', path: ['0', 'link'] }]);
+    expect((error as Error).message).toContain(`0.link = "${invented}"`);
+
+    const withOptionalLink = z.object({ name: z.string(), link: z.string().url().optional() });
+    fake.script((request) => ({
+      json: { value: [{ name: 'A', link: invented }, { name: 'B', link: linkId(request, 'Details of Widget B') }] },
+    }));
+    lines.length = 0;
+    expect(await fixture.sdk.extract('Products', withOptionalLink.array(), { model: model() })).toEqual([
+      { name: 'A' },
+      { name: 'B', link: `${fixture.servers.a.origin}/products/widget-b` },
+    ]);
+    expect(lines.some((line) => line.message.startsWith('Left out optional link fields') && JSON.stringify(line.auxiliary).includes(invented))).toBe(true);
+  });
+
   it('raises SchemaValidationError for a number outside its bounds', async () => {
     fake.script((request) => ({ json: { name: 'Widget A', price: 5000, inStock: true, link: linkId(request, 'Details of Widget A'), note: null } }));
     await expect(fixture.sdk.extract('First product', product4, { model: model() })).rejects.toBeInstanceOf(SchemaValidationError);

@@ -112,9 +112,19 @@ async function extractWithin(
   const notes: MappingNotes = { unknownLinks: [] };
   const mapped = fromModel(node, merged, (id) => snapshot.urlOf(id), (value) => pageUrls.has(value), notes);
   const value = wrapped ? (mapped as Record<string, unknown> | null)?.value : mapped;
+  // Paths in the caller's terms: the `value` wrapper is ours.
+  if (wrapped) for (const link of notes.unknownLinks) link.path = link.path.replace(/^value\.?/, '');
   logger.info('extract', 'Extracted', { url, model: label, ms: Date.now() - started, chunks: chunks.length });
+  const dropped = notes.unknownLinks.filter((link) => link.dropped);
+  if (dropped.length) {
+    logger.info('extract', 'Left out optional link fields the model filled with something that is not a link of the page', {
+      fields: dropped.slice(0, 10).map((link) => `${link.path} = ${clip(link.value, 60)}`),
+    });
+  }
   if (!request.schema) {
-    const extraction = (value as { extraction?: unknown } | null)?.extraction;
+    let extraction = (value as { extraction?: unknown } | null)?.extraction;
+    // In chunks, null is how every part says "not here".
+    if (extraction === null && chunks.length > 1) extraction = '';
     if (typeof extraction !== 'string') throw new LLMResponseError(`${label} answered without the "extraction" text the request asked for.`);
     return { extraction };
   }
@@ -131,11 +141,19 @@ function rootShape(schema: ZodLike | undefined): { node: SchemaNode; wrapped: bo
 
 async function validate(schema: ZodLike, value: unknown, notes: MappingNotes): Promise<unknown> {
   const result = await schema['~standard'].validate(value);
-  if (!result.issues) return result.value;
-  const issues = [...result.issues];
+  // A required link the page does not have fails the call even when it looks like a fine URL:
+  // returning it would be returning a made-up link.
+  const unknown = notes.unknownLinks.filter((link) => !link.dropped);
+  if (!result.issues && !unknown.length) return result.value;
+  const issues: StandardIssue[] = [
+    ...(result.issues ?? []),
+    ...unknown
+      .filter((link) => !result.issues?.some((issue) => describePath(issue) === link.path))
+      .map((link) => ({ message: 'not a link of the page', path: link.path ? link.path.split('.') : [] })),
+  ];
   const listed = issues.slice(0, 5).map(describeIssue).join('; ');
-  const links = notes.unknownLinks.length
-    ? ` The model named links that are not on the page: ${notes.unknownLinks
+  const links = unknown.length
+    ? ` The model named links that are not on the page: ${unknown
         .slice(0, 5)
         .map((link) => `${link.path || 'value'} = ${JSON.stringify(clip(link.value, 60))}`)
         .join(', ')}.`
@@ -146,9 +164,12 @@ async function validate(schema: ZodLike, value: unknown, notes: MappingNotes): P
   );
 }
 
+function describePath(issue: StandardIssue): string {
+  return (issue.path ?? []).map((step) => String(typeof step === 'object' ? step.key : step)).join('.');
+}
+
 function describeIssue(issue: StandardIssue): string {
-  const path = (issue.path ?? []).map((step) => String(typeof step === 'object' ? step.key : step));
-  return `${path.length ? path.join('.') : 'value'}: ${issue.message}`;
+  return `${describePath(issue) || 'value'}: ${issue.message}`;
 }
 
 /** Runs `count` tasks, at most `limit` at a time; results in task order; the first failure stops the rest. */

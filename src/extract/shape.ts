@@ -67,7 +67,8 @@ function withDescription(schema: Json, description: string | undefined): Json {
 
 /** Links the model named that are not links of the page, for the error message. */
 export interface MappingNotes {
-  unknownLinks: Array<{ path: string; value: string }>;
+  /** `dropped`: the field was optional, so it was left out rather than given a made-up link. */
+  unknownLinks: Array<{ path: string; value: string; dropped?: boolean }>;
 }
 
 /**
@@ -90,13 +91,19 @@ export function fromModel(
         const item = value[field.key];
         const childPath = path ? `${path}.${field.key}` : field.key;
         if ((item === null || item === undefined) && field.optional && !acceptsNull(field.node)) continue;
-        out[field.key] = fromModel(field.node, item, urlOf, isPageUrl, notes, childPath);
+        const unknownBefore = notes.unknownLinks.length;
+        const mapped = fromModel(field.node, item, urlOf, isPageUrl, notes, childPath);
+        if (field.optional && field.node.kind === 'string' && notes.unknownLinks.length > unknownBefore) {
+          notes.unknownLinks[unknownBefore]!.dropped = true;
+          continue;
+        }
+        out[field.key] = mapped;
       }
       return out;
     }
     case 'array':
       return Array.isArray(value)
-        ? value.map((item, i) => fromModel(node.item, item, urlOf, isPageUrl, notes, `${path}[${i}]`))
+        ? value.map((item, i) => fromModel(node.item, item, urlOf, isPageUrl, notes, path ? `${path}.${i}` : String(i)))
         : value;
     case 'nullable':
       return value === null ? null : fromModel(node.inner, value, urlOf, isPageUrl, notes, path);

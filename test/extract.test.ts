@@ -57,6 +57,9 @@ describe('extract(instruction)', () => {
     expect(request.user).toContain('Which products are listed?');
     // The top page, the closed shadow root and the out-of-process iframe all reach the model.
     for (const text of ['Widget A', 'Widget B', 'Widget C', 'Great widgets, said Ada.']) expect(request.user).toContain(text);
+    // No link fields asked for, so no node ids: they would cost tokens and help nothing.
+    expect(request.user).not.toMatch(/\[\d+-\d+\]/);
+    expect(request.user).toContain('\n      heading: Widget A [level=3]\n');
     const after = fixture.sdk.metrics;
     expect(after.extract.operations - before.extract.operations).toBe(1);
     expect(after.extract.modelCalls - before.extract.modelCalls).toBe(1);
@@ -137,6 +140,10 @@ describe('extract(instruction, schema)', () => {
       expect(item.properties.inStock).toEqual({ type: 'boolean' });
       expect(item.properties.link.type).toBe('string');
       expect(item.properties.link.description).toMatch(/id of the link/);
+      // With link fields, links (and only links) keep their ids.
+      const user = fake.requests[0]!.user;
+      expect(user).toMatch(/\n\s+\[0-\d+\] link: Details of Widget A\n/);
+      expect(user).toMatch(/\n\s+heading: Widget A \[level=3\]\n/);
       expect(item.properties.note.anyOf).toEqual([{ type: 'string' }, { type: 'null' }]);
     });
   }
@@ -376,7 +383,7 @@ describe('pages larger than the input budget', () => {
       expect(request.user).toMatch(new RegExp(`part \\d+ of ${chunks}`));
     }
     // Chunks after the first open with the lines of the elements around them.
-    expect(fake.requests.slice(1).every((request) => /\n\[0-0\] RootWebArea: Big table\n\s+\[0-\d+\] main\n/.test(request.user))).toBe(true);
+    expect(fake.requests.slice(1).every((request) => /\nRootWebArea: Big table\n\s+main\n/.test(request.user))).toBe(true);
     const after = fixture.sdk.metrics;
     expect(after.extract.modelCalls - before.extract.modelCalls).toBe(chunks);
     expect(after.extract.chunkedOperations - before.extract.chunkedOperations).toBe(1);

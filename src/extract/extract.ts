@@ -12,9 +12,9 @@ import type { Logger } from '../logger.js';
 import { captureSnapshot } from '../snapshot/index.js';
 import { Deadline } from '../util/time.js';
 import { splitIntoChunks } from './chunk.js';
-import { promptOverhead, SYSTEM_PROMPT, userPrompt } from './prompt.js';
+import { pageForModel, promptOverhead, systemPrompt, userPrompt } from './prompt.js';
 import { readSchema, FREE_TEXT, type SchemaNode, type StandardIssue, type ZodLike } from './schema.js';
-import { fromModel, mergeChunks, modelSchema, type MappingNotes } from './shape.js';
+import { fromModel, hasLinkField, mergeChunks, modelSchema, type MappingNotes } from './shape.js';
 
 export interface ExtractionRequest {
   page: Page;
@@ -62,19 +62,22 @@ async function extractWithin(
   const url = page.url();
   const maxInputTokens = request.model.maxInputTokens ?? defaultMaxInputTokens(request.model.modelId, isLocalProvider(request.model.provider));
   const schemaText = JSON.stringify(modelSchema(node, true));
-  const fixed = estimateTokens(promptOverhead({ instruction: request.instruction, url, selector: request.selector }) + schemaText) + 64;
+  const links = hasLinkField(node);
+  const system = systemPrompt(links);
+  const text = pageForModel(snapshot.text, links);
+  const fixed = estimateTokens(promptOverhead({ instruction: request.instruction, url, selector: request.selector }, links) + schemaText) + 64;
   const budget = maxInputTokens - fixed;
   if (budget < 200) {
     throw new InvalidOptionError(
       `model.maxInputTokens (${maxInputTokens}) leaves no room for the page: the instruction, schema and prompt take about ${fixed} tokens. Raise it.`,
     );
   }
-  const chunks = splitIntoChunks(snapshot.text, budget);
+  const chunks = splitIntoChunks(text, budget);
   if (chunks.length > 1) {
     logger.info('extract', `The page is larger than ${label}'s input budget; extracting in ${chunks.length} chunks`, {
       url,
       maxInputTokens,
-      pageTokens: estimateTokens(snapshot.text),
+      pageTokens: estimateTokens(text),
     });
   }
   const schemaFull = chunks.length > 1 ? JSON.parse(schemaText) : modelSchema(node);
@@ -86,7 +89,7 @@ async function extractWithin(
     const reply = await generateJson({
       model,
       label,
-      system: SYSTEM_PROMPT,
+      system,
       user: userPrompt({ instruction: request.instruction, url, selector: request.selector, text: chunk.text, part }),
       schema: schemaFull,
       signal: deadline.signal,

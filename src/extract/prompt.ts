@@ -1,13 +1,34 @@
 // The words sent with every extraction. Short on purpose: every token here is paid on every call,
 // and the page text already says what the elements are.
 
-export const SYSTEM_PROMPT = [
+const BASE_PROMPT = [
   'You extract data from a web page for a program.',
-  'The page is an accessibility tree: one element per line, "[id] role: name", indented under its parent.',
+  'The page is an accessibility tree: one element per line, "role: name", indented under its parent.',
   'Use only what the page says; never invent values.',
   'Reply with JSON that fits the schema. Use null where the page has no value for a field that allows null.',
-  'For a link field, give the id of the link element from the brackets (such as "0-12"), never a URL.',
-].join('\n');
+];
+
+/** The system prompt; the words about link ids only when the schema asks for links. */
+export function systemPrompt(links: boolean): string {
+  return [
+    ...BASE_PROMPT,
+    ...(links ? ['Links start with an id in brackets; for a link field give that id (such as "0-12"), never a URL.'] : []),
+  ].join('\n');
+}
+
+const ID = /^(\s*)\[\d+-\d+\] /;
+const LINK = /^\s*\[\d+-\d+\] link\b/;
+
+/**
+ * The page text as the model gets it: node ids only on links, and only when the schema has link
+ * fields. An id costs about five tokens a line and the model needs none of the others.
+ */
+export function pageForModel(text: string, links: boolean): string {
+  return text
+    .split('\n')
+    .map((line) => (links && LINK.test(line) ? line : line.replace(ID, '$1')))
+    .join('\n');
+}
 
 export interface PromptParts {
   instruction: string;
@@ -31,6 +52,6 @@ export function userPrompt(parts: PromptParts): string {
 }
 
 /** The prompt without the page: what every chunk carries besides its share of the page text. */
-export function promptOverhead(parts: Omit<PromptParts, 'text' | 'part'>): string {
-  return SYSTEM_PROMPT + userPrompt({ ...parts, text: '', part: { index: 99, count: 99, contextLines: 99 } });
+export function promptOverhead(parts: Omit<PromptParts, 'text' | 'part'>, links: boolean): string {
+  return systemPrompt(links) + userPrompt({ ...parts, text: '', part: { index: 99, count: 99, contextLines: 99 } });
 }

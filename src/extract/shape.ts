@@ -121,6 +121,24 @@ export function fromModel(
   }
 }
 
+/** Whether the schema asks for any link (a `.url()` string) anywhere. */
+export function hasLinkField(node: SchemaNode): boolean {
+  switch (node.kind) {
+    case 'object':
+      return node.fields.some((field) => hasLinkField(field.node));
+    case 'array':
+      return hasLinkField(node.item);
+    case 'nullable':
+      return hasLinkField(node.inner);
+    case 'union':
+      return node.options.some(hasLinkField);
+    case 'string':
+      return node.url;
+    default:
+      return false;
+  }
+}
+
 function acceptsNull(node: SchemaNode): boolean {
   return node.kind === 'nullable' || (node.kind === 'enum' && node.values.includes(null)) || (node.kind === 'union' && node.options.some(acceptsNull));
 }

@@ -1,11 +1,14 @@
 // The main job on an embedded default: start a local Chromium, open the bundled demo page (or the
 // URL given as the first argument) and print what Tendril reads there with extract(): the page text
 // across its iframes and shadow roots. Usage: npm run demo [-- <url>]
+// With TENDRIL_MODEL set ("openai/gpt-4.1-mini", key from the provider's variable; TENDRIL_MODEL_BASE_URL
+// for another endpoint) it also asks that model for the products, typed by a zod schema.
 import { readFile } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { z } from 'zod';
 import { Sdk } from '../src/index.js';
 
 const DEMO_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'demo');
@@ -53,6 +56,16 @@ async function main(): Promise<void> {
       // The reviews live in a closed shadow root: a selector scopes the text to them.
       const { pageText: reviews } = await sdk.extract({ selector: '#reviews' });
       console.log(`\n# extract({ selector: '#reviews' })\n${reviews}`);
+    }
+    const modelName = process.env.TENDRIL_MODEL;
+    if (modelName) {
+      const products = await sdk.extract(
+        'Every product on the page, with its price and its link',
+        z.array(z.object({ name: z.string(), price: z.string().optional(), url: z.string().url().optional() })),
+        { model: { modelName, baseURL: process.env.TENDRIL_MODEL_BASE_URL || undefined } },
+      );
+      console.log(`\n# extract(instruction, schema) with ${modelName}\n${JSON.stringify(products, null, 2)}`);
+      console.log(JSON.stringify(sdk.metrics.total));
     }
   } finally {
     await sdk.close();

@@ -85,6 +85,9 @@ export function languageModel(spec: ModelSpec): Promise<LanguageModel> {
     );
   }
   const { api, providerOptions: _callOptions, ...settings } = spec.providerSettings;
+  // Settings that are functions (a custom fetch) cannot be compared by value: no reuse then.
+  const comparable = Object.values(settings).every((value) => typeof value !== 'function');
+  if (!comparable) return build(spec, info, { ...settings, apiKey, baseURL }, api);
   const key = JSON.stringify([spec.provider, spec.modelId, baseURL, apiKey, api, settings]);
   let model = cache.get(key);
   if (!model) {

@@ -1,5 +1,5 @@
 // The one interface both libraries are driven through, so each measurement is written once.
-import type { LaunchSpec } from './config.js';
+import type { BenchModel, LaunchSpec } from './config.js';
 import type { ChromeReaper, ProcInfo } from './procs.js';
 import type { BenchServer } from './server.js';
 
@@ -11,6 +11,11 @@ export interface BenchSession {
   goto(url: string): Promise<void>;
   /** `extract()` without arguments: the text of the client's current page (`pageText`). */
   extractText(): Promise<string>;
+  /**
+   * `extract(instruction, schema)` with the model given to `newSession`; the adapter builds the
+   * schema with its library's own zod.
+   */
+  extractWithSchema(instruction: string, schema: SchemaBuilder): Promise<unknown>;
   /** Closes the client and the browser it launched. */
   close(): Promise<void>;
   // New measurements add the operations they need here and implement them in tendril.ts and
@@ -22,8 +27,25 @@ export interface LibraryAdapter {
   readonly id: string;
   /** Column heading, e.g. "Stagehand 3.7.3". */
   readonly label: string;
-  newSession(launch: LaunchSpec): BenchSession;
+  newSession(launch: LaunchSpec, options?: SessionOptions): BenchSession;
 }
+
+export interface SessionOptions {
+  /** Given to the library's constructor; needed by extractWithSchema only. */
+  readonly model?: BenchModel;
+}
+
+/** The slice of zod (3 and 4 alike) a bench schema is written with. */
+export interface ZodApi {
+  object(shape: Record<string, unknown>): unknown;
+  string(): ZodStringApi;
+}
+interface ZodStringApi {
+  describe(description: string): ZodStringApi;
+  optional(): unknown;
+}
+/** Builds one schema with whichever zod it is given, so each library gets one made by its own zod. */
+export type SchemaBuilder = (z: ZodApi) => unknown;
 
 /** Everything a measurement gets besides the library under test. */
 export interface BenchEnv {
@@ -113,6 +135,18 @@ export class TimedSession {
         text = await this.raw.extractText();
       });
       return { ms, text };
+    } finally {
+      this.track();
+    }
+  }
+
+  async extractWithSchema(instruction: string, schema: SchemaBuilder): Promise<{ ms: number; value: unknown }> {
+    let value: unknown;
+    try {
+      const ms = await this.time('extract(instruction, schema)', async () => {
+        value = await this.raw.extractWithSchema(instruction, schema);
+      });
+      return { ms, value };
     } finally {
       this.track();
     }

@@ -83,6 +83,8 @@ export interface BenchOptions {
   readonly corpusLimit: number | null;
   /** One goto + extract() on one page slower than this counts as a failure of that page. */
   readonly pageDeadlineMs: number;
+  /** extract-llm: corpus articles to run (null: all); `--corpus-limit` lowers it further. */
+  readonly llmPages: number | null;
 }
 
 const ARGS_HELP = '--update-readme, --verbose, --only=<library|measurement>[,...], --corpus-limit=N';
@@ -123,6 +125,8 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv): B
     corpusIterations: positiveInt(env.BENCH_CORPUS_ITERATIONS, 1),
     corpusLimit: corpusLimit === undefined ? null : positiveInt(corpusLimit, 0),
     pageDeadlineMs: positiveInt(env.BENCH_PAGE_DEADLINE_MS, 60_000),
+    // 20 keeps a full run within ~15 min; Stagehand's two model calls per page dominate it.
+    llmPages: env.BENCH_LLM_PAGES === 'all' ? null : positiveInt(env.BENCH_LLM_PAGES, 20),
   };
 }
 
@@ -130,15 +134,25 @@ export function machineLine(): string {
   return `${os.platform()} ${os.arch()}, ${os.cpus().length} cores`;
 }
 
+/** A model as both libraries' constructors take it (the AI SDK's OpenAI provider underneath). */
+export interface BenchModel {
+  readonly modelName: string;
+  readonly apiKey: string;
+  readonly baseURL: string;
+  /** Handed to the AI SDK's provider factory by both libraries; the bench times requests with it. */
+  readonly fetch?: typeof fetch;
+}
+
 /**
  * Constructor options for either library: Tendril keeps Stagehand's option names, so one object
- * serves both and the two always launch the same browser the same way.
+ * serves both and the two always launch the same browser (and reach the same model) the same way.
  */
-export function clientOptions(launch: LaunchSpec) {
+export function clientOptions(launch: LaunchSpec, model?: BenchModel) {
   return {
     env: 'LOCAL' as const,
     verbose: 0 as const,
     disablePino: true,
     localBrowserLaunchOptions: { executablePath: launch.executablePath, headless: true, args: [...launch.args] },
+    ...(model ? { model: { ...model } } : {}),
   };
 }

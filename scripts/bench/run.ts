@@ -4,6 +4,7 @@
 //   npm run bench -- --update-readme   # also rewrite the bench block in README.md
 //   BENCH_ITERATIONS=3 npm run bench -- --only=stagehand --verbose
 //   npm run bench -- --only extract --corpus-limit 10   # page-text extraction only, 10 articles
+//   npm run bench -- --only extract-llm                 # extract(instruction, schema), fake model
 //
 // Progress goes to stderr, the markdown table to stdout.
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
@@ -21,8 +22,10 @@ import {
   parseOptions,
 } from './config.js';
 import { renderExtractSummary, renderPerPage } from './extract-report.js';
+import { renderLlmSummary } from './llm-report.js';
 import { TABLE_PATH, tableHtml } from './extract-pages.js';
 import { runExtract, type ExtractRun } from './measurements/extract.js';
+import { EXTRACT_LLM_ID, runExtractLlm, type LlmRun } from './measurements/extract-llm.js';
 import { MEASUREMENTS } from './measurements/index.js';
 import { ChromeReaper } from './procs.js';
 import { renderDetails, renderTable, updateReadme, type Column, type RowResult } from './report.js';
@@ -49,7 +52,7 @@ async function loadLibrary(id: string): Promise<LibraryAdapter> {
 
 async function main(): Promise<number> {
   const opts = parseOptions(process.argv.slice(2), process.env);
-  const known = [...MEASUREMENTS.map((m) => m.id), EXTRACT_ID];
+  const known = [...MEASUREMENTS.map((m) => m.id), EXTRACT_ID, EXTRACT_LLM_ID];
   const unknown = opts.measurements?.filter((id) => !known.includes(id)) ?? [];
   if (unknown.length) throw new Error(`unknown --only value(s) ${unknown.join(', ')} (libraries: tendril, stagehand; measurements: ${known.join(', ')})`);
   const selected = (id: string) => !opts.measurements || opts.measurements.includes(id);
@@ -76,6 +79,9 @@ async function main(): Promise<number> {
   if (selected(EXTRACT_ID)) {
     log(`extract: ${plural(opts.extractIterations, 'timed call')} on the table and demo page, ${plural(opts.corpusIterations, 'timed call')} per real page`);
   }
+  if (selected(EXTRACT_LLM_ID)) {
+    log(`${EXTRACT_LLM_ID}: ${plural(opts.extractIterations, 'timed call')} on the demo page, ${plural(opts.corpusIterations, 'timed call')} per real page`);
+  }
 
   // Libraries run in this order within every iteration (A B A B ...).
   const failures = new Map<string, string>(); // library id -> why it stopped
@@ -97,6 +103,7 @@ async function main(): Promise<number> {
 
   const results: RowResult[] = [];
   let extract: ExtractRun | null = null;
+  let llm: LlmRun | null = null;
   try {
     for (const m of timing) {
       const samples = new Map(m.rows.map((r) => [r.key, new Map<string, number[]>()]));
@@ -139,6 +146,7 @@ async function main(): Promise<number> {
       for (const [id, why] of rowFailures) if (!failures.has(id)) env.notes.push(`${labelOf(id)} failed in ${m.id}: ${why}`);
     }
     if (selected(EXTRACT_ID)) extract = await runExtract(libs, failures, env, opts, log);
+    if (selected(EXTRACT_LLM_ID)) llm = await runExtractLlm(libs, failures, env, opts, log);
   } finally {
     await server.close();
     const killed = reaper.killAll();
@@ -165,6 +173,10 @@ async function main(): Promise<number> {
     log(`wrote ${link}`);
     env.notes.push(...extract.notes);
   }
+  if (llm) {
+    blocks.push(renderLlmSummary({ run: llm, ours: OURS, theirs: THEIRS, envLine }));
+    env.notes.push(...llm.notes);
+  }
   const table = blocks.join('\n');
   process.stdout.write(`\n${table}`);
   for (const [id, why] of failures) env.notes.push(`${labelOf(id)}: ${why}`);
@@ -179,7 +191,7 @@ async function main(): Promise<number> {
     if (res.ok) log(`updated the bench block in ${README_PATH}`);
     else log(`warning: ${res.warning}`);
   }
-  const extractFailed = extract?.pages.some((p) => [...p.outcomes.values()].some((o) => !o.ok)) ?? false;
+  const extractFailed = [extract, llm].some((run) => run?.pages.some((p) => [...p.outcomes.values()].some((o) => !o.ok)));
   const anyFailure = failures.size > 0 || results.some((r) => r.failures.size > 0) || extractFailed;
   return anyFailure ? 1 : 0;
 }

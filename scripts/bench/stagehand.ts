@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { BenchSession, LibraryAdapter } from './adapter.js';
+import type { BenchSession, LibraryAdapter, SchemaBuilder, SessionOptions, ZodApi } from './adapter.js';
 import { clientOptions, SCRATCH_ROOT, type LaunchSpec } from './config.js';
 
 export const STAGEHAND_VERSION = '3.7.3';
@@ -22,6 +22,8 @@ interface StagehandInstance {
   readonly context: { pages(): StagehandPage[] };
   /** Without arguments no model is involved: it resolves to the page's text outline. */
   extract(): Promise<{ pageText: string }>;
+  /** v3's form: the schema is built with the zod installed next to Stagehand. */
+  extract(instruction: string, schema: unknown): Promise<unknown>;
   close(options?: { force?: boolean }): Promise<void>;
 }
 type StagehandConstructor = new (options: Record<string, unknown>) => StagehandInstance;
@@ -74,30 +76,42 @@ export function ensureStagehandInstalled(log: (line: string) => void): void {
   log(`installed in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
 }
 
-/** Absolute path of the package's ESM entry, from its package.json `exports`. */
-function esmEntry(): string {
+/** Absolute path of a scratch package's ESM entry, from its package.json `exports`. */
+function esmEntry(name: string): string {
   const req = createRequire(path.join(SCRATCH, 'package.json'));
-  const pkgJson = req.resolve(`${PACKAGE}/package.json`);
+  const pkgJson = req.resolve(`${name}/package.json`);
   const pkg = JSON.parse(readFileSync(pkgJson, 'utf8')) as {
     exports?: { '.'?: { import?: string } };
     module?: string;
   };
   const rel = pkg.exports?.['.']?.import ?? pkg.module;
-  if (!rel) throw new Error(`${PACKAGE} has no ESM entry point`);
+  if (!rel) throw new Error(`${name} has no ESM entry point`);
   return path.join(path.dirname(pkgJson), rel);
 }
 
 export async function loadStagehand(log: (line: string) => void): Promise<LibraryAdapter> {
   ensureStagehandInstalled(log);
-  const mod = (await import(pathToFileURL(esmEntry()).href)) as { Stagehand?: StagehandConstructor };
+  const mod = (await import(pathToFileURL(esmEntry(PACKAGE)).href)) as { Stagehand?: StagehandConstructor };
   const Stagehand = mod.Stagehand;
   if (typeof Stagehand !== 'function') throw new Error(`${PACKAGE} does not export Stagehand`);
+  // The same file Stagehand's own `import "zod"` resolves to: its schema handling expects its zod.
+  const zod = (await import(pathToFileURL(esmEntry('zod')).href)) as { z?: ZodApi };
+  if (!zod.z) throw new Error(`zod in ${SCRATCH} does not export z`);
+  const z = zod.z;
+  // Built once per builder, so timed calls never include building a schema.
+  const schemas = new WeakMap<SchemaBuilder, unknown>();
+  const schemaFor = (build: SchemaBuilder): unknown => {
+    if (!schemas.has(build)) schemas.set(build, build(z));
+    return schemas.get(build);
+  };
 
   return {
     id: 'stagehand',
     label: `Stagehand ${STAGEHAND_VERSION}`,
-    newSession(launch: LaunchSpec): BenchSession {
-      const sh = new Stagehand(clientOptions(launch));
+    newSession(launch: LaunchSpec, options: SessionOptions = {}): BenchSession {
+      // With a model object Stagehand 3.7.3 calls createOpenAI({ apiKey, baseURL, fetch }) and uses
+      // its default (Responses API) model, as Tendril does.
+      const sh = new Stagehand(clientOptions(launch, options.model));
       return {
         init: () => sh.init(),
         async goto(url) {
@@ -107,6 +121,7 @@ export async function loadStagehand(log: (line: string) => void): Promise<Librar
           await page.goto(url, { waitUntil: 'load' });
         },
         extractText: async () => (await sh.extract()).pageText,
+        extractWithSchema: (instruction, build) => sh.extract(instruction, schemaFor(build)),
         close: () => sh.close(),
       };
     },

@@ -1,14 +1,22 @@
 // Tendril, straight from the sources in src/.
-import { Sdk } from '../../src/index.js';
-import type { BenchSession, LibraryAdapter } from './adapter.js';
+import { z } from 'zod';
+import { Sdk, type ExtractSchema } from '../../src/index.js';
+import type { BenchSession, LibraryAdapter, SchemaBuilder, SessionOptions } from './adapter.js';
 import { clientOptions, type LaunchSpec } from './config.js';
 
 export function loadTendril(): LibraryAdapter {
+  // Built once per builder, so timed calls never include building a schema.
+  const schemas = new WeakMap<SchemaBuilder, ExtractSchema>();
+  const schemaFor = (build: SchemaBuilder): ExtractSchema => {
+    let schema = schemas.get(build);
+    if (!schema) schemas.set(build, (schema = build(z) as ExtractSchema));
+    return schema;
+  };
   return {
     id: 'tendril',
     label: 'Tendril',
-    newSession(launch: LaunchSpec): BenchSession {
-      const sdk = new Sdk(clientOptions(launch));
+    newSession(launch: LaunchSpec, options: SessionOptions = {}): BenchSession {
+      const sdk = new Sdk(clientOptions(launch, options.model));
       return {
         init: () => sdk.init(),
         async goto(url) {
@@ -17,6 +25,7 @@ export function loadTendril(): LibraryAdapter {
           await page.goto(url); // waits for load by default
         },
         extractText: async () => (await sdk.extract()).pageText,
+        extractWithSchema: (instruction, build) => sdk.extract(instruction, schemaFor(build)),
         close: () => sdk.close(),
       };
     },

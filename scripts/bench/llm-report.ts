@@ -1,0 +1,108 @@
+// Markdown for the extract-llm measurement (stdout and the README block).
+import type { LlmCall, LlmOutcome, LlmPageResult, LlmRun } from './measurements/extract-llm.js';
+import type { Column } from './report.js';
+import { formatMs, formatRatio, median } from './stats.js';
+
+export interface LlmReportInput {
+  readonly run: LlmRun;
+  readonly ours: Column;
+  readonly theirs: Column;
+  /** "2026-11-22 · Chromium … · Node … · machine" */
+  readonly envLine: string;
+}
+
+type Ok = Extract<LlmOutcome, { ok: true }>;
+const ok = (o: LlmOutcome | undefined): Ok | null => (o && o.ok ? o : null);
+
+/** One number per page: the median over that page's timed calls. */
+const perPage = (o: Ok, f: (c: LlmCall) => number): number => median(o.calls.map(f));
+const overhead = (c: LlmCall): number => c.ms - c.modelMs;
+
+const plural = (n: number, noun: string): string => `${n} ${noun}${n === 1 ? '' : 's'}`;
+const count = (n: number): string => (Number.isFinite(n) ? Math.round(n).toLocaleString('en-US') : 'n/a');
+
+export interface LlmSummary {
+  /** Pages every library that worked at all got through; the rows are medians over these. */
+  readonly comparable: readonly LlmPageResult[];
+  readonly failed: ReadonlyMap<string, readonly LlmPageResult[]>;
+}
+
+export function summarizeLlm(run: LlmRun, ids: readonly string[]): LlmSummary {
+  const active = ids.filter((id) => run.pages.some((p) => ok(p.outcomes.get(id))));
+  return {
+    comparable: run.pages.filter((p) => active.length > 0 && active.every((id) => ok(p.outcomes.get(id)))),
+    failed: new Map(ids.map((id) => [id, run.pages.filter((p) => p.outcomes.has(id) && !ok(p.outcomes.get(id)))])),
+  };
+}
+
+/** Per-page values of one library over the comparable pages. */
+function values(s: LlmSummary, id: string, f: (c: LlmCall) => number): number[] {
+  return s.comparable.flatMap((p) => {
+    const o = ok(p.outcomes.get(id));
+    return o ? [perPage(o, f)] : [];
+  });
+}
+
+export function renderLlmSummary(input: LlmReportInput): string {
+  const { run, ours, theirs } = input;
+  const s = summarizeLlm(run, [ours.id, theirs.id]);
+  const cell = (col: Column, f: (c: LlmCall) => number, show: (v: number[]) => string): { text: string; value: number } => {
+    const v = values(s, col.id, f);
+    if (!v.length) return { text: s.failed.get(col.id)?.length ? 'failed' : '—', value: Number.NaN };
+    return { text: show(v), value: median(v) };
+  };
+  // Request counts differ by page only when a page is split into chunks; show the spread then.
+  const spread = (v: number[]): string => {
+    const [lo, hi] = [Math.min(...v), Math.max(...v)];
+    return lo === hi ? count(median(v)) : `${count(median(v))} (${count(lo)}–${count(hi)})`;
+  };
+  const rows: Array<[string, (c: LlmCall) => number, (v: number[]) => string]> = [
+    ['`extract(instruction, schema)`: overhead beyond the model, median (ms)', overhead, (v) => formatMs(median(v))],
+    ['prompt tokens per extract (median over pages)', (c) => c.promptTokens, (v) => count(median(v))],
+    ['model requests per extract', (c) => c.requests, spread],
+  ];
+  const lines = [
+    `| \`extract(instruction, schema)\` with a fake model | ${ours.label} | ${theirs.label} | ratio |`,
+    '| --- | ---: | ---: | ---: |',
+  ];
+  for (const [label, f, show] of rows) {
+    const [a, b] = [cell(ours, f, show), cell(theirs, f, show)];
+    lines.push(`| ${label} | ${a.text} | ${b.text} | ${formatRatio(a.value, b.value)} |`);
+  }
+  lines.push('');
+  const kinds = [ours, theirs]
+    .filter((col) => run.requestKinds.get(col.id)?.size)
+    .map((col) => `${col.label}: ${[...run.requestKinds.get(col.id)!].map((k) => `\`${k}\``).join(', ')}`);
+  if (kinds.length) lines.push(`Requests seen (endpoint: properties of the JSON schema sent): ${kinds.join('; ')}.`, '');
+  for (const col of [ours, theirs]) {
+    const pages = s.failed.get(col.id) ?? [];
+    if (!pages.length) continue;
+    const shown = pages.slice(0, 5).map((p) => `${p.page.label} (${(p.outcomes.get(col.id) as { error: string }).error})`);
+    lines.push(`${col.label} failed on ${plural(pages.length, 'page')}: ${shown.join(', ')}${pages.length > 5 ? ', …' : ''}.`, '');
+  }
+  lines.push(metaLine(input, s));
+  return `${lines.join('\n')}\n`;
+}
+
+function metaLine(input: LlmReportInput, s: LlmSummary): string {
+  const { run, ours, theirs } = input;
+  const st = run.settings;
+  const articles = run.pages.filter((p) => p.page.kind === 'article').length;
+  const modelMs = (col: Column) => {
+    const v = values(s, col.id, (c) => c.modelMs);
+    return v.length ? `${formatMs(median(v))} ms ${col.label}` : null;
+  };
+  const waited = [modelMs(ours), modelMs(theirs)].filter(Boolean).join(', ');
+  const parts = [
+    input.envLine,
+    `both libraries constructed with \`model: { modelName: "${run.modelName}", apiKey, baseURL, fetch }\` pointing at one fake OpenAI server on loopback (\`test/support/fake-model.ts\`) that answers every request at once with a value valid for the JSON schema it was sent`,
+    `overhead = wall time of one call minus the time its model requests took, timed by that \`fetch\` from sending to the whole reply${waited ? ` (median ${waited})` : ''}`,
+    `prompt tokens = o200k_base tokens of the system and user text plus the JSON schema, summed over the call's requests`,
+    `pages: the demo page (median of ${plural(st.demoIterations, 'call')} after ${st.warmups} untimed) and ${run.corpusTotal === null ? 'no real pages (corpus missing)' : `the first ${articles} of ${run.corpusTotal} real pages (${st.corpusIterations === 1 ? 'one call' : `median of ${st.corpusIterations} calls`} each)`}`,
+    `rows: medians over the ${s.comparable.length} of ${run.pages.length} pages both got through · ratio = ${ours.label} / ${theirs.label}`,
+    'each call after an untimed `goto` (until `load`); one browser per library, libraries alternating',
+    `a page slower than ${st.pageDeadlineMs / 1000} s counts as failed`,
+    '`npm run bench -- --only extract-llm`',
+  ];
+  return `_${parts.join(' · ')}_`;
+}

@@ -10,6 +10,7 @@ import type { Metrics } from '../llm/metrics.js';
 import { isLocalProvider, languageModel } from '../llm/providers.js';
 import type { Logger } from '../logger.js';
 import { captureSnapshot } from '../snapshot/index.js';
+import { redactUrl } from '../util/redact.js';
 import { Deadline } from '../util/time.js';
 import { splitIntoChunks } from './chunk.js';
 import { pageForModel, promptOverhead, systemPrompt, userPrompt } from './prompt.js';
@@ -75,7 +76,7 @@ async function extractWithin(
   const chunks = splitIntoChunks(text, budget);
   if (chunks.length > 1) {
     logger.info('extract', `The page is larger than ${label}'s input budget; extracting in ${chunks.length} chunks`, {
-      url,
+      url: redactUrl(url),
       maxInputTokens,
       pageTokens: estimateTokens(text),
     });
@@ -117,7 +118,7 @@ async function extractWithin(
   const value = wrapped ? (mapped as Record<string, unknown> | null)?.value : mapped;
   // Paths in the caller's terms: the `value` wrapper is ours.
   if (wrapped) for (const link of notes.unknownLinks) link.path = link.path.replace(/^value\.?/, '');
-  logger.info('extract', 'Extracted', { url, model: label, ms: Date.now() - started, chunks: chunks.length });
+  logger.info('extract', 'Extracted', { url: redactUrl(url), model: label, ms: Date.now() - started, chunks: chunks.length });
   const dropped = notes.unknownLinks.filter((link) => link.dropped);
   if (dropped.length) {
     logger.info('extract', 'Left out optional link fields the model filled with something that is not a link of the page', {

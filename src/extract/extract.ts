@@ -3,15 +3,14 @@
 
 import type { Page } from '../driver/page.js';
 import { InvalidOptionError, LLMResponseError, SchemaValidationError } from '../errors.js';
-import { defaultMaxInputTokens, estimateTokens } from '../llm/budget.js';
-import { describeModel, type ModelSpec } from '../llm/config.js';
-import { generateJson } from '../llm/generate.js';
+import { ModelCall } from '../llm/ask.js';
+import { estimateTokens } from '../llm/budget.js';
+import type { ModelSpec } from '../llm/config.js';
 import type { Metrics } from '../llm/metrics.js';
-import { isLocalProvider, languageModel } from '../llm/providers.js';
 import type { Logger } from '../logger.js';
 import { captureSnapshot } from '../snapshot/index.js';
 import { redactUrl } from '../util/redact.js';
-import { Deadline } from '../util/time.js';
+import { inParallel } from '../util/parallel.js';
 import { splitIntoChunks } from './chunk.js';
 import { pageForModel, promptOverhead, systemPrompt, userPrompt } from './prompt.js';
 import { readSchema, FREE_TEXT, type SchemaNode, type StandardIssue, type ZodLike } from './schema.js';
@@ -29,39 +28,31 @@ export interface ExtractionRequest {
   metrics: Metrics;
 }
 
-const DEFAULT_PARALLEL_CALLS = 4;
-const DEFAULT_RETRIES = 2;
-
 export async function runExtraction(request: ExtractionRequest): Promise<unknown> {
   // Schema and model problems are the caller's to fix: report them before touching the page.
   const { node, wrapped } = rootShape(request.schema);
-  const model = await languageModel(request.model);
-  const label = describeModel(request.model);
-  const deadline = new Deadline(
-    request.timeoutMs,
-    `extract(${JSON.stringify(clip(request.instruction, 60))})`,
-    'Raise `timeout` (ms) in the extract options, or scope the page with `selector`.',
-  );
+  const call = await ModelCall.start({
+    spec: request.model,
+    method: 'extract',
+    timeoutMs: request.timeoutMs,
+    what: `extract(${JSON.stringify(clip(request.instruction, 60))})`,
+    metrics: request.metrics,
+    logger: request.logger,
+  });
   try {
-    return await deadline.race(extractWithin(request, node, wrapped, model, label, deadline));
+    return await call.run(extractWithin(request, node, wrapped, call));
   } finally {
-    deadline.dispose();
+    call.dispose();
   }
 }
 
-async function extractWithin(
-  request: ExtractionRequest,
-  node: SchemaNode,
-  wrapped: boolean,
-  model: Awaited<ReturnType<typeof languageModel>>,
-  label: string,
-  deadline: Deadline,
-): Promise<unknown> {
+async function extractWithin(request: ExtractionRequest, node: SchemaNode, wrapped: boolean, call: ModelCall): Promise<unknown> {
   const { page, logger } = request;
+  const { label } = call;
   const started = Date.now();
-  const snapshot = await captureSnapshot(page, { selector: request.selector, timeoutMs: deadline.remaining(), logger });
+  const snapshot = await captureSnapshot(page, { selector: request.selector, timeoutMs: call.deadline.remaining(), logger });
   const url = page.url();
-  const maxInputTokens = request.model.maxInputTokens ?? defaultMaxInputTokens(request.model.modelId, isLocalProvider(request.model.provider));
+  const maxInputTokens = call.maxInputTokens;
   const schemaText = JSON.stringify(modelSchema(node, true));
   const links = hasLinkField(node);
   const system = systemPrompt(links);
@@ -82,34 +73,14 @@ async function extractWithin(
     });
   }
   const schemaFull = chunks.length > 1 ? JSON.parse(schemaText) : modelSchema(node);
-  const apiKey = request.model.apiKey;
-  const providerOptions = request.model.providerSettings.providerOptions as Record<string, Record<string, unknown>> | undefined;
-  const ask = async (index: number): Promise<unknown> => {
+  const ask = (index: number): Promise<unknown> => {
     const chunk = chunks[index]!;
     const part = chunks.length > 1 ? { index: index + 1, count: chunks.length, contextLines: chunk.contextLines } : undefined;
-    const reply = await generateJson({
-      model,
-      label,
-      system,
-      user: userPrompt({ instruction: request.instruction, url, selector: request.selector, text: chunk.text, part }),
-      schema: schemaFull,
-      signal: deadline.signal,
-      maxRetries: request.model.maxRetries ?? DEFAULT_RETRIES,
-      providerOptions,
-      secrets: apiKey ? [apiKey] : [],
-    });
-    request.metrics.recordCall('extract', reply.usage);
-    logger.debug('extract', 'Model call', {
-      model: label,
-      chunk: part ? `${part.index}/${part.count}` : undefined,
-      ms: reply.usage.inferenceTimeMs,
-      promptTokens: reply.usage.promptTokens,
-      completionTokens: reply.usage.completionTokens,
-    });
-    return reply.value;
+    const user = userPrompt({ instruction: request.instruction, url, selector: request.selector, text: chunk.text, part });
+    return call.ask(system, user, schemaFull, part ? `${part.index}/${part.count}` : undefined);
   };
-  const answers = await inParallel(chunks.length, request.model.maxParallelCalls ?? DEFAULT_PARALLEL_CALLS, ask, deadline);
-  request.metrics.recordOperation('extract', chunks.length);
+  const answers = await inParallel(chunks.length, call.maxParallelCalls, ask, call.deadline);
+  call.recordOperation(chunks.length);
   const merged = chunks.length > 1 ? mergeChunks(node, answers) : answers[0];
 
   const pageUrls = new Set(snapshot.links().values());
@@ -174,26 +145,6 @@ function describePath(issue: StandardIssue): string {
 
 function describeIssue(issue: StandardIssue): string {
   return `${describePath(issue) || 'value'}: ${issue.message}`;
-}
-
-/** Runs `count` tasks, at most `limit` at a time; results in task order; the first failure stops the rest. */
-async function inParallel<T>(count: number, limit: number, task: (index: number) => Promise<T>, deadline: Deadline): Promise<T[]> {
-  const results = new Array<T>(count);
-  let next = 0;
-  const worker = async () => {
-    while (next < count && !deadline.signal.aborted) {
-      const index = next++;
-      results[index] = await task(index);
-    }
-  };
-  try {
-    await Promise.all(Array.from({ length: Math.min(limit, count) }, worker));
-  } catch (error) {
-    // The other chunks' requests are cancelled: their answers could no longer be used.
-    deadline.abort(error instanceof Error ? error : new LLMResponseError(String(error)));
-    throw error;
-  }
-  return results;
 }
 
 function clip(text: string, max: number): string {

@@ -1,0 +1,88 @@
+// What every method that asks a model shares: resolving the model once per call, one deadline whose
+// signal cancels the requests, and the bookkeeping of each request (metrics, a log line).
+
+import type { LanguageModel } from 'ai';
+import type { Logger } from '../logger.js';
+import { Deadline } from '../util/time.js';
+import { defaultMaxInputTokens } from './budget.js';
+import { describeModel, type ModelSpec } from './config.js';
+import { generateJson } from './generate.js';
+import type { Metrics, MetricsMethod } from './metrics.js';
+import { isLocalProvider, languageModel } from './providers.js';
+
+const DEFAULT_RETRIES = 2;
+
+export class ModelCall {
+  private constructor(
+    readonly spec: ModelSpec,
+    readonly model: LanguageModel,
+    readonly label: string,
+    readonly method: MetricsMethod,
+    readonly deadline: Deadline,
+    private readonly metrics: Metrics,
+    private readonly logger: Logger,
+  ) {}
+
+  /**
+   * Resolves the model (its configuration errors come first, before any page work) and starts the
+   * call's deadline. Dispose the result when the call ends.
+   */
+  static async start(options: {
+    spec: ModelSpec;
+    method: MetricsMethod;
+    timeoutMs: number;
+    what: string;
+    metrics: Metrics;
+    logger: Logger;
+  }): Promise<ModelCall> {
+    const model = await languageModel(options.spec);
+    const deadline = new Deadline(options.timeoutMs, options.what, 'Raise `timeout` (ms) in the options, or scope the page with `selector`.');
+    return new ModelCall(options.spec, model, describeModel(options.spec), options.method, deadline, options.metrics, options.logger);
+  }
+
+  get maxInputTokens(): number {
+    return this.spec.maxInputTokens ?? defaultMaxInputTokens(this.spec.modelId, isLocalProvider(this.spec.provider));
+  }
+
+  get maxParallelCalls(): number {
+    return this.spec.maxParallelCalls ?? 4;
+  }
+
+  /** One request; `part` names the chunk in the log. */
+  async ask(system: string, user: string, schema: Record<string, unknown>, part?: string): Promise<unknown> {
+    const apiKey = this.spec.apiKey;
+    const reply = await generateJson({
+      model: this.model,
+      label: this.label,
+      system,
+      user,
+      schema,
+      signal: this.deadline.signal,
+      maxRetries: this.spec.maxRetries ?? DEFAULT_RETRIES,
+      providerOptions: this.spec.providerSettings.providerOptions as Record<string, Record<string, unknown>> | undefined,
+      secrets: apiKey ? [apiKey] : [],
+    });
+    this.metrics.recordCall(this.method, reply.usage);
+    this.logger.debug(this.method, 'Model call', {
+      model: this.label,
+      chunk: part,
+      ms: reply.usage.inferenceTimeMs,
+      promptTokens: reply.usage.promptTokens,
+      completionTokens: reply.usage.completionTokens,
+    });
+    return reply.value;
+  }
+
+  /** A call's work, rejected with the deadline's TimeoutError the moment it passes. */
+  run<T>(work: Promise<T>): Promise<T> {
+    return this.deadline.race(work);
+  }
+
+  recordOperation(chunks: number): void {
+    this.metrics.recordOperation(this.method, chunks);
+  }
+
+  dispose(): void {
+    this.deadline.dispose();
+  }
+}

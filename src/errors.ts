@@ -123,3 +123,17 @@ export class PageClosedError extends SdkError {}
 
 /** The target a command was sent to (a page, an iframe's process) detached or closed meanwhile. */
 export class TargetClosedError extends SdkError {}
+
+/** The element cannot take the action: not rendered, no size, disabled, or not the right kind. */
+export class ElementNotActionableError extends SdkError {}
+
+/** act() could not perform the action, also after reading the page again once. */
+export class ActionFailedError extends SdkError {
+  constructor(
+    message: string,
+    /** The element it was aimed at (an XPath), when one was chosen. */
+    readonly selector?: string,
+  ) {
+    super(message);
+  }
+}

@@ -3,14 +3,30 @@ import type { BrowserHandle } from './browser/browser.js';
 import { launchChrome } from './browser/launch.js';
 import { Context } from './driver/context.js';
 import { InvalidOptionError, MissingLLMConfigurationError, SdkStateError } from './errors.js';
+import { replayAction, runAct } from './act/act.js';
+import { runObserve } from './act/observe.js';
 import { runExtraction } from './extract/extract.js';
 import { isZodSchema, type ZodLike } from './extract/schema.js';
-import { parseModelConfiguration } from './llm/config.js';
+import { parseModelConfiguration, type ModelSpec } from './llm/config.js';
 import { Metrics } from './llm/metrics.js';
 import { Logger } from './logger.js';
 import { Page } from './driver/page.js';
 import { captureSnapshot } from './snapshot/index.js';
-import type { ExtractOptions, ExtractResult, ExtractSchema, InferSchema, PageTextResult, SdkMetrics, SdkOptions } from './types.js';
+import type {
+  ActionInput,
+  ActOptions,
+  ActResult,
+  ExtractOptions,
+  ExtractResult,
+  ExtractSchema,
+  InferSchema,
+  ModelConfiguration,
+  ObserveOptions,
+  ObserveResult,
+  PageTextResult,
+  SdkMetrics,
+  SdkOptions,
+} from './types.js';
 
 const DEFAULT_CDP_TIMEOUT_MS = 30_000;
 const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
@@ -117,14 +133,7 @@ export class Sdk {
       throw new InvalidOptionError('The second argument of extract(instruction, schema, options) must be a zod schema (zod 3.25+ or zod 4).');
     }
     const options = checkExtractOptions(schemaGiven ? third : (second ?? third));
-    const model = parseModelConfiguration(options.model ?? this.#options.model);
-    if (!model) {
-      throw new MissingLLMConfigurationError(
-        'extract(instruction) needs a model: pass `model` to the Sdk constructor or in the extract options, ' +
-          'for example { modelName: "openai/gpt-4.1-mini", apiKey: process.env.OPENAI_API_KEY }. ' +
-          'extract() without an instruction returns the page text and needs no model.',
-      );
-    }
+    const model = this.#requireModel(options.model, 'extract(instruction)', ' extract() without an instruction returns the page text and needs no model.');
     return runExtraction({
       page: this.#pageFor(options.page),
       instruction: first,
@@ -135,6 +144,72 @@ export class Sdk {
       logger: this.logger,
       metrics: this.#metrics,
     });
+  }
+
+  /**
+   * Performs one action on the page with real input events.
+   * - `act(instruction, options?)`: the model picks the element and the method (click, fill, type,
+   *   press, selectOption, scroll...). If that element is gone or cannot take the action, the page is
+   *   read again and the model asked again, once; then it fails with ActionFailedError.
+   * - `act(action)`: replays an action from observe() (or a previous act's `actions`) without a model.
+   * `variables` fill `%name%` placeholders in the arguments; their values never reach the model.
+   */
+  async act(instructionOrAction: string | ActionInput, options?: ActOptions): Promise<ActResult> {
+    const checked = checkActOptions(options);
+    const page = this.#pageFor(checked.page);
+    const variables = checked.variables ?? {};
+    const withModel = (instruction: string, model: ModelSpec) =>
+      runAct({
+        page,
+        instruction,
+        variables,
+        timeoutMs: checked.timeout ?? DEFAULT_MODEL_TIMEOUT_MS,
+        model,
+        logger: this.logger,
+        metrics: this.#metrics,
+      });
+    if (typeof instructionOrAction === 'string') {
+      if (!instructionOrAction.trim()) throw new InvalidOptionError('act() needs an instruction, such as "click the Sign in button".');
+      return withModel(instructionOrAction, this.#requireModel(checked.model, 'act(instruction)', ' act(action) with an action from observe() needs none.'));
+    }
+    const action = instructionOrAction;
+    if (!action || typeof action !== 'object' || typeof action.selector !== 'string' || !action.selector.trim()) {
+      throw new InvalidOptionError('act() takes an instruction string or an action from observe() ({ selector, method, arguments }).');
+    }
+    const model = parseModelConfiguration(checked.model ?? this.#options.model);
+    const description = action.description?.trim();
+    return replayAction(page, action, {
+      timeoutMs: checked.timeout ?? this.#options.cdpTimeoutMs ?? DEFAULT_CDP_TIMEOUT_MS,
+      variables,
+      logger: this.logger,
+      heal: model && description ? () => withModel(`${action.method ?? 'click'}: ${description}`, model) : undefined,
+    });
+  }
+
+  /** Candidate actions for the page (or for `instruction`): `[{ selector, description, method, arguments }]`. */
+  async observe(instruction?: string, options?: ObserveOptions): Promise<ObserveResult[]> {
+    if (instruction !== undefined && (typeof instruction !== 'string' || !instruction.trim())) {
+      throw new InvalidOptionError('observe(instruction) takes a non-empty string, or nothing.');
+    }
+    const checked = checkExtractOptions(options) as ObserveOptions;
+    return runObserve({
+      page: this.#pageFor(checked.page),
+      instruction,
+      selector: checked.selector,
+      timeoutMs: checked.timeout ?? DEFAULT_MODEL_TIMEOUT_MS,
+      model: this.#requireModel(checked.model, 'observe()', ''),
+      logger: this.logger,
+      metrics: this.#metrics,
+    });
+  }
+
+  #requireModel(model: ModelConfiguration | undefined, what: string, hint: string): ModelSpec {
+    const spec = parseModelConfiguration(model ?? this.#options.model);
+    if (spec) return spec;
+    throw new MissingLLMConfigurationError(
+      `${what} needs a model: pass \`model\` to the Sdk constructor or in the options, ` +
+        `for example { modelName: "openai/gpt-4.1-mini", apiKey: process.env.OPENAI_API_KEY }.${hint}`,
+    );
   }
 
   async #pageText(options: ExtractOptions): Promise<PageTextResult> {
@@ -190,6 +265,16 @@ export class Sdk {
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function checkActOptions(options: unknown): ActOptions {
+  const checked = checkExtractOptions(options) as ActOptions;
+  const variables = checked.variables;
+  if (variables !== undefined) {
+    const ok = typeof variables === 'object' && variables !== null && !Array.isArray(variables) && Object.values(variables).every((value) => typeof value === 'string');
+    if (!ok) throw new InvalidOptionError('`variables` must map names to strings: { password: "..." } fills %password%.');
+  }
+  return checked;
 }
 
 function checkExtractOptions(options: unknown): ExtractOptions {

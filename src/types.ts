@@ -188,3 +188,44 @@ export interface SdkMetrics {
   act: MethodMetrics;
   observe: MethodMetrics;
 }
+
+/** An action on one element, as observe() returns it and act() takes it. */
+export interface ObserveResult {
+  /** Absolute XPath, `xpath=/html/body/...`, through iframes and shadow roots. */
+  selector: string;
+  description: string;
+  /** click, doubleClick, hover, fill, type, press, selectOption, scrollTo, scrollIntoView, nextChunk, prevChunk. */
+  method: string;
+  /** The method's arguments; `%name%` placeholders are filled from `variables` when performed. */
+  arguments: string[];
+}
+
+/** What act() takes besides an instruction: an ObserveResult, or the same with method (click) and arguments left out. */
+export type ActionInput = Pick<ObserveResult, 'selector'> & Partial<Omit<ObserveResult, 'selector'>>;
+
+export interface ActResult {
+  success: boolean;
+  message: string;
+  actionDescription: string;
+  /** The action performed, replayable with act(action) and no model. */
+  actions: ObserveResult[];
+}
+
+export interface ActOptions {
+  /** Default: the constructor's `model`. */
+  model?: ModelConfiguration;
+  /** Deadline of the whole call in ms, model requests included. Default 120000 (30000 to replay an action). */
+  timeout?: number;
+  /** Default: the active page. */
+  page?: Page;
+  /** Values for `%name%` placeholders in the instruction's arguments; never sent to the model. */
+  variables?: Record<string, string>;
+}
+
+export interface ObserveOptions {
+  model?: ModelConfiguration;
+  timeout?: number;
+  page?: Page;
+  /** Only this element's subtree is looked at. */
+  selector?: string;
+}

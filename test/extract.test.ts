@@ -341,12 +341,15 @@ describe('deadlines', () => {
   it('aborts the model request when the timeout passes and raises TimeoutError on time', async () => {
     fake.script(() => ({ hang: true }));
     const started = Date.now();
-    const error = await fixture.sdk.extract('x', z.string(), { model: model(), timeout: 1500 }).catch((e: unknown) => e);
+    const outcome = fixture.sdk.extract('x', z.string(), { model: model(), timeout: 3000 }).catch((e: unknown) => e);
+    // The request reached the model within the deadline: there is one in flight to abort.
+    await fake.nextRequest();
+    const error = await outcome;
     const elapsed = Date.now() - started;
     expect(error).toBeInstanceOf(TimeoutError);
-    expect((error as TimeoutError).timeoutMs).toBe(1500);
-    expect(elapsed).toBeGreaterThanOrEqual(1450);
-    expect(elapsed).toBeLessThan(2500);
+    expect((error as TimeoutError).timeoutMs).toBe(3000);
+    expect(elapsed).toBeGreaterThanOrEqual(2950);
+    expect(elapsed).toBeLessThan(4500);
     // The server saw the client hang up: the request was cancelled, not left running.
     const aborted = await fake.nextAbort();
     expect(aborted.aborted).toBe(true);

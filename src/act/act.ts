@@ -1,0 +1,141 @@
+// act(): one element, one method, real input. When the chosen element is gone or cannot take the
+// action, the page is read again and the model asked again, once; then the call fails naming both.
+
+import type { Page } from '../driver/page.js';
+import {
+  ActionFailedError,
+  ContentFrameNotFoundError,
+  ElementNotActionableError,
+  ElementNotFoundError,
+  SdkIframeError,
+  TargetClosedError,
+} from '../errors.js';
+import { ModelCall } from '../llm/ask.js';
+import type { Logger } from '../logger.js';
+import type { ActionInput, ActResult, ObserveResult } from '../types.js';
+import { perform } from './perform.js';
+import { partLabel, readForModel, type ModelRequestBase } from './observe.js';
+import { ACT_SCHEMA, ACT_SYSTEM, actUser } from './prompt.js';
+
+interface Choice {
+  elementId: string | null;
+  method: string;
+  arguments: string[];
+  description: string;
+}
+
+export interface ActRequest extends ModelRequestBase {
+  instruction: string;
+  variables: Record<string, string>;
+}
+
+/** Errors that mean "this element, now, cannot": worth a second look at the page. */
+function isHealable(error: unknown): error is Error {
+  return (
+    error instanceof ElementNotFoundError ||
+    error instanceof ElementNotActionableError ||
+    error instanceof ContentFrameNotFoundError ||
+    error instanceof SdkIframeError ||
+    error instanceof TargetClosedError
+  );
+}
+
+export async function runAct(request: ActRequest): Promise<ActResult> {
+  const call = await ModelCall.start({
+    spec: request.model,
+    method: 'act',
+    timeoutMs: request.timeoutMs,
+    what: `act(${JSON.stringify(request.instruction.slice(0, 60))})`,
+    metrics: request.metrics,
+    logger: request.logger,
+  });
+  try {
+    return await call.run(actWithin(request, call));
+  } finally {
+    call.dispose();
+  }
+}
+
+async function actWithin(request: ActRequest, call: ModelCall, retry?: string): Promise<ActResult> {
+  const { page, logger } = request;
+  const overhead = ACT_SYSTEM + JSON.stringify(ACT_SCHEMA) + actUser(request.instruction, page.url(), '', retry, partLabel(0, 2));
+  const { snapshot, url, chunks } = await readForModel(call, page, undefined, overhead, logger);
+  let choice: Choice | undefined;
+  // Chunks are asked in page order until one of them holds a fitting element.
+  for (let index = 0; index < chunks.length && !choice?.elementId; index++) {
+    const answer = (await call.ask(ACT_SYSTEM, actUser(request.instruction, url, chunks[index]!.text, retry, partLabel(index, chunks.length)), ACT_SCHEMA)) as Choice;
+    if (answer && typeof answer === 'object') choice = answer;
+  }
+  call.recordOperation(chunks.length);
+  if (!choice?.elementId) {
+    return { success: false, message: `No element on the page fits "${request.instruction}".`, actionDescription: choice?.description ?? request.instruction, actions: [] };
+  }
+  const id = choice.elementId.trim().replace(/^\[|\]$/g, '');
+  const xpath = await snapshot.xpathOf(id);
+  const action: ObserveResult = {
+    selector: xpath ? `xpath=${xpath}` : `[${id}]`,
+    description: choice.description,
+    method: choice.method,
+    arguments: Array.isArray(choice.arguments) ? choice.arguments.map(String) : [],
+  };
+  const line = snapshot.text.split('\n').find((each) => each.trimStart().startsWith(`[${id}]`))?.trim() ?? `[${id}]`;
+  try {
+    if (!xpath) throw new ElementNotFoundError(`the model chose ${id}, which is not an element of the page`, id);
+    await perform(page, withVariables(action, request.variables), call.deadline.remaining());
+  } catch (error) {
+    if (!isHealable(error)) throw error;
+    const reason = error.message;
+    if (retry) {
+      throw new ActionFailedError(
+        `act(${JSON.stringify(request.instruction)}) failed twice. The second choice, ${action.method} on ${line}, failed: ${reason}. ${retry}`,
+        action.selector,
+      );
+    }
+    logger.info('act', 'The chosen element could not take the action; reading the page again', { element: line, method: action.method, reason });
+    return actWithin(request, call, `An earlier attempt to ${action.method} ${line} failed: ${reason}. The page may have changed since.`);
+  }
+  return {
+    success: true,
+    message: `${action.method} on ${line}${retry ? ' (after reading the page again)' : ''}`,
+    actionDescription: action.description,
+    actions: [action],
+  };
+}
+
+/**
+ * act(observeResult): no model. If the element is gone and a model is configured, `heal` asks
+ * it once with the action's description as the instruction.
+ */
+export async function replayAction(
+  page: Page,
+  action: ActionInput,
+  options: { timeoutMs: number; variables: Record<string, string>; logger: Logger; heal?: () => Promise<ActResult> },
+): Promise<ActResult> {
+  try {
+    await perform(page, withVariables({ ...action, method: action.method ?? 'click', arguments: action.arguments ?? [] }, options.variables), options.timeoutMs);
+  } catch (error) {
+    if (!isHealable(error)) throw error;
+    if (!options.heal) {
+      throw new ActionFailedError(
+        `Could not ${action.method ?? 'click'} ${action.description ? `"${action.description}" ` : ''}(${action.selector}): ${error.message}. ` +
+          'Configure a model so act() can look at the page again, or call observe() for fresh actions.',
+        action.selector,
+      );
+    }
+    options.logger.info('act', 'The recorded element could not take the action; asking the model', { selector: action.selector, reason: error.message });
+    return options.heal();
+  }
+  const performed: ObserveResult = {
+    selector: action.selector,
+    description: action.description ?? '',
+    method: action.method ?? 'click',
+    arguments: action.arguments ?? [],
+  };
+  return { success: true, message: `${performed.method} on ${action.selector}`, actionDescription: performed.description, actions: [performed] };
+}
+
+/** `%name%` → its value, in the arguments only; the model never sees the values. */
+function withVariables<T extends { arguments?: string[] }>(action: T, variables: Record<string, string>): T & { arguments: string[] } {
+  const args = (action.arguments ?? []).map((arg) => arg.replace(/%([A-Za-z0-9_]+)%/g, (match, name: string) => (name in variables ? variables[name]! : match)));
+  return { ...action, arguments: args };
+}

@@ -1,0 +1,174 @@
+// Actions on one resolved element: the input goes through real mouse and key events (input.ts);
+// what has no input event of its own (picking an <option>, scrolling a box to a fraction) runs as
+// a small function on the element in our isolated world, firing the events a user's action fires.
+
+import { ElementNotActionableError } from '../errors.js';
+import { callFunction } from './evaluate.js';
+import { click, clickablePoint, hover, insertText, press, type } from './input.js';
+import type { ResolvedElement } from './locator.js';
+import type { Page } from './page.js';
+
+function onElement<Result>(element: ResolvedElement, fn: (...args: never[]) => unknown, args: unknown[], timeoutMs: number, what: string): Promise<Result> {
+  return callFunction<Result>(
+    element.world.session,
+    { objectId: element.objectId },
+    fn,
+    [{ objectId: element.objectId }, ...args.map((value) => ({ value }))],
+    { timeoutMs, what, userGesture: true },
+  );
+}
+
+/** Why the element cannot be clicked or typed into, or '' when it can. */
+async function blocker(element: ResolvedElement, timeoutMs: number): Promise<string> {
+  return onElement<string>(
+    element,
+    (node: Element) => {
+      if (!node.isConnected) return 'it is no longer in the page';
+      const disabled = (node as HTMLButtonElement).disabled === true || node.closest('fieldset[disabled]') !== null || node.getAttribute('aria-disabled') === 'true';
+      return disabled ? 'it is disabled' : '';
+    },
+    [],
+    timeoutMs,
+    'checking the element',
+  );
+}
+
+async function assertActionable(element: ResolvedElement, timeoutMs: number): Promise<void> {
+  const reason = await blocker(element, timeoutMs);
+  if (reason) throw new ElementNotActionableError(reason);
+}
+
+export async function clickElement(page: Page, element: ResolvedElement, timeoutMs: number, clickCount = 1): Promise<void> {
+  await assertActionable(element, timeoutMs);
+  await click(page, await clickablePoint(element, timeoutMs), { clickCount, timeoutMs });
+}
+
+export async function hoverElement(page: Page, element: ResolvedElement, timeoutMs: number): Promise<void> {
+  await hover(page, await clickablePoint(element, timeoutMs), timeoutMs);
+}
+
+async function focus(element: ResolvedElement, timeoutMs: number, selectAll: boolean): Promise<void> {
+  await assertActionable(element, timeoutMs);
+  const problem = await onElement<string>(
+    element,
+    (node: HTMLElement, select: boolean) => {
+      node.focus();
+      const root = node.getRootNode() as Document | ShadowRoot;
+      if (root.activeElement !== node && !node.contains(root.activeElement)) return 'it cannot take the focus';
+      if (!select) return '';
+      if (node instanceof HTMLInputElement || node instanceof HTMLTextAreaElement) {
+        try {
+          node.select();
+        } catch {
+          // Some input types have no selection; fill sets their value directly instead.
+        }
+      } else if (node.isContentEditable) {
+        const range = document.createRange();
+        range.selectNodeContents(node);
+        const selection = window.getSelection();
+        selection?.removeAllRanges();
+        selection?.addRange(range);
+      }
+      return '';
+    },
+    [selectAll],
+    timeoutMs,
+    'focusing the element',
+  );
+  if (problem) throw new ElementNotActionableError(problem);
+}
+
+/** Replaces the field's value with `text`, firing input and change as typing and leaving would. */
+export async function fillElement(page: Page, element: ResolvedElement, text: string, timeoutMs: number): Promise<void> {
+  const kind = await onElement<string>(
+    element,
+    (node: Element) =>
+      node instanceof HTMLInputElement || node instanceof HTMLTextAreaElement ? 'field' : (node as HTMLElement).isContentEditable ? 'editable' : node.tagName.toLowerCase(),
+    [],
+    timeoutMs,
+    'inspecting the element',
+  );
+  if (kind !== 'field' && kind !== 'editable') throw new ElementNotActionableError(`it is a <${kind}>, not a text field`);
+  await focus(element, timeoutMs, true);
+  if (text) await insertText(page, text, timeoutMs);
+  await onElement(
+    element,
+    (node: HTMLInputElement, value: string) => {
+      // Types with no caret (number, date, ...) ignore inserted text: set them as a script would.
+      if ('value' in node && node.value !== value && !(node as unknown as HTMLElement).isContentEditable) {
+        const setter = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(node), 'value')?.set;
+        setter ? setter.call(node, value) : (node.value = value);
+        node.dispatchEvent(new Event('input', { bubbles: true, composed: true }));
+      }
+      node.dispatchEvent(new Event('change', { bubbles: true }));
+    },
+    [text],
+    timeoutMs,
+    'finishing the fill',
+  );
+}
+
+/** Focuses the element and types `text` key by key. */
+export async function typeIntoElement(page: Page, element: ResolvedElement, text: string, timeoutMs: number): Promise<void> {
+  await focus(element, timeoutMs, false);
+  await type(page, text, timeoutMs);
+}
+
+/** Focuses the element (when given) and presses a key or chord. */
+export async function pressOnElement(page: Page, element: ResolvedElement | null, keys: string, timeoutMs: number): Promise<void> {
+  if (element) await focus(element, timeoutMs, false);
+  await press(page, keys, timeoutMs);
+}
+
+/** Picks the option whose value or text is `choice` in a <select> (the element or the one around it). */
+export async function selectOptionOf(element: ResolvedElement, choice: string, timeoutMs: number): Promise<string> {
+  const outcome = await onElement<{ ok: boolean; text: string }>(
+    element,
+    (node: Element, wanted: string) => {
+      const select = node instanceof HTMLSelectElement ? node : (node.closest('select') ?? node.querySelector('select'));
+      if (!select) return { ok: false, text: `it is a <${node.tagName.toLowerCase()}>, not a <select>` };
+      if (select.disabled) return { ok: false, text: 'the list is disabled' };
+      const norm = (text: string) => text.replace(/\s+/g, ' ').trim().toLowerCase();
+      const options = [...select.options];
+      const option =
+        options.find((each) => each.value === wanted) ??
+        options.find((each) => norm(each.label || each.text) === norm(wanted)) ??
+        options.find((each) => norm(each.label || each.text).includes(norm(wanted)));
+      if (!option) return { ok: false, text: `it has no option "${wanted}" (options: ${options.map((each) => each.label || each.text).join(', ')})` };
+      select.value = option.value;
+      option.selected = true;
+      select.dispatchEvent(new Event('input', { bubbles: true, composed: true }));
+      select.dispatchEvent(new Event('change', { bubbles: true }));
+      return { ok: true, text: option.label || option.text };
+    },
+    [choice],
+    timeoutMs,
+    'selecting an option',
+  );
+  if (!outcome.ok) throw new ElementNotActionableError(outcome.text);
+  return outcome.text;
+}
+
+export type ScrollHow = { to: number } | { by: 'next' | 'prev' } | 'intoView';
+
+/**
+ * Scrolls the element itself when it scrolls, else the document: to a fraction of the way down,
+ * a viewport (or box) height up or down, or the element into the middle of the view.
+ */
+export async function scrollElement(element: ResolvedElement, how: ScrollHow, timeoutMs: number): Promise<void> {
+  await onElement(
+    element,
+    (node: Element, spec: ScrollHow) => {
+      if (spec === 'intoView') return node.scrollIntoView({ block: 'center', inline: 'nearest' });
+      const style = getComputedStyle(node);
+      const scrolls = node.scrollHeight > node.clientHeight + 1 && /(auto|scroll|overlay)/.test(style.overflowY);
+      const box = scrolls ? node : (document.scrollingElement ?? document.documentElement);
+      const view = scrolls ? node.clientHeight : window.innerHeight;
+      if ('to' in spec) box.scrollTo({ top: (box.scrollHeight - view) * spec.to, behavior: 'instant' as ScrollBehavior });
+      else box.scrollBy({ top: spec.by === 'next' ? view : -view, behavior: 'instant' as ScrollBehavior });
+    },
+    [how],
+    timeoutMs,
+    'scrolling',
+  );
+}

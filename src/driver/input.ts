@@ -1,0 +1,235 @@
+// Real input over the DevTools Protocol: mouse events at an element's visible centre and key
+// events, all sent to the page's top-level session, which routes them as a user's would (into
+// out-of-process iframes too).
+
+import { ElementNotActionableError, SdkError } from '../errors.js';
+import type { CdpSession } from '../cdp/session.js';
+import type { Frame } from './frame.js';
+import type { ResolvedElement } from './locator.js';
+import type { Page } from './page.js';
+
+export interface Point {
+  x: number;
+  y: number;
+}
+
+/**
+ * Scrolls the element into view and returns its visible centre in the top page's coordinates.
+ * Scrolling inside an out-of-process iframe reaches the pages above it asynchronously, so the point
+ * is measured until two measurements an animation frame apart agree.
+ */
+export async function clickablePoint(element: ResolvedElement, timeoutMs: number): Promise<Point> {
+  const session = element.world.session;
+  await session.send('DOM.scrollIntoViewIfNeeded', { objectId: element.objectId }, { timeoutMs }).catch((error: Error) => {
+    throw new ElementNotActionableError(`it is not rendered (${error.message})`);
+  });
+  const owners = await ownerChain(element.frame, timeoutMs);
+  for (const owner of owners) await owner.session.sendQuiet('DOM.scrollIntoViewIfNeeded', { backendNodeId: owner.backendNodeId });
+  let last: Point | undefined;
+  for (let attempt = 0; attempt < 10; attempt++) {
+    // The browser routes a mouse event by the frames' last composited frames, so let them draw.
+    await nextFrames(element, timeoutMs);
+    const point = await measure(element, owners, timeoutMs);
+    if (last && Math.abs(last.x - point.x) < 0.5 && Math.abs(last.y - point.y) < 0.5) return point;
+    last = point;
+  }
+  return last!;
+}
+
+interface Owner {
+  session: CdpSession;
+  backendNodeId: number;
+}
+
+/** The <iframe> elements that hold the element's out-of-process frames, innermost first. */
+async function ownerChain(frame: Frame, timeoutMs: number): Promise<Owner[]> {
+  const owners: Owner[] = [];
+  for (let current: Frame | null = frame; current?.parent; current = current.parent) {
+    if (!current.isOutOfProcess()) continue;
+    const backendNodeId = await current.ownerElementId(timeoutMs);
+    if (backendNodeId !== null) owners.push({ session: current.parent.session, backendNodeId });
+  }
+  return owners;
+}
+
+/**
+ * DOM.getContentQuads answers in the viewport of the frame's local root: the top page for
+ * in-process iframes, the iframe itself for an out-of-process one, whose <iframe> content box
+ * offsets are added, hop by hop.
+ */
+async function measure(element: ResolvedElement, owners: Owner[], timeoutMs: number): Promise<Point> {
+  const { quads } = await element.world.session.send('DOM.getContentQuads', { objectId: element.objectId }, { timeoutMs }).catch((error: Error) => {
+    throw new ElementNotActionableError(`it has no layout box (${error.message})`);
+  });
+  const quad = quads.map(toBox).find((box) => box.width >= 1 && box.height >= 1);
+  if (!quad) throw new ElementNotActionableError('it has no visible size');
+  let x = quad.x + quad.width / 2;
+  let y = quad.y + quad.height / 2;
+  for (const owner of owners) {
+    const { model } = await owner.session.send('DOM.getBoxModel', { backendNodeId: owner.backendNodeId }, { timeoutMs });
+    x += model.content[0] ?? 0;
+    y += model.content[1] ?? 0;
+  }
+  return { x, y };
+}
+
+/** Waits for two animation frames in the element's frame and in every frame above it. */
+async function nextFrames(element: ResolvedElement, timeoutMs: number): Promise<void> {
+  const waits: Array<Promise<unknown>> = [];
+  for (let frame: Frame | null = element.frame; frame; frame = frame.parent) {
+    const target = frame;
+    waits.push(
+      target
+        .waitForWorld('isolated', timeoutMs)
+        .then((world) =>
+          world.session.send(
+            'Runtime.evaluate',
+            {
+              expression: 'new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve(true))))',
+              contextId: world.contextId,
+              awaitPromise: true,
+            },
+            { timeoutMs },
+          ),
+        )
+        .catch(() => undefined),
+    );
+  }
+  await Promise.all(waits);
+}
+
+function toBox(quad: number[]): { x: number; y: number; width: number; height: number } {
+  const xs = [quad[0]!, quad[2]!, quad[4]!, quad[6]!];
+  const ys = [quad[1]!, quad[3]!, quad[5]!, quad[7]!];
+  const x = Math.min(...xs);
+  const y = Math.min(...ys);
+  return { x, y, width: Math.max(...xs) - x, height: Math.max(...ys) - y };
+}
+
+export type MouseButton = 'left' | 'right' | 'middle';
+
+export async function click(page: Page, point: Point, options: { clickCount?: number; button?: MouseButton; timeoutMs: number }): Promise<void> {
+  const session = page.session;
+  const button = options.button ?? 'left';
+  const clicks = options.clickCount ?? 1;
+  const send = (type: 'mouseMoved' | 'mousePressed' | 'mouseReleased', clickCount: number) =>
+    session.send(
+      'Input.dispatchMouseEvent',
+      { type, x: point.x, y: point.y, button: type === 'mouseMoved' ? 'none' : button, clickCount, buttons: type === 'mousePressed' ? 1 : 0 },
+      { timeoutMs: options.timeoutMs },
+    );
+  await send('mouseMoved', 0);
+  // A double click is two press/release pairs, the second carrying clickCount 2, as a real mouse does.
+  for (let count = 1; count <= clicks; count++) {
+    await send('mousePressed', count);
+    await send('mouseReleased', count);
+  }
+}
+
+export async function hover(page: Page, point: Point, timeoutMs: number): Promise<void> {
+  await page.session.send('Input.dispatchMouseEvent', { type: 'mouseMoved', x: point.x, y: point.y }, { timeoutMs });
+}
+
+interface KeyDefinition {
+  key: string;
+  code: string;
+  keyCode: number;
+  text?: string;
+}
+
+const NAMED_KEYS: Record<string, KeyDefinition> = {
+  Enter: { key: 'Enter', code: 'Enter', keyCode: 13, text: '\r' },
+  Tab: { key: 'Tab', code: 'Tab', keyCode: 9 },
+  Escape: { key: 'Escape', code: 'Escape', keyCode: 27 },
+  Backspace: { key: 'Backspace', code: 'Backspace', keyCode: 8 },
+  Delete: { key: 'Delete', code: 'Delete', keyCode: 46 },
+  Space: { key: ' ', code: 'Space', keyCode: 32, text: ' ' },
+  ArrowUp: { key: 'ArrowUp', code: 'ArrowUp', keyCode: 38 },
+  ArrowDown: { key: 'ArrowDown', code: 'ArrowDown', keyCode: 40 },
+  ArrowLeft: { key: 'ArrowLeft', code: 'ArrowLeft', keyCode: 37 },
+  ArrowRight: { key: 'ArrowRight', code: 'ArrowRight', keyCode: 39 },
+  Home: { key: 'Home', code: 'Home', keyCode: 36 },
+  End: { key: 'End', code: 'End', keyCode: 35 },
+  PageUp: { key: 'PageUp', code: 'PageUp', keyCode: 33 },
+  PageDown: { key: 'PageDown', code: 'PageDown', keyCode: 34 },
+  Shift: { key: 'Shift', code: 'ShiftLeft', keyCode: 16 },
+  Control: { key: 'Control', code: 'ControlLeft', keyCode: 17 },
+  Alt: { key: 'Alt', code: 'AltLeft', keyCode: 18 },
+  Meta: { key: 'Meta', code: 'MetaLeft', keyCode: 91 },
+};
+
+const ALIASES: Record<string, string> = {
+  return: 'Enter',
+  esc: 'Escape',
+  ctrl: 'Control',
+  cmd: 'Meta',
+  command: 'Meta',
+  option: 'Alt',
+  up: 'ArrowUp',
+  down: 'ArrowDown',
+  left: 'ArrowLeft',
+  right: 'ArrowRight',
+  ' ': 'Space',
+};
+
+const MODIFIER_BITS: Record<string, number> = { Alt: 1, Control: 2, Meta: 4, Shift: 8 };
+
+function keyDefinition(name: string): KeyDefinition {
+  const named = NAMED_KEYS[name] ?? NAMED_KEYS[ALIASES[name.toLowerCase()] ?? ''] ??
+    Object.values(NAMED_KEYS).find((key) => key.key.toLowerCase() === name.toLowerCase());
+  if (named) return named;
+  if ([...name].length === 1) {
+    const upper = name.toUpperCase();
+    const code = /[a-z]/i.test(name) ? `Key${upper}` : /\d/.test(name) ? `Digit${name}` : '';
+    return { key: name, code, keyCode: /[a-z\d]/i.test(name) ? upper.charCodeAt(0) : 0, text: name };
+  }
+  throw new SdkError(`Unknown key "${name}". Use a character or a key name such as Enter, Tab, Escape, ArrowDown, or a chord like "Control+A".`);
+}
+
+/** Presses a key or a chord ("Enter", "Shift+Tab", "Control+A") in whatever has focus. */
+export async function press(page: Page, keys: string, timeoutMs: number): Promise<void> {
+  const parts = keys === '+' ? ['+'] : keys.split('+').map((part) => part.trim()).filter(Boolean);
+  if (!parts.length) throw new SdkError('press needs a key, such as "Enter".');
+  const definitions = parts.map(keyDefinition);
+  let modifiers = 0;
+  const session = page.session;
+  for (const definition of definitions) {
+    modifiers |= MODIFIER_BITS[definition.key] ?? 0;
+    // With Control, Alt or Meta held a key types nothing; it is a shortcut.
+    const text = modifiers & ~8 ? undefined : definition.text;
+    await session.send(
+      'Input.dispatchKeyEvent',
+      {
+        type: text ? 'keyDown' : 'rawKeyDown',
+        key: definition.key,
+        code: definition.code,
+        windowsVirtualKeyCode: definition.keyCode,
+        modifiers,
+        ...(text ? { text, unmodifiedText: text } : {}),
+      },
+      { timeoutMs },
+    );
+  }
+  for (const definition of definitions.reverse()) {
+    await session.send(
+      'Input.dispatchKeyEvent',
+      { type: 'keyUp', key: definition.key, code: definition.code, windowsVirtualKeyCode: definition.keyCode, modifiers },
+      { timeoutMs },
+    );
+    modifiers &= ~(MODIFIER_BITS[definition.key] ?? 0);
+  }
+}
+
+/** Types text key by key into whatever has focus; characters without a key are inserted as text. */
+export async function type(page: Page, text: string, timeoutMs: number): Promise<void> {
+  for (const char of text) {
+    if (char === '\n') await press(page, 'Enter', timeoutMs);
+    else if (/^[\x20-\x7e]$/.test(char)) await press(page, char === ' ' ? 'Space' : char, timeoutMs);
+    else await page.session.send('Input.insertText', { text: char }, { timeoutMs });
+  }
+}
+
+/** Inserts text at the caret in one go, as a paste or an input method does (fires `input`). */
+export async function insertText(page: Page, text: string, timeoutMs: number): Promise<void> {
+  await page.session.send('Input.insertText', { text }, { timeoutMs });
+}

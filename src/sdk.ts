@@ -10,7 +10,9 @@ import { isZodSchema, type ZodLike } from './extract/schema.js';
 import { parseModelConfiguration, type ModelSpec } from './llm/config.js';
 import { Metrics } from './llm/metrics.js';
 import { Logger } from './logger.js';
+import { matchForeignPage } from './driver/foreignPage.js';
 import { Page } from './driver/page.js';
+import type { CdpBridge } from './browser/bridge.js';
 import { captureSnapshot } from './snapshot/index.js';
 import type {
   ActionInput,
@@ -45,6 +47,7 @@ export class Sdk {
   #initializing: Promise<void> | undefined;
   #closing: Promise<void> | undefined;
   readonly #metrics = new Metrics();
+  #bridge: CdpBridge | undefined;
 
   constructor(options: SdkOptions = {}) {
     this.#options = { ...options };
@@ -97,6 +100,7 @@ export class Sdk {
       : await launchChrome(launch, this.logger, cdpTimeoutMs);
     const context = new Context(this.#browser, this.logger, { viewport: launch.viewport, timeoutMs: cdpTimeoutMs });
     await context.start();
+    await this.#startBridge(this.#browser);
     // The contract's first step after init is context.pages()[0]: make sure there is one.
     if (context.pages().length === 0) await context.newPage();
     this.#context = context;
@@ -135,7 +139,7 @@ export class Sdk {
     const options = checkExtractOptions(schemaGiven ? third : (second ?? third));
     const model = this.#requireModel(options.model, 'extract(instruction)', ' extract() without an instruction returns the page text and needs no model.');
     return runExtraction({
-      page: this.#pageFor(options.page),
+      page: await this.#pageFor(options.page),
       instruction: first,
       schema: schemaGiven ? (second as ZodLike) : undefined,
       selector: options.selector,
@@ -156,7 +160,7 @@ export class Sdk {
    */
   async act(instructionOrAction: string | ActionInput, options?: ActOptions): Promise<ActResult> {
     const checked = checkActOptions(options);
-    const page = this.#pageFor(checked.page);
+    const page = await this.#pageFor(checked.page);
     const variables = checked.variables ?? {};
     const withModel = (instruction: string, model: ModelSpec) =>
       runAct({
@@ -193,7 +197,7 @@ export class Sdk {
     }
     const checked = checkExtractOptions(options) as ObserveOptions;
     return runObserve({
-      page: this.#pageFor(checked.page),
+      page: await this.#pageFor(checked.page),
       instruction,
       selector: checked.selector,
       timeoutMs: checked.timeout ?? DEFAULT_MODEL_TIMEOUT_MS,
@@ -213,7 +217,7 @@ export class Sdk {
   }
 
   async #pageText(options: ExtractOptions): Promise<PageTextResult> {
-    const page = this.#pageFor(options.page);
+    const page = await this.#pageFor(options.page);
     const started = Date.now();
     const snapshot = await captureSnapshot(page, {
       selector: options.selector,
@@ -229,7 +233,41 @@ export class Sdk {
     return { pageText: snapshot.text };
   }
 
-  #pageFor(page: unknown): Page {
+  /**
+   * A WebSocket URL on loopback (with a secret token in its path) through which Playwright
+   * (`chromium.connectOverCDP(url)`) or Puppeteer (`puppeteer.connect({ browserWSEndpoint: url })`)
+   * drive this Sdk's browser, so their pages can be passed as `page`. Each client gets a browser
+   * session of its own; nothing it does disturbs this Sdk's. Available once `init()` has resolved.
+   */
+  connectURL(): string {
+    this.context; // throws the usual state error before init or after close
+    if (!this.#bridge) {
+      throw new SdkStateError('connectURL() is not available here: it needs Node (its WebSocket server) and a local or attached browser.');
+    }
+    return this.#bridge.url;
+  }
+
+  async #startBridge(browser: BrowserHandle): Promise<void> {
+    if (typeof (globalThis as { process?: { versions?: { node?: string } } }).process?.versions?.node !== 'string') return;
+    try {
+      const { CdpBridge } = await import('./browser/bridge.js');
+      this.#bridge = await CdpBridge.start(browser.connection, this.logger);
+    } catch (error) {
+      this.logger.error('bridge', `connectURL() will not be available: ${(error as Error).message}`);
+    }
+  }
+
+  async #pageFor(page: unknown): Promise<Page> {
+    const context = this.context;
+    if (page !== undefined && !(page instanceof Page)) {
+      const timeoutMs = this.#options.cdpTimeoutMs ?? DEFAULT_CDP_TIMEOUT_MS;
+      const matched = await matchForeignPage(context, page, timeoutMs, this.#bridge?.url);
+      if (matched) return matched;
+    }
+    return this.#ownPage(page);
+  }
+
+  #ownPage(page: unknown): Page {
     const context = this.context;
     if (page === undefined) {
       const active = context.activePage();
@@ -237,7 +275,9 @@ export class Sdk {
       return active;
     }
     if (!(page instanceof Page)) {
-      throw new InvalidOptionError('`page` must be a page of this Sdk (from sdk.context.pages() or sdk.context.newPage()).');
+      throw new InvalidOptionError(
+        '`page` must be a page of this Sdk (sdk.context.pages(), sdk.context.newPage()), or a Playwright or Puppeteer page connected through sdk.connectURL().',
+      );
     }
     if (!context.pages().includes(page)) {
       throw new InvalidOptionError(
@@ -255,8 +295,11 @@ export class Sdk {
     this.#closing ??= (async () => {
       await this.#initializing?.catch(() => undefined);
       const browser = this.#browser;
+      const bridge = this.#bridge;
       this.#browser = undefined;
       this.#context = undefined;
+      this.#bridge = undefined;
+      await bridge?.close();
       await browser?.close();
     })();
     return this.#closing;

@@ -124,6 +124,12 @@ export interface GotoOptions {
   timeoutMs?: number;
 }
 
+/**
+ * A page to work on: one of this Sdk's, or a Playwright or Puppeteer page connected to the same
+ * browser through `sdk.connectURL()` (matched by its main frame).
+ */
+export type AnyPage = Page | { mainFrame(): unknown };
+
 /** Options of `extract()`; every field is optional. */
 export interface ExtractOptions {
   /** Model for this call (used by the instruction forms). Default: the constructor's `model`. */
@@ -136,7 +142,7 @@ export interface ExtractOptions {
   /** XPath or CSS: only that element's subtree, and the frames inside it, are read. */
   selector?: string;
   /** The page to read. Default: the active page (the one opened most recently). */
-  page?: Page;
+  page?: AnyPage;
   /** HOSTED only: use the server-side cache for this call (default: the constructor's setting). */
   serverCache?: boolean;
 }
@@ -217,7 +223,7 @@ export interface ActOptions {
   /** Deadline of the whole call in ms, model requests included. Default 120000 (30000 to replay an action). */
   timeout?: number;
   /** Default: the active page. */
-  page?: Page;
+  page?: AnyPage;
   /** Values for `%name%` placeholders in the instruction's arguments; never sent to the model. */
   variables?: Record<string, string>;
 }
@@ -225,7 +231,7 @@ export interface ActOptions {
 export interface ObserveOptions {
   model?: ModelConfiguration;
   timeout?: number;
-  page?: Page;
+  page?: AnyPage;
   /** Only this element's subtree is looked at. */
   selector?: string;
 }

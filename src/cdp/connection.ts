@@ -16,6 +16,16 @@ interface Pending {
   timer?: ReturnType<typeof setTimeout>;
 }
 
+/**
+ * Another client sharing this connection (the bridge gives Playwright or Puppeteer one): the
+ * sessions it opened are its own, and their messages go to it untouched instead of to ours.
+ */
+export interface ConnectionTap {
+  deliver(message: RawMessage): void;
+}
+
+export type RawMessage = Message;
+
 interface Message {
   id?: number;
   method?: string;
@@ -43,6 +53,8 @@ export class Connection extends Emitter<{ disconnected: string }> {
   #pending = new Map<number, Pending>();
   #sessions = new Map<string, CdpSession>();
   #closedReason: string | undefined;
+  #claimed = new Map<string, ConnectionTap>();
+  #tapPending = new Map<number, (reply: Message) => void>();
 
   constructor(
     private readonly transport: Transport,
@@ -107,6 +119,35 @@ export class Connection extends Emitter<{ disconnected: string }> {
     this.transport.close();
   }
 
+  /** Routes a session's events (and those of sessions it attaches to) to `tap` from now on. */
+  claim(sessionId: string, tap: ConnectionTap): void {
+    this.#claimed.set(sessionId, tap);
+  }
+
+  /** Forgets every session `tap` had claimed. */
+  releaseTap(tap: ConnectionTap): string[] {
+    const released: string[] = [];
+    for (const [sessionId, owner] of this.#claimed) {
+      if (owner !== tap) continue;
+      this.#claimed.delete(sessionId);
+      released.push(sessionId);
+    }
+    return released;
+  }
+
+  /** Sends a tap's command as it is (its own session and parameters); `onReply` gets the raw answer. */
+  sendRaw(message: { method: string; params?: unknown; sessionId?: string }, onReply: (reply: Message) => void): void {
+    if (this.#closedReason !== undefined) {
+      onReply({ error: { code: -32000, message: `The browser connection is closed (${this.#closedReason}).` } });
+      return;
+    }
+    const id = this.#nextId++;
+    this.#tapPending.set(id, onReply);
+    const out: Message = { id, method: message.method, params: message.params ?? {} };
+    if (message.sessionId) out.sessionId = message.sessionId;
+    this.transport.send(JSON.stringify(out));
+  }
+
   /** Rejects and forgets the commands still waiting on a session that went away. */
   rejectSession(sessionId: string, error: Error): void {
     for (const [id, pending] of this.#pending) {
@@ -126,6 +167,12 @@ export class Connection extends Emitter<{ disconnected: string }> {
       return;
     }
     if (message.id !== undefined) {
+      const forTap = this.#tapPending.get(message.id);
+      if (forTap) {
+        this.#tapPending.delete(message.id);
+        forTap(message);
+        return;
+      }
       const pending = this.#pending.get(message.id);
       if (!pending) return; // Timed out earlier; the late answer has nobody to go to.
       this.#pending.delete(message.id);
@@ -145,6 +192,15 @@ export class Connection extends Emitter<{ disconnected: string }> {
     }
     if (!message.method) return;
     const sessionId = message.sessionId ?? '';
+    const tap = this.#claimed.get(sessionId);
+    if (tap) {
+      // A session the tap attached to is the tap's too; ours never hear of it.
+      const params = message.params as { sessionId?: string } | undefined;
+      if (message.method === 'Target.attachedToTarget' && params?.sessionId) this.#claimed.set(params.sessionId, tap);
+      if (message.method === 'Target.detachedFromTarget' && params?.sessionId) this.#claimed.delete(params.sessionId);
+      tap.deliver(message);
+      return;
+    }
     this.options.trace?.(`← ${sessionId ? sessionId.slice(0, 8) + ' ' : ''}${message.method}`);
     // Create the child session before anyone hears of it, so its first events already find it.
     if (message.method === 'Target.attachedToTarget') {
@@ -174,6 +230,9 @@ export class Connection extends Emitter<{ disconnected: string }> {
     }
     for (const session of this.#sessions.values()) session.markDetached(reason);
     this.#sessions.clear();
+    for (const reply of this.#tapPending.values()) reply({ error: { code: -32000, message: `The browser connection is closed (${reason}).` } });
+    this.#tapPending.clear();
+    this.#claimed.clear();
     this.emit('disconnected', reason);
     this.removeAllListeners();
   }

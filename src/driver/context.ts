@@ -62,6 +62,12 @@ export class Context extends Emitter<{ page: Page }> {
     return page;
   }
 
+  /** @internal Whether the browser has this target, attached by us yet or not. */
+  async hasTarget(targetId: string): Promise<boolean> {
+    const { targetInfos } = await this.browser.connection.rootSession.send('Target.getTargets');
+    return targetInfos.some((info) => info.targetId === targetId);
+  }
+
   /** @internal */
   async closeTarget(targetId: string): Promise<void> {
     await this.browser.connection.rootSession.send('Target.closeTarget', { targetId });
@@ -86,6 +92,8 @@ export class Context extends Emitter<{ page: Page }> {
     const session = parent.childSession(event.sessionId);
     if (!session) return;
     const { targetId, type, url } = event.targetInfo;
+    // A browser session is a connectURL() client's (see browser/bridge.ts): not ours to detach.
+    if (type === 'browser') return;
     if (type !== 'page') {
       void session.sendQuiet('Runtime.runIfWaitingForDebugger');
       void parent.sendQuiet('Target.detachFromTarget', { sessionId: event.sessionId });

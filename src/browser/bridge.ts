@@ -1,0 +1,101 @@
+// sdk.connectURL(): lets Playwright (connectOverCDP) and Puppeteer (connect) drive the browser this
+// Sdk holds, which may have no WebSocket endpoint at all (we launch Chrome over a pipe). A WebSocket
+// server on loopback, at a path holding a random token, gives each client a browser session of its
+// own on our connection (Target.attachToBrowserTarget): its own targets, auto-attach and events,
+// which the connection routes to it and keeps away from ours.
+
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { WebSocketServer, type WebSocket } from 'ws';
+import type { Connection, ConnectionTap, RawMessage } from '../cdp/connection.js';
+import type { Logger } from '../logger.js';
+
+export class CdpBridge {
+  private constructor(
+    private readonly server: WebSocketServer,
+    /** ws://127.0.0.1:<port>/devtools/browser/<token>: a secret, never logged. */
+    readonly url: string,
+  ) {}
+
+  static async start(connection: Connection, logger: Logger): Promise<CdpBridge> {
+    const token = randomBytes(24).toString('hex');
+    const expected = Buffer.from(`/devtools/browser/${token}`);
+    const server = new WebSocketServer({
+      host: '127.0.0.1',
+      port: 0,
+      maxPayload: 1024 * 1024 * 1024,
+      // Without the token there is no upgrade: another local process cannot drive the browser.
+      verifyClient: ({ req }: { req: IncomingMessage }) => {
+        const path = Buffer.from((req.url ?? '').split('?')[0] ?? '');
+        return path.length === expected.length && timingSafeEqual(path, expected);
+      },
+    });
+    await new Promise<void>((resolve, reject) => {
+      server.once('listening', resolve);
+      server.once('error', reject);
+    });
+    server.on('connection', (socket) => serveClient(connection, socket, logger));
+    const { port } = server.address() as AddressInfo;
+    return new CdpBridge(server, `ws://127.0.0.1:${port}/devtools/browser/${token}`);
+  }
+
+  close(): Promise<void> {
+    for (const client of this.server.clients) client.terminate();
+    return new Promise((resolve) => this.server.close(() => resolve()));
+  }
+}
+
+function serveClient(connection: Connection, socket: WebSocket, logger: Logger): void {
+  let browserSession: string | undefined;
+  const queued: string[] = [];
+  const send = (message: RawMessage) => {
+    if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(message));
+  };
+  const tap: ConnectionTap = {
+    deliver(message) {
+      // The client's browser session is, to the client, the connection itself: no session id.
+      if (message.sessionId === browserSession) delete message.sessionId;
+      send(message);
+    },
+  };
+  const forward = (text: string) => {
+    let message: { id?: number; method?: string; params?: unknown; sessionId?: string };
+    try {
+      message = JSON.parse(text);
+    } catch {
+      return;
+    }
+    if (typeof message.id !== 'number' || typeof message.method !== 'string') return;
+    const clientSession = message.sessionId;
+    connection.sendRaw({ method: message.method, params: message.params, sessionId: clientSession ?? browserSession }, (reply) => {
+      const out: RawMessage = { id: message.id };
+      if (reply.error) out.error = reply.error;
+      else out.result = reply.result ?? {};
+      if (clientSession) out.sessionId = clientSession;
+      send(out);
+    });
+  };
+  socket.on('message', (data) => {
+    const text = data.toString();
+    if (browserSession) forward(text);
+    else queued.push(text);
+  });
+  socket.on('close', () => {
+    const sessions = connection.releaseTap(tap);
+    if (browserSession) void connection.rootSession.sendQuiet('Target.detachFromTarget', { sessionId: browserSession });
+    logger.debug('bridge', 'A client of connectURL() left', { sessions: sessions.length });
+  });
+  connection.rootSession
+    .send('Target.attachToBrowserTarget')
+    .then(({ sessionId }) => {
+      browserSession = sessionId;
+      connection.claim(sessionId, tap);
+      logger.debug('bridge', 'A client connected through connectURL()');
+      for (const text of queued.splice(0)) forward(text);
+    })
+    .catch((error: Error) => {
+      logger.error('bridge', `Could not open a browser session for a connectURL() client: ${error.message}`);
+      socket.close(1011, 'no browser session');
+    });
+}

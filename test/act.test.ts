@@ -123,6 +123,16 @@ describe('act(instruction)', () => {
     expect(await read('Math.round(scrollY)')).toBe(Math.round(bottom) - ((await read('innerHeight')) as number));
   });
 
+  it('waits for the requests and DOM changes the previous action started before reading the page', async () => {
+    await page.goto(servers.a.url('act-load.html'));
+    fake.script(choose('button', 'Load results', 'click'));
+    await sdk.act('load the results', { model: model() });
+    // The next act reads the page only once the 800 ms request has finished and the results are in.
+    fake.script(choose('button', 'Result item', 'click'));
+    expect((await sdk.act('open the first result', { model: model() })).success).toBe(true);
+    expect(await read(`document.querySelector('#results button').textContent`)).toBe('result opened');
+  });
+
   it('fills %placeholders% from variables without sending their values to the model', async () => {
     fake.script(choose('textbox', 'Note', 'fill', ['%secret%']));
     const result = await sdk.act('put %secret% in the note', { model: model(), variables: { secret: 'hunter2-value' } });

@@ -39,8 +39,9 @@ async function assertActionable(element: ResolvedElement, timeoutMs: number): Pr
 }
 
 export async function clickElement(page: Page, element: ResolvedElement, timeoutMs: number, clickCount = 1): Promise<void> {
-  await assertActionable(element, timeoutMs);
-  await click(page, await clickablePoint(element, timeoutMs), { clickCount, timeoutMs });
+  // Both only read the page: ask them at once.
+  const [, point] = await Promise.all([assertActionable(element, timeoutMs), clickablePoint(element, timeoutMs)]);
+  await click(page, point, { clickCount, timeoutMs });
 }
 
 export async function hoverElement(page: Page, element: ResolvedElement, timeoutMs: number): Promise<void> {

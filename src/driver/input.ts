@@ -15,8 +15,10 @@ export interface Point {
 
 /**
  * Scrolls the element into view and returns its visible centre in the top page's coordinates.
- * Scrolling inside an out-of-process iframe reaches the pages above it asynchronously, so the point
- * is measured until two measurements an animation frame apart agree.
+ * In the top page's own process that is one measurement: the renderer hit-tests its own DOM. Inside
+ * an out-of-process iframe the browser routes the event by what the frames last drew, and the scroll
+ * reaches the pages above asynchronously, so there the point is measured until two measurements an
+ * animation frame apart agree.
  */
 export async function clickablePoint(element: ResolvedElement, timeoutMs: number): Promise<Point> {
   const session = element.world.session;
@@ -24,6 +26,7 @@ export async function clickablePoint(element: ResolvedElement, timeoutMs: number
     throw new ElementNotActionableError(`it is not rendered (${error.message})`);
   });
   const owners = await ownerChain(element.frame, timeoutMs);
+  if (!owners.length) return measure(element, owners, timeoutMs);
   for (const owner of owners) await owner.session.sendQuiet('DOM.scrollIntoViewIfNeeded', { backendNodeId: owner.backendNodeId });
   let last: Point | undefined;
   for (let attempt = 0; attempt < 10; attempt++) {
@@ -118,12 +121,11 @@ export async function click(page: Page, point: Point, options: { clickCount?: nu
       { type, x: point.x, y: point.y, button: type === 'mouseMoved' ? 'none' : button, clickCount, buttons: type === 'mousePressed' ? 1 : 0 },
       { timeoutMs: options.timeoutMs },
     );
-  await send('mouseMoved', 0);
+  // A session runs its commands in order, so the events can go out together: one round trip.
   // A double click is two press/release pairs, the second carrying clickCount 2, as a real mouse does.
-  for (let count = 1; count <= clicks; count++) {
-    await send('mousePressed', count);
-    await send('mouseReleased', count);
-  }
+  const events = [send('mouseMoved', 0)];
+  for (let count = 1; count <= clicks; count++) events.push(send('mousePressed', count), send('mouseReleased', count));
+  await Promise.all(events);
 }
 
 export async function hover(page: Page, point: Point, timeoutMs: number): Promise<void> {

@@ -2,17 +2,23 @@
 // that never stops (a ticker, a carousel) costs at most `maxMs`.
 
 import { evaluateInContext } from './evaluate.js';
+import { NetworkTracker } from './network.js';
 import type { Page } from './page.js';
 
 const QUIET_MS = 150;
+const NETWORK_QUIET_MS = 300;
 
 /**
- * Resolves once the top document has finished loading and its DOM has had no mutation for a
- * short while, or after `maxMs`, whichever comes first. Never rejects: a page that is still busy
- * is read as it is.
+ * Resolves once the top document has finished loading, its DOM has had no mutation for a short
+ * while and no request of the page has been in flight for a little longer, or after `maxMs`,
+ * whichever comes first. Never rejects: a page that is still busy is read as it is.
  */
 export async function waitForSettled(page: Page, maxMs: number): Promise<void> {
   if (maxMs <= 0) return;
+  await Promise.all([domQuiet(page, maxMs), NetworkTracker.for(page).idle(NETWORK_QUIET_MS, maxMs)]);
+}
+
+async function domQuiet(page: Page, maxMs: number): Promise<void> {
   try {
     const world = await page.mainFrame().waitForWorld('isolated', maxMs);
     await evaluateInContext(

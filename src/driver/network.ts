@@ -1,0 +1,77 @@
+// Which requests of a page are still in flight, so act() can wait for a page to finish loading what
+// the previous action started. Tracked from the page's first act() or observe() on: enabling the
+// Network domain for every page would tax pages that are only read.
+
+import type { Protocol } from 'devtools-protocol';
+import type { Page } from './page.js';
+
+/** Requests this old are long polls or streams: waiting for them would wait forever. */
+const STALE_MS = 5000;
+
+const trackers = new WeakMap<Page, NetworkTracker>();
+
+export class NetworkTracker {
+  readonly #inflight = new Map<string, number>();
+  readonly #changed = new Set<() => void>();
+  readonly ready: Promise<void>;
+
+  private constructor(page: Page) {
+    const session = page.session;
+    session.on('Network.requestWillBeSent', (event: Protocol.Network.RequestWillBeSentEvent) => {
+      if (event.type === 'WebSocket' || event.type === 'EventSource' || event.request.url.startsWith('data:')) return;
+      this.#inflight.set(event.requestId, Date.now());
+      this.#notify();
+    });
+    const done = (event: { requestId: string }) => {
+      if (this.#inflight.delete(event.requestId)) this.#notify();
+    };
+    session.on('Network.loadingFinished', done);
+    session.on('Network.loadingFailed', done);
+    // Bodies are not kept: we only count requests.
+    this.ready = session.send('Network.enable', { maxTotalBufferSize: 0, maxResourceBufferSize: 0 }).then(
+      () => undefined,
+      () => undefined,
+    );
+  }
+
+  static for(page: Page): NetworkTracker {
+    let tracker = trackers.get(page);
+    if (!tracker) trackers.set(page, (tracker = new NetworkTracker(page)));
+    return tracker;
+  }
+
+  /** Requests in flight that are younger than STALE_MS. */
+  busy(): number {
+    const now = Date.now();
+    let count = 0;
+    for (const started of this.#inflight.values()) if (now - started < STALE_MS) count++;
+    return count;
+  }
+
+  /** Resolves once no request has been in flight for `quietMs`, or after `maxMs`. */
+  async idle(quietMs: number, maxMs: number): Promise<void> {
+    await this.ready;
+    const deadline = Date.now() + maxMs;
+    await new Promise<void>((resolve) => {
+      let quietTimer: ReturnType<typeof setTimeout> | undefined;
+      const finish = () => {
+        clearTimeout(quietTimer);
+        clearTimeout(capTimer);
+        this.#changed.delete(check);
+        resolve();
+      };
+      const check = () => {
+        clearTimeout(quietTimer);
+        // A stale request stops counting by itself, without an event: look again when it does.
+        quietTimer = setTimeout(() => (this.busy() === 0 ? finish() : check()), this.busy() === 0 ? quietMs : Math.min(quietMs, 250));
+      };
+      const capTimer = setTimeout(finish, Math.max(0, deadline - Date.now()));
+      this.#changed.add(check);
+      check();
+    });
+  }
+
+  #notify(): void {
+    for (const listener of this.#changed) listener();
+  }
+}

@@ -16,10 +16,22 @@ export interface BenchSession {
    * schema with its library's own zod.
    */
   extractWithSchema(instruction: string, schema: SchemaBuilder): Promise<unknown>;
+  /** `act(action)` with an observe() result; resolves to the library's ActResult. */
+  act(action: BenchAction): Promise<{ success: boolean }>;
+  /** Evaluates `expression` in the current page's main world, through the library's own page. */
+  evaluate(expression: string): Promise<unknown>;
   /** Closes the client and the browser it launched. */
   close(): Promise<void>;
   // New measurements add the operations they need here and implement them in tendril.ts and
   // stagehand.ts.
+}
+
+/** An observe() result, the shape both libraries' act(action) takes. */
+export interface BenchAction {
+  readonly selector: string;
+  readonly description: string;
+  readonly method: string;
+  readonly arguments: readonly string[];
 }
 
 export interface LibraryAdapter {
@@ -31,7 +43,7 @@ export interface LibraryAdapter {
 }
 
 export interface SessionOptions {
-  /** Given to the library's constructor; needed by extractWithSchema only. */
+  /** Given to the library's constructor; needed by extractWithSchema (act takes it as a tripwire). */
   readonly model?: BenchModel;
 }
 
@@ -147,6 +159,18 @@ export class TimedSession {
         value = await this.raw.extractWithSchema(instruction, schema);
       });
       return { ms, value };
+    } finally {
+      this.track();
+    }
+  }
+
+  async act(action: BenchAction): Promise<{ ms: number; success: boolean }> {
+    let success = false;
+    try {
+      const ms = await this.time('act(action)', async () => {
+        ({ success } = await this.raw.act(action));
+      });
+      return { ms, success };
     } finally {
       this.track();
     }

@@ -85,6 +85,8 @@ export interface BenchOptions {
   readonly pageDeadlineMs: number;
   /** extract-llm: corpus articles to run (null: all); `--corpus-limit` lowers it further. */
   readonly llmPages: number | null;
+  /** act: timed act(action) calls per library (after `warmups` untimed). */
+  readonly actIterations: number;
 }
 
 const ARGS_HELP = '--update-readme, --verbose, --only=<library|measurement>[,...], --corpus-limit=N';
@@ -127,6 +129,7 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv): B
     pageDeadlineMs: positiveInt(env.BENCH_PAGE_DEADLINE_MS, 60_000),
     // 20 keeps a full run within ~15 min; Stagehand's two model calls per page dominate it.
     llmPages: env.BENCH_LLM_PAGES === 'all' ? null : positiveInt(env.BENCH_LLM_PAGES, 20),
+    actIterations: positiveInt(env.BENCH_ACT_ITERATIONS, 15),
   };
 }
 

@@ -5,6 +5,7 @@
 //   BENCH_ITERATIONS=3 npm run bench -- --only=stagehand --verbose
 //   npm run bench -- --only extract --corpus-limit 10   # page-text extraction only, 10 articles
 //   npm run bench -- --only extract-llm                 # extract(instruction, schema), fake model
+//   npm run bench -- --only act                         # act(observeResult): a click, no model
 //
 // Progress goes to stderr, the markdown table to stdout.
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
@@ -21,9 +22,11 @@ import {
   machineLine,
   parseOptions,
 } from './config.js';
+import { renderActSummary } from './act-report.js';
 import { renderExtractSummary, renderPerPage } from './extract-report.js';
 import { renderLlmSummary } from './llm-report.js';
 import { TABLE_PATH, tableHtml } from './extract-pages.js';
+import { ACT_ID, runAct, type ActRun } from './measurements/act.js';
 import { runExtract, type ExtractRun } from './measurements/extract.js';
 import { EXTRACT_LLM_ID, runExtractLlm, type LlmRun } from './measurements/extract-llm.js';
 import { MEASUREMENTS } from './measurements/index.js';
@@ -52,7 +55,7 @@ async function loadLibrary(id: string): Promise<LibraryAdapter> {
 
 async function main(): Promise<number> {
   const opts = parseOptions(process.argv.slice(2), process.env);
-  const known = [...MEASUREMENTS.map((m) => m.id), EXTRACT_ID, EXTRACT_LLM_ID];
+  const known = [...MEASUREMENTS.map((m) => m.id), EXTRACT_ID, EXTRACT_LLM_ID, ACT_ID];
   const unknown = opts.measurements?.filter((id) => !known.includes(id)) ?? [];
   if (unknown.length) throw new Error(`unknown --only value(s) ${unknown.join(', ')} (libraries: tendril, stagehand; measurements: ${known.join(', ')})`);
   const selected = (id: string) => !opts.measurements || opts.measurements.includes(id);
@@ -82,6 +85,7 @@ async function main(): Promise<number> {
   if (selected(EXTRACT_LLM_ID)) {
     log(`${EXTRACT_LLM_ID}: ${plural(opts.extractIterations, 'timed call')} on the demo page, ${plural(opts.corpusIterations, 'timed call')} per real page`);
   }
+  if (selected(ACT_ID)) log(`${ACT_ID}: ${plural(opts.actIterations, 'timed call')} and ${plural(opts.warmups, 'warm-up')} per library`);
 
   // Libraries run in this order within every iteration (A B A B ...).
   const failures = new Map<string, string>(); // library id -> why it stopped
@@ -104,6 +108,7 @@ async function main(): Promise<number> {
   const results: RowResult[] = [];
   let extract: ExtractRun | null = null;
   let llm: LlmRun | null = null;
+  let act: ActRun | null = null;
   try {
     for (const m of timing) {
       const samples = new Map(m.rows.map((r) => [r.key, new Map<string, number[]>()]));
@@ -147,6 +152,7 @@ async function main(): Promise<number> {
     }
     if (selected(EXTRACT_ID)) extract = await runExtract(libs, failures, env, opts, log);
     if (selected(EXTRACT_LLM_ID)) llm = await runExtractLlm(libs, failures, env, opts, log);
+    if (selected(ACT_ID)) act = await runAct(libs, failures, env, opts, log);
   } finally {
     await server.close();
     const killed = reaper.killAll();
@@ -177,6 +183,7 @@ async function main(): Promise<number> {
     blocks.push(renderLlmSummary({ run: llm, ours: OURS, theirs: THEIRS, envLine }));
     env.notes.push(...llm.notes);
   }
+  if (act) blocks.push(renderActSummary({ run: act, ours: OURS, theirs: THEIRS, envLine }));
   const table = blocks.join('\n');
   process.stdout.write(`\n${table}`);
   for (const [id, why] of failures) env.notes.push(`${labelOf(id)}: ${why}`);
@@ -192,7 +199,8 @@ async function main(): Promise<number> {
     else log(`warning: ${res.warning}`);
   }
   const extractFailed = [extract, llm].some((run) => run?.pages.some((p) => [...p.outcomes.values()].some((o) => !o.ok)));
-  const anyFailure = failures.size > 0 || results.some((r) => r.failures.size > 0) || extractFailed;
+  const actFailed = act !== null && [...act.outcomes.values()].some((o) => !o.ok);
+  const anyFailure = failures.size > 0 || results.some((r) => r.failures.size > 0) || extractFailed || actFailed;
   return anyFailure ? 1 : 0;
 }
 

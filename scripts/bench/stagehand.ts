@@ -16,6 +16,7 @@ const INSTALL_SPECS = [`${PACKAGE}@${STAGEHAND_VERSION}`, 'zod@3'];
 // The slice of Stagehand's API the bench uses (its own types live in the scratch folder).
 interface StagehandPage {
   goto(url: string, options?: { waitUntil?: 'load' | 'domcontentloaded' | 'networkidle'; timeoutMs?: number }): Promise<unknown>;
+  evaluate(expression: string): Promise<unknown>;
 }
 interface StagehandInstance {
   init(): Promise<void>;
@@ -24,6 +25,8 @@ interface StagehandInstance {
   extract(): Promise<{ pageText: string }>;
   /** v3's form: the schema is built with the zod installed next to Stagehand. */
   extract(instruction: string, schema: unknown): Promise<unknown>;
+  /** v3's act(action: Action): an observe() result `{ selector, description, method?, arguments? }`. */
+  act(action: { selector: string; description: string; method?: string; arguments?: string[] }): Promise<{ success: boolean }>;
   close(options?: { force?: boolean }): Promise<void>;
 }
 type StagehandConstructor = new (options: Record<string, unknown>) => StagehandInstance;
@@ -112,16 +115,21 @@ export async function loadStagehand(log: (line: string) => void): Promise<Librar
       // With a model object Stagehand 3.7.3 calls createOpenAI({ apiKey, baseURL, fetch }) and uses
       // its default (Responses API) model, as Tendril does.
       const sh = new Stagehand(clientOptions(launch, options.model));
+      const firstPage = () => {
+        const page = sh.context.pages()[0];
+        if (!page) throw new Error('Stagehand has no page after init()');
+        return page;
+      };
       return {
         init: () => sh.init(),
         async goto(url) {
-          const page = sh.context.pages()[0];
-          if (!page) throw new Error('Stagehand has no page after init()');
           // Stagehand's default is domcontentloaded; ask for load to match Tendril's default.
-          await page.goto(url, { waitUntil: 'load' });
+          await firstPage().goto(url, { waitUntil: 'load' });
         },
         extractText: async () => (await sh.extract()).pageText,
         extractWithSchema: (instruction, build) => sh.extract(instruction, schemaFor(build)),
+        act: (action) => sh.act({ ...action, arguments: [...action.arguments] }),
+        evaluate: (expression) => firstPage().evaluate(expression),
         close: () => sh.close(),
       };
     },

@@ -17,15 +17,18 @@ export function loadTendril(): LibraryAdapter {
     label: 'Tendril',
     newSession(launch: LaunchSpec, options: SessionOptions = {}): BenchSession {
       const sdk = new Sdk(clientOptions(launch, options.model));
+      const firstPage = () => {
+        const page = sdk.context.pages()[0];
+        if (!page) throw new Error('Tendril has no page after init()');
+        return page;
+      };
       return {
         init: () => sdk.init(),
-        async goto(url) {
-          const page = sdk.context.pages()[0];
-          if (!page) throw new Error('Tendril has no page after init()');
-          await page.goto(url); // waits for load by default
-        },
+        goto: (url) => firstPage().goto(url), // waits for load by default
         extractText: async () => (await sdk.extract()).pageText,
         extractWithSchema: (instruction, build) => sdk.extract(instruction, schemaFor(build)),
+        act: (action) => sdk.act({ ...action, arguments: [...action.arguments] }),
+        evaluate: (expression) => firstPage().evaluate<unknown>(expression),
         close: () => sdk.close(),
       };
     },

@@ -208,6 +208,14 @@ describe('observe() and act(action)', () => {
     expect(await read(`document.getElementById('frame-state').textContent`, 'localhost')).toBe('frame clicked 1');
   });
 
+  it('act(action) hovers and double-clicks with real mouse events', async () => {
+    await sdk.act({ selector: '#hover-target', method: 'hover' });
+    expect(await read(`document.getElementById('hover-target').dataset.state`)).toBe('hovered');
+    await sdk.act({ selector: '#hover-target', method: 'doubleClick' });
+    expect(await read(`document.getElementById('hover-target').dataset.dbl`)).toBe('double clicked');
+    expect(fake.requests).toHaveLength(0);
+  });
+
   it('act(action) without a model fails with ActionFailedError when the element is gone', async () => {
     const error = await sdk.act({ selector: 'xpath=/html/body/nav[7]/button', description: 'a gone button', method: 'click' }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ActionFailedError);

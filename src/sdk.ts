@@ -99,8 +99,8 @@ export class Sdk {
       ? await attachToBrowser(launch.cdpUrl, launch.cdpHeaders, connectTimeoutMs, this.logger, cdpTimeoutMs)
       : await launchChrome(launch, this.logger, cdpTimeoutMs);
     const context = new Context(this.#browser, this.logger, { viewport: launch.viewport, timeoutMs: cdpTimeoutMs });
-    await context.start();
-    await this.#startBridge(this.#browser);
+    // The bridge server needs nothing from the context: start both at once.
+    await Promise.all([context.start(), this.#startBridge(this.#browser)]);
     // The contract's first step after init is context.pages()[0]: make sure there is one.
     if (context.pages().length === 0) await context.newPage();
     this.#context = context;

@@ -77,6 +77,8 @@ export class Sdk {
   init(): Promise<void> {
     if (this.#closing) return Promise.reject(new SdkStateError('This Sdk is closed; create a new one to start again.'));
     this.#initializing ??= this.#init().catch(async (error) => {
+      await this.#bridge?.close();
+      this.#bridge = undefined;
       await this.#browser?.close();
       this.#browser = undefined;
       this.#initializing = undefined;

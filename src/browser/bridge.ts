@@ -5,7 +5,7 @@
 // which the connection routes to it and keeps away from ours.
 
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import type { IncomingMessage } from 'node:http';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { Connection, ConnectionTap, RawMessage } from '../cdp/connection.js';
@@ -13,6 +13,7 @@ import type { Logger } from '../logger.js';
 
 export class CdpBridge {
   private constructor(
+    private readonly http: Server,
     private readonly server: WebSocketServer,
     /** ws://127.0.0.1:<port>/devtools/browser/<token>: a secret, never logged. */
     readonly url: string,
@@ -21,9 +22,9 @@ export class CdpBridge {
   static async start(connection: Connection, logger: Logger): Promise<CdpBridge> {
     const token = randomBytes(24).toString('hex');
     const expected = Buffer.from(`/devtools/browser/${token}`);
+    const http = createServer((_req, res) => res.writeHead(404).end());
     const server = new WebSocketServer({
-      host: '127.0.0.1',
-      port: 0,
+      server: http,
       maxPayload: 1024 * 1024 * 1024,
       // Without the token there is no upgrade: another local process cannot drive the browser.
       verifyClient: ({ req }: { req: IncomingMessage }) => {
@@ -32,17 +33,20 @@ export class CdpBridge {
       },
     });
     await new Promise<void>((resolve, reject) => {
-      server.once('listening', resolve);
-      server.once('error', reject);
+      http.once('error', reject);
+      http.listen(0, '127.0.0.1', () => resolve());
     });
+    // The server alone must not keep a program alive that forgot close().
+    http.unref();
     server.on('connection', (socket) => serveClient(connection, socket, logger));
-    const { port } = server.address() as AddressInfo;
-    return new CdpBridge(server, `ws://127.0.0.1:${port}/devtools/browser/${token}`);
+    const { port } = http.address() as AddressInfo;
+    return new CdpBridge(http, server, `ws://127.0.0.1:${port}/devtools/browser/${token}`);
   }
 
   close(): Promise<void> {
     for (const client of this.server.clients) client.terminate();
-    return new Promise((resolve) => this.server.close(() => resolve()));
+    this.server.close();
+    return new Promise((resolve) => this.http.close(() => resolve()));
   }
 }
 

@@ -151,9 +151,13 @@ describe('act(instruction)', () => {
       }
       return choose('button', 'Top button', 'click')(request);
     });
+    const before = sdk.metrics.act;
     const result = await sdk.act('click the top button', { model: model() });
     expect(result.success).toBe(true);
     expect(result.message).toContain('after reading the page again');
+    // One act(), two model requests.
+    expect(sdk.metrics.act.operations - before.operations).toBe(1);
+    expect(sdk.metrics.act.modelCalls - before.modelCalls).toBe(2);
     expect(fake.requests).toHaveLength(2);
     expect(fake.requests[1]!.user).toMatch(/An earlier attempt to click .*Top button.* failed/);
     expect(await read(`document.getElementById('top-state').textContent`)).toBe('moved clicked');

@@ -66,7 +66,8 @@ async function actWithin(request: ActRequest, call: ModelCall, retry?: string): 
     const answer = (await call.ask(ACT_SYSTEM, actUser(request.instruction, url, chunks[index]!.text, retry, partLabel(index, chunks.length)), ACT_SCHEMA)) as Choice;
     if (answer && typeof answer === 'object') choice = answer;
   }
-  call.recordOperation(chunks.length);
+  // A second look at the page is part of the same act(): counted once.
+  if (!retry) call.recordOperation(chunks.length);
   if (!choice?.elementId) {
     return { success: false, message: `No element on the page fits "${request.instruction}".`, actionDescription: choice?.description ?? request.instruction, actions: [] };
   }

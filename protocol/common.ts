@@ -1,0 +1,80 @@
+// What every hosted-service exchange shares: headers, error bodies, the server-sent event stream.
+// zod's `v4` entry exists in zod 3.25+ and zod 4 alike, so these schemas work under either peer.
+
+import { z } from 'zod/v4';
+
+export const PROTOCOL_VERSION = 1;
+
+/** Header names, lower-case as HTTP/2 and fetch() give them. */
+export const HEADERS = {
+  /** The hosted-service account key on every REST call. */
+  apiKey: 'x-hosted-api-key',
+  /** The model provider's key for extract/act/observe; used for the call, never stored or logged. */
+  modelApiKey: 'x-model-api-key',
+  /** `bypass` skips the server's result cache for this call (serverCache: false). */
+  cacheControl: 'x-hosted-cache',
+  /** `HIT` or `MISS` on a cached operation's response (absent when the cache was bypassed). */
+  cacheStatus: 'x-hosted-cache-status',
+} as const;
+
+export const ErrorCode = z.enum([
+  'bad_request',
+  'unauthorized',
+  'forbidden',
+  'not_found',
+  'conflict',
+  'rate_limited',
+  'timeout',
+  'browser_gone',
+  'model_error',
+  'schema_validation',
+  'internal',
+]);
+export type ErrorCode = z.infer<typeof ErrorCode>;
+
+/** The body of every error response, and the `error` event of a stream. */
+export const ErrorBody = z.object({
+  error: z.object({
+    code: ErrorCode,
+    message: z.string(),
+    /** The client-side error class to raise (an SdkError name), when the cause maps to one. */
+    name: z.string().optional(),
+    /** Schema issues, for schema_validation. */
+    issues: z.array(z.unknown()).optional(),
+  }),
+});
+export type ErrorBody = z.infer<typeof ErrorBody>;
+
+/** HTTP status of each error code. */
+export const STATUS_OF: Record<ErrorCode, number> = {
+  bad_request: 400,
+  schema_validation: 422,
+  unauthorized: 401,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  rate_limited: 429,
+  timeout: 504,
+  browser_gone: 410,
+  model_error: 502,
+  internal: 500,
+};
+
+export const LogEvent = z.object({
+  type: z.literal('log'),
+  level: z.union([z.literal(0), z.literal(1), z.literal(2)]),
+  category: z.string(),
+  message: z.string(),
+  timestamp: z.string(),
+});
+
+/**
+ * Operations answer as server-sent events: any number of `log` events, then exactly one `result`
+ * or `error`, after which the stream ends.
+ */
+export const StreamEvent = z.discriminatedUnion('type', [
+  LogEvent,
+  z.object({ type: z.literal('result'), data: z.unknown(), cacheStatus: z.enum(['HIT', 'MISS']).optional() }),
+  z.object({ type: z.literal('error'), error: ErrorBody.shape.error }),
+]);
+export type StreamEvent = z.infer<typeof StreamEvent>;

@@ -1,0 +1,42 @@
+// Sessions: one remote browser (context) each, created, read and released over REST; its
+// `connectUrl` is a WebSocket DevTools endpoint for that session alone.
+
+import { z } from 'zod/v4';
+
+export const Viewport = z.object({ width: z.int().min(100).max(10_000), height: z.int().min(100).max(10_000) });
+
+export const CreateSessionRequest = z.object({
+  projectId: z.string().min(1),
+  region: z.string().min(1).optional(),
+  /** Keep the session when the client closes; it ends at `timeout` or on release. */
+  keepAlive: z.boolean().optional(),
+  /** Session lifetime in ms (the server caps it at its SESSION_TIMEOUT_MS). */
+  timeout: z.int().positive().optional(),
+  browserSettings: z
+    .object({
+      /** Block requests to ad and tracker hosts. */
+      blockAds: z.boolean().optional(),
+      viewport: Viewport.optional(),
+    })
+    .optional(),
+});
+export type CreateSessionRequest = z.infer<typeof CreateSessionRequest>;
+
+export const SessionStatus = z.enum(['RUNNING', 'COMPLETED', 'TIMED_OUT', 'ERROR']);
+export type SessionStatus = z.infer<typeof SessionStatus>;
+
+export const Session = z.object({
+  id: z.string(),
+  status: SessionStatus,
+  region: z.string(),
+  projectId: z.string(),
+  /** ws(s)://…/v1/sessions/<id>/cdp?token=<signed, expiring token>: this session's browser only. */
+  connectUrl: z.string(),
+  createdAt: z.string(),
+  expiresAt: z.string(),
+  keepAlive: z.boolean(),
+});
+export type Session = z.infer<typeof Session>;
+
+export const UpdateSessionRequest = z.object({ status: z.literal('REQUEST_RELEASE') });
+export type UpdateSessionRequest = z.infer<typeof UpdateSessionRequest>;

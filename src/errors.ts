@@ -137,3 +137,19 @@ export class ActionFailedError extends SdkError {
     super(message);
   }
 }
+
+/**
+ * The hosted-browser service answered with an error (or, on the server, the error to answer with):
+ * `status` is the HTTP status, `code` the protocol's error code (unauthorized, rate_limited, ...).
+ */
+export class HostedServiceError extends SdkError {
+  constructor(
+    message: string,
+    readonly status: number,
+    readonly code: string,
+    /** Seconds to wait before trying again, from Retry-After (429, 503). */
+    readonly retryAfterSeconds?: number,
+  ) {
+    super(message);
+  }
+}

@@ -1,5 +1,6 @@
 import { attachToBrowser } from './browser/attach.js';
 import type { BrowserHandle } from './browser/browser.js';
+import { connectHosted } from './browser/hosted.js';
 import { launchChrome } from './browser/launch.js';
 import { Context } from './driver/context.js';
 import { InvalidOptionError, MissingLLMConfigurationError, SdkStateError } from './errors.js';
@@ -88,18 +89,16 @@ export class Sdk {
   }
 
   async #init(): Promise<void> {
-    if ((this.#options.env ?? 'LOCAL') === 'HOSTED') {
-      throw new InvalidOptionError(
-        'env "HOSTED" (remote browsers) is not available in this version of tendril yet; use env "LOCAL", ' +
-          'or attach to a remote Chrome with localBrowserLaunchOptions.cdpUrl.',
-      );
-    }
     const launch = this.#options.localBrowserLaunchOptions ?? {};
     const cdpTimeoutMs = this.#options.cdpTimeoutMs ?? DEFAULT_CDP_TIMEOUT_MS;
     const connectTimeoutMs = launch.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
-    this.#browser = launch.cdpUrl
-      ? await attachToBrowser(launch.cdpUrl, launch.cdpHeaders, connectTimeoutMs, this.logger, cdpTimeoutMs)
-      : await launchChrome(launch, this.logger, cdpTimeoutMs);
+    if ((this.#options.env ?? 'LOCAL') === 'HOSTED') {
+      this.#browser = await connectHosted(this.#options, this.logger, connectTimeoutMs, cdpTimeoutMs);
+    } else {
+      this.#browser = launch.cdpUrl
+        ? await attachToBrowser(launch.cdpUrl, launch.cdpHeaders, connectTimeoutMs, this.logger, cdpTimeoutMs)
+        : await launchChrome(launch, this.logger, cdpTimeoutMs);
+    }
     const context = new Context(this.#browser, this.logger, { viewport: launch.viewport, timeoutMs: cdpTimeoutMs });
     // The bridge server needs nothing from the context: start both at once.
     await Promise.all([context.start(), this.#startBridge(this.#browser)]);

@@ -91,6 +91,8 @@ export interface SdkOptions {
   apiKey?: string;
   /** Hosted-browser project (HOSTED only). Default: `HOSTED_PROJECT_ID`. */
   projectId?: string;
+  /** Base URL of the hosted-browser service (HOSTED only). Default: `HOSTED_API_URL`. */
+  hostedApiUrl?: string;
   localBrowserLaunchOptions?: LocalBrowserLaunchOptions;
   /** Default model for calls that need one. */
   model?: ModelConfiguration;

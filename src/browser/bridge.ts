@@ -50,7 +50,8 @@ export class CdpBridge {
   }
 }
 
-function serveClient(connection: Connection, socket: WebSocket, logger: Logger): void {
+/** Gives one WebSocket client a browser session of its own on `connection` (see above). */
+export function serveClient(connection: Connection, socket: WebSocket, logger: Logger): void {
   let browserSession: string | undefined;
   const queued: string[] = [];
   const send = (message: RawMessage) => {
@@ -72,20 +73,24 @@ function serveClient(connection: Connection, socket: WebSocket, logger: Logger):
     }
     if (typeof message.id !== 'number' || typeof message.method !== 'string') return;
     const clientSession = message.sessionId;
-    connection.sendRaw({ method: message.method, params: message.params, sessionId: clientSession ?? browserSession }, (reply) => {
+    const sent = connection.sendRaw({ method: message.method, params: message.params, sessionId: clientSession ?? browserSession }, (reply) => {
       const out: RawMessage = { id: message.id };
       if (reply.error) out.error = reply.error;
       else out.result = reply.result ?? {};
       if (clientSession) out.sessionId = clientSession;
       send(out);
     });
+    if (!sent) socket.close(1011, 'the browser is gone');
   };
   socket.on('message', (data) => {
     const text = data.toString();
     if (browserSession) forward(text);
     else queued.push(text);
   });
+  // When the browser goes, so does every client's connection: their commands could only fail.
+  const offDisconnect = connection.on('disconnected', (reason) => socket.close(1011, `the browser is gone: ${reason}`.slice(0, 120)));
   socket.on('close', () => {
+    offDisconnect();
     const sessions = connection.releaseTap(tap);
     if (browserSession) void connection.rootSession.sendQuiet('Target.detachFromTarget', { sessionId: browserSession });
     logger.debug('bridge', 'A client of connectURL() left', { sessions: sessions.length });

@@ -135,17 +135,18 @@ export class Connection extends Emitter<{ disconnected: string }> {
     return released;
   }
 
-  /** Sends a tap's command as it is (its own session and parameters); `onReply` gets the raw answer. */
-  sendRaw(message: { method: string; params?: unknown; sessionId?: string }, onReply: (reply: Message) => void): void {
-    if (this.#closedReason !== undefined) {
-      onReply({ error: { code: -32000, message: `The browser connection is closed (${this.#closedReason}).` } });
-      return;
-    }
+  /**
+   * Sends a tap's command as it is (its own session and parameters); `onReply` gets the raw answer.
+   * False when the connection is closed: the tap's own connection should end the same way.
+   */
+  sendRaw(message: { method: string; params?: unknown; sessionId?: string }, onReply: (reply: Message) => void): boolean {
+    if (this.#closedReason !== undefined) return false;
     const id = this.#nextId++;
     this.#tapPending.set(id, onReply);
     const out: Message = { id, method: message.method, params: message.params ?? {} };
     if (message.sessionId) out.sessionId = message.sessionId;
     this.transport.send(JSON.stringify(out));
+    return true;
   }
 
   /** Rejects and forgets the commands still waiting on a session that went away. */
@@ -230,7 +231,8 @@ export class Connection extends Emitter<{ disconnected: string }> {
     }
     for (const session of this.#sessions.values()) session.markDetached(reason);
     this.#sessions.clear();
-    for (const reply of this.#tapPending.values()) reply({ error: { code: -32000, message: `The browser connection is closed (${reason}).` } });
+    // Taps hear of it through 'disconnected' and end their own connections, which fails their
+    // pending commands the way a closed browser should.
     this.#tapPending.clear();
     this.#claimed.clear();
     this.emit('disconnected', reason);

@@ -1,5 +1,5 @@
 import type { CdpSession } from '../cdp/session.js';
-import { NavigationError, PageClosedError, TimeoutError } from '../errors.js';
+import { ConnectionClosedError, NavigationError, PageClosedError, TargetClosedError, TimeoutError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { GotoOptions, Viewport, WaitUntil } from '../types.js';
 import { withDeadline } from '../util/time.js';
@@ -70,6 +70,8 @@ export class Page {
     const result = await this.session
       .send('Page.navigate', { url, frameId: frame.id }, { timeoutMs })
       .catch((error: Error) => {
+        // A browser or tab that went away is that, not a navigation problem.
+        if (error instanceof ConnectionClosedError || error instanceof TargetClosedError) throw error;
         if (error instanceof TimeoutError) {
           throw new TimeoutError(`Navigation to ${url} timed out after ${timeoutMs} ms: the server has not answered.`, timeoutMs);
         }

@@ -1,0 +1,52 @@
+// The hosted server's configuration, from the environment (flags of `tendril hosted serve` mirror it).
+
+import { randomBytes } from 'node:crypto';
+import { InvalidOptionError } from '../../errors.js';
+
+export interface HostedServerConfig {
+  port: number;
+  host: string;
+  /** Keys accepted in x-hosted-api-key. */
+  apiKeys: string[];
+  maxSessions: number;
+  /** Longest a session lives (also the default when a request gives no timeout). */
+  sessionTimeoutMs: number;
+  /** The base URL clients reach this server at (behind a load balancer): used in connectUrl. */
+  publicUrl?: string;
+  redisUrl?: string;
+  chromePath?: string;
+  chromeArgs: string[];
+  /** Signs connectUrl tokens. Instances behind one load balancer must share it. */
+  signingSecret: string;
+}
+
+type Env = Record<string, string | undefined>;
+
+function integer(env: Env, name: string, fallback: number, min: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min) throw new InvalidOptionError(`${name} must be an integer of at least ${min}, not ${JSON.stringify(raw)}.`);
+  return value;
+}
+
+export function readServerConfig(env: Env = process.env): HostedServerConfig {
+  const apiKeys = (env.HOSTED_API_KEYS ?? '').split(',').map((key) => key.trim()).filter(Boolean);
+  if (!apiKeys.length) {
+    throw new InvalidOptionError('HOSTED_API_KEYS is empty: set it to the comma-separated API keys this server accepts.');
+  }
+  const publicUrl = env.PUBLIC_URL?.trim() || undefined;
+  if (publicUrl && !/^https?:\/\//.test(publicUrl)) throw new InvalidOptionError('PUBLIC_URL must be an http:// or https:// URL.');
+  return {
+    port: integer(env, 'PORT', 3000, 0),
+    host: env.HOST?.trim() || '127.0.0.1',
+    apiKeys,
+    maxSessions: integer(env, 'MAX_SESSIONS', 5, 1),
+    sessionTimeoutMs: integer(env, 'SESSION_TIMEOUT_MS', 5 * 60_000, 1000),
+    publicUrl: publicUrl?.replace(/\/+$/, ''),
+    redisUrl: env.REDIS_URL?.trim() || undefined,
+    chromePath: env.CHROME_PATH?.trim() || undefined,
+    chromeArgs: (env.CHROME_ARGS ?? '').split(/\s+/).filter(Boolean),
+    signingSecret: env.HOSTED_SIGNING_SECRET?.trim() || randomBytes(32).toString('hex'),
+  };
+}

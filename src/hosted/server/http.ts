@@ -1,0 +1,149 @@
+// The hosted server's HTTP face: REST for sessions, the WebSocket upgrade behind each connectUrl,
+// and one error shape, { error: { code, message } }, for everything that goes wrong.
+
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { WebSocketServer } from 'ws';
+import type { z } from 'zod/v4';
+import { CreateSessionRequest, HEADERS, UpdateSessionRequest, type ErrorBody } from '../../../protocol/index.js';
+import { HostedServiceError } from '../../errors.js';
+import type { Logger } from '../../logger.js';
+import type { HostedServerConfig } from './config.js';
+import { apiError, SessionManager } from './sessions.js';
+import { isKnownKey, verifyToken } from './tokens.js';
+
+const MAX_BODY_BYTES = 5 * 1024 * 1024;
+
+export interface HostedServer {
+  /** http://host:port the server listens on. */
+  url: string;
+  sessions: SessionManager;
+  /** Stops accepting, ends every session (closing its browser), and closes the server. */
+  close(): Promise<void>;
+}
+
+export async function startHostedServer(config: HostedServerConfig, logger: Logger): Promise<HostedServer> {
+  const sessions = new SessionManager(config, logger);
+  const sockets = new WebSocketServer({ noServer: true, maxPayload: 1024 * 1024 * 1024 });
+  let baseUrl = '';
+  const server = http.createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => sendError(res, error, logger));
+  });
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const url = new URL(req.url ?? '/', 'http://x');
+    const parts = url.pathname.split('/').filter(Boolean);
+    if (parts[0] !== 'v1' || parts[1] !== 'sessions') throw apiError('not_found', `No route ${req.method} ${url.pathname}.`);
+    if (!isKnownKey(config.apiKeys, header(req, HEADERS.apiKey))) {
+      throw apiError('unauthorized', `Missing or unknown API key: send a key this server accepts in the ${HEADERS.apiKey} header.`);
+    }
+    const [, , id, action] = parts;
+    const publicBase = config.publicUrl ?? baseUrl;
+    if (!id && req.method === 'POST') {
+      const body = parse(CreateSessionRequest, await readJson(req));
+      const record = await sessions.create(body);
+      return sendJson(res, 201, sessions.toWire(record, publicBase));
+    }
+    if (id && !action && req.method === 'GET') return sendJson(res, 200, sessions.toWire(sessions.get(id), publicBase));
+    if (id && !action && req.method === 'POST') {
+      parse(UpdateSessionRequest, await readJson(req));
+      return sendJson(res, 200, sessions.toWire(await sessions.release(id), publicBase));
+    }
+    if (id && action && ['extract', 'act', 'observe', 'navigate'].includes(action)) {
+      sessions.running(id);
+      throw apiError('not_found', `${action} on the server is not available in this version; drive the session through its connectUrl.`);
+    }
+    throw apiError('not_found', `No route ${req.method} ${url.pathname}.`);
+  };
+
+  server.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => {
+    const url = new URL(req.url ?? '/', 'http://x');
+    const match = /^\/v1\/sessions\/([^/]+)\/cdp$/.exec(url.pathname);
+    const id = match?.[1];
+    // The token alone authorises the socket: it names one session and expires with it.
+    if (!id || !verifyToken(config.signingSecret, url.searchParams.get('token') ?? '', id)) {
+      socket.end('HTTP/1.1 401 Unauthorized\r\nConnection: close\r\n\r\n');
+      return;
+    }
+    try {
+      sessions.running(id);
+    } catch {
+      socket.end('HTTP/1.1 410 Gone\r\nConnection: close\r\n\r\n');
+      return;
+    }
+    sockets.handleUpgrade(req, socket, head, (ws) => {
+      try {
+        sessions.serveCdp(id, ws);
+      } catch {
+        ws.close(1011, 'session ended');
+      }
+    });
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  baseUrl = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+  let closing: Promise<void> | undefined;
+  return {
+    url: baseUrl,
+    sessions,
+    close: () =>
+      (closing ??= (async () => {
+        server.close();
+        for (const client of sockets.clients) client.terminate();
+        await sessions.closeAll();
+        server.closeAllConnections();
+        sockets.close();
+      })()),
+  };
+}
+
+function header(req: IncomingMessage, name: string): string | undefined {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+async function readJson(req: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_BODY_BYTES) throw apiError('bad_request', `The request body is larger than ${MAX_BODY_BYTES} bytes.`);
+    chunks.push(chunk as Buffer);
+  }
+  const text = Buffer.concat(chunks).toString('utf8');
+  try {
+    return text ? JSON.parse(text) : {};
+  } catch (error) {
+    throw apiError('bad_request', `The request body is not JSON: ${(error as Error).message}`);
+  }
+}
+
+function parse<T extends z.ZodType>(schema: T, value: unknown): z.infer<T> {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  const issues = result.error.issues.slice(0, 5).map((issue) => `${issue.path.join('.') || 'body'}: ${issue.message}`);
+  throw apiError('bad_request', `The request body is not valid: ${issues.join('; ')}.`);
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) }).end(text);
+}
+
+function sendError(res: ServerResponse, error: unknown, logger: Logger): void {
+  const known = error instanceof HostedServiceError;
+  if (!known) logger.error('hosted', `Request failed: ${(error as Error)?.message ?? String(error)}`);
+  const body: ErrorBody = {
+    error: {
+      code: (known ? error.code : 'internal') as ErrorBody['error']['code'],
+      message: known ? error.message : 'The server failed while handling the request; see its log.',
+    },
+  };
+  if (res.headersSent) return void res.end();
+  if (known && error.retryAfterSeconds) res.setHeader('retry-after', String(error.retryAfterSeconds));
+  sendJson(res, known ? error.status : 500, body);
+}

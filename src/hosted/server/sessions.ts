@@ -1,0 +1,160 @@
+// The server's sessions: each one is a Chromium of its own (the strongest isolation there is: no
+// session can reach another's pages, cookies or storage), launched over a pipe and reachable only
+// through its signed connectUrl. A session ends on release, at its deadline, or when its browser
+// dies; ending always closes the browser.
+
+import { randomUUID } from 'node:crypto';
+import type { WebSocket } from 'ws';
+import type { CreateSessionRequest, Session, SessionStatus } from '../../../protocol/index.js';
+import { STATUS_OF } from '../../../protocol/index.js';
+import { serveClient } from '../../browser/bridge.js';
+import type { BrowserHandle } from '../../browser/browser.js';
+import { launchChrome } from '../../browser/launch.js';
+import { HostedServiceError } from '../../errors.js';
+import type { Logger } from '../../logger.js';
+import type { HostedServerConfig } from './config.js';
+import { signToken } from './tokens.js';
+
+export interface SessionRecord {
+  id: string;
+  projectId: string;
+  region: string;
+  keepAlive: boolean;
+  createdAt: number;
+  expiresAt: number;
+  status: SessionStatus;
+  browser?: BrowserHandle;
+  timer?: ReturnType<typeof setTimeout>;
+}
+
+const ENDED_KEPT = 1000;
+
+export function apiError(code: keyof typeof STATUS_OF, message: string, retryAfterSeconds?: number): HostedServiceError {
+  return new HostedServiceError(message, STATUS_OF[code], code, retryAfterSeconds);
+}
+
+export class SessionManager {
+  readonly #sessions = new Map<string, SessionRecord>();
+  #active = 0;
+
+  constructor(
+    private readonly config: HostedServerConfig,
+    private readonly logger: Logger,
+  ) {}
+
+  get activeCount(): number {
+    return this.#active;
+  }
+
+  async create(request: CreateSessionRequest): Promise<SessionRecord> {
+    // Counted before the launch, so concurrent requests cannot all slip under the limit.
+    if (this.#active >= this.config.maxSessions) {
+      throw apiError('rate_limited', `All ${this.config.maxSessions} sessions are in use; release one or try again shortly.`, 5);
+    }
+    this.#active++;
+    const now = Date.now();
+    const lifetime = Math.min(request.timeout ?? this.config.sessionTimeoutMs, this.config.sessionTimeoutMs);
+    const record: SessionRecord = {
+      id: randomUUID(),
+      projectId: request.projectId,
+      region: request.region ?? 'local',
+      keepAlive: request.keepAlive ?? false,
+      createdAt: now,
+      expiresAt: now + lifetime,
+      status: 'RUNNING',
+    };
+    try {
+      record.browser = await launchChrome(
+        {
+          executablePath: this.config.chromePath,
+          args: this.config.chromeArgs,
+          viewport: request.browserSettings?.viewport,
+        },
+        this.logger,
+        30_000,
+      );
+    } catch (error) {
+      this.#active--;
+      throw apiError('internal', `Could not start a browser for the session: ${(error as Error).message}`);
+    }
+    this.#sessions.set(record.id, record);
+    record.browser.connection.on('disconnected', () => {
+      if (record.status !== 'RUNNING') return;
+      this.logger.error('hosted', 'A session browser exited; the session has ended', { session: record.id });
+      void this.#end(record, 'ERROR');
+    });
+    record.timer = setTimeout(() => void this.#end(record, 'TIMED_OUT'), lifetime);
+    this.logger.info('hosted', 'Session started', { session: record.id, active: this.#active });
+    return record;
+  }
+
+  runningIds(): string[] {
+    return [...this.#sessions.values()].filter((record) => record.status === 'RUNNING').map((record) => record.id);
+  }
+
+  get(id: string): SessionRecord {
+    const record = this.#sessions.get(id);
+    if (!record) throw apiError('not_found', `There is no session ${JSON.stringify(id)}.`);
+    return record;
+  }
+
+  /** A running session, or the error that says why it is not. */
+  running(id: string): SessionRecord {
+    const record = this.get(id);
+    if (record.status !== 'RUNNING' || !record.browser) {
+      throw apiError(record.status === 'ERROR' ? 'browser_gone' : 'conflict', `Session ${id} has ended (${record.status}).`);
+    }
+    return record;
+  }
+
+  release(id: string): Promise<SessionRecord> {
+    return this.#end(this.get(id), 'COMPLETED');
+  }
+
+  /** Hands a WebSocket (already authorised for this session) a DevTools session on its browser. */
+  serveCdp(id: string, socket: WebSocket): void {
+    const record = this.running(id);
+    serveClient(record.browser!.connection, socket, this.logger);
+  }
+
+  toWire(record: SessionRecord, baseUrl: string): Session {
+    const token = signToken(this.config.signingSecret, record.id, record.expiresAt);
+    const ws = baseUrl.replace(/^http/, 'ws');
+    return {
+      id: record.id,
+      status: record.status,
+      region: record.region,
+      projectId: record.projectId,
+      connectUrl: `${ws}/v1/sessions/${record.id}/cdp?token=${encodeURIComponent(token)}`,
+      createdAt: new Date(record.createdAt).toISOString(),
+      expiresAt: new Date(record.expiresAt).toISOString(),
+      keepAlive: record.keepAlive,
+    };
+  }
+
+  async closeAll(): Promise<void> {
+    await Promise.all([...this.#sessions.values()].map((record) => this.#end(record, 'COMPLETED')));
+  }
+
+  async #end(record: SessionRecord, status: SessionStatus): Promise<SessionRecord> {
+    if (record.status !== 'RUNNING') return record;
+    record.status = status;
+    clearTimeout(record.timer);
+    this.#active--;
+    const browser = record.browser;
+    record.browser = undefined;
+    await browser?.close();
+    this.logger.info('hosted', 'Session ended', { session: record.id, status, active: this.#active });
+    this.#forgetOldest();
+    return record;
+  }
+
+  #forgetOldest(): void {
+    if (this.#sessions.size <= this.config.maxSessions + ENDED_KEPT) return;
+    for (const [id, record] of this.#sessions) {
+      if (record.status === 'RUNNING') continue;
+      this.#sessions.delete(id);
+      if (this.#sessions.size <= this.config.maxSessions + ENDED_KEPT) break;
+    }
+  }
+}

@@ -1,8 +1,9 @@
-// The pages the extraction measurement reads: a generated 10,000-row table, the demo page and the
+// The pages the extraction measurements read: a generated 10,000-row table, the demo page and the
 // real article corpus (read in place).
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { CORPUS_DIR } from './config.js';
+import { errorText } from './measurement.js';
 import type { BenchServer } from './server.js';
 
 export interface ExtractPage {
@@ -131,4 +132,53 @@ export function loadCorpus(server: BenchServer, limit: number | null): Corpus | 
     }),
   );
   return { total: ids.length, pages };
+}
+
+/** The pages one measurement runs on, in order. */
+export interface PageSet {
+  readonly pages: readonly ExtractPage[];
+  /** The corpus as found (before the limit); null when its folder is absent. */
+  readonly corpus: Corpus | null;
+  /** Why the corpus is absent (already logged), for the notes under the table; else null. */
+  readonly corpusMissing: string | null;
+  /** Why the demo page could not be served (it is then not in `pages`), or null. */
+  readonly demoError: string | null;
+  /** Where the demo page is, or would have been, in `pages`. */
+  readonly demoIndex: number;
+  /** Stops the demo's server. */
+  close(): void;
+}
+
+/** Stands in for the demo page in results when it could not be served. */
+export const UNSERVED_DEMO: ExtractPage = { id: 'demo', kind: 'demo', label: 'demo page', url: '' };
+
+/**
+ * The table page (when `table`), the demo page, then the first `corpusLimit` corpus articles. A demo
+ * that cannot be served or a missing corpus is logged as `${id}: ...` and the rest still runs.
+ */
+export async function openPages(
+  server: BenchServer,
+  o: { readonly id: string; readonly table: boolean; readonly corpusLimit: number | null },
+  log: (line: string) => void,
+): Promise<PageSet> {
+  const pages: ExtractPage[] = o.table ? [tablePage(server)] : [];
+  const demoIndex = pages.length;
+  let demo: DemoServer | null = null;
+  let demoError: string | null = null;
+  try {
+    demo = await startDemo();
+    pages.push(demo.page);
+  } catch (err) {
+    demoError = `could not serve the demo page: ${errorText(err)}`;
+    log(`${o.id}: ${demoError}`);
+  }
+  const corpus = loadCorpus(server, o.corpusLimit);
+  let corpusMissing: string | null = null;
+  if (corpus) {
+    pages.push(...corpus.pages);
+  } else {
+    corpusMissing = `corpus folder ${CORPUS_DIR} is missing: real pages skipped`;
+    log(`${o.id}: ${corpusMissing}`);
+  }
+  return { pages, corpus, corpusMissing, demoError, demoIndex, close: () => demo?.close() };
 }

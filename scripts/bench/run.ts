@@ -30,6 +30,7 @@ import { ACT_ID, runAct, type ActRun } from './measurements/act.js';
 import { runExtract, type ExtractRun } from './measurements/extract.js';
 import { EXTRACT_LLM_ID, runExtractLlm, type LlmRun } from './measurements/extract-llm.js';
 import { MEASUREMENTS } from './measurements/index.js';
+import { errorText, type ComparisonContext } from './measurement.js';
 import { ChromeReaper } from './procs.js';
 import { renderDetails, renderTable, updateReadme, type Column, type RowResult } from './report.js';
 import { startServer, type Mount } from './server.js';
@@ -38,8 +39,6 @@ import { formatMs } from './stats.js';
 const log = (line: string): void => {
   process.stderr.write(`[bench] ${line}\n`);
 };
-
-const errorText = (err: unknown): string => (err instanceof Error ? err.message : String(err)).split('\n')[0]!;
 
 const EXTRACT_ID = 'extract';
 const PER_PAGE_FILE = path.join(RESULTS_DIR, 'extract-pages.md');
@@ -150,9 +149,10 @@ async function main(): Promise<number> {
       }
       for (const [id, why] of rowFailures) if (!failures.has(id)) env.notes.push(`${labelOf(id)} failed in ${m.id}: ${why}`);
     }
-    if (selected(EXTRACT_ID)) extract = await runExtract(libs, failures, env, opts, log);
-    if (selected(EXTRACT_LLM_ID)) llm = await runExtractLlm(libs, failures, env, opts, log);
-    if (selected(ACT_ID)) act = await runAct(libs, failures, env, opts, log);
+    const ctx: ComparisonContext = { libs, unavailable: failures, env, opts, log };
+    if (selected(EXTRACT_ID)) extract = await runExtract(ctx);
+    if (selected(EXTRACT_LLM_ID)) llm = await runExtractLlm(ctx);
+    if (selected(ACT_ID)) act = await runAct(ctx);
   } finally {
     await server.close();
     const killed = reaper.killAll();

@@ -6,9 +6,9 @@
 // model configured both have a path that asks one (Tendril's heal, Stagehand's self-heal) when the
 // element cannot take the action; the fake turns such a call into a loud failure instead of a
 // quietly slower sample, and it is how real code looks (observe() needed the model).
-import { TimedSession, withTimeout, type BenchAction, type BenchEnv, type LibraryAdapter } from '../adapter.js';
-import type { BenchOptions } from '../config.js';
+import { TimedSession, withTimeout, type BenchAction, type LibraryAdapter } from '../adapter.js';
 import { startModelServer } from '../llm-model.js';
+import { errorText, unavailableOutcomes, type ComparisonContext, type Failed } from '../measurement.js';
 import { formatMs } from '../stats.js';
 
 export const ACT_ID = 'act';
@@ -23,7 +23,7 @@ export const ACTION: BenchAction = {
 /** The number the page shows; its click listener adds one. */
 const COUNTER = "Number(document.getElementById('count').textContent)";
 
-export type ActOutcome = { readonly ok: true; readonly times: readonly number[] } | { readonly ok: false; readonly error: string };
+export type ActOutcome = { readonly ok: true; readonly times: readonly number[] } | Failed;
 
 export interface ActRun {
   /** By library id. */
@@ -33,16 +33,9 @@ export interface ActRun {
   readonly settings: { readonly iterations: number; readonly warmups: number };
 }
 
-const errorText = (err: unknown): string => (err instanceof Error ? err.message : String(err)).split('\n')[0]!;
-
-export async function runAct(
-  libs: readonly LibraryAdapter[],
-  unavailable: ReadonlyMap<string, string>,
-  env: BenchEnv,
-  opts: BenchOptions,
-  log: (line: string) => void,
-): Promise<ActRun> {
-  const outcomes = new Map<string, ActOutcome>([...unavailable].map(([id, error]) => [id, { ok: false, error }]));
+export async function runAct(ctx: ComparisonContext): Promise<ActRun> {
+  const { libs, env, opts, log } = ctx;
+  const outcomes = new Map<string, ActOutcome>(unavailableOutcomes(ctx.unavailable));
   const times = new Map<string, number[]>(libs.map((lib) => [lib.id, []]));
   const sessions = new Map<string, TimedSession>();
   const counters = new Map<string, number>();

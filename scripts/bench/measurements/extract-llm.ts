@@ -4,11 +4,12 @@
 //
 // Per page, every library navigates (untimed, until `load`) and then one extract(instruction,
 // schema) is timed. As in the page-text measurement, each library keeps one browser for all pages
-// and the libraries alternate page by page.
-import { TimedSession, withTimeout, type BenchEnv, type LibraryAdapter, type SchemaBuilder } from '../adapter.js';
-import { CORPUS_DIR, OFFLINE_ARG, type BenchOptions } from '../config.js';
-import { loadCorpus, startDemo, type DemoServer, type ExtractPage } from '../extract-pages.js';
+// and the libraries alternate page by page (sessions.ts).
+import type { LibraryAdapter, SchemaBuilder, TimedSession } from '../adapter.js';
+import { openPages } from '../extract-pages.js';
 import { MODEL_NAME, startModelServer, type BenchModelServer } from '../llm-model.js';
+import type { ComparisonContext, Failed } from '../measurement.js';
+import { PagePool, runPages, type PageResultOf } from '../sessions.js';
 
 export const EXTRACT_LLM_ID = 'extract-llm';
 
@@ -32,13 +33,9 @@ export interface LlmCall {
   readonly promptTokens: number;
 }
 
-export type LlmOutcome = { readonly ok: true; readonly calls: readonly LlmCall[] } | { readonly ok: false; readonly error: string };
+export type LlmOutcome = { readonly ok: true; readonly calls: readonly LlmCall[] } | Failed;
 
-export interface LlmPageResult {
-  readonly page: ExtractPage;
-  /** By library id. */
-  readonly outcomes: ReadonlyMap<string, LlmOutcome>;
-}
+export type LlmPageResult = PageResultOf<LlmOutcome>;
 
 export interface LlmRun {
   readonly pages: readonly LlmPageResult[];
@@ -56,45 +53,18 @@ export interface LlmRun {
   readonly notes: readonly string[];
 }
 
-const errorText = (err: unknown): string => (err instanceof Error ? err.message : String(err)).split('\n')[0]!;
-
-/** Each new session extracts from this page once, untimed, before its first measured page. */
-const WARMUP_PATH = '/basic.html';
-
-export async function runExtractLlm(
-  libs: readonly LibraryAdapter[],
-  unavailable: ReadonlyMap<string, string>,
-  env: BenchEnv,
-  opts: BenchOptions,
-  log: (line: string) => void,
-): Promise<LlmRun> {
+export async function runExtractLlm(ctx: ComparisonContext): Promise<LlmRun> {
+  const { libs, env, opts, log } = ctx;
   const notes: string[] = [];
-  const launch = { ...env.launch, args: [...env.launch.args, OFFLINE_ARG] };
-  const pages: ExtractPage[] = [];
-  let demo: DemoServer | null = null;
-  let demoError: string | null = null;
-  try {
-    demo = await startDemo();
-    pages.push(demo.page);
-  } catch (err) {
-    demoError = `could not serve the demo page: ${errorText(err)}`;
-    log(`${EXTRACT_LLM_ID}: ${demoError}`);
-  }
   const limits = [opts.llmPages, opts.corpusLimit].filter((n): n is number => n !== null);
-  const corpus = loadCorpus(env.server, limits.length ? Math.min(...limits) : null);
-  if (corpus) {
-    pages.push(...corpus.pages);
-    log(`${EXTRACT_LLM_ID}: first ${corpus.pages.length} of ${corpus.total} corpus pages (BENCH_LLM_PAGES, --corpus-limit)`);
-  } else {
-    const msg = `corpus folder ${CORPUS_DIR} is missing: real pages skipped`;
-    log(`${EXTRACT_LLM_ID}: ${msg}`);
-    notes.push(`${EXTRACT_LLM_ID}: ${msg}`);
-  }
+  const corpusLimit = limits.length ? Math.min(...limits) : null;
+  const set = await openPages(env.server, { id: EXTRACT_LLM_ID, table: false, corpusLimit }, log);
+  const { corpus } = set;
+  if (corpus) log(`${EXTRACT_LLM_ID}: first ${corpus.pages.length} of ${corpus.total} corpus pages (BENCH_LLM_PAGES, --corpus-limit)`);
+  if (set.corpusMissing) notes.push(`${EXTRACT_LLM_ID}: ${set.corpusMissing}`);
 
   const model: BenchModelServer = await startModelServer();
   const requestKinds = new Map(libs.map((lib) => [lib.id, new Set<string>()]));
-  const sessions = new Map<string, TimedSession>();
-  const givenUp = new Map<string, string>();
 
   const call = async (lib: LibraryAdapter, s: TimedSession): Promise<LlmCall> => {
     // Calls are sequential, so the requests that arrive during this one are its own.
@@ -114,90 +84,24 @@ export async function runExtractLlm(
     return { ms, modelMs, requests: requests.length, promptTokens: requests.reduce((sum, r) => sum + r.promptTokens, 0) };
   };
 
-  const dropSession = async (lib: LibraryAdapter): Promise<void> => {
-    const s = sessions.get(lib.id);
-    sessions.delete(lib.id);
-    await s?.dispose();
-  };
-
-  const sessionFor = async (lib: LibraryAdapter): Promise<TimedSession> => {
-    const existing = sessions.get(lib.id);
-    if (existing) return existing;
-    const gaveUp = givenUp.get(lib.id);
-    if (gaveUp) throw new Error(gaveUp);
-    const s = new TimedSession(lib, lib.newSession(launch, { model: model.model }), env);
-    sessions.set(lib.id, s);
-    try {
-      await s.init();
-      await s.goto(env.server.url(WARMUP_PATH));
-      await call(lib, s);
-    } catch (err) {
-      // A library that cannot extract from the warm-up page is not tried again on every page.
-      const why = `no session (init + extract(instruction, schema) on ${WARMUP_PATH} failed: ${errorText(err)})`;
-      givenUp.set(lib.id, why);
-      await dropSession(lib);
-      throw new Error(why);
-    }
-    return s;
-  };
-
-  /** goto (untimed) + one extract (timed), under the per-page deadline. */
-  const once = async (lib: LibraryAdapter, page: ExtractPage): Promise<LlmCall> => {
-    const s = await sessionFor(lib);
-    return withTimeout(
-      `${lib.label} on ${page.label}`,
-      opts.pageDeadlineMs,
-      (async () => {
-        await s.goto(page.url).catch((err: unknown) => {
-          throw new Error(`goto: ${errorText(err)}`);
-        });
-        return call(lib, s).catch((err: unknown) => {
-          throw new Error(`extract(instruction, schema): ${errorText(err)}`);
-        });
-      })(),
-    );
-  };
-
-  const unavailableOutcomes = () => [...unavailable].map(([id, error]): [string, LlmOutcome] => [id, { ok: false, error }]);
-  const results: LlmPageResult[] = [];
+  // The warm-up call goes through `call` too, so its requests are checked (and their kinds seen).
+  const pool = new PagePool(env, { what: 'extract(instruction, schema)', call, options: { model: model.model } });
+  let pages: LlmPageResult[];
   try {
-    for (const [index, page] of pages.entries()) {
-      const article = page.kind === 'article';
-      const timed = article ? opts.corpusIterations : opts.extractIterations;
-      const warmups = article ? 0 : opts.warmups;
-      const outcomes = new Map<string, LlmOutcome>(unavailableOutcomes());
-      const calls = new Map<string, LlmCall[]>(libs.map((lib) => [lib.id, []]));
-      for (let i = 0; i < warmups + timed; i++) {
-        for (const lib of libs) {
-          if (outcomes.has(lib.id)) continue;
-          try {
-            const c = await once(lib, page);
-            if (i >= warmups) calls.get(lib.id)!.push(c);
-          } catch (err) {
-            outcomes.set(lib.id, { ok: false, error: errorText(err) });
-            // It may be stuck mid-extract; the next page gets a fresh browser.
-            await dropSession(lib);
-          }
-        }
-      }
-      for (const lib of libs) if (!outcomes.has(lib.id)) outcomes.set(lib.id, { ok: true, calls: calls.get(lib.id)! });
-      results.push({ page, outcomes });
-      log(`${EXTRACT_LLM_ID} ${index + 1}/${pages.length} ${page.label}: ${libs.map((lib) => `${lib.label} ${describe(outcomes.get(lib.id)!)}`).join(' | ')}`);
-    }
+    pages = await runPages(ctx, {
+      id: EXTRACT_LLM_ID,
+      set,
+      pool,
+      outcome: (_page, calls): Exclude<LlmOutcome, Failed> => ({ ok: true, calls }),
+      describe,
+    });
   } finally {
-    for (const lib of libs) await dropSession(lib);
-    demo?.close();
     await model.close();
   }
-
-  if (demoError) {
-    const failed = new Map<string, LlmOutcome>([...libs.map((lib) => [lib.id, { ok: false, error: demoError }] as const), ...unavailableOutcomes()]);
-    results.unshift({ page: { id: 'demo', kind: 'demo', label: 'demo page', url: '' }, outcomes: failed });
-  }
-  for (const [id, why] of givenUp) notes.push(`${libs.find((l) => l.id === id)?.label ?? id} (extract-llm): ${why}`);
+  for (const [lib, why] of pool.givenUp) notes.push(`${lib.label} (extract-llm): ${why}`);
 
   return {
-    pages: results,
+    pages,
     corpusTotal: corpus ? corpus.total : null,
     modelName: MODEL_NAME,
     requestKinds,

@@ -1,0 +1,149 @@
+// What the two extraction measurements (extract, extract-llm) share: one browser per library for
+// all pages, and the loop that runs every page with the libraries alternating.
+//
+// Each library keeps its browser for all pages (Stagehand needs seconds per article page, and a
+// launch per page would measure launches). Both browsers stay up and the libraries alternate page
+// by page, so drift on the machine hits both alike.
+import { TimedSession, withTimeout, type BenchEnv, type LibraryAdapter, type SessionOptions } from './adapter.js';
+import { OFFLINE_ARG, type LaunchSpec } from './config.js';
+import { UNSERVED_DEMO, type ExtractPage, type PageSet } from './extract-pages.js';
+import { errorText, unavailableOutcomes, type ComparisonContext, type Failed } from './measurement.js';
+
+/** Page used to warm up each new session (untimed), so the first measured page is not a cold one. */
+export const WARMUP_PATH = '/basic.html';
+
+export interface PagePoolSpec<S> {
+  /** The measured call, as errors name it, e.g. "extract()". */
+  readonly what: string;
+  /** The measured call on the session's current page; returns its sample (with its own timing). */
+  readonly call: (lib: LibraryAdapter, s: TimedSession) => Promise<S>;
+  /** Given to every new session, e.g. the model. */
+  readonly options?: SessionOptions;
+}
+
+/** The current session of each library, made (and warmed up) when first needed. */
+export class PagePool<S> {
+  private readonly sessions = new Map<string, TimedSession>();
+  /** Why a library has no session; it is not tried again (library -> why). */
+  readonly givenUp = new Map<LibraryAdapter, string>();
+  private readonly launch: LaunchSpec;
+
+  constructor(
+    private readonly env: BenchEnv,
+    private readonly spec: PagePoolSpec<S>,
+  ) {
+    // Same flags for both libraries; remote resources of the corpus pages fail at once.
+    this.launch = { ...env.launch, args: [...env.launch.args, OFFLINE_ARG] };
+  }
+
+  private async session(lib: LibraryAdapter): Promise<TimedSession> {
+    const existing = this.sessions.get(lib.id);
+    if (existing) return existing;
+    const gaveUp = this.givenUp.get(lib);
+    if (gaveUp) throw new Error(gaveUp);
+    const s = new TimedSession(lib, lib.newSession(this.launch, this.spec.options), this.env);
+    this.sessions.set(lib.id, s);
+    try {
+      await s.init();
+      await s.goto(this.env.server.url(WARMUP_PATH));
+      await this.spec.call(lib, s);
+    } catch (err) {
+      // A library that cannot even get through the warm-up page is not tried again on every page.
+      const why = `no session (init + ${this.spec.what} on ${WARMUP_PATH} failed: ${errorText(err)})`;
+      this.givenUp.set(lib, why);
+      await this.drop(lib);
+      throw new Error(why);
+    }
+    return s;
+  }
+
+  /** goto (untimed) + the measured call, under the per-page deadline. */
+  async measure(lib: LibraryAdapter, page: ExtractPage, deadlineMs: number): Promise<S> {
+    const s = await this.session(lib);
+    return withTimeout(
+      `${lib.label} on ${page.label}`,
+      deadlineMs,
+      (async () => {
+        // Say which step failed: a page that never reaches `load` is not an extraction failure.
+        await s.goto(page.url).catch((err: unknown) => {
+          throw new Error(`goto: ${errorText(err)}`);
+        });
+        return this.spec.call(lib, s).catch((err: unknown) => {
+          throw new Error(`${this.spec.what}: ${errorText(err)}`);
+        });
+      })(),
+    );
+  }
+
+  /** Closes the library's session, if any; the next page gets a fresh one. */
+  async drop(lib: LibraryAdapter): Promise<void> {
+    const s = this.sessions.get(lib.id);
+    this.sessions.delete(lib.id);
+    await s?.dispose();
+  }
+}
+
+export interface PageResultOf<O> {
+  readonly page: ExtractPage;
+  /** By library id. */
+  readonly outcomes: ReadonlyMap<string, O | Failed>;
+}
+
+export interface PageLoop<S, O> {
+  /** Measurement id, the prefix of the progress lines. */
+  readonly id: string;
+  readonly set: PageSet;
+  readonly pool: PagePool<S>;
+  /** A library's result on a page it got through, from its timed calls. */
+  readonly outcome: (page: ExtractPage, timed: readonly S[]) => O;
+  /** One library's result in the progress line. */
+  readonly describe: (o: O | Failed) => string;
+}
+
+/**
+ * Runs every page of `loop.set`: on the table and demo page `opts.warmups` untimed calls then
+ * `opts.extractIterations` timed ones, on each article `opts.corpusIterations` timed ones, the
+ * libraries alternating call by call. A library that fails a page is failed on that page only.
+ * Closes the pool's sessions and the pages' servers at the end.
+ */
+export async function runPages<S, O>(ctx: ComparisonContext, loop: PageLoop<S, O>): Promise<PageResultOf<O>[]> {
+  const { libs, unavailable, opts, log } = ctx;
+  const { set, pool } = loop;
+  const results: PageResultOf<O>[] = [];
+  try {
+    for (const [index, page] of set.pages.entries()) {
+      const article = page.kind === 'article';
+      const timed = article ? opts.corpusIterations : opts.extractIterations;
+      const warmups = article ? 0 : opts.warmups;
+      const outcomes = new Map<string, O | Failed>(unavailableOutcomes(unavailable));
+      const samples = new Map<string, S[]>(libs.map((lib) => [lib.id, []]));
+      for (let i = 0; i < warmups + timed; i++) {
+        for (const lib of libs) {
+          if (outcomes.has(lib.id)) continue; // failed on this page already
+          try {
+            const sample = await pool.measure(lib, page, opts.pageDeadlineMs);
+            if (i >= warmups) samples.get(lib.id)!.push(sample);
+          } catch (err) {
+            outcomes.set(lib.id, { ok: false, error: errorText(err) });
+            // The browser may be stuck mid-extract; the next page gets a fresh one.
+            await pool.drop(lib);
+          }
+        }
+      }
+      for (const lib of libs) if (!outcomes.has(lib.id)) outcomes.set(lib.id, loop.outcome(page, samples.get(lib.id)!));
+      results.push({ page, outcomes });
+      log(`${loop.id} ${index + 1}/${set.pages.length} ${page.label}: ${libs.map((lib) => `${lib.label} ${loop.describe(outcomes.get(lib.id)!)}`).join(' | ')}`);
+    }
+  } finally {
+    for (const lib of libs) await pool.drop(lib);
+    set.close();
+  }
+
+  if (set.demoError) {
+    // The demo keeps its row, failed for every library, where it would have been.
+    const error = set.demoError;
+    const failed = new Map<string, Failed>([...libs.map((lib): [string, Failed] => [lib.id, { ok: false, error }]), ...unavailableOutcomes(unavailable)]);
+    results.splice(set.demoIndex, 0, { page: UNSERVED_DEMO, outcomes: failed });
+  }
+  return results;
+}

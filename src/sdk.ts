@@ -1,12 +1,14 @@
 import { attachToBrowser } from './browser/attach.js';
 import type { BrowserHandle } from './browser/browser.js';
-import { connectHosted } from './browser/hosted.js';
+import { connectHosted, type HostedBrowser } from './browser/hosted.js';
 import { launchChrome } from './browser/launch.js';
 import { Context } from './driver/context.js';
-import { InvalidOptionError, MissingLLMConfigurationError, SdkStateError } from './errors.js';
+import { InvalidOptionError, LLMResponseError, MissingLLMConfigurationError, SdkStateError } from './errors.js';
 import { replayAction, runAct } from './act/act.js';
 import { runObserve } from './act/observe.js';
-import { runExtraction } from './extract/extract.js';
+import { rootShape, runExtraction, validate } from './extract/extract.js';
+import { toJsonSchema } from './extract/jsonSchema.js';
+import { apiKeyFor } from './llm/providers.js';
 import { isZodSchema, type ZodLike } from './extract/schema.js';
 import { parseModelConfiguration, type ModelSpec } from './llm/config.js';
 import { Metrics } from './llm/metrics.js';
@@ -139,6 +141,10 @@ export class Sdk {
     }
     const options = checkExtractOptions(schemaGiven ? third : (second ?? third));
     const model = this.#requireModel(options.model, 'extract(instruction)', ' extract() without an instruction returns the page text and needs no model.');
+    const browser = this.#browser;
+    if (browser && 'api' in browser) {
+      return this.#hostedExtract(browser as HostedBrowser, first, schemaGiven ? (second as ZodLike) : undefined, options, model);
+    }
     return runExtraction({
       page: await this.#pageFor(options.page),
       instruction: first,
@@ -215,6 +221,32 @@ export class Sdk {
       `${what} needs a model: pass \`model\` to the Sdk constructor or in the options, ` +
         `for example { modelName: "openai/gpt-4.1-mini", apiKey: process.env.OPENAI_API_KEY }.${hint}`,
     );
+  }
+
+  /** env "HOSTED": the server runs the extraction (and its cache); the result is checked here too. */
+  async #hostedExtract(browser: HostedBrowser, instruction: string, schema: ZodLike | undefined, options: ExtractOptions, model: ModelSpec): Promise<unknown> {
+    const { node, wrapped } = rootShape(schema);
+    const page = await this.#pageFor(options.page);
+    const serverCache = options.serverCache ?? this.#options.serverCache ?? true;
+    const configured = options.model ?? this.#options.model;
+    // The model travels without its key; the key goes in a header, to be used and forgotten.
+    const { apiKey: _key, ...wireModel } = typeof configured === 'string' ? { modelName: configured } : (configured as Exclude<ModelConfiguration, string>);
+    const timeoutMs = options.timeout ?? DEFAULT_MODEL_TIMEOUT_MS;
+    const { data, cacheStatus } = await browser.api.operation(
+      browser.session.id,
+      'extract',
+      { instruction, schema: schema ? toJsonSchema(node) : undefined, selector: options.selector, model: wireModel, timeout: timeoutMs, pageId: page.targetId },
+      { modelApiKey: apiKeyFor(model), bypassCache: !serverCache, timeoutMs, onLog: (line) => this.logger.log(line.level, line.category, line.message) },
+    );
+    let result: unknown;
+    if (!schema) {
+      const extraction = (data as { extraction?: unknown } | null)?.extraction;
+      if (typeof extraction !== 'string') throw new LLMResponseError('The hosted service answered extract(instruction) without an extraction text.');
+      result = { extraction };
+    } else {
+      result = await validate(schema, wrapped ? (data as { value?: unknown } | null)?.value : data, { unknownLinks: [] });
+    }
+    return serverCache && cacheStatus ? withCacheStatus(result, cacheStatus) : result;
   }
 
   async #pageText(options: ExtractOptions): Promise<PageTextResult> {
@@ -305,6 +337,16 @@ export class Sdk {
     })();
     return this.#closing;
   }
+}
+
+/**
+ * The contract's `cacheStatus` beside a result: a field of a plain object; on an array a property
+ * that JSON and equality do not see; a string or number cannot carry one.
+ */
+function withCacheStatus(result: unknown, cacheStatus: 'HIT' | 'MISS'): unknown {
+  if (isPlainObject(result)) return { ...result, cacheStatus };
+  if (Array.isArray(result)) Object.defineProperty(result, 'cacheStatus', { value: cacheStatus, enumerable: false });
+  return result;
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import * as zm from 'zod/mini';
 import { z as z3 } from 'zod3';
 import { splitIntoChunks } from '../src/extract/chunk.js';
+import { fromJsonSchema, toJsonSchema } from '../src/extract/jsonSchema.js';
 import { readSchema } from '../src/extract/schema.js';
 import { fromModel, mergeChunks, modelSchema } from '../src/extract/shape.js';
 import { estimateTokens } from '../src/llm/budget.js';
@@ -84,6 +85,30 @@ describe('reading schemas', () => {
         rows: { anyOf: [{ type: 'array', items: { properties: { a: { type: 'string' } } } }, { type: 'null' }] },
       },
     });
+  });
+});
+
+describe('schemas on the wire to a hosted server', () => {
+  it('come back from JSON Schema as the same description', () => {
+    const { node } = readSchema(
+      z.object({
+        title: z.string().describe('The headline'),
+        link: z.url(),
+        count: z.number().int().gt(0).lte(10).optional(),
+        tags: z.array(z.enum(['a', 'b'])),
+        either: z.union([z.string(), z.boolean()]),
+        maybe: z.string().nullable(),
+        nested: z.object({ ok: z.boolean() }),
+      }),
+    );
+    const wire = toJsonSchema(node);
+    expect(wire).toMatchObject({ required: ['title', 'link', 'tags', 'either', 'maybe', 'nested'], properties: { link: { type: 'string', format: 'uri' } } });
+    expect(fromJsonSchema(JSON.parse(JSON.stringify(wire)))).toEqual(node);
+  });
+
+  it('refuse what the description cannot say', () => {
+    expect(() => fromJsonSchema({ type: 'object', properties: { when: { type: 'date' } } })).toThrow(/"date"/);
+    expect(() => fromJsonSchema('object')).toThrow(InvalidOptionError);
   });
 });
 

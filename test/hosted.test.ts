@@ -9,12 +9,17 @@ import { readServerConfig } from '../src/hosted/server/config.js';
 import { startHostedServer, type HostedServer } from '../src/hosted/server/http.js';
 import { ConnectionClosedError, HostedServiceError, Sdk, TargetClosedError } from '../src/index.js';
 import { Logger } from '../src/logger.js';
+import { z } from 'zod';
 import { startFixtureServers, type FixtureServers } from './fixtures/server.js';
 import { CHROME, processAlive, TEST_ARGS } from './helpers.js';
+import { startFakeModel, type FakeModel, type FakeRequest } from './support/fake-model.js';
+import { SchemaValidationError } from '../src/index.js';
 
 const KEY = 'hosted-test-key-1f3a';
 let server: HostedServer;
 let fixtures: FixtureServers;
+let fake: FakeModel;
+const MODEL_KEY = 'sk-hosted-model-77c1';
 
 async function startServer(maxSessions: number): Promise<HostedServer> {
   const config = readServerConfig({
@@ -43,11 +48,11 @@ function upgradeStatus(url: string): Promise<number> {
 }
 
 beforeAll(async () => {
-  [server, fixtures] = await Promise.all([startServer(5), startFixtureServers()]);
+  [server, fixtures, fake] = await Promise.all([startServer(5), startFixtureServers(), startFakeModel()]);
 });
 afterAll(async () => {
   await server?.close();
-  await fixtures?.close();
+  await Promise.all([fixtures?.close(), fake?.close()]);
 });
 
 describe('env "HOSTED"', () => {
@@ -146,6 +151,88 @@ describe('the hosted server', () => {
       const body = (await response.json()) as { error: { code: string; message: string } };
       expect(body.error.code).toBe(code);
       expect(body.error.message.length).toBeGreaterThan(10);
+    }
+  });
+});
+
+describe('server-side extract and its cache', () => {
+  const model = () => ({ modelName: 'openai/gpt-4.1-mini', apiKey: MODEL_KEY, baseURL: fake.url });
+  const linkId = (request: FakeRequest, name: string) => new RegExp(`\\[(\\d+-\\d+)\\] link: ${name}`).exec(request.user)![1]!;
+
+  it('answers MISS, then HIT without asking the model again, and MISS once the page changed', async () => {
+    fake.reset();
+    fake.script((request) =>
+      request.schema && JSON.stringify(request.schema).includes('"link"')
+        ? { json: { title: 'Tendril Shop', link: linkId(request, 'Details of Widget A') } }
+        : { json: { extraction: 'three widgets' } },
+    );
+    const sdk = new Sdk({ ...clientOptions(), model: model() });
+    try {
+      await sdk.init();
+      const page = sdk.context.pages()[0]!;
+      await page.goto(fixtures.a.url('extract-shop.html'));
+      expect(await sdk.extract('How many widgets?')).toEqual({ extraction: 'three widgets', cacheStatus: 'MISS' });
+      expect(await sdk.extract('How many widgets?')).toEqual({ extraction: 'three widgets', cacheStatus: 'HIT' });
+      expect(fake.requests).toHaveLength(1);
+      // The key reached the model from the server, and only through its header.
+      expect(fake.requests[0]!.headers.authorization).toBe(`Bearer ${MODEL_KEY}`);
+
+      const schema = z.object({ title: z.string(), link: z.string().url() });
+      const first = await sdk.extract('Title and first link', schema);
+      expect(first).toEqual({ title: 'Tendril Shop', link: `${fixtures.a.origin}/products/widget-a?ref=list`, cacheStatus: 'MISS' });
+      expect(await sdk.extract('Title and first link', schema)).toMatchObject({ cacheStatus: 'HIT' });
+      expect(fake.requests).toHaveLength(2);
+
+      await page.evaluate(() => {
+        document.querySelector('p')!.textContent = 'Closed on Sundays.';
+      });
+      expect(await sdk.extract('Title and first link', schema)).toMatchObject({ cacheStatus: 'MISS' });
+      expect(fake.requests).toHaveLength(3);
+
+      // serverCache: false for one call: no cache, no cacheStatus.
+      const fresh = await sdk.extract('Title and first link', schema, { serverCache: false });
+      expect(fresh).toEqual({ title: 'Tendril Shop', link: `${fixtures.a.origin}/products/widget-a?ref=list` });
+      expect(fake.requests).toHaveLength(4);
+    } finally {
+      await sdk.close();
+    }
+  });
+
+  it('with serverCache: false on the constructor, never uses the cache nor says cacheStatus', async () => {
+    fake.reset();
+    fake.script(() => ({ json: { extraction: 'x' } }));
+    const sdk = new Sdk({ ...clientOptions(), model: model(), serverCache: false });
+    try {
+      await sdk.init();
+      await sdk.context.pages()[0]!.goto(fixtures.a.url('extract-shop.html'));
+      expect(await sdk.extract('Anything?')).toEqual({ extraction: 'x' });
+      expect(await sdk.extract('Anything?')).toEqual({ extraction: 'x' });
+      expect(fake.requests).toHaveLength(2);
+    } finally {
+      await sdk.close();
+    }
+  });
+
+  it('raises the same errors as locally, and refuses an invalid schema with a 4xx JSON error', async () => {
+    fake.reset();
+    fake.script(() => ({ json: { title: 'T', link: 'https://invented.example/' } }));
+    const sdk = new Sdk({ ...clientOptions(), model: model() });
+    try {
+      await sdk.init();
+      await sdk.context.pages()[0]!.goto(fixtures.a.url('extract-shop.html'));
+      const error = await sdk.extract('Title and link', z.object({ title: z.string(), link: z.string().url() })).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(SchemaValidationError);
+      expect((error as Error).message).toMatch(/not on the page/);
+      const id = server.sessions.runningIds()[0]!;
+      const response = await fetch(`${server.url}/v1/sessions/${id}/extract`, {
+        method: 'POST',
+        headers: { [HEADERS.apiKey]: KEY, [HEADERS.modelApiKey]: MODEL_KEY, 'content-type': 'application/json' },
+        body: JSON.stringify({ instruction: 'x', model: 'openai/gpt-4.1-mini', schema: { type: 'object', properties: { when: { type: 'date' } } } }),
+      });
+      expect(response.status).toBe(400);
+      expect(((await response.json()) as { error: { message: string } }).error.message).toMatch(/"date"/);
+    } finally {
+      await sdk.close();
     }
   });
 });

@@ -2,8 +2,19 @@
 // REST, attach our driver to its connectUrl like to any remote Chrome, and release it on close
 // unless it was created to outlive us (keepAlive). Only fetch and WebSocket: no Node built-ins.
 
-import { ErrorBody, HEADERS, Session, type CreateSessionRequest } from '../../protocol/index.js';
-import { HostedServiceError, InvalidOptionError } from '../errors.js';
+import { ErrorBody, HEADERS, Session, StreamEvent, type CreateSessionRequest, type OperationName } from '../../protocol/index.js';
+import {
+  ActionFailedError,
+  HostedServiceError,
+  InvalidAISDKModelFormatError,
+  InvalidOptionError,
+  LLMResponseError,
+  MissingLLMConfigurationError,
+  SchemaValidationError,
+  SdkError,
+  TimeoutError,
+  UnsupportedModelError,
+} from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { SdkOptions } from '../types.js';
 import { redactUrl } from '../util/redact.js';
@@ -31,6 +42,57 @@ export class HostedApi {
   async releaseSession(id: string): Promise<void> {
     // Releasing twice is harmless on the server, so a failed attempt may be repeated.
     await this.#request('POST', `/v1/sessions/${encodeURIComponent(id)}`, { status: 'REQUEST_RELEASE' }, true);
+  }
+
+  /**
+   * Runs an operation on the session's page on the server. Log events go to `onLog` as they come;
+   * the result (or the error, as the client's own error class) ends the stream.
+   */
+  async operation(
+    sessionId: string,
+    name: OperationName,
+    body: unknown,
+    options: { modelApiKey?: string; bypassCache: boolean; timeoutMs: number; onLog: (event: Extract<StreamEvent, { type: 'log' }>) => void },
+  ): Promise<{ data: unknown; cacheStatus?: 'HIT' | 'MISS' }> {
+    const path = `/v1/sessions/${encodeURIComponent(sessionId)}/${name}`;
+    const headers: Record<string, string> = { [HEADERS.apiKey]: this.apiKey, 'content-type': 'application/json', accept: 'text/event-stream' };
+    if (options.modelApiKey) headers[HEADERS.modelApiKey] = options.modelApiKey;
+    if (options.bypassCache) headers[HEADERS.cacheControl] = 'bypass';
+    // The server keeps the operation's own deadline; this one only covers a server that went silent.
+    const signal = AbortSignal.timeout(options.timeoutMs + 10_000);
+    let response: Response;
+    try {
+      response = await fetch(this.baseUrl + path, { method: 'POST', headers, body: JSON.stringify(body), signal });
+    } catch (error) {
+      throw new HostedServiceError(`The hosted service did not answer ${name}: ${(error as Error).message}`, 0, 'unreachable');
+    }
+    if (!response.ok) throw await toError(response, 'POST', path);
+    if (!response.body) throw new HostedServiceError(`The hosted service answered ${name} without a body.`, response.status, 'internal');
+    const reader = response.body.getReader();
+    const decoder = new TextDecoder();
+    let buffer = '';
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        buffer += decoder.decode(value, { stream: true });
+        let end: number;
+        while ((end = buffer.indexOf('\n\n')) >= 0) {
+          const block = buffer.slice(0, end);
+          buffer = buffer.slice(end + 2);
+          const data = block.split('\n').filter((line) => line.startsWith('data:')).map((line) => line.slice(5).trimStart()).join('\n');
+          if (!data) continue;
+          const event = StreamEvent.safeParse(JSON.parse(data));
+          if (!event.success) continue;
+          if (event.data.type === 'log') options.onLog(event.data);
+          else if (event.data.type === 'error') throw errorFromWire(event.data.error, response.status);
+          else return { data: event.data.data, cacheStatus: event.data.cacheStatus };
+        }
+      }
+    } finally {
+      void reader.cancel().catch(() => undefined);
+    }
+    throw new HostedServiceError(`The hosted service ended ${name} without a result.`, response.status, 'internal');
   }
 
   async #request(method: string, path: string, body: unknown, idempotent: boolean): Promise<unknown> {
@@ -68,8 +130,33 @@ function backoff(attempt: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, 200 * 2 ** attempt));
 }
 
-async function toError(response: Response, method: string, path: string): Promise<HostedServiceError> {
+/** A server-side error as the class the same failure raises locally, when there is one. */
+function errorFromWire(error: ErrorBody['error'], status: number): SdkError {
+  switch (error.name) {
+    case 'SchemaValidationError':
+      return new SchemaValidationError(error.message, error.issues ?? []);
+    case 'TimeoutError':
+      return new TimeoutError(error.message, 0);
+    case 'LLMResponseError':
+      return new LLMResponseError(error.message);
+    case 'MissingLLMConfigurationError':
+      return new MissingLLMConfigurationError(error.message);
+    case 'UnsupportedModelError':
+      return new UnsupportedModelError(error.message);
+    case 'InvalidAISDKModelFormatError':
+      return new InvalidAISDKModelFormatError(error.message);
+    case 'InvalidOptionError':
+      return new InvalidOptionError(error.message);
+    case 'ActionFailedError':
+      return new ActionFailedError(error.message);
+    default:
+      return new HostedServiceError(`The hosted service failed (${error.code}): ${error.message}`, status, error.code);
+  }
+}
+
+async function toError(response: Response, method: string, path: string): Promise<SdkError> {
   const parsed = ErrorBody.safeParse(await response.json().catch(() => undefined));
+  if (parsed.success && parsed.data.error.name) return errorFromWire(parsed.data.error, response.status);
   const code = parsed.success ? parsed.data.error.code : `http_${response.status}`;
   const said = parsed.success ? parsed.data.error.message : response.statusText;
   const retryAfter = Number(response.headers.get('retry-after')) || undefined;
@@ -88,6 +175,7 @@ function env(name: string): string | undefined {
 
 export interface HostedBrowser extends BrowserHandle {
   readonly session: Session;
+  readonly api: HostedApi;
 }
 
 /** Creates a session and attaches to its browser; `close()` releases it unless keepAlive. */
@@ -120,6 +208,7 @@ export async function connectHosted(options: SdkOptions, logger: Logger, connect
   let closing: Promise<void> | undefined;
   return {
     session,
+    api,
     connection: browser.connection,
     kind: 'attached',
     close: () =>

@@ -8,7 +8,7 @@ import { estimateTokens } from '../llm/budget.js';
 import type { ModelSpec } from '../llm/config.js';
 import type { Metrics } from '../llm/metrics.js';
 import type { Logger } from '../logger.js';
-import { captureSnapshot } from '../snapshot/index.js';
+import { captureSnapshot, type Snapshot } from '../snapshot/index.js';
 import { redactUrl } from '../util/redact.js';
 import { inParallel } from '../util/parallel.js';
 import { splitIntoChunks } from './chunk.js';
@@ -47,10 +47,48 @@ export async function runExtraction(request: ExtractionRequest): Promise<unknown
 }
 
 async function extractWithin(request: ExtractionRequest, node: SchemaNode, wrapped: boolean, call: ModelCall): Promise<unknown> {
+  const { logger } = request;
+  const { label } = call;
+  const { mapped, notes, chunks } = await extractMapped(request, node, call);
+  const value = wrapped ? (mapped as Record<string, unknown> | null)?.value : mapped;
+  // Paths in the caller's terms: the `value` wrapper is ours.
+  if (wrapped) for (const link of notes.unknownLinks) link.path = link.path.replace(/^value\.?/, '');
+  if (!request.schema) return freeText(value, chunks, label);
+  return validate(request.schema, value, notes);
+}
+
+function freeText(value: unknown, chunks: number, label: string): { extraction: string } {
+  let extraction = (value as { extraction?: unknown } | null)?.extraction;
+  // In chunks, null is how every part says "not here".
+  if (extraction === null && chunks > 1) extraction = '';
+  if (typeof extraction !== 'string') throw new LLMResponseError(`${label} answered without the "extraction" text the request asked for.`);
+  return { extraction };
+}
+
+/** Where the extraction reads the page, and an optional look at the snapshot before the model. */
+interface ExtractInput {
+  page: Page;
+  instruction: string;
+  selector?: string;
+  logger: Logger;
+}
+
+/**
+ * The model's answer for `node`, in the caller's terms (link ids mapped to URLs), with what the
+ * mapping noticed. `beforeModel` sees the snapshot first and may answer instead (a cache).
+ */
+async function extractMapped(
+  request: ExtractInput,
+  node: SchemaNode,
+  call: ModelCall,
+  beforeModel?: (snapshot: Snapshot) => Promise<{ value: unknown } | undefined>,
+): Promise<{ mapped: unknown; notes: MappingNotes; chunks: number; cached?: boolean }> {
   const { page, logger } = request;
   const { label } = call;
   const started = Date.now();
   const snapshot = await captureSnapshot(page, { selector: request.selector, timeoutMs: call.deadline.remaining(), logger });
+  const early = await beforeModel?.(snapshot);
+  if (early) return { mapped: early.value, notes: { unknownLinks: [] }, chunks: 0, cached: true };
   const url = page.url();
   const maxInputTokens = call.maxInputTokens;
   const schemaText = JSON.stringify(modelSchema(node, true));
@@ -86,9 +124,6 @@ async function extractWithin(request: ExtractionRequest, node: SchemaNode, wrapp
   const pageUrls = new Set(snapshot.links().values());
   const notes: MappingNotes = { unknownLinks: [] };
   const mapped = fromModel(node, merged, (id) => snapshot.urlOf(id), (value) => pageUrls.has(value), notes);
-  const value = wrapped ? (mapped as Record<string, unknown> | null)?.value : mapped;
-  // Paths in the caller's terms: the `value` wrapper is ours.
-  if (wrapped) for (const link of notes.unknownLinks) link.path = link.path.replace(/^value\.?/, '');
   logger.info('extract', 'Extracted', { url: redactUrl(url), model: label, ms: Date.now() - started, chunks: chunks.length });
   const dropped = notes.unknownLinks.filter((link) => link.dropped);
   if (dropped.length) {
@@ -96,25 +131,74 @@ async function extractWithin(request: ExtractionRequest, node: SchemaNode, wrapp
       fields: dropped.slice(0, 10).map((link) => `${link.path} = ${clip(link.value, 60)}`),
     });
   }
-  if (!request.schema) {
-    let extraction = (value as { extraction?: unknown } | null)?.extraction;
-    // In chunks, null is how every part says "not here".
-    if (extraction === null && chunks.length > 1) extraction = '';
-    if (typeof extraction !== 'string') throw new LLMResponseError(`${label} answered without the "extraction" text the request asked for.`);
-    return { extraction };
+  return { mapped, notes, chunks: chunks.length };
+}
+
+export interface ServerExtractionRequest extends ExtractInput {
+  /** The schema as the client sent it (already an object root); none means free text. */
+  node?: SchemaNode;
+  timeoutMs: number;
+  model: ModelSpec;
+  metrics: Metrics;
+  /** Given when the result may come from, and go to, a cache: keyed by the snapshot's text. */
+  cache?: {
+    get(snapshotText: string): Promise<unknown | undefined>;
+    set(snapshotText: string, value: unknown): Promise<void>;
+  };
+}
+
+/**
+ * The hosted server's extraction: the value for the schema the client sent, with its link URLs, or
+ * a SchemaValidationError naming links the page does not have. The client checks the value again
+ * with its own zod schema.
+ */
+export async function runServerExtraction(request: ServerExtractionRequest): Promise<{ value: unknown; cacheStatus?: 'HIT' | 'MISS' }> {
+  const node = request.node ?? FREE_TEXT;
+  if (node.kind !== 'object') throw new InvalidOptionError('The schema sent to the server must have an object at its root.');
+  const call = await ModelCall.start({
+    spec: request.model,
+    method: 'extract',
+    timeoutMs: request.timeoutMs,
+    what: `extract(${JSON.stringify(clip(request.instruction, 60))})`,
+    metrics: request.metrics,
+    logger: request.logger,
+  });
+  const cache = request.cache;
+  let snapshotText = '';
+  try {
+    const result = await call.run(
+      extractMapped(request, node, call, async (snapshot) => {
+        snapshotText = snapshot.text;
+        const hit = await cache?.get(snapshot.text);
+        return hit === undefined ? undefined : { value: hit };
+      }),
+    );
+    if (result.cached) return { value: result.mapped, cacheStatus: 'HIT' };
+    const unknown = result.notes.unknownLinks.filter((link) => !link.dropped);
+    if (unknown.length) {
+      throw new SchemaValidationError(
+        `The model named links that are not on the page: ${unknown.map((link) => `${link.path} = ${JSON.stringify(clip(link.value, 60))}`).join(', ')}.`,
+        unknown.map((link) => ({ message: 'not a link of the page', path: link.path ? link.path.split('.') : [] })),
+      );
+    }
+    const value = request.node ? result.mapped : freeText(result.mapped, result.chunks, call.label);
+    if (!cache) return { value };
+    await cache.set(snapshotText, value);
+    return { value, cacheStatus: 'MISS' };
+  } finally {
+    call.dispose();
   }
-  return validate(request.schema, value, notes);
 }
 
 /** The root the model is asked for is always an object: anything else travels as `{ value }`. */
-function rootShape(schema: ZodLike | undefined): { node: SchemaNode; wrapped: boolean } {
+export function rootShape(schema: ZodLike | undefined): { node: SchemaNode; wrapped: boolean } {
   if (!schema) return { node: FREE_TEXT, wrapped: false };
   const { node, optional } = readSchema(schema);
   if (node.kind === 'object' && !optional) return { node, wrapped: false };
   return { node: { kind: 'object', fields: [{ key: 'value', node, optional }] }, wrapped: true };
 }
 
-async function validate(schema: ZodLike, value: unknown, notes: MappingNotes): Promise<unknown> {
+export async function validate(schema: ZodLike, value: unknown, notes: MappingNotes): Promise<unknown> {
   const result = await schema['~standard'].validate(value);
   // A required link the page does not have fails the call even when it looks like a fine URL:
   // returning it would be returning a made-up link.

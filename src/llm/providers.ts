@@ -52,6 +52,13 @@ const importOptional = (name: string): Promise<Record<string, unknown>> => impor
 
 const cache = new Map<string, Promise<LanguageModel>>();
 
+/** The key a call would use: the configured one, else the provider's environment variable. */
+export function apiKeyFor(spec: ModelSpec): string | undefined {
+  const info = PROVIDERS[spec.provider];
+  if (spec.apiKey !== undefined || !info || info.kind !== 'hosted') return spec.apiKey;
+  return info.env.map((name) => globalThis.process?.env?.[name]).find((value) => value && value.trim());
+}
+
 /** The model for a spec; built once per provider, model, endpoint and key. */
 export function languageModel(spec: ModelSpec): Promise<LanguageModel> {
   const info = PROVIDERS[spec.provider];
@@ -66,7 +73,7 @@ export function languageModel(spec: ModelSpec): Promise<LanguageModel> {
   }
   let apiKey = spec.apiKey;
   if (info.kind === 'hosted' && apiKey === undefined) {
-    apiKey = info.env.map((name) => globalThis.process?.env?.[name]).find((value) => value && value.trim());
+    apiKey = apiKeyFor(spec);
     if (!apiKey) {
       return Promise.reject(
         new MissingLLMConfigurationError(

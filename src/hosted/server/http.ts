@@ -9,6 +9,8 @@ import { CreateSessionRequest, HEADERS, UpdateSessionRequest, type ErrorBody } f
 import { HostedServiceError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
 import type { HostedServerConfig } from './config.js';
+import { MemoryCache, type ResultCache } from './cache.js';
+import { runExtractOperation } from './operations.js';
 import { apiError, SessionManager } from './sessions.js';
 import { isKnownKey, verifyToken } from './tokens.js';
 
@@ -24,6 +26,7 @@ export interface HostedServer {
 
 export async function startHostedServer(config: HostedServerConfig, logger: Logger): Promise<HostedServer> {
   const sessions = new SessionManager(config, logger);
+  const cache: ResultCache = new MemoryCache();
   const sockets = new WebSocketServer({ noServer: true, maxPayload: 1024 * 1024 * 1024 });
   let baseUrl = '';
   const server = http.createServer((req, res) => {
@@ -49,7 +52,11 @@ export async function startHostedServer(config: HostedServerConfig, logger: Logg
       parse(UpdateSessionRequest, await readJson(req));
       return sendJson(res, 200, sessions.toWire(await sessions.release(id), publicBase));
     }
-    if (id && action && ['extract', 'act', 'observe', 'navigate'].includes(action)) {
+    if (id && action === 'extract' && req.method === 'POST') {
+      const record = sessions.running(id);
+      return runExtractOperation(record, await readJson(req), req, res, cache, logger);
+    }
+    if (id && action && ['act', 'observe', 'navigate'].includes(action)) {
       sessions.running(id);
       throw apiError('not_found', `${action} on the server is not available in this version; drive the session through its connectUrl.`);
     }
@@ -97,6 +104,7 @@ export async function startHostedServer(config: HostedServerConfig, logger: Logg
         await sessions.closeAll();
         server.closeAllConnections();
         sockets.close();
+        await cache.close();
       })()),
   };
 }

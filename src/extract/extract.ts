@@ -28,10 +28,8 @@ export interface ExtractionRequest {
   metrics: Metrics;
 }
 
-export async function runExtraction(request: ExtractionRequest): Promise<unknown> {
-  // Schema and model problems are the caller's to fix: report them before touching the page.
-  const { node, wrapped } = rootShape(request.schema);
-  const call = await ModelCall.start({
+function startCall(request: { model: ModelSpec; timeoutMs: number; instruction: string; metrics: Metrics; logger: Logger }): Promise<ModelCall> {
+  return ModelCall.start({
     spec: request.model,
     method: 'extract',
     timeoutMs: request.timeoutMs,
@@ -39,6 +37,12 @@ export async function runExtraction(request: ExtractionRequest): Promise<unknown
     metrics: request.metrics,
     logger: request.logger,
   });
+}
+
+export async function runExtraction(request: ExtractionRequest): Promise<unknown> {
+  // Schema and model problems are the caller's to fix: report them before touching the page.
+  const { node, wrapped } = rootShape(request.schema);
+  const call = await startCall(request);
   try {
     return await call.run(extractWithin(request, node, wrapped, call));
   } finally {
@@ -155,14 +159,7 @@ export interface ServerExtractionRequest extends ExtractInput {
 export async function runServerExtraction(request: ServerExtractionRequest): Promise<{ value: unknown; cacheStatus?: 'HIT' | 'MISS' }> {
   const node = request.node ?? FREE_TEXT;
   if (node.kind !== 'object') throw new InvalidOptionError('The schema sent to the server must have an object at its root.');
-  const call = await ModelCall.start({
-    spec: request.model,
-    method: 'extract',
-    timeoutMs: request.timeoutMs,
-    what: `extract(${JSON.stringify(clip(request.instruction, 60))})`,
-    metrics: request.metrics,
-    logger: request.logger,
-  });
+  const call = await startCall(request);
   const cache = request.cache;
   let snapshotText = '';
   try {

@@ -24,6 +24,8 @@ export class FrameManager {
   mainFrame!: Frame;
   // Execution contexts by session, so a context id (unique only within a session) finds its frame.
   readonly #contexts = new Map<CdpSession, Map<number, { frame: Frame; world: World }>>();
+  /** Per session being adopted: the adoptions of the out-of-process children it announced meanwhile. */
+  readonly #announced = new Map<CdpSession, Array<Promise<unknown>>>();
 
   constructor(
     private readonly page: Page,
@@ -60,7 +62,16 @@ export class FrameManager {
         );
       }
     }
-    await Promise.all(setup);
+    this.#announced.set(session, []);
+    try {
+      await Promise.all(setup);
+    } finally {
+      // Out-of-process frames that already exist are announced before setAutoAttach answers;
+      // a page attached to while loaded is only whole once they are ready too.
+      const children = this.#announced.get(session) ?? [];
+      this.#announced.delete(session);
+      await Promise.allSettled(children);
+    }
     await session.send('Runtime.runIfWaitingForDebugger');
   }
 
@@ -228,11 +239,12 @@ export class FrameManager {
       const child = session.childSession(event.sessionId);
       if (!child) return;
       if (event.targetInfo.type === 'iframe') {
-        this.adoptSession(child).catch((error) =>
+        const adopted = this.adoptSession(child).catch((error) =>
           this.logger.debug('driver', 'An out-of-process iframe went away while being prepared', {
             error: (error as Error).message,
           }),
         );
+        this.#announced.get(session)?.push(adopted);
       } else {
         // Workers and the like: let them run, and leave them alone.
         void child.sendQuiet('Runtime.runIfWaitingForDebugger');

@@ -62,10 +62,17 @@ export class Context extends Emitter<{ page: Page }> {
     return page;
   }
 
-  /** @internal Whether the browser has this target, attached by us yet or not. */
-  async hasTarget(targetId: string): Promise<boolean> {
+  /**
+   * @internal The page of a tab (its target id, which is also its main frame's id), waiting up to
+   * `timeoutMs` while it is still being attached; undefined when the browser has no such tab, or
+   * it does not become ready in time. Another client may just have opened it.
+   */
+  async pageOfTarget(targetId: string, timeoutMs: number): Promise<Page | undefined> {
+    const known = this.#pages.find((each) => each.targetId === targetId);
+    if (known) return known;
     const { targetInfos } = await this.browser.connection.rootSession.send('Target.getTargets');
-    return targetInfos.some((info) => info.targetId === targetId);
+    if (!targetInfos.some((info) => info.targetId === targetId && info.type === 'page')) return undefined;
+    return withDeadline(this.#pageFor(targetId), timeoutMs, 'Waiting for the page to attach').catch(() => undefined);
   }
 
   /** @internal */

@@ -43,23 +43,8 @@ export async function matchForeignPage(context: Context, page: unknown, timeoutM
     await session.detach().catch(() => undefined);
   }
   // A page the other library just opened may still be on its way to us; one of another browser never comes.
-  const ours = context.pages().some((each) => each.mainFrame().id === frameId) || (await context.hasTarget(frameId));
-  const deadline = ours ? Date.now() + Math.min(timeoutMs, 5000) : 0;
-  for (;;) {
-    const match = context.pages().find((each) => each.mainFrame().id === frameId);
-    if (match) return match;
-    if (Date.now() >= deadline) break;
-    await new Promise<void>((resolve) => {
-      const off = context.once('page', () => {
-        clearTimeout(timer);
-        resolve();
-      });
-      const timer = setTimeout(() => {
-        off();
-        resolve();
-      }, Math.max(1, deadline - Date.now()));
-    });
-  }
+  const match = await context.pageOfTarget(frameId, Math.min(timeoutMs, 5000));
+  if (match) return match;
   throw new InvalidOptionError(
     `This ${library} page is not a page of this Sdk's browser (its main frame ${frameId} is none of ours). ` +
       `Connect ${library} to this browser with ${library === 'Playwright' ? 'chromium.connectOverCDP(sdk.connectURL())' : 'puppeteer.connect({ browserWSEndpoint: sdk.connectURL() })'}` +

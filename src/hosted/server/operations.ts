@@ -24,6 +24,7 @@ import { Metrics } from '../../llm/metrics.js';
 import { Logger } from '../../logger.js';
 import type { ModelConfiguration } from '../../types.js';
 import { cacheKey, type ResultCache } from './cache.js';
+import { header, parse } from './request.js';
 import type { SessionRecord } from './sessions.js';
 import { apiError } from './sessions.js';
 
@@ -43,16 +44,10 @@ function contextOf(record: SessionRecord, logger: Logger): Promise<Context> {
 }
 
 async function pageOf(context: Context, pageId: string | undefined): Promise<Page> {
-  const deadline = Date.now() + 5000;
-  for (;;) {
-    const page = pageId ? context.pages().find((each) => each.targetId === pageId) : context.activePage();
-    if (page) return page;
-    if (Date.now() > deadline) throw apiError('not_found', pageId ? `The session has no page ${pageId}.` : 'The session has no open page.');
-    await new Promise<void>((resolve) => {
-      const off = context.once('page', () => (clearTimeout(timer), resolve()));
-      const timer = setTimeout(() => (off(), resolve()), Math.max(1, deadline - Date.now()));
-    });
-  }
+  // The client may have opened the page a moment ago: give our side of the browser time to attach it.
+  const page = pageId ? await context.pageOfTarget(pageId, 5000) : context.activePage();
+  if (!page) throw apiError('not_found', pageId ? `The session has no page ${pageId}.` : 'The session has no open page.');
+  return page;
 }
 
 /** The protocol code (and the client's error class) for an error raised while working. */
@@ -84,11 +79,7 @@ export async function runExtractOperation(
   cache: ResultCache,
   serverLogger: Logger,
 ): Promise<void> {
-  const parsed = ExtractRequest.safeParse(body);
-  if (!parsed.success) {
-    throw apiError('bad_request', `The request body is not valid: ${parsed.error.issues.slice(0, 5).map((issue) => `${issue.path.join('.') || 'body'}: ${issue.message}`).join('; ')}.`);
-  }
-  const request = parsed.data;
+  const request = parse(ExtractRequest, body);
   if (!request.instruction) throw apiError('bad_request', 'extract on the server needs an instruction; page text needs no server.');
   const modelKey = header(req, HEADERS.modelApiKey);
   const given = (typeof request.model === 'string' ? { modelName: request.model } : request.model) as ModelConfiguration | undefined;
@@ -163,9 +154,4 @@ export async function runExtractOperation(
     emit(errorEvent(error));
   }
   res.end();
-}
-
-function header(req: IncomingMessage, name: string): string | undefined {
-  const value = req.headers[name];
-  return Array.isArray(value) ? value[0] : value;
 }

@@ -4,17 +4,15 @@
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { WebSocketServer } from 'ws';
-import type { z } from 'zod/v4';
 import { CreateSessionRequest, HEADERS, UpdateSessionRequest, type ErrorBody } from '../../../protocol/index.js';
 import { HostedServiceError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
 import type { HostedServerConfig } from './config.js';
 import { MemoryCache, type ResultCache } from './cache.js';
 import { runExtractOperation } from './operations.js';
+import { header, parse, readJson } from './request.js';
 import { apiError, SessionManager } from './sessions.js';
 import { isKnownKey, verifyToken } from './tokens.js';
-
-const MAX_BODY_BYTES = 5 * 1024 * 1024;
 
 export interface HostedServer {
   /** http://host:port the server listens on. */
@@ -107,34 +105,6 @@ export async function startHostedServer(config: HostedServerConfig, logger: Logg
         await cache.close();
       })()),
   };
-}
-
-function header(req: IncomingMessage, name: string): string | undefined {
-  const value = req.headers[name];
-  return Array.isArray(value) ? value[0] : value;
-}
-
-async function readJson(req: IncomingMessage): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_BODY_BYTES) throw apiError('bad_request', `The request body is larger than ${MAX_BODY_BYTES} bytes.`);
-    chunks.push(chunk as Buffer);
-  }
-  const text = Buffer.concat(chunks).toString('utf8');
-  try {
-    return text ? JSON.parse(text) : {};
-  } catch (error) {
-    throw apiError('bad_request', `The request body is not JSON: ${(error as Error).message}`);
-  }
-}
-
-function parse<T extends z.ZodType>(schema: T, value: unknown): z.infer<T> {
-  const result = schema.safeParse(value);
-  if (result.success) return result.data;
-  const issues = result.error.issues.slice(0, 5).map((issue) => `${issue.path.join('.') || 'body'}: ${issue.message}`);
-  throw apiError('bad_request', `The request body is not valid: ${issues.join('; ')}.`);
 }
 
 function sendJson(res: ServerResponse, status: number, body: unknown): void {

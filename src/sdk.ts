@@ -16,6 +16,7 @@ import { Logger } from './logger.js';
 import { matchForeignPage } from './driver/foreignPage.js';
 import { Page } from './driver/page.js';
 import type { CdpBridge } from './browser/bridge.js';
+import { isNode } from './util/env.js';
 import { captureSnapshot } from './snapshot/index.js';
 import type {
   ActionInput,
@@ -281,7 +282,7 @@ export class Sdk {
   }
 
   async #startBridge(browser: BrowserHandle): Promise<void> {
-    if (typeof (globalThis as { process?: { versions?: { node?: string } } }).process?.versions?.node !== 'string') return;
+    if (!isNode()) return;
     try {
       const { CdpBridge } = await import('./browser/bridge.js');
       this.#bridge = await CdpBridge.start(browser.connection, this.logger);

@@ -17,6 +17,7 @@ import {
 } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { SdkOptions } from '../types.js';
+import { envVar } from '../util/env.js';
 import { redactUrl } from '../util/redact.js';
 import { attachToBrowser } from './attach.js';
 import type { BrowserHandle } from './browser.js';
@@ -169,10 +170,6 @@ async function toError(response: Response, method: string, path: string): Promis
   return new HostedServiceError(`The hosted service refused ${method} ${path} (${response.status} ${code}): ${said}${hint}`, response.status, code, retryAfter);
 }
 
-function env(name: string): string | undefined {
-  return (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.[name]?.trim() || undefined;
-}
-
 export interface HostedBrowser extends BrowserHandle {
   readonly session: Session;
   readonly api: HostedApi;
@@ -180,10 +177,10 @@ export interface HostedBrowser extends BrowserHandle {
 
 /** Creates a session and attaches to its browser; `close()` releases it unless keepAlive. */
 export async function connectHosted(options: SdkOptions, logger: Logger, connectTimeoutMs: number, cdpTimeoutMs: number): Promise<HostedBrowser> {
-  const apiKey = options.apiKey ?? env('HOSTED_API_KEY');
+  const apiKey = options.apiKey ?? envVar('HOSTED_API_KEY');
   const params = options.hostedSessionCreateParams ?? {};
-  const projectId = params.projectId ?? options.projectId ?? env('HOSTED_PROJECT_ID');
-  const baseUrl = (options.hostedApiUrl ?? env('HOSTED_API_URL'))?.replace(/\/+$/, '');
+  const projectId = params.projectId ?? options.projectId ?? envVar('HOSTED_PROJECT_ID');
+  const baseUrl = (options.hostedApiUrl ?? envVar('HOSTED_API_URL'))?.replace(/\/+$/, '');
   if (!apiKey) throw new InvalidOptionError('env "HOSTED" needs an API key: pass `apiKey` or set HOSTED_API_KEY.');
   if (!projectId) throw new InvalidOptionError('env "HOSTED" needs a project: pass `projectId` or set HOSTED_PROJECT_ID.');
   if (!baseUrl || !/^https?:\/\//.test(baseUrl)) {

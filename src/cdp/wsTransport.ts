@@ -1,4 +1,5 @@
 import { BrowserConnectError, InvalidOptionError } from '../errors.js';
+import { isNode } from '../util/env.js';
 import { redactUrl } from '../util/redact.js';
 import type { Transport } from './transport.js';
 
@@ -19,11 +20,6 @@ interface SocketLike {
 
 /** DevTools messages (screenshots, snapshots of huge pages) can be far larger than ws's default cap. */
 const MAX_MESSAGE_BYTES = 1024 * 1024 * 1024;
-
-function isNode(): boolean {
-  const proc = (globalThis as { process?: { versions?: { node?: string } } }).process;
-  return typeof proc?.versions?.node === 'string';
-}
 
 export class WebSocketTransport implements Transport {
   onmessage?: (message: string) => void;

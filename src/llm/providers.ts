@@ -4,6 +4,7 @@
 import { createOpenAI } from '@ai-sdk/openai';
 import type { LanguageModel } from 'ai';
 import { MissingLLMConfigurationError, UnsupportedModelError } from '../errors.js';
+import { envVar } from '../util/env.js';
 import { describeModel, type ModelSpec } from './config.js';
 
 interface HostedProvider {
@@ -56,7 +57,7 @@ const cache = new Map<string, Promise<LanguageModel>>();
 export function apiKeyFor(spec: ModelSpec): string | undefined {
   const info = PROVIDERS[spec.provider];
   if (spec.apiKey !== undefined || !info || info.kind !== 'hosted') return spec.apiKey;
-  return info.env.map((name) => globalThis.process?.env?.[name]).find((value) => value && value.trim());
+  return info.env.map(envVar).find(Boolean);
 }
 
 /** The model for a spec; built once per provider, model, endpoint and key. */

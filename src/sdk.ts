@@ -3,12 +3,11 @@ import type { BrowserHandle } from './browser/browser.js';
 import { connectHosted, type HostedBrowser } from './browser/hosted.js';
 import { launchChrome } from './browser/launch.js';
 import { Context } from './driver/context.js';
-import { InvalidOptionError, LLMResponseError, MissingLLMConfigurationError, SdkStateError } from './errors.js';
+import { InvalidOptionError, MissingLLMConfigurationError, SdkStateError } from './errors.js';
 import { replayAction, runAct } from './act/act.js';
 import { runObserve } from './act/observe.js';
-import { rootShape, runExtraction, validate } from './extract/extract.js';
-import { toJsonSchema } from './extract/jsonSchema.js';
-import { apiKeyFor } from './llm/providers.js';
+import { runExtraction } from './extract/extract.js';
+import { hostedAct, hostedExtract, hostedObserve, type HostedCall } from './hosted/client.js';
 import { isZodSchema, type ZodLike } from './extract/schema.js';
 import { parseModelConfiguration, type ModelSpec } from './llm/config.js';
 import { Metrics } from './llm/metrics.js';
@@ -142,10 +141,8 @@ export class Sdk {
     }
     const options = checkExtractOptions(schemaGiven ? third : (second ?? third));
     const model = this.#requireModel(options.model, 'extract(instruction)', ' extract() without an instruction returns the page text and needs no model.');
-    const browser = this.#browser;
-    if (browser && 'api' in browser) {
-      return this.#hostedExtract(browser as HostedBrowser, first, schemaGiven ? (second as ZodLike) : undefined, options, model);
-    }
+    const hosted = await this.#hosted(options, model, options.timeout ?? DEFAULT_MODEL_TIMEOUT_MS);
+    if (hosted) return hostedExtract(hosted, first, schemaGiven ? (second as ZodLike) : undefined, options.selector);
     return runExtraction({
       page: await this.#pageFor(options.page),
       instruction: first,
@@ -182,13 +179,21 @@ export class Sdk {
       });
     if (typeof instructionOrAction === 'string') {
       if (!instructionOrAction.trim()) throw new InvalidOptionError('act() needs an instruction, such as "click the Sign in button".');
-      return withModel(instructionOrAction, this.#requireModel(checked.model, 'act(instruction)', ' act(action) with an action from observe() needs none.'));
+      const model = this.#requireModel(checked.model, 'act(instruction)', ' act(action) with an action from observe() needs none.');
+      const hosted = await this.#hosted(checked, model, checked.timeout ?? DEFAULT_MODEL_TIMEOUT_MS, page);
+      if (hosted) return hostedAct(hosted, { instruction: instructionOrAction }, checked.variables);
+      return withModel(instructionOrAction, model);
     }
     const action = instructionOrAction;
     if (!action || typeof action !== 'object' || typeof action.selector !== 'string' || !action.selector.trim()) {
       throw new InvalidOptionError('act() takes an instruction string or an action from observe() ({ selector, method, arguments }).');
     }
     const model = parseModelConfiguration(checked.model ?? this.#options.model);
+    const hosted = await this.#hosted(checked, model, checked.timeout ?? this.#options.cdpTimeoutMs ?? DEFAULT_CDP_TIMEOUT_MS, page);
+    if (hosted) {
+      const { selector, description, method, arguments: args } = action;
+      return hostedAct(hosted, { action: { selector, description, method, arguments: args } }, checked.variables);
+    }
     const description = action.description?.trim();
     return replayAction(page, action, {
       timeoutMs: checked.timeout ?? this.#options.cdpTimeoutMs ?? DEFAULT_CDP_TIMEOUT_MS,
@@ -204,12 +209,16 @@ export class Sdk {
       throw new InvalidOptionError('observe(instruction) takes a non-empty string, or nothing.');
     }
     const checked = checkExtractOptions(options) as ObserveOptions;
+    const page = await this.#pageFor(checked.page);
+    const model = this.#requireModel(checked.model, 'observe()', '');
+    const hosted = await this.#hosted(checked, model, checked.timeout ?? DEFAULT_MODEL_TIMEOUT_MS, page);
+    if (hosted) return hostedObserve(hosted, instruction, checked.selector);
     return runObserve({
-      page: await this.#pageFor(checked.page),
+      page,
       instruction,
       selector: checked.selector,
       timeoutMs: checked.timeout ?? DEFAULT_MODEL_TIMEOUT_MS,
-      model: this.#requireModel(checked.model, 'observe()', ''),
+      model,
       logger: this.logger,
       metrics: this.#metrics,
     });
@@ -224,30 +233,25 @@ export class Sdk {
     );
   }
 
-  /** env "HOSTED": the server runs the extraction (and its cache); the result is checked here too. */
-  async #hostedExtract(browser: HostedBrowser, instruction: string, schema: ZodLike | undefined, options: ExtractOptions, model: ModelSpec): Promise<unknown> {
-    const { node, wrapped } = rootShape(schema);
-    const page = await this.#pageFor(options.page);
-    const serverCache = options.serverCache ?? this.#options.serverCache ?? true;
-    const configured = options.model ?? this.#options.model;
-    // The model travels without its key; the key goes in a header, to be used and forgotten.
-    const { apiKey: _key, ...wireModel } = typeof configured === 'string' ? { modelName: configured } : (configured as Exclude<ModelConfiguration, string>);
-    const timeoutMs = options.timeout ?? DEFAULT_MODEL_TIMEOUT_MS;
-    const { data, cacheStatus } = await browser.api.operation(
-      browser.session.id,
-      'extract',
-      { instruction, schema: schema ? toJsonSchema(node) : undefined, selector: options.selector, model: wireModel, timeout: timeoutMs, pageId: page.targetId },
-      { modelApiKey: apiKeyFor(model), bypassCache: !serverCache, timeoutMs, onLog: (line) => this.logger.log(line.level, line.category, line.message) },
-    );
-    let result: unknown;
-    if (!schema) {
-      const extraction = (data as { extraction?: unknown } | null)?.extraction;
-      if (typeof extraction !== 'string') throw new LLMResponseError('The hosted service answered extract(instruction) without an extraction text.');
-      result = { extraction };
-    } else {
-      result = await validate(schema, wrapped ? (data as { value?: unknown } | null)?.value : data, { unknownLinks: [] });
-    }
-    return serverCache && cacheStatus ? withCacheStatus(result, cacheStatus) : result;
+  /** env "HOSTED": what a call sends to the service instead of running here; undefined when local. */
+  async #hosted(
+    options: { model?: ModelConfiguration; serverCache?: boolean; page?: unknown },
+    model: ModelSpec | undefined,
+    timeoutMs: number,
+    resolved?: Page,
+  ): Promise<HostedCall | undefined> {
+    const browser = this.#browser;
+    if (!browser || !('api' in browser)) return undefined;
+    const page = resolved ?? (await this.#pageFor(options.page));
+    return {
+      browser: browser as HostedBrowser,
+      pageId: page.targetId,
+      configured: options.model ?? this.#options.model,
+      model,
+      serverCache: options.serverCache ?? this.#options.serverCache ?? true,
+      timeoutMs,
+      logger: this.logger,
+    };
   }
 
   async #pageText(options: ExtractOptions): Promise<PageTextResult> {
@@ -338,16 +342,6 @@ export class Sdk {
     })();
     return this.#closing;
   }
-}
-
-/**
- * The contract's `cacheStatus` beside a result: a field of a plain object; on an array a property
- * that JSON and equality do not see; a string or number cannot carry one.
- */
-function withCacheStatus(result: unknown, cacheStatus: 'HIT' | 'MISS'): unknown {
-  if (isPlainObject(result)) return { ...result, cacheStatus };
-  if (Array.isArray(result)) Object.defineProperty(result, 'cacheStatus', { value: cacheStatus, enumerable: false });
-  return result;
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

@@ -228,6 +228,8 @@ export interface ActOptions {
   page?: AnyPage;
   /** Values for `%name%` placeholders in the instruction's arguments; never sent to the model. */
   variables?: Record<string, string>;
+  /** HOSTED only: use the server-side cache for this call (default: the constructor's setting). */
+  serverCache?: boolean;
 }
 
 export interface ObserveOptions {
@@ -236,4 +238,6 @@ export interface ObserveOptions {
   page?: AnyPage;
   /** Only this element's subtree is looked at. */
   selector?: string;
+  /** HOSTED only: use the server-side cache for this call (default: the constructor's setting). */
+  serverCache?: boolean;
 }

@@ -60,6 +60,10 @@ async function actWithin(request: ActRequest, call: ModelCall, retry?: string): 
   const { page, logger } = request;
   const overhead = ACT_SYSTEM + JSON.stringify(ACT_SCHEMA) + actUser(request.instruction, page.url(), '', retry, partLabel(0, 2));
   const { snapshot, url, chunks } = await readForModel(call, page, undefined, overhead, logger);
+  if (!retry) {
+    const replayed = await replayCached(request, snapshot.text, call.deadline.remaining());
+    if (replayed) return replayed;
+  }
   let choice: Choice | undefined;
   // Chunks are asked in page order until one of them holds a fitting element.
   for (let index = 0; index < chunks.length && !choice?.elementId; index++) {
@@ -95,12 +99,34 @@ async function actWithin(request: ActRequest, call: ModelCall, retry?: string): 
     logger.info('act', 'The chosen element could not take the action; reading the page again', { element: line, method: action.method, reason });
     return actWithin(request, call, `An earlier attempt to ${action.method} ${line} failed: ${reason}. The page may have changed since.`);
   }
+  // Stored with its %placeholders%: the variables' values never reach the cache.
+  await request.cache?.set(snapshot.text, action);
   return {
     success: true,
     message: `${action.method} on ${line}${retry ? ' (after reading the page again)' : ''}`,
     actionDescription: action.description,
     actions: [action],
   };
+}
+
+/** The hosted server's cache: the action chosen before on this very page, performed again. */
+async function replayCached(request: ActRequest, snapshotText: string, timeoutMs: number): Promise<ActResult | undefined> {
+  const cached = await request.cache?.get(snapshotText);
+  if (!isAction(cached)) return undefined;
+  try {
+    await perform(request.page, withVariables(cached, request.variables), timeoutMs);
+  } catch (error) {
+    if (!isHealable(error)) throw error;
+    request.logger.info('act', 'The cached action no longer fits the page; asking the model', { selector: cached.selector, reason: error.message });
+    return undefined;
+  }
+  request.cache?.served?.();
+  return { success: true, message: `${cached.method} on ${cached.selector} (from the cache)`, actionDescription: cached.description, actions: [cached] };
+}
+
+function isAction(value: unknown): value is ObserveResult {
+  const action = value as ObserveResult;
+  return typeof action?.selector === 'string' && typeof action.method === 'string' && Array.isArray(action.arguments);
 }
 
 /**

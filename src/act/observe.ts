@@ -5,7 +5,7 @@ import type { Page } from '../driver/page.js';
 import { waitForSettled } from '../driver/settle.js';
 import { InvalidOptionError } from '../errors.js';
 import { splitIntoChunks, type Chunk } from '../extract/chunk.js';
-import { ModelCall } from '../llm/ask.js';
+import { ModelCall, type AnswerCache } from '../llm/ask.js';
 import { estimateTokens } from '../llm/budget.js';
 import type { ModelSpec } from '../llm/config.js';
 import type { Metrics } from '../llm/metrics.js';
@@ -24,6 +24,8 @@ export interface ModelRequestBase {
   model: ModelSpec;
   logger: Logger;
   metrics: Metrics;
+  /** The hosted server's cache: a page read before with the same request is answered from it. */
+  cache?: AnswerCache;
 }
 
 export interface PageForModel {
@@ -73,6 +75,11 @@ export async function runObserve(request: ModelRequestBase & { instruction?: str
 async function observeWithin(request: ModelRequestBase & { instruction?: string; selector?: string }, call: ModelCall): Promise<ObserveResult[]> {
   const overhead = OBSERVE_SYSTEM + JSON.stringify(OBSERVE_SCHEMA) + observeUser(request.instruction, request.page.url(), '', partLabel(0, 2));
   const { snapshot, url, chunks } = await readForModel(call, request.page, request.selector, overhead, request.logger);
+  const hit = await request.cache?.get(snapshot.text);
+  if (Array.isArray(hit)) {
+    request.cache?.served?.();
+    return hit as ObserveResult[];
+  }
   const answers = await inParallel(
     chunks.length,
     call.maxParallelCalls,
@@ -95,6 +102,7 @@ async function observeWithin(request: ModelRequestBase & { instruction?: string;
     seen.add(selector + element.method);
     out.push({ selector, description: element.description, method: element.method, arguments: element.arguments ?? [] });
   }
+  await request.cache?.set(snapshot.text, out);
   return out;
 }
 

@@ -5,13 +5,17 @@
 import { ErrorBody, HEADERS, Session, StreamEvent, type CreateSessionRequest, type OperationName } from '../../protocol/index.js';
 import {
   ActionFailedError,
+  ElementNotActionableError,
+  ElementNotFoundError,
   HostedServiceError,
   InvalidAISDKModelFormatError,
   InvalidOptionError,
   LLMResponseError,
   MissingLLMConfigurationError,
+  NavigationError,
   SchemaValidationError,
   SdkError,
+  SelectorSyntaxError,
   TimeoutError,
   UnsupportedModelError,
 } from '../errors.js';
@@ -131,28 +135,26 @@ function backoff(attempt: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, 200 * 2 ** attempt));
 }
 
-/** A server-side error as the class the same failure raises locally, when there is one. */
+/** Server-side errors the client raises as its own class: the same failure, the same error as locally. */
+const BY_NAME: Record<string, (error: ErrorBody['error']) => SdkError> = {
+  SchemaValidationError: (e) => new SchemaValidationError(e.message, e.issues ?? []),
+  TimeoutError: (e) => new TimeoutError(e.message, 0),
+  LLMResponseError: (e) => new LLMResponseError(e.message),
+  MissingLLMConfigurationError: (e) => new MissingLLMConfigurationError(e.message),
+  UnsupportedModelError: (e) => new UnsupportedModelError(e.message),
+  InvalidAISDKModelFormatError: (e) => new InvalidAISDKModelFormatError(e.message),
+  InvalidOptionError: (e) => new InvalidOptionError(e.message),
+  ActionFailedError: (e) => new ActionFailedError(e.message),
+  ElementNotFoundError: (e) => new ElementNotFoundError(e.message, ''),
+  XPathResolutionError: (e) => new ElementNotFoundError(e.message, ''),
+  ElementNotActionableError: (e) => new ElementNotActionableError(e.message),
+  SelectorSyntaxError: (e) => new SelectorSyntaxError(e.message, ''),
+  NavigationError: (e) => new NavigationError(e.message, ''),
+};
+
 function errorFromWire(error: ErrorBody['error'], status: number): SdkError {
-  switch (error.name) {
-    case 'SchemaValidationError':
-      return new SchemaValidationError(error.message, error.issues ?? []);
-    case 'TimeoutError':
-      return new TimeoutError(error.message, 0);
-    case 'LLMResponseError':
-      return new LLMResponseError(error.message);
-    case 'MissingLLMConfigurationError':
-      return new MissingLLMConfigurationError(error.message);
-    case 'UnsupportedModelError':
-      return new UnsupportedModelError(error.message);
-    case 'InvalidAISDKModelFormatError':
-      return new InvalidAISDKModelFormatError(error.message);
-    case 'InvalidOptionError':
-      return new InvalidOptionError(error.message);
-    case 'ActionFailedError':
-      return new ActionFailedError(error.message);
-    default:
-      return new HostedServiceError(`The hosted service failed (${error.code}): ${error.message}`, status, error.code);
-  }
+  const known = error.name && Object.hasOwn(BY_NAME, error.name) ? BY_NAME[error.name] : undefined;
+  return known ? known(error) : new HostedServiceError(`The hosted service failed (${error.code}): ${error.message}`, status, error.code);
 }
 
 async function toError(response: Response, method: string, path: string): Promise<SdkError> {

@@ -3,7 +3,7 @@
 
 import type { Page } from '../driver/page.js';
 import { InvalidOptionError, LLMResponseError, SchemaValidationError } from '../errors.js';
-import { ModelCall } from '../llm/ask.js';
+import { ModelCall, type AnswerCache } from '../llm/ask.js';
 import { estimateTokens } from '../llm/budget.js';
 import type { ModelSpec } from '../llm/config.js';
 import type { Metrics } from '../llm/metrics.js';
@@ -145,10 +145,7 @@ export interface ServerExtractionRequest extends ExtractInput {
   model: ModelSpec;
   metrics: Metrics;
   /** Given when the result may come from, and go to, a cache: keyed by the snapshot's text. */
-  cache?: {
-    get(snapshotText: string): Promise<unknown | undefined>;
-    set(snapshotText: string, value: unknown): Promise<void>;
-  };
+  cache?: AnswerCache;
 }
 
 /**

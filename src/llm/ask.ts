@@ -12,6 +12,17 @@ import { isLocalProvider, languageModel } from './providers.js';
 
 const DEFAULT_RETRIES = 2;
 
+/**
+ * A cache that may answer instead of the model (the hosted server's): keyed by the text of the page
+ * as the model would have read it, so a changed page is a miss. The caller adds the rest of the key.
+ */
+export interface AnswerCache {
+  get(snapshotText: string): Promise<unknown | undefined>;
+  set(snapshotText: string, value: unknown): Promise<void>;
+  /** Called when a cached answer was used (a cached action can turn out stale and not be). */
+  served?(): void;
+}
+
 export class ModelCall {
   private constructor(
     readonly spec: ModelSpec,

@@ -1,41 +1,35 @@
-// extract on a session, run by the server through the client's own pipeline, answered as
-// server-sent events: log lines while it works, then one result (or error) event. The cache
-// decision comes right after the page snapshot, and with it the response headers (HIT or MISS).
+// extract, act, observe and navigate on a session's page, run by the server through the client's
+// own pipeline, answered as server-sent events (stream.ts). extract, act and observe may be answered
+// from the result cache, keyed by the page's snapshot text and everything else the answer depends on.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ErrorCode, ExtractRequest, HEADERS, STATUS_OF, type StreamEvent } from '../../../protocol/index.js';
+import { ActRequest, ExtractRequest, HEADERS, NavigateRequest, ObserveRequest, type OperationName } from '../../../protocol/index.js';
+import { replayAction, runAct } from '../../act/act.js';
+import { runObserve } from '../../act/observe.js';
 import { Context } from '../../driver/context.js';
 import type { Page } from '../../driver/page.js';
-import {
-  HostedServiceError,
-  InvalidAISDKModelFormatError,
-  InvalidOptionError,
-  LLMResponseError,
-  MissingLLMConfigurationError,
-  SchemaValidationError,
-  SdkError,
-  TimeoutError,
-  UnsupportedModelError,
-} from '../../errors.js';
 import { runServerExtraction } from '../../extract/extract.js';
 import { fromJsonSchema } from '../../extract/jsonSchema.js';
-import { describeModel, parseModelConfiguration } from '../../llm/config.js';
+import type { AnswerCache } from '../../llm/ask.js';
+import { describeModel, parseModelConfiguration, type ModelSpec } from '../../llm/config.js';
 import { Metrics } from '../../llm/metrics.js';
-import { Logger } from '../../logger.js';
+import type { Logger } from '../../logger.js';
 import type { ModelConfiguration } from '../../types.js';
 import { cacheKey, type ResultCache } from './cache.js';
 import { header, parse } from './request.js';
 import type { SessionRecord } from './sessions.js';
 import { apiError } from './sessions.js';
+import { EventStream, type CacheStatus } from './stream.js';
 
-const DEFAULT_TIMEOUT_MS = 120_000;
+const MODEL_TIMEOUT_MS = 120_000;
+const BROWSER_TIMEOUT_MS = 30_000;
 const contexts = new WeakMap<SessionRecord, Promise<Context>>();
 
 /** The server's own driver on a session's browser, next to (not in the way of) the client's. */
 function contextOf(record: SessionRecord, logger: Logger): Promise<Context> {
   let context = contexts.get(record);
   if (!context) {
-    const created = new Context(record.browser!, logger, { timeoutMs: 30_000 });
+    const created = new Context(record.browser!, logger, { timeoutMs: BROWSER_TIMEOUT_MS });
     context = created.start().then(() => created);
     context.catch(() => contexts.delete(record));
     contexts.set(record, context);
@@ -43,35 +37,155 @@ function contextOf(record: SessionRecord, logger: Logger): Promise<Context> {
   return context;
 }
 
-async function pageOf(context: Context, pageId: string | undefined): Promise<Page> {
+async function pageOf(record: SessionRecord, pageId: string | undefined, logger: Logger): Promise<Page> {
+  const context = await contextOf(record, logger);
   // The client may have opened the page a moment ago: give our side of the browser time to attach it.
   const page = pageId ? await context.pageOfTarget(pageId, 5000) : context.activePage();
   if (!page) throw apiError('not_found', pageId ? `The session has no page ${pageId}.` : 'The session has no open page.');
   return page;
 }
 
-/** The protocol code (and the client's error class) for an error raised while working. */
-export function codeOf(error: unknown): { code: ErrorCode; name?: string } {
-  if (error instanceof HostedServiceError) return { code: error.code as ErrorCode };
-  const name = error instanceof SdkError ? error.name : undefined;
-  if (error instanceof SchemaValidationError) return { code: 'schema_validation', name };
-  if (error instanceof TimeoutError) return { code: 'timeout', name };
-  if (error instanceof LLMResponseError) return { code: 'model_error', name };
-  const caller = [InvalidOptionError, MissingLLMConfigurationError, UnsupportedModelError, InvalidAISDKModelFormatError];
-  if (caller.some((type) => error instanceof type)) return { code: 'bad_request', name };
-  return { code: 'internal', name };
+/** The model the body names, with the key from its header; a bad one is the caller's mistake (400). */
+function modelOf(req: IncomingMessage, model: unknown): ModelSpec | undefined {
+  const key = header(req, HEADERS.modelApiKey);
+  const given = (typeof model === 'string' ? { modelName: model } : model) as ModelConfiguration | undefined;
+  try {
+    return parseModelConfiguration(given && key ? ({ ...(given as object), apiKey: key } as ModelConfiguration) : given);
+  } catch (error) {
+    throw apiError('bad_request', (error as Error).message);
+  }
 }
 
-function errorEvent(error: unknown): Extract<StreamEvent, { type: 'error' }> {
-  const { code, name } = codeOf(error);
-  const message = error instanceof Error ? error.message : String(error);
-  const event: Extract<StreamEvent, { type: 'error' }> = { type: 'error', error: { code, message } };
-  if (name) event.error.name = name;
-  if (error instanceof SchemaValidationError) event.error.issues = error.issues;
-  return event;
+function requireModel(spec: ModelSpec | undefined, what: string): ModelSpec {
+  if (spec) return spec;
+  throw apiError('bad_request', `${what} needs a model: send \`model\` in the body and its key in the ${HEADERS.modelApiKey} header.`);
 }
 
-export async function runExtractOperation(
+interface Job {
+  record: SessionRecord;
+  body: unknown;
+  req: IncomingMessage;
+  stream: EventStream;
+  /** The cache for this call, or undefined when the client asked to bypass it. */
+  cache: ResultCache | undefined;
+  serverLogger: Logger;
+}
+
+/** Once the request is known to be valid: without a cache decision to wait for, logs may stream. */
+function ready(job: Job): void {
+  if (!job.cache) job.stream.start();
+}
+
+/**
+ * The cache hook an operation gets: keyed by the snapshot text plus `parts`. `status` says what the
+ * cache did once the operation is over: HIT when a cached answer was used, else MISS.
+ */
+function cacheHook(cache: ResultCache, parts: unknown[], onDecision?: (status: CacheStatus) => void): AnswerCache & { status(): CacheStatus } {
+  let served = false;
+  return {
+    get: async (text) => {
+      const hit = await cache.get(cacheKey([text, ...parts]));
+      onDecision?.(hit === undefined ? 'MISS' : 'HIT');
+      return hit;
+    },
+    set: (text, value) => cache.set(cacheKey([text, ...parts]), value),
+    served: () => void (served = true),
+    status: () => (served ? 'HIT' : 'MISS'),
+  };
+}
+
+async function extract(job: Job): Promise<void> {
+  const request = parse(ExtractRequest, job.body);
+  if (!request.instruction) throw apiError('bad_request', 'extract on the server needs an instruction; page text needs no server.');
+  const model = requireModel(modelOf(job.req, request.model), 'extract');
+  let node;
+  try {
+    node = request.schema ? fromJsonSchema(request.schema) : undefined;
+  } catch (error) {
+    throw apiError('bad_request', (error as Error).message);
+  }
+  const page = await pageOf(job.record, request.pageId, job.serverLogger);
+  ready(job);
+  const parts = ['extract', request.instruction, request.schema ?? null, request.selector ?? null, describeModel(model)];
+  // An extraction answered from the cache is final, so its headers (and the logs so far) go at once.
+  const cache = job.cache && cacheHook(job.cache, parts, (status) => job.stream.start(status));
+  const result = await runServerExtraction({
+    page,
+    instruction: request.instruction,
+    selector: request.selector,
+    node,
+    timeoutMs: request.timeout ?? MODEL_TIMEOUT_MS,
+    model,
+    logger: job.stream.logger,
+    metrics: new Metrics(),
+    cache,
+  });
+  job.stream.finish(result.value, result.cacheStatus);
+}
+
+async function observe(job: Job): Promise<void> {
+  const request = parse(ObserveRequest, job.body);
+  const model = requireModel(modelOf(job.req, request.model), 'observe');
+  const page = await pageOf(job.record, request.pageId, job.serverLogger);
+  ready(job);
+  const cache = job.cache && cacheHook(job.cache, ['observe', request.instruction ?? null, request.selector ?? null, describeModel(model)]);
+  const actions = await runObserve({
+    page,
+    instruction: request.instruction,
+    selector: request.selector,
+    timeoutMs: request.timeout ?? MODEL_TIMEOUT_MS,
+    model,
+    logger: job.stream.logger,
+    metrics: new Metrics(),
+    cache,
+  });
+  job.stream.finish(actions, cache?.status());
+}
+
+async function act(job: Job): Promise<void> {
+  const request = parse(ActRequest, job.body);
+  if (!request.instruction === !request.action) throw apiError('bad_request', 'act takes either an `instruction` or an `action` (from observe), not both nor neither.');
+  const model = modelOf(job.req, request.model);
+  const instruction = request.instruction;
+  const instructed = instruction ? requireModel(model, 'act(instruction)') : undefined;
+  const page = await pageOf(job.record, request.pageId, job.serverLogger);
+  ready(job);
+  const variables = request.variables ?? {};
+  const withModel = (what: string, spec: ModelSpec, cache?: AnswerCache) =>
+    runAct({ page, instruction: what, variables, timeoutMs: request.timeout ?? MODEL_TIMEOUT_MS, model: spec, logger: job.stream.logger, metrics: new Metrics(), cache });
+  if (instruction && instructed) {
+    // Variables are not part of the key: the cached action keeps its %placeholders%.
+    const cache = job.cache && cacheHook(job.cache, ['act', instruction, describeModel(instructed)]);
+    const result = await withModel(instruction, instructed, cache);
+    return job.stream.finish(result, cache?.status());
+  }
+  const action = request.action!;
+  const description = action.description?.trim();
+  const result = await replayAction(page, action, {
+    timeoutMs: request.timeout ?? BROWSER_TIMEOUT_MS,
+    variables,
+    logger: job.stream.logger,
+    heal: model && description ? () => withModel(`${action.method ?? 'click'}: ${description}`, model) : undefined,
+  });
+  job.stream.finish(result);
+}
+
+async function navigate(job: Job): Promise<void> {
+  const request = parse(NavigateRequest, job.body);
+  const page = await pageOf(job.record, request.pageId, job.serverLogger);
+  job.stream.start();
+  await page.goto(request.url, { waitUntil: request.waitUntil, timeoutMs: request.timeoutMs ?? BROWSER_TIMEOUT_MS });
+  job.stream.finish({ url: page.url() });
+}
+
+const RUNNERS: Record<OperationName, (job: Job) => Promise<void>> = { extract, act, observe, navigate };
+
+export function isOperation(name: string | undefined): name is OperationName {
+  return name !== undefined && Object.hasOwn(RUNNERS, name);
+}
+
+export async function runOperation(
+  name: OperationName,
   record: SessionRecord,
   body: unknown,
   req: IncomingMessage,
@@ -79,79 +193,11 @@ export async function runExtractOperation(
   cache: ResultCache,
   serverLogger: Logger,
 ): Promise<void> {
-  const request = parse(ExtractRequest, body);
-  if (!request.instruction) throw apiError('bad_request', 'extract on the server needs an instruction; page text needs no server.');
-  const modelKey = header(req, HEADERS.modelApiKey);
-  const given = (typeof request.model === 'string' ? { modelName: request.model } : request.model) as ModelConfiguration | undefined;
-  let spec;
-  let node;
-  try {
-    spec = parseModelConfiguration(given && modelKey ? ({ ...(given as object), apiKey: modelKey } as ModelConfiguration) : given);
-    node = request.schema ? fromJsonSchema(request.schema) : undefined;
-  } catch (error) {
-    throw apiError('bad_request', (error as Error).message);
-  }
-  if (!spec) throw apiError('bad_request', 'extract needs a model: send `model` in the body and its key in the x-model-api-key header.');
+  const stream = new EventStream(res);
   const bypass = header(req, HEADERS.cacheControl) === 'bypass';
-
-  // Events wait until the cache decision, which is also the moment the headers can go out.
-  const pending: StreamEvent[] = [];
-  let open = false;
-  const emit = (event: StreamEvent) => {
-    if (!open) return void pending.push(event);
-    res.write(`data: ${JSON.stringify(event)}\n\n`);
-  };
-  const start = (cacheStatus?: 'HIT' | 'MISS') => {
-    if (open) return;
-    open = true;
-    res.writeHead(200, {
-      'content-type': 'text/event-stream',
-      'cache-control': 'no-store',
-      ...(cacheStatus ? { [HEADERS.cacheStatus]: cacheStatus } : {}),
-    });
-    for (const event of pending.splice(0)) res.write(`data: ${JSON.stringify(event)}\n\n`);
-  };
-  const logger = new Logger({
-    verbose: 1,
-    disablePino: true,
-    logger: (line) => emit({ type: 'log', level: line.level, category: line.category, message: line.message, timestamp: line.timestamp }),
-  });
-  if (bypass) start();
-  const keyParts = [request.instruction, request.schema ?? null, request.selector ?? null, describeModel(spec)];
   try {
-    const context = await contextOf(record, serverLogger);
-    const page = await pageOf(context, request.pageId);
-    const result = await runServerExtraction({
-      page,
-      instruction: request.instruction,
-      selector: request.selector,
-      node,
-      timeoutMs: request.timeout ?? DEFAULT_TIMEOUT_MS,
-      model: spec,
-      logger,
-      metrics: new Metrics(),
-      cache: bypass
-        ? undefined
-        : {
-            get: async (text) => {
-              const hit = await cache.get(cacheKey([text, ...keyParts]));
-              start(hit === undefined ? 'MISS' : 'HIT');
-              return hit;
-            },
-            set: (text, value) => cache.set(cacheKey([text, ...keyParts]), value),
-          },
-    });
-    start(result.cacheStatus);
-    emit({ type: 'result', data: result.value, ...(result.cacheStatus ? { cacheStatus: result.cacheStatus } : {}) });
+    await RUNNERS[name]({ record, body, req, stream, cache: bypass ? undefined : cache, serverLogger });
   } catch (error) {
-    if (!open) {
-      // Nothing streamed yet: a plain JSON error with its status says it best.
-      const event = errorEvent(error);
-      const text = JSON.stringify({ error: event.error });
-      res.writeHead(STATUS_OF[event.error.code], { 'content-type': 'application/json' }).end(text);
-      return;
-    }
-    emit(errorEvent(error));
+    stream.fail(error);
   }
-  res.end();
 }

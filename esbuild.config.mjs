@@ -59,6 +59,8 @@ async function buildLibrary() {
   await Promise.all([
     build({ ...common, format: 'esm', outfile: 'dist/index.js' }),
     build({ ...common, format: 'cjs', outfile: 'dist/index.cjs' }),
+    // The command line (`npx tendril`): ESM, its shebang kept from src/cli/main.ts.
+    build({ ...common, entryPoints: ['src/cli/main.ts'], format: 'esm', outfile: 'dist/cli.js' }),
   ]);
 }
 

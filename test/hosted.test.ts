@@ -7,7 +7,7 @@ import { HEADERS } from '../protocol/index.js';
 import { HostedApi } from '../src/browser/hosted.js';
 import { readServerConfig } from '../src/hosted/server/config.js';
 import { startHostedServer, type HostedServer } from '../src/hosted/server/http.js';
-import { ConnectionClosedError, HostedServiceError, Sdk, TargetClosedError } from '../src/index.js';
+import { ActionFailedError, ConnectionClosedError, HostedServiceError, Sdk, TargetClosedError } from '../src/index.js';
 import { Logger } from '../src/logger.js';
 import { z } from 'zod';
 import { startFixtureServers, type FixtureServers } from './fixtures/server.js';
@@ -27,7 +27,8 @@ async function startServer(maxSessions: number): Promise<HostedServer> {
     HOSTED_API_KEYS: `other-key,${KEY}`,
     MAX_SESSIONS: String(maxSessions),
     CHROME_PATH: CHROME,
-    CHROME_ARGS: TEST_ARGS.join(' '),
+    // Two made-up hosts on loopback: one on the ad block list, one not.
+    CHROME_ARGS: [...TEST_ARGS, `"--host-resolver-rules=MAP ads.doubleclick.net 127.0.0.1, MAP cdn.tendril-test.example 127.0.0.1"`].join(' '),
   });
   return startHostedServer(config, new Logger({ verbose: 0, disablePino: true }));
 }
@@ -115,6 +116,22 @@ describe('env "HOSTED"', () => {
 });
 
 describe('the hosted server', () => {
+  it('blocks ad and tracker hosts for blockAds sessions only, in the page and its out-of-process frames', async () => {
+    const run = async (blockAds: boolean) => {
+      const sdk = new Sdk({ ...clientOptions(), hostedSessionCreateParams: { browserSettings: { blockAds } } });
+      try {
+        await sdk.init();
+        const page = sdk.context.pages()[0]!;
+        await page.goto(fixtures.a.url('ads.html'));
+        return await page.evaluate('window.done');
+      } finally {
+        await sdk.close();
+      }
+    };
+    expect(await run(true)).toEqual(['ad blocked', 'own loaded', 'frame ad blocked']);
+    expect(await run(false)).toEqual(['ad loaded', 'own loaded', 'frame ad loaded']);
+  });
+
   it('answers 20 concurrent session requests with 5 sessions and 15 429s, and leaves no Chromium behind', async () => {
     const api = new HostedApi(server.url, KEY, 60_000);
     const outcomes = await Promise.allSettled(Array.from({ length: 20 }, () => api.createSession({ projectId: 'p' })));
@@ -231,6 +248,119 @@ describe('server-side extract and its cache', () => {
       });
       expect(response.status).toBe(400);
       expect(((await response.json()) as { error: { message: string } }).error.message).toMatch(/"date"/);
+    } finally {
+      await sdk.close();
+    }
+  });
+});
+
+describe('server-side act, observe and navigate', () => {
+  const model = () => ({ modelName: 'openai/gpt-4.1-mini', apiKey: MODEL_KEY, baseURL: fake.url });
+  const idOf = (request: FakeRequest, role: string, name: string) => {
+    const match = new RegExp(`\\[(\\d+-\\d+)\\] ${role}: ${name}`).exec(request.user);
+    if (!match) throw new Error(`no ${role} "${name}" in the prompt`);
+    return match[1]!;
+  };
+  const choose = (role: string, name: string, method: string, args: string[] = []) => (request: FakeRequest) => ({
+    json: { elementId: idOf(request, role, name), method, arguments: args, description: `${method} ${name}` },
+  });
+  const state = (page: { evaluate(fn: string): Promise<unknown> }) => page.evaluate(`document.getElementById('top-state').textContent`);
+
+  it('acts on the server, replays a cached action for the same page, and keeps variables out of model and cache', async () => {
+    fake.reset();
+    const sdk = new Sdk({ ...clientOptions(), model: model() });
+    try {
+      await sdk.init();
+      const page = sdk.context.pages()[0]!;
+      await page.goto(fixtures.a.url('act.html'));
+      fake.script(choose('button', 'Top button', 'click'));
+      const result = await sdk.act('click the top button');
+      expect(result).toMatchObject({ success: true, actions: [{ method: 'click', selector: expect.stringMatching(/^xpath=\/html\/body\//) }] });
+      expect(await state(page)).toBe('top clicked 1');
+      expect(fake.requests).toHaveLength(1);
+      expect(fake.requests[0]!.headers.authorization).toBe(`Bearer ${MODEL_KEY}`);
+
+      // The same page again: the server performs the action it chose before, without the model.
+      await page.goto(fixtures.a.url('act.html'));
+      expect(await sdk.act('click the top button')).toMatchObject({ success: true, message: expect.stringMatching(/from the cache/) });
+      expect(await state(page)).toBe('top clicked 1');
+      expect(fake.requests).toHaveLength(1);
+      // ...unless the call bypasses the cache.
+      await sdk.act('click the top button', { serverCache: false });
+      expect(await state(page)).toBe('top clicked 2');
+      expect(fake.requests).toHaveLength(2);
+
+      fake.script(choose('textbox', 'Name', 'fill', ['%who%']));
+      await page.goto(fixtures.a.url('act.html'));
+      const filled = await sdk.act('write the name', { variables: { who: 'Ada Lovelace' } });
+      expect(filled.actions[0]!.arguments).toEqual(['%who%']);
+      expect(await page.evaluate(`document.getElementById('name').value`)).toBe('Ada Lovelace');
+      await page.goto(fixtures.a.url('act.html'));
+      // Replayed from the cache with other values: the placeholder was cached, not the value.
+      await sdk.act('write the name', { variables: { who: 'Grace Hopper' } });
+      expect(await page.evaluate(`document.getElementById('name').value`)).toBe('Grace Hopper');
+      expect(fake.requests).toHaveLength(3);
+      expect(JSON.stringify(fake.requests.map((request) => request.body))).not.toMatch(/Ada|Grace/);
+    } finally {
+      await sdk.close();
+    }
+  });
+
+  it('observes on the server, replays an observed action there without a model, and fails like locally', async () => {
+    fake.reset();
+    const sdk = new Sdk({ ...clientOptions(), model: model() });
+    try {
+      await sdk.init();
+      const page = sdk.context.pages()[0]!;
+      await page.goto(fixtures.a.url('act.html'));
+      fake.script((request) => ({ json: { elements: [{ elementId: idOf(request, 'button', 'Top button'), description: 'the top button', method: 'click', arguments: [] }] } }));
+      const observed = await sdk.observe('buttons to click');
+      expect(observed).toEqual([{ selector: expect.stringMatching(/^xpath=/), description: 'the top button', method: 'click', arguments: [] }]);
+      expect(await sdk.observe('buttons to click')).toEqual(observed);
+      expect(fake.requests).toHaveLength(1);
+
+      expect(await sdk.act(observed[0]!)).toMatchObject({ success: true });
+      expect(await state(page)).toBe('top clicked 1');
+      expect(fake.requests).toHaveLength(1);
+
+      // The model names an element that is not there, twice: the server's ActionFailedError, here.
+      fake.script(() => ({ json: { elementId: '0-99999', method: 'click', arguments: [], description: 'nothing' } }));
+      const error = await sdk.act('click the missing button', { serverCache: false }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ActionFailedError);
+      expect(fake.requests).toHaveLength(3);
+      // The session is still usable.
+      expect(await sdk.act(observed[0]!)).toMatchObject({ success: true });
+      expect(await state(page)).toBe('top clicked 2');
+    } finally {
+      await sdk.close();
+    }
+  });
+
+  it('navigates a session page over REST, answering the URL it reached as the stream result', async () => {
+    const sdk = new Sdk(clientOptions());
+    try {
+      await sdk.init();
+      const page = sdk.context.pages()[0]!;
+      expect(server.sessions.runningIds()).toHaveLength(1);
+      const id = server.sessions.runningIds()[0]!;
+      const response = await fetch(`${server.url}/v1/sessions/${id}/navigate`, {
+        method: 'POST',
+        headers: { [HEADERS.apiKey]: KEY, 'content-type': 'application/json' },
+        body: JSON.stringify({ url: fixtures.b.url('act.html'), pageId: page.targetId }),
+      });
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-type')).toBe('text/event-stream');
+      const events = (await response.text()).split('\n\n').filter(Boolean).map((block) => JSON.parse(block.replace(/^data: /, '')));
+      expect(events.at(-1)).toEqual({ type: 'result', data: { url: fixtures.b.url('act.html') } });
+      expect(page.url()).toBe(fixtures.b.url('act.html'));
+
+      const bad = await fetch(`${server.url}/v1/sessions/${id}/navigate`, {
+        method: 'POST',
+        headers: { [HEADERS.apiKey]: KEY, 'content-type': 'application/json' },
+        body: JSON.stringify({ url: 42 }),
+      });
+      expect(bad.status).toBe(400);
+      expect(((await bad.json()) as { error: { code: string } }).error.code).toBe('bad_request');
     } finally {
       await sdk.close();
     }

@@ -16,6 +16,8 @@ export interface HostedServerConfig {
   redisUrl?: string;
   chromePath?: string;
   chromeArgs: string[];
+  /** Hosts to block for blockAds sessions (hosts-file format); default @ghostery/trackerdb's ad and analytics domains. */
+  blockListFile?: string;
   /** Signs connectUrl tokens. Instances behind one load balancer must share it. */
   signingSecret: string;
 }
@@ -28,6 +30,30 @@ function integer(env: Env, name: string, fallback: number, min: number): number 
   const value = Number(raw);
   if (!Number.isInteger(value) || value < min) throw new InvalidOptionError(`${name} must be an integer of at least ${min}, not ${JSON.stringify(raw)}.`);
   return value;
+}
+
+/** Splits like a shell: on blanks, except inside "double" or 'single' quotes (for flags whose value has spaces). */
+export function splitArgs(text: string): string[] {
+  const args: string[] = [];
+  let current: string | undefined;
+  let quote: string | undefined;
+  for (const char of text) {
+    if (quote) {
+      if (char === quote) quote = undefined;
+      else current += char;
+    } else if (char === '"' || char === "'") {
+      quote = char;
+      current ??= '';
+    } else if (/\s/.test(char)) {
+      if (current !== undefined) args.push(current);
+      current = undefined;
+    } else {
+      current = (current ?? '') + char;
+    }
+  }
+  if (quote) throw new InvalidOptionError(`CHROME_ARGS has an unclosed ${quote} quote.`);
+  if (current !== undefined) args.push(current);
+  return args;
 }
 
 export function readServerConfig(env: Env = process.env): HostedServerConfig {
@@ -46,7 +72,8 @@ export function readServerConfig(env: Env = process.env): HostedServerConfig {
     publicUrl: publicUrl?.replace(/\/+$/, ''),
     redisUrl: env.REDIS_URL?.trim() || undefined,
     chromePath: env.CHROME_PATH?.trim() || undefined,
-    chromeArgs: (env.CHROME_ARGS ?? '').split(/\s+/).filter(Boolean),
+    chromeArgs: splitArgs(env.CHROME_ARGS ?? ''),
+    blockListFile: env.BLOCK_LIST_FILE?.trim() || undefined,
     signingSecret: env.HOSTED_SIGNING_SECRET?.trim() || randomBytes(32).toString('hex'),
   };
 }

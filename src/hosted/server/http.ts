@@ -8,8 +8,9 @@ import { CreateSessionRequest, HEADERS, UpdateSessionRequest, type ErrorBody } f
 import { HostedServiceError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
 import type { HostedServerConfig } from './config.js';
+import { AdBlocker } from './adblock.js';
 import { MemoryCache, type ResultCache } from './cache.js';
-import { runExtractOperation } from './operations.js';
+import { isOperation, runOperation } from './operations.js';
 import { header, parse, readJson } from './request.js';
 import { apiError, SessionManager } from './sessions.js';
 import { isKnownKey, verifyToken } from './tokens.js';
@@ -23,7 +24,14 @@ export interface HostedServer {
 }
 
 export async function startHostedServer(config: HostedServerConfig, logger: Logger): Promise<HostedServer> {
-  const sessions = new SessionManager(config, logger);
+  // A list named by BLOCK_LIST_FILE must load (a typo should stop the server); the default list is
+  // an optional package, and without it only blockAds sessions are refused.
+  const adBlocker = await AdBlocker.start(config.blockListFile, logger).catch((error: Error) => {
+    if (config.blockListFile) throw error;
+    logger.info('hosted', `Sessions asking for blockAds will be refused: ${error.message}`);
+    return error;
+  });
+  const sessions = new SessionManager(config, logger, adBlocker);
   const cache: ResultCache = new MemoryCache();
   const sockets = new WebSocketServer({ noServer: true, maxPayload: 1024 * 1024 * 1024 });
   let baseUrl = '';
@@ -50,13 +58,9 @@ export async function startHostedServer(config: HostedServerConfig, logger: Logg
       parse(UpdateSessionRequest, await readJson(req));
       return sendJson(res, 200, sessions.toWire(await sessions.release(id), publicBase));
     }
-    if (id && action === 'extract' && req.method === 'POST') {
+    if (id && isOperation(action) && req.method === 'POST') {
       const record = sessions.running(id);
-      return runExtractOperation(record, await readJson(req), req, res, cache, logger);
-    }
-    if (id && action && ['act', 'observe', 'navigate'].includes(action)) {
-      sessions.running(id);
-      throw apiError('not_found', `${action} on the server is not available in this version; drive the session through its connectUrl.`);
+      return runOperation(action, record, await readJson(req), req, res, cache, logger);
     }
     throw apiError('not_found', `No route ${req.method} ${url.pathname}.`);
   };
@@ -103,7 +107,45 @@ export async function startHostedServer(config: HostedServerConfig, logger: Logg
         server.closeAllConnections();
         sockets.close();
         await cache.close();
+        if (adBlocker instanceof AdBlocker) await adBlocker.close();
       })()),
+  };
+}
+
+/**
+ * Ends the server gracefully on SIGTERM or SIGINT: stop accepting, end every session (closing its
+ * browser), then exit. A second signal while that runs exits at once. Returns a function that
+ * removes the handlers.
+ */
+export function closeOnSignals(server: HostedServer, logger: Logger): () => void {
+  const signals = ['SIGTERM', 'SIGINT'] as const;
+  let stopping = false;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (stopping) {
+      logger.error('hosted', `${signal} again: exiting without waiting for the sessions to end`);
+      process.exit(1);
+    }
+    stopping = true;
+    logger.info('hosted', `${signal}: no new requests; ending ${server.sessions.activeCount} session(s)`);
+    const deadline = setTimeout(() => {
+      logger.error('hosted', 'Sessions did not end within 20 s; exiting anyway');
+      process.exit(1);
+    }, 20_000);
+    deadline.unref();
+    void server.close().then(
+      () => {
+        logger.info('hosted', 'Stopped');
+        process.exit(0);
+      },
+      (error: Error) => {
+        logger.error('hosted', `Stopping failed: ${error.message}`);
+        process.exit(1);
+      },
+    );
+  };
+  for (const signal of signals) process.on(signal, onSignal);
+  return () => {
+    for (const signal of signals) process.off(signal, onSignal);
   };
 }
 

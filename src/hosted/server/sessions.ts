@@ -12,6 +12,7 @@ import type { BrowserHandle } from '../../browser/browser.js';
 import { launchChrome } from '../../browser/launch.js';
 import { HostedServiceError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
+import type { AdBlocker } from './adblock.js';
 import type { HostedServerConfig } from './config.js';
 import { signToken } from './tokens.js';
 
@@ -40,6 +41,8 @@ export class SessionManager {
   constructor(
     private readonly config: HostedServerConfig,
     private readonly logger: Logger,
+    /** Ad blocking, or why this server cannot block ads. */
+    private readonly adBlocker: AdBlocker | Error,
   ) {}
 
   get activeCount(): number {
@@ -47,6 +50,7 @@ export class SessionManager {
   }
 
   async create(request: CreateSessionRequest): Promise<SessionRecord> {
+    const extraArgs = request.browserSettings?.blockAds ? this.#blockingArgs() : [];
     // Counted before the launch, so concurrent requests cannot all slip under the limit.
     if (this.#active >= this.config.maxSessions) {
       throw apiError('rate_limited', `All ${this.config.maxSessions} sessions are in use; release one or try again shortly.`, 5);
@@ -67,7 +71,7 @@ export class SessionManager {
       record.browser = await launchChrome(
         {
           executablePath: this.config.chromePath,
-          args: this.config.chromeArgs,
+          args: [...this.config.chromeArgs, ...extraArgs],
           viewport: request.browserSettings?.viewport,
         },
         this.logger,
@@ -86,6 +90,14 @@ export class SessionManager {
     record.timer = setTimeout(() => void this.#end(record, 'TIMED_OUT'), lifetime);
     this.logger.info('hosted', 'Session started', { session: record.id, active: this.#active });
     return record;
+  }
+
+  #blockingArgs(): string[] {
+    if (this.adBlocker instanceof Error) throw apiError('bad_request', `This server cannot block ads: ${this.adBlocker.message}`);
+    if (this.config.chromeArgs.some((arg) => /^--proxy-(server|pac-url)=/.test(arg))) {
+      throw apiError('bad_request', 'This server cannot block ads: its CHROME_ARGS route the browser through a proxy of their own.');
+    }
+    return this.adBlocker.chromeArgs();
   }
 
   runningIds(): string[] {

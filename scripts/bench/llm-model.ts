@@ -61,10 +61,12 @@ export function sampleFor(schema: JsonSchema | undefined, root: JsonSchema | und
   }
 }
 
-function reply(request: FakeRequest): FakeReply {
-  // Both libraries always ask for structured output; anything else should show up as a failure.
-  if (request.schema === undefined) return { status: 400, error: 'fake model (bench): request without a JSON schema' };
-  return { json: sampleFor(request.schema as JsonSchema) };
+function replier(delayMs: number): (request: FakeRequest) => FakeReply {
+  return (request) => {
+    // Both libraries always ask for structured output; anything else should show up as a failure.
+    if (request.schema === undefined) return { status: 400, error: 'fake model (bench): request without a JSON schema' };
+    return { json: sampleFor(request.schema as JsonSchema), delayMs };
+  };
 }
 
 /** Client-side time of the model requests made through `fetch`, since the last `take()`. */
@@ -108,8 +110,13 @@ export interface BenchModelServer {
   close(): Promise<void>;
 }
 
-export async function startModelServer(): Promise<BenchModelServer> {
-  const fake = await startFakeModel({ script: reply });
+/**
+ * `delayMs`: how long the fake waits before each reply (after recording the request). The
+ * comparisons leave it at 0, since they subtract the model's time anyway; a measurement whose point
+ * is the model call it avoids needs the call to cost what a real one does.
+ */
+export async function startModelServer(options: { delayMs?: number } = {}): Promise<BenchModelServer> {
+  const fake = await startFakeModel({ script: replier(options.delayMs ?? 0) });
   const m = meter();
   return {
     fake,

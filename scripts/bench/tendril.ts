@@ -2,35 +2,63 @@
 import { z } from 'zod';
 import { Sdk, type ExtractSchema } from '../../src/index.js';
 import type { BenchSession, LibraryAdapter, SchemaBuilder, SessionOptions } from './adapter.js';
-import { clientOptions, type LaunchSpec } from './config.js';
+import { clientOptions, type BenchModel, type LaunchSpec } from './config.js';
+
+// Built once per builder, so timed calls never include building a schema.
+const schemas = new WeakMap<SchemaBuilder, ExtractSchema>();
+const schemaFor = (build: SchemaBuilder): ExtractSchema => {
+  let schema = schemas.get(build);
+  if (!schema) schemas.set(build, (schema = build(z) as ExtractSchema));
+  return schema;
+};
+
+function sessionOf(sdk: Sdk): BenchSession {
+  const firstPage = () => {
+    const page = sdk.context.pages()[0];
+    if (!page) throw new Error('Tendril has no page after init()');
+    return page;
+  };
+  return {
+    init: () => sdk.init(),
+    goto: (url) => firstPage().goto(url), // waits for load by default
+    extractText: async () => (await sdk.extract()).pageText,
+    extractWithSchema: (instruction, build) => sdk.extract(instruction, schemaFor(build)),
+    act: (action) => sdk.act({ ...action, arguments: [...action.arguments] }),
+    evaluate: (expression) => firstPage().evaluate<unknown>(expression),
+    close: () => sdk.close(),
+  };
+}
 
 export function loadTendril(): LibraryAdapter {
-  // Built once per builder, so timed calls never include building a schema.
-  const schemas = new WeakMap<SchemaBuilder, ExtractSchema>();
-  const schemaFor = (build: SchemaBuilder): ExtractSchema => {
-    let schema = schemas.get(build);
-    if (!schema) schemas.set(build, (schema = build(z) as ExtractSchema));
-    return schema;
-  };
   return {
     id: 'tendril',
     label: 'Tendril',
-    newSession(launch: LaunchSpec, options: SessionOptions = {}): BenchSession {
-      const sdk = new Sdk(clientOptions(launch, options.model));
-      const firstPage = () => {
-        const page = sdk.context.pages()[0];
-        if (!page) throw new Error('Tendril has no page after init()');
-        return page;
-      };
-      return {
-        init: () => sdk.init(),
-        goto: (url) => firstPage().goto(url), // waits for load by default
-        extractText: async () => (await sdk.extract()).pageText,
-        extractWithSchema: (instruction, build) => sdk.extract(instruction, schemaFor(build)),
-        act: (action) => sdk.act({ ...action, arguments: [...action.arguments] }),
-        evaluate: (expression) => firstPage().evaluate<unknown>(expression),
-        close: () => sdk.close(),
-      };
-    },
+    newSession: (launch: LaunchSpec, options: SessionOptions = {}) => sessionOf(new Sdk(clientOptions(launch, options.model))),
   };
+}
+
+/** Where a Tendril hosted server listens, and a key it accepts. */
+export interface HostedEndpoint {
+  readonly url: string;
+  readonly apiKey: string;
+}
+
+/**
+ * Tendril in env "HOSTED": init() asks `hosted` for a session (the server launches its browser),
+ * and extract(instruction, schema) runs on the server, which calls the model and caches the result.
+ * The model's `fetch` stays behind: the server, not this process, sends the model requests.
+ */
+export function hostedTendrilSession(hosted: HostedEndpoint, model: BenchModel): BenchSession {
+  const { modelName, apiKey, baseURL } = model;
+  return sessionOf(
+    new Sdk({
+      env: 'HOSTED',
+      apiKey: hosted.apiKey,
+      projectId: 'bench',
+      hostedApiUrl: hosted.url,
+      model: { modelName, apiKey, baseURL },
+      verbose: 0,
+      disablePino: true,
+    }),
+  );
 }

@@ -1,0 +1,87 @@
+// The hosted server's configuration: CHROME_ARGS splitting, block lists, and a server whose
+// BLOCK_LIST_FILE replaces the default list (real Chromium, real server).
+
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { parseBlockList } from '../src/hosted/server/adblock.js';
+import { readServerConfig, splitArgs } from '../src/hosted/server/config.js';
+import { startHostedServer } from '../src/hosted/server/http.js';
+import { InvalidOptionError, Sdk } from '../src/index.js';
+import { Logger } from '../src/logger.js';
+import { startFixtureServers } from './fixtures/server.js';
+import { CHROME, TEST_ARGS } from './helpers.js';
+
+const dir = mkdtempSync(path.join(tmpdir(), 'tendril-hosted-config-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const quiet = () => new Logger({ verbose: 0, disablePino: true });
+
+describe('hosted server configuration', () => {
+  it('splits CHROME_ARGS like a shell, so a flag value may hold spaces', () => {
+    expect(splitArgs(` --no-sandbox  "--host-resolver-rules=MAP * 127.0.0.1, MAP a b" --x='1 2'`)).toEqual([
+      '--no-sandbox',
+      '--host-resolver-rules=MAP * 127.0.0.1, MAP a b',
+      '--x=1 2',
+    ]);
+    expect(splitArgs('')).toEqual([]);
+    expect(() => splitArgs('"--open')).toThrow(/unclosed " quote/);
+  });
+
+  it('reads hosts files, bare domains and ||domain^ rules, and nothing else', () => {
+    const list = [
+      '# a comment',
+      '0.0.0.0 ads.example.com',
+      '127.0.0.1 Tracker.Example.net  # trailing comment',
+      'plain.example.org',
+      '||rule.example.io^$third-party',
+      '! adblock comment',
+      '0.0.0.0 localhost',
+      '||path.example.com/ads.js',
+      'not a host line',
+      '1.2.3.4 mapped.example.com',
+    ].join('\n');
+    expect(parseBlockList(list).sort()).toEqual(['ads.example.com', 'plain.example.org', 'rule.example.io', 'tracker.example.net']);
+  });
+
+  it('refuses numbers that are not numbers, an empty key list, and a URL that is not one', () => {
+    expect(() => readServerConfig({ HOSTED_API_KEYS: 'k', MAX_SESSIONS: 'five' })).toThrow(/MAX_SESSIONS must be an integer/);
+    expect(() => readServerConfig({ HOSTED_API_KEYS: ' , ' })).toThrow(/HOSTED_API_KEYS is empty/);
+    expect(() => readServerConfig({ HOSTED_API_KEYS: 'k', PUBLIC_URL: 'example.com' })).toThrow(/PUBLIC_URL/);
+  });
+
+  it('does not start with a BLOCK_LIST_FILE it cannot read', async () => {
+    const config = readServerConfig({ HOSTED_API_KEYS: 'k', PORT: '0', BLOCK_LIST_FILE: path.join(dir, 'missing.txt') });
+    const error = await startHostedServer(config, quiet()).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(InvalidOptionError);
+    expect((error as Error).message).toMatch(/BLOCK_LIST_FILE .*missing\.txt cannot be read/);
+  });
+
+  it('blocks the hosts of BLOCK_LIST_FILE instead of the default list', async () => {
+    const file = path.join(dir, 'hosts.txt');
+    writeFileSync(file, '0.0.0.0 tendril-test.example\n');
+    const fixtures = await startFixtureServers();
+    const server = await startHostedServer(
+      readServerConfig({
+        HOSTED_API_KEYS: 'k',
+        PORT: '0',
+        BLOCK_LIST_FILE: file,
+        CHROME_PATH: CHROME,
+        CHROME_ARGS: [...TEST_ARGS, `"--host-resolver-rules=MAP ads.doubleclick.net 127.0.0.1, MAP cdn.tendril-test.example 127.0.0.1"`].join(' '),
+      }),
+      quiet(),
+    );
+    const sdk = new Sdk({ env: 'HOSTED', apiKey: 'k', projectId: 'p', hostedApiUrl: server.url, verbose: 0, disablePino: true, hostedSessionCreateParams: { browserSettings: { blockAds: true } } });
+    try {
+      await sdk.init();
+      const page = sdk.context.pages()[0]!;
+      await page.goto(fixtures.a.url('ads.html'));
+      // A listed domain blocks its subdomains too (cdn.tendril-test.example); the default list is not used.
+      expect(await page.evaluate('window.done')).toEqual(['ad loaded', 'own blocked', 'frame ad loaded']);
+    } finally {
+      await sdk.close();
+      await server.close();
+      await fixtures.close();
+    }
+  });
+});

@@ -2,6 +2,7 @@
 // snapshot text (so a changed page misses), the instruction, the schema, the selector and the model.
 
 import { createHash } from 'node:crypto';
+import type { Logger } from '../../logger.js';
 
 export interface ResultCache {
   get(key: string): Promise<unknown | undefined>;
@@ -38,4 +39,15 @@ export class MemoryCache implements ResultCache {
   async close(): Promise<void> {
     this.#entries.clear();
   }
+}
+
+/**
+ * Redis when REDIS_URL is set, so that instances behind one load balancer share results; memory
+ * otherwise. Rejects when that Redis cannot be used, so a wrong REDIS_URL stops the server at start.
+ */
+export async function openResultCache(config: { redisUrl?: string }, logger: Logger): Promise<ResultCache> {
+  if (!config.redisUrl) return new MemoryCache();
+  // Loaded on demand: a server without Redis loads none of its client.
+  const { RedisCache } = await import('./redis.js');
+  return RedisCache.connect(config.redisUrl, logger);
 }

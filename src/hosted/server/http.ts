@@ -5,11 +5,11 @@ import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { WebSocketServer } from 'ws';
 import { CreateSessionRequest, HEADERS, UpdateSessionRequest, type ErrorBody } from '../../../protocol/index.js';
-import { HostedServiceError } from '../../errors.js';
+import { HostedServiceError, InvalidOptionError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
 import type { HostedServerConfig } from './config.js';
 import { AdBlocker } from './adblock.js';
-import { MemoryCache, type ResultCache } from './cache.js';
+import { openResultCache } from './cache.js';
 import { isOperation, runOperation } from './operations.js';
 import { header, parse, readJson } from './request.js';
 import { apiError, SessionManager } from './sessions.js';
@@ -24,15 +24,19 @@ export interface HostedServer {
 }
 
 export async function startHostedServer(config: HostedServerConfig, logger: Logger): Promise<HostedServer> {
+  // A wrong REDIS_URL stops the server here, at start, rather than turning every request into a miss.
+  const cache = await openResultCache(config, logger);
   // A list named by BLOCK_LIST_FILE must load (a typo should stop the server); the default list is
   // an optional package, and without it only blockAds sessions are refused.
-  const adBlocker = await AdBlocker.start(config.blockListFile, logger).catch((error: Error) => {
-    if (config.blockListFile) throw error;
+  const adBlocker = await AdBlocker.start(config.blockListFile, logger).catch(async (error: Error) => {
+    if (config.blockListFile) {
+      await cache.close();
+      throw error;
+    }
     logger.info('hosted', `Sessions asking for blockAds will be refused: ${error.message}`);
     return error;
   });
   const sessions = new SessionManager(config, logger, adBlocker);
-  const cache: ResultCache = new MemoryCache();
   const sockets = new WebSocketServer({ noServer: true, maxPayload: 1024 * 1024 * 1024 });
   let baseUrl = '';
   const server = http.createServer((req, res) => {
@@ -89,10 +93,16 @@ export async function startHostedServer(config: HostedServerConfig, logger: Logg
     });
   });
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(config.port, config.host, () => resolve());
-  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(config.port, config.host, () => resolve());
+    });
+  } catch (error) {
+    await cache.close();
+    if (adBlocker instanceof AdBlocker) await adBlocker.close();
+    throw new InvalidOptionError(`The hosted server cannot listen on ${config.host}:${config.port}: ${(error as Error).message}`);
+  }
   const { port } = server.address() as AddressInfo;
   baseUrl = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
   let closing: Promise<void> | undefined;

@@ -1,11 +1,15 @@
 // The command line, run as a user runs it: a child process, its output and its exit code.
 
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { once } from 'node:events';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HostedApi } from '../src/browser/hosted.js';
+import { startFixtureServers, type FixtureServers } from './fixtures/server.js';
 import { CHROME, processAlive, TEST_ARGS } from './helpers.js';
+import { startFakeModel, type FakeModel, type FakeRequest } from './support/fake-model.js';
 
 const MAIN = ['--import', 'tsx', 'src/cli/main.ts'];
 
@@ -79,7 +83,7 @@ describe('tendril hosted serve', () => {
     }
   });
 
-  it('exits 2 with the usage on a wrong command line, and 1 naming the fix on a bad configuration', async () => {
+  it('exits 2 with the usage on a wrong command line, and 2 naming the fix on a bad configuration', async () => {
     const unknown = run(['hosted', 'serve', '--prot', '3000']);
     expect(await unknown.exit).toBe(2);
     expect(unknown.stderr()).toMatch(/--prot/);
@@ -90,7 +94,95 @@ describe('tendril hosted serve', () => {
     expect(nothing.stderr()).toMatch(/Usage: tendril/);
 
     const noKeys = run(['hosted', 'serve', '--port', '0'], { HOSTED_API_KEYS: '' });
-    expect(await noKeys.exit).toBe(1);
+    expect(await noKeys.exit).toBe(2);
     expect(noKeys.stderr()).toMatch(/HOSTED_API_KEYS is empty/);
+  });
+});
+
+describe('tendril text and tendril extract', () => {
+  let fixtures: FixtureServers;
+  let fake: FakeModel;
+  const dir = mkdtempSync(path.join(tmpdir(), 'tendril-cli-'));
+  beforeAll(async () => {
+    [fixtures, fake] = await Promise.all([startFixtureServers(), startFakeModel()]);
+  });
+  afterAll(async () => {
+    await Promise.all([fixtures?.close(), fake?.close()]);
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const env = () => ({ CHROME_PATH: CHROME, MODEL_API_KEY: 'sk-cli-test', MODEL_BASE_URL: fake.url, MODEL_NAME: 'openai/gpt-4.1-mini' });
+  const finished = async (started: Run) => ({ code: await started.exit, stdout: started.stdout(), stderr: started.stderr() });
+
+  it('text prints the page as text on stdout, progress on stderr, and --selector scopes it', async () => {
+    const whole = await finished(run(['text', fixtures.a.url('extract-shop.html')], env()));
+    expect(whole.code).toBe(0);
+    expect(whole.stdout).toMatch(/heading: Tendril Shop/);
+    expect(whole.stdout).toMatch(/link: Details of Widget A/);
+    expect(whole.stderr).toMatch(/Opening http:\/\/127\.0\.0\.1/);
+    expect(whole.stdout).not.toMatch(/Opening/);
+
+    const scoped = await finished(run(['text', fixtures.a.url('extract-shop.html'), '--selector', 'css=h1', '--quiet'], env()));
+    expect(scoped.code).toBe(0);
+    expect(scoped.stdout.trim().split('\n')).toHaveLength(1);
+    expect(scoped.stdout).toMatch(/heading: Tendril Shop/);
+    expect(scoped.stderr).toBe('');
+  });
+
+  it('extract prints the model\'s answer as JSON, and with --schema the value with the page\'s real link URLs', async () => {
+    fake.reset();
+    fake.script((request: FakeRequest) =>
+      JSON.stringify(request.schema).includes('"link"')
+        ? { json: { title: 'Tendril Shop', link: /\[(\d+-\d+)\] link: Details of Widget A/.exec(request.user)![1] } }
+        : { json: { extraction: 'three widgets' } },
+    );
+    const plain = await finished(run(['extract', fixtures.a.url('extract-shop.html'), 'How many widgets?'], env()));
+    expect(plain.code).toBe(0);
+    expect(JSON.parse(plain.stdout)).toEqual({ extraction: 'three widgets' });
+    expect(fake.requests[0]!.headers.authorization).toBe('Bearer sk-cli-test');
+
+    const schemaFile = path.join(dir, 'schema.json');
+    writeFileSync(schemaFile, JSON.stringify({ type: 'object', properties: { title: { type: 'string' }, link: { type: 'string', format: 'uri' } }, required: ['title', 'link'] }));
+    const shaped = await finished(run(['extract', fixtures.a.url('extract-shop.html'), 'Title and first link', '--schema', schemaFile], env()));
+    expect(shaped.code).toBe(0);
+    expect(JSON.parse(shaped.stdout)).toEqual({ title: 'Tendril Shop', link: `${fixtures.a.origin}/products/widget-a?ref=list` });
+  });
+
+  it('exits 2 on bad input, 3 when the model fails or does not fit the schema, 1 when the page cannot be reached', async () => {
+    const page = fixtures.a.url('extract-shop.html');
+    const schemaFile = path.join(dir, 'count.json');
+    writeFileSync(schemaFile, JSON.stringify({ type: 'object', properties: { count: { type: 'integer', minimum: 0 } }, required: ['count'] }));
+    const badSchema = path.join(dir, 'bad.json');
+    writeFileSync(badSchema, JSON.stringify({ type: 'object', properties: { when: { type: 'date' } } }));
+    const cases: Array<[string[], number, RegExp]> = [
+      [['text'], 2, /Give the URL/],
+      [['text', 'http://[not a url'], 2, /is not a URL/],
+      [['extract', page], 2, /Say what to extract/],
+      [['extract', page, 'x', '--schema', path.join(dir, 'missing.json')], 2, /cannot be read/],
+      [['extract', page, 'x', '--schema', badSchema], 2, /"date"/],
+      [['text', page, '--timeout', 'soon'], 2, /--timeout/],
+    ];
+    for (const [args, code, message] of cases) {
+      const result = await finished(run(args, env()));
+      expect({ args, code: result.code }).toEqual({ args, code });
+      expect(result.stderr).toMatch(message);
+    }
+
+    fake.reset();
+    fake.script([{ json: { count: -4 } }]);
+    const misfit = await finished(run(['extract', page, 'Count the widgets', '--schema', schemaFile], env()));
+    expect(misfit.code).toBe(3);
+    expect(misfit.stderr).toMatch(/SchemaValidationError/);
+    expect(misfit.stdout).toBe('');
+
+    fake.script([{ status: 500, error: 'model down' }, { status: 500, error: 'model down' }, { status: 500, error: 'model down' }]);
+    const failed = await finished(run(['extract', page, 'Count the widgets'], env()));
+    expect(failed.code).toBe(3);
+    expect(failed.stderr).toMatch(/LLMResponseError/);
+    expect(failed.stderr).not.toContain('sk-cli-test');
+
+    // Port 9 (discard) has no listener here: the connection is refused.
+    const unreachable = await finished(run(['text', 'http://127.0.0.1:9/'], env()));
+    expect(unreachable.code).toBe(1);
+    expect(unreachable.stderr).toMatch(/NavigationError/);
   });
 });

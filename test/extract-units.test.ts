@@ -7,6 +7,7 @@ import * as zm from 'zod/mini';
 import { z as z3 } from 'zod3';
 import { splitIntoChunks } from '../src/extract/chunk.js';
 import { fromJsonSchema, toJsonSchema } from '../src/extract/jsonSchema.js';
+import { schemaFromJson } from '../src/extract/jsonSchemaInput.js';
 import { readSchema } from '../src/extract/schema.js';
 import { fromModel, mergeChunks, modelSchema } from '../src/extract/shape.js';
 import { estimateTokens } from '../src/llm/budget.js';
@@ -215,5 +216,40 @@ describe('model configuration', () => {
     expect(() => parseModelConfiguration({ modelName: 'openai/x', baseURL: 'ftp://x' })).toThrow(InvalidOptionError);
     expect(() => parseModelConfiguration({ modelName: 'openai/x', maxInputTokens: 10 })).toThrow(InvalidOptionError);
     expect(() => parseModelConfiguration(42 as never)).toThrow(InvalidOptionError);
+  });
+});
+
+describe('a JSON Schema in place of a zod schema (the command line\'s --schema)', () => {
+  const json = {
+    type: 'object',
+    properties: {
+      name: { type: 'string' },
+      link: { type: 'string', format: 'uri' },
+      count: { type: 'integer', minimum: 0 },
+      tags: { type: 'array', items: { enum: ['a', 'b'] } },
+      note: { anyOf: [{ type: 'string' }, { type: 'null' }] },
+    },
+    required: ['name', 'link', 'count'],
+  };
+
+  it('is read into the same node as its zod twin, and checks values the way zod would', async () => {
+    const schema = schemaFromJson(json);
+    const twin = z.object({ name: z.string(), link: z.string().url(), count: z.number().int().min(0), tags: z.array(z.enum(['a', 'b'])).optional(), note: z.string().nullable().optional() });
+    expect(readSchema(schema).node).toEqual(readSchema(twin).node);
+    const good = { name: 'x', link: 'https://example.org/', count: 2, tags: ['a'], note: null };
+    expect(await schema['~standard'].validate(good)).toEqual({ value: good });
+    const bad = (await schema['~standard'].validate({ name: 3, link: 'not a url', count: 1.5, tags: ['c'] })) as { issues: Array<{ message: string; path: unknown[] }> };
+    expect(bad.issues.map((issue) => [issue.path.join('.'), issue.message])).toEqual([
+      ['name', 'expected a string'],
+      ['link', 'expected a URL'],
+      ['count', 'expected an integer'],
+      ['tags.0', 'expected one of "a", "b"'],
+    ]);
+    expect(((await schema['~standard'].validate({ name: 'x', link: 'https://e.org/' })) as { issues: Array<{ message: string; path: unknown[] }> }).issues).toEqual([{ message: 'required', path: ['count'] }]);
+  });
+
+  it('refuses what extract() cannot serve, naming where', () => {
+    expect(() => schemaFromJson({ type: 'object', properties: { when: { type: 'date' } } })).toThrow(/at when has type "date"/);
+    expect(() => schemaFromJson('string')).toThrow(InvalidOptionError);
   });
 });

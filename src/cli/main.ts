@@ -1,15 +1,30 @@
 #!/usr/bin/env node
-// `tendril`: the command line. Exit codes scripts can rely on: 0 done, 1 the work failed (the
-// message says why), 2 the command line was wrong (the usage follows).
+// `tendril`: the command line. Exit codes scripts can rely on: 0 done; 1 the browser, the page or
+// the service failed; 2 the command line or an input was wrong (a usage error prints the usage);
+// 3 the model failed, or its answer did not fit the schema.
 
-import { SdkError } from '../errors.js';
+import {
+  InvalidAISDKModelFormatError,
+  InvalidOptionError,
+  LLMResponseError,
+  MissingLLMConfigurationError,
+  SchemaValidationError,
+  SdkError,
+  SelectorSyntaxError,
+  UnsupportedModelError,
+} from '../errors.js';
 import { hostedCommand } from './hosted.js';
+import { extractCommand, textCommand } from './page.js';
 import { UsageError } from './usage.js';
 
 const USAGE = `Usage: tendril <command>
 
 Commands:
-  hosted serve    run the self-hostable hosted-browser server (tendril hosted serve --help)`;
+  text <url>                       print the page as text
+  extract <url> "<instruction>"    print what a model extracts from the page, as JSON
+  hosted serve                     run the self-hostable hosted-browser server
+
+\`tendril <command> --help\` tells more.`;
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -18,8 +33,18 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${USAGE}\n`);
     return 0;
   }
+  if (command === 'text') return textCommand(rest);
+  if (command === 'extract') return extractCommand(rest);
   if (command === 'hosted') return hostedCommand(rest);
   throw new UsageError(`Unknown command "${command}".`, USAGE);
+}
+
+const INPUT_ERRORS = [InvalidOptionError, MissingLLMConfigurationError, UnsupportedModelError, InvalidAISDKModelFormatError, SelectorSyntaxError];
+
+function exitCodeOf(error: unknown): number {
+  if (error instanceof LLMResponseError || error instanceof SchemaValidationError) return 3;
+  if (INPUT_ERRORS.some((type) => error instanceof type)) return 2;
+  return 1;
 }
 
 main(process.argv.slice(2)).then(
@@ -35,6 +60,6 @@ main(process.argv.slice(2)).then(
     // Our own errors say what went wrong and what to do; anything else gets its stack.
     const text = error instanceof SdkError ? `${error.name}: ${error.message}` : error instanceof Error ? (error.stack ?? error.message) : String(error);
     process.stderr.write(`tendril: ${text}\n`);
-    process.exitCode = 1;
+    process.exitCode = exitCodeOf(error);
   },
 );

@@ -51,8 +51,12 @@ export interface StandardIssue {
   path?: ReadonlyArray<PropertyKey | { key: PropertyKey }>;
 }
 
+/** Where a schema built from JSON Schema (jsonSchemaInput.ts) keeps the SchemaNode it was read into. */
+export const SCHEMA_NODE = Symbol('tendril.schemaNode');
+
 export function isZodSchema(value: unknown): value is ZodLike {
   if (!value || typeof value !== 'object') return false;
+  if (SCHEMA_NODE in value) return true;
   const record = value as Record<string, unknown>;
   const standard = record['~standard'] as { validate?: unknown } | undefined;
   return typeof standard?.validate === 'function' && (typeof record._def === 'object' || typeof record._zod === 'object');
@@ -63,7 +67,8 @@ export function readSchema(schema: unknown): { node: SchemaNode; optional: boole
   if (!isZodSchema(schema)) {
     throw new InvalidOptionError('The schema of extract(instruction, schema) must be a zod schema (zod 3.25+ or zod 4).');
   }
-  return read(schema, '', 0);
+  const given = (schema as { [SCHEMA_NODE]?: SchemaNode })[SCHEMA_NODE];
+  return given ? { node: given, optional: false } : read(schema, '', 0);
 }
 
 const MAX_DEPTH = 24;

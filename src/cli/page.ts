@@ -1,0 +1,167 @@
+// `tendril text <url>` and `tendril extract <url> "<instruction>"`: one page, read by a local
+// Chromium (default), an existing Chrome (--cdp-url) or the hosted service (--hosted). The result
+// goes to stdout (text, or JSON), progress to stderr.
+
+import { readFile } from 'node:fs/promises';
+import { parseArgs } from 'node:util';
+import { InvalidOptionError } from '../errors.js';
+import { schemaFromJson } from '../extract/jsonSchemaInput.js';
+import { Sdk } from '../sdk.js';
+import type { ModelConfiguration, SdkOptions } from '../types.js';
+import { Progress } from './progress.js';
+import { UsageError } from './usage.js';
+
+const BROWSER_FLAGS = `Browser (default: a local Chrome or Chromium, found as the library finds it, or CHROME_PATH):
+  --cdp-url URL        attach to a running Chrome (ws://…, http://host:port, or a DevToolsActivePort path)
+  --hosted             use the hosted service: HOSTED_API_KEY, HOSTED_PROJECT_ID, HOSTED_API_URL
+Other:
+  --selector S         read only this element's subtree (XPath or CSS)
+  --timeout MS         deadline of the whole read
+  --quiet              no progress on stderr
+  --verbose            the library's log on stderr`;
+
+export const TEXT_USAGE = `tendril text <url> [flags]
+
+Prints the page as text: one line per accessibility node, iframes and shadow roots included.
+
+${BROWSER_FLAGS}`;
+
+export const EXTRACT_USAGE = `tendril extract <url> "<instruction>" [flags]
+
+Prints, as JSON on stdout, what a model extracts from the page: { "extraction": "…" }, or with
+--schema the value that JSON Schema describes (links as "format": "uri" come back as the page's URLs).
+
+  --schema FILE        a JSON Schema file (object, array, string, number, integer, boolean, enum, anyOf)
+  --model NAME         provider/model (default MODEL_NAME, else openai/gpt-4.1-mini); the key from
+                       MODEL_API_KEY or the provider's own variable (OPENAI_API_KEY, …)
+  --base-url URL       the model server's URL (default MODEL_BASE_URL), for OpenAI-compatible servers
+${BROWSER_FLAGS}
+
+Exit codes: 0 done; 1 the browser, the page or the service failed; 2 the command line or an input
+was wrong; 3 the model failed, or its answer did not fit the schema.`;
+
+const COMMON = {
+  'cdp-url': { type: 'string' },
+  hosted: { type: 'boolean' },
+  selector: { type: 'string' },
+  timeout: { type: 'string' },
+  quiet: { type: 'boolean' },
+  verbose: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+function parse<T extends Record<string, { type: 'string' | 'boolean'; short?: string }>>(argv: string[], options: T, usage: string) {
+  try {
+    return parseArgs({ args: argv, options, strict: true, allowPositionals: true });
+  } catch (error) {
+    throw new UsageError((error as Error).message, usage);
+  }
+}
+
+/** A bare host (example.org/page) is taken as https://; anything else must parse as a URL. */
+function pageUrl(raw: string | undefined, usage: string): string {
+  if (!raw) throw new UsageError('Give the URL of the page.', usage);
+  const withScheme = /^[a-z][a-z0-9+.-]*:/i.test(raw) ? raw : `https://${raw}`;
+  if (!URL.canParse(withScheme)) throw new UsageError(`${JSON.stringify(raw)} is not a URL.`, usage);
+  return withScheme;
+}
+
+function timeoutOf(raw: string | undefined, usage: string): number | undefined {
+  if (raw === undefined) return undefined;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value <= 0) throw new UsageError(`--timeout takes a positive number of milliseconds, not ${JSON.stringify(raw)}.`, usage);
+  return value;
+}
+
+function sdkOptions(values: { 'cdp-url'?: string; hosted?: boolean; verbose?: boolean }, usage: string, model?: ModelConfiguration): SdkOptions {
+  if (values.hosted && values['cdp-url']) throw new UsageError('Choose one browser: --cdp-url or --hosted.', usage);
+  return {
+    env: values.hosted ? 'HOSTED' : 'LOCAL',
+    verbose: values.verbose ? 2 : 0,
+    disablePino: !values.verbose,
+    model,
+    localBrowserLaunchOptions: values['cdp-url'] ? { cdpUrl: values['cdp-url'] } : undefined,
+  };
+}
+
+async function onPage<T>(options: SdkOptions, url: string, progress: Progress, work: (sdk: Sdk) => Promise<T>): Promise<T> {
+  const sdk = new Sdk(options);
+  try {
+    progress.step(options.env === 'HOSTED' ? 'Creating a hosted session…' : options.localBrowserLaunchOptions?.cdpUrl ? 'Attaching to Chrome…' : 'Starting Chromium…');
+    await sdk.init();
+    progress.step(`Opening ${url}…`);
+    await sdk.context.pages()[0]!.goto(url);
+    return await work(sdk);
+  } finally {
+    progress.stop();
+    await sdk.close();
+  }
+}
+
+export async function textCommand(argv: string[]): Promise<number> {
+  const { values, positionals } = parse(argv, COMMON, TEXT_USAGE);
+  if (values.help) {
+    process.stdout.write(`${TEXT_USAGE}\n`);
+    return 0;
+  }
+  if (positionals.length > 1) throw new UsageError(`text takes one URL, not ${positionals.length} words.`, TEXT_USAGE);
+  const url = pageUrl(positionals[0], TEXT_USAGE);
+  const timeout = timeoutOf(values.timeout, TEXT_USAGE);
+  const progress = new Progress(process.stderr, values.quiet === true || values.verbose === true);
+  const { pageText } = await onPage(sdkOptions(values, TEXT_USAGE), url, progress, (sdk) => {
+    progress.step('Reading the page…');
+    return sdk.extract({ selector: values.selector, timeout });
+  });
+  process.stdout.write(pageText.endsWith('\n') ? pageText : `${pageText}\n`);
+  return 0;
+}
+
+export async function extractCommand(argv: string[]): Promise<number> {
+  const options = { ...COMMON, schema: { type: 'string' }, model: { type: 'string' }, 'base-url': { type: 'string' } } as const;
+  const { values, positionals } = parse(argv, options, EXTRACT_USAGE);
+  if (values.help) {
+    process.stdout.write(`${EXTRACT_USAGE}\n`);
+    return 0;
+  }
+  const url = pageUrl(positionals[0], EXTRACT_USAGE);
+  const instruction = positionals[1]?.trim();
+  if (!instruction) throw new UsageError('Say what to extract: tendril extract <url> "<instruction>".', EXTRACT_USAGE);
+  if (positionals.length > 2) throw new UsageError('Quote the instruction: it must be one argument.', EXTRACT_USAGE);
+  const timeout = timeoutOf(values.timeout, EXTRACT_USAGE);
+  const schema = values.schema ? schemaFromJson(await readJsonFile(values.schema)) : undefined;
+  const env = process.env;
+  const model: ModelConfiguration = {
+    modelName: values.model ?? (env.MODEL_NAME?.trim() || 'openai/gpt-4.1-mini'),
+    apiKey: env.MODEL_API_KEY?.trim() || undefined,
+    baseURL: values['base-url'] ?? (env.MODEL_BASE_URL?.trim() || undefined),
+  };
+  const progress = new Progress(process.stderr, values.quiet === true || values.verbose === true);
+  const result = await onPage(sdkOptions(values, EXTRACT_USAGE, model), url, progress, (sdk) => {
+    progress.step(`Asking ${model.modelName}…`);
+    const callOptions = { selector: values.selector, timeout };
+    return schema ? sdk.extract(instruction, schema, callOptions) : sdk.extract(instruction, callOptions);
+  });
+  // The cache's verdict is news about the run, not part of the data: it goes to stderr.
+  let data: unknown = result;
+  if (data && typeof data === 'object' && !Array.isArray(data) && 'cacheStatus' in data) {
+    const { cacheStatus, ...rest } = data as Record<string, unknown>;
+    if (!values.quiet) process.stderr.write(`hosted cache: ${String(cacheStatus)}\n`);
+    data = rest;
+  }
+  process.stdout.write(`${JSON.stringify(data, null, 2)}\n`);
+  return 0;
+}
+
+async function readJsonFile(file: string): Promise<unknown> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    throw new InvalidOptionError(`--schema ${file} cannot be read: ${(error as Error).message}`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new InvalidOptionError(`--schema ${file} is not JSON: ${(error as Error).message}`);
+  }
+}

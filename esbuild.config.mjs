@@ -4,6 +4,7 @@
 // `node esbuild.config.mjs --page-scripts` does only (1); tests and tsx need nothing more.
 import { build } from 'esbuild';
 import { readFileSync, writeFileSync } from 'node:fs';
+import { EDGE_OPTIONS, edgeStubs } from './scripts/edge-stubs.mjs';
 
 const pkg = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8'));
 
@@ -59,6 +60,16 @@ async function buildLibrary() {
   await Promise.all([
     build({ ...common, format: 'esm', outfile: 'dist/index.js' }),
     build({ ...common, format: 'cjs', outfile: 'dist/index.cjs' }),
+    // Edge runtimes (the `edge-light` and `worker` export conditions): the same API, Node-only parts
+    // stubbed; the build fails if a Node built-in is left. Here only the peers stay external.
+    build({
+      ...common,
+      ...EDGE_OPTIONS,
+      external: [...Object.keys(pkg.peerDependencies ?? {}), 'ai', '@ai-sdk/openai'],
+      format: 'esm',
+      outfile: 'dist/edge.js',
+      plugins: [edgeStubs()],
+    }),
     // The command line (`npx tendril`): ESM, its shebang kept from src/cli/main.ts.
     build({ ...common, entryPoints: ['src/cli/main.ts'], format: 'esm', outfile: 'dist/cli.js' }),
   ]);

@@ -1,7 +1,6 @@
 import { attachToBrowser } from './browser/attach.js';
 import type { BrowserHandle } from './browser/browser.js';
 import { connectHosted, type HostedBrowser } from './browser/hosted.js';
-import { launchChrome } from './browser/launch.js';
 import { Context } from './driver/context.js';
 import { InvalidOptionError, MissingLLMConfigurationError, SdkStateError } from './errors.js';
 import { replayAction, runAct } from './act/act.js';
@@ -99,7 +98,8 @@ export class Sdk {
     } else {
       this.#browser = launch.cdpUrl
         ? await attachToBrowser(launch.cdpUrl, launch.cdpHeaders, connectTimeoutMs, this.logger, cdpTimeoutMs)
-        : await launchChrome(launch, this.logger, cdpTimeoutMs);
+        : // Launching needs Node (child processes, files): loaded only when used, so the HOSTED path runs where Node is absent.
+          await (await import('./browser/launch.js')).launchChrome(launch, this.logger, cdpTimeoutMs);
     }
     const context = new Context(this.#browser, this.logger, { viewport: launch.viewport, timeoutMs: cdpTimeoutMs });
     // The bridge server needs nothing from the context: start both at once.

@@ -1,5 +1,3 @@
-import { readFile, stat } from 'node:fs/promises';
-import path from 'node:path';
 import { Connection } from '../cdp/connection.js';
 import { WebSocketTransport } from '../cdp/wsTransport.js';
 import { BrowserConnectError, InvalidOptionError } from '../errors.js';
@@ -62,6 +60,8 @@ async function fromHttp(base: string, headers: Record<string, string>, timeoutMs
 }
 
 async function fromActivePortFile(location: string): Promise<string> {
+  // Files need Node; loaded here so that attaching by URL (the HOSTED path, edge runtimes) needs none.
+  const [{ readFile, stat }, { default: path }] = await Promise.all([import('node:fs/promises'), import('node:path')]);
   let file = location;
   try {
     if ((await stat(location)).isDirectory()) file = path.join(location, 'DevToolsActivePort');

@@ -1,15 +1,16 @@
-// The main job on an embedded default: start a local Chromium, open the bundled demo page (or the
-// URL given as the first argument) and print what Tendril reads there with extract(): the page text
-// across its iframes and shadow roots. Usage: npm run demo [-- <url>]
-// With TENDRIL_MODEL set ("openai/gpt-4.1-mini", key from the provider's variable; TENDRIL_MODEL_BASE_URL
-// for another endpoint) it also asks that model for the products, typed by a zod schema.
-import { readFile } from 'node:fs/promises';
+// The main job on an embedded default: serve the bundled demo page (a same-origin iframe, a
+// cross-origin one that runs out of process, open and closed shadow roots) and read it with the
+// command line, in a local Chromium: `tendril text <url>`, the same scoped to the closed shadow
+// root's reviews with `--selector`, and, with MODEL_NAME set (key from MODEL_API_KEY or the
+// provider's variable; MODEL_BASE_URL for another endpoint), `tendril extract` with a JSON Schema.
+// Usage: npm run demo [-- <url>]  (a URL of your own is read with `tendril text` alone)
+import { spawn } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import http from 'node:http';
+import { tmpdir } from 'node:os';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { z } from 'zod';
-import { Sdk } from '../src/index.js';
 
 const DEMO_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'demo');
 
@@ -37,39 +38,43 @@ export async function serveDemo(): Promise<{ url: string; close: () => void }> {
   return { url: `${origins[0]}/index.html`, close: () => servers.forEach((server) => server.close()) };
 }
 
+const CLI = [process.execPath, '--import', 'tsx', path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'src', 'cli', 'main.ts')];
+
+/** Runs `tendril <args>` with the terminal as its stdout and stderr; rejects on a non-zero exit. */
+function tendril(args: string[]): Promise<void> {
+  console.log(`\n$ tendril ${args.map((arg) => (/[\s#"]/.test(arg) ? `'${arg}'` : arg)).join(' ')}`);
+  return new Promise((resolve, reject) => {
+    const child = spawn(CLI[0]!, [...CLI.slice(1), ...args], { stdio: 'inherit' });
+    child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`tendril ${args[0]} exited ${code}`))));
+  });
+}
+
+const PRODUCTS_SCHEMA = {
+  type: 'array',
+  items: {
+    type: 'object',
+    properties: { name: { type: 'string' }, price: { type: 'string' }, url: { type: 'string', format: 'uri' } },
+    required: ['name'],
+  },
+};
+
 async function main(): Promise<void> {
   const demo = process.argv[2] ? undefined : await serveDemo();
   const url = process.argv[2] ?? demo!.url;
-  const sdk = new Sdk({ verbose: 0, localBrowserLaunchOptions: { args: ['--site-per-process'] } });
+  const dir = await mkdtemp(path.join(tmpdir(), 'tendril-demo-'));
   try {
-    await sdk.init();
-    const page = sdk.context.pages()[0]!;
-    await page.goto(url);
-    const frames = page.frames();
-    const oopifs = frames.filter((frame) => frame.isOutOfProcess()).length;
-    console.log(`# ${page.url()}: ${frames.length} frames, ${oopifs} of them out of process\n`);
-    const started = performance.now();
-    const { pageText } = await sdk.extract();
-    console.log(pageText);
-    console.log(`\n(${pageText.length} bytes in ${Math.round(performance.now() - started)} ms)`);
-    if (demo) {
-      // The reviews live in a closed shadow root: a selector scopes the text to them.
-      const { pageText: reviews } = await sdk.extract({ selector: '#reviews' });
-      console.log(`\n# extract({ selector: '#reviews' })\n${reviews}`);
-    }
-    const modelName = process.env.TENDRIL_MODEL;
-    if (modelName) {
-      const products = await sdk.extract(
-        'Every product on the page, with its price and its link',
-        z.array(z.object({ name: z.string(), price: z.string().optional(), url: z.string().url().optional() })),
-        { model: { modelName, baseURL: process.env.TENDRIL_MODEL_BASE_URL || undefined } },
-      );
-      console.log(`\n# extract(instruction, schema) with ${modelName}\n${JSON.stringify(products, null, 2)}`);
-      console.log(JSON.stringify(sdk.metrics.total));
+    await tendril(['text', url]);
+    if (!demo) return;
+    // The reviews live in a closed shadow root: a selector scopes the text to them.
+    await tendril(['text', url, '--selector', '#reviews', '--quiet']);
+    if (process.env.MODEL_NAME) {
+      const schema = path.join(dir, 'products.json');
+      await writeFile(schema, JSON.stringify(PRODUCTS_SCHEMA));
+      await tendril(['extract', url, 'Every product on the page, with its price and its link', '--schema', schema]);
     }
   } finally {
-    await sdk.close();
     demo?.close();
+    await rm(dir, { recursive: true, force: true });
   }
 }
 

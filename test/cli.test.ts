@@ -8,7 +8,10 @@ import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HostedApi } from '../src/browser/hosted.js';
 import { startFixtureServers, type FixtureServers } from './fixtures/server.js';
-import { CHROME, processAlive, TEST_ARGS } from './helpers.js';
+import { CHROME, processAlive, startDebugChrome, TEST_ARGS } from './helpers.js';
+import { readServerConfig } from '../src/hosted/server/config.js';
+import { startHostedServer } from '../src/hosted/server/http.js';
+import { Logger } from '../src/logger.js';
 import { startFakeModel, type FakeModel, type FakeRequest } from './support/fake-model.js';
 
 const MAIN = ['--import', 'tsx', 'src/cli/main.ts'];
@@ -145,6 +148,43 @@ describe('tendril text and tendril extract', () => {
     const shaped = await finished(run(['extract', fixtures.a.url('extract-shop.html'), 'Title and first link', '--schema', schemaFile], env()));
     expect(shaped.code).toBe(0);
     expect(JSON.parse(shaped.stdout)).toEqual({ title: 'Tendril Shop', link: `${fixtures.a.origin}/products/widget-a?ref=list` });
+  });
+
+  it('reads through a Chrome it attaches to (--cdp-url) and through the hosted service (--hosted), where the cache answers the second time', async () => {
+    const chrome = await startDebugChrome();
+    try {
+      const attached = await finished(run(['text', fixtures.a.url('extract-shop.html'), '--cdp-url', chrome.wsUrl], env()));
+      expect(attached.code).toBe(0);
+      expect(attached.stdout).toMatch(/heading: Tendril Shop/);
+      expect(attached.stderr).toMatch(/Attaching to Chrome/);
+      // Attaching leaves the browser running.
+      expect(chrome.alive()).toBe(true);
+    } finally {
+      await chrome.kill();
+    }
+
+    const hosted = await startHostedServer(
+      readServerConfig({ PORT: '0', HOSTED_API_KEYS: 'cli-hosted-key', CHROME_PATH: CHROME, CHROME_ARGS: TEST_ARGS.join(' ') }),
+      new Logger({ verbose: 0, disablePino: true }),
+    );
+    try {
+      fake.reset();
+      fake.script(() => ({ json: { extraction: 'three widgets' } }));
+      const hostedEnv = { ...env(), HOSTED_API_KEY: 'cli-hosted-key', HOSTED_PROJECT_ID: 'cli', HOSTED_API_URL: hosted.url };
+      const args = ['extract', fixtures.a.url('extract-shop.html'), 'How many widgets?', '--hosted'];
+      const first = await finished(run(args, hostedEnv));
+      expect(first.code).toBe(0);
+      expect(JSON.parse(first.stdout)).toEqual({ extraction: 'three widgets' });
+      expect(first.stderr).toMatch(/Creating a hosted session/);
+      expect(first.stderr).toMatch(/hosted cache: MISS/);
+      const second = await finished(run(args, hostedEnv));
+      expect(JSON.parse(second.stdout)).toEqual({ extraction: 'three widgets' });
+      expect(second.stderr).toMatch(/hosted cache: HIT/);
+      expect(fake.requests).toHaveLength(1);
+      expect(hosted.sessions.activeCount).toBe(0);
+    } finally {
+      await hosted.close();
+    }
   });
 
   it('exits 2 on bad input, 3 when the model fails or does not fit the schema, 1 when the page cannot be reached', async () => {

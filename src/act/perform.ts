@@ -11,6 +11,7 @@ import {
   typeIntoElement,
 } from '../driver/elementActions.js';
 import { resolveSelector } from '../driver/locator.js';
+import { NetworkTracker } from '../driver/network.js';
 import type { Page } from '../driver/page.js';
 
 export const METHODS = [
@@ -59,6 +60,7 @@ export async function perform(page: Page, action: Action, timeoutMs: number): Pr
     throw new InvalidOptionError(`Unknown action method "${method}"; one of: ${METHODS.join(', ')}.`);
   }
   const args = action.arguments ?? [];
+  NetworkTracker.for(page).noteAction();
   const element = await resolveSelector(page, action.selector, timeoutMs);
   const release = () => void element.world.session.sendQuiet('Runtime.releaseObject', { objectId: element.objectId });
   try {

@@ -13,6 +13,8 @@ const trackers = new WeakMap<Page, NetworkTracker>();
 export class NetworkTracker {
   readonly #inflight = new Map<string, number>();
   readonly #changed = new Set<() => void>();
+  /** A request was seen, or an action performed, since tracking began or the page last went network-idle. */
+  #touched = false;
   readonly ready: Promise<void>;
 
   private constructor(page: Page) {
@@ -20,11 +22,17 @@ export class NetworkTracker {
     session.on('Network.requestWillBeSent', (event: Protocol.Network.RequestWillBeSentEvent) => {
       if (event.type === 'WebSocket' || event.type === 'EventSource' || event.request.url.startsWith('data:')) return;
       this.#inflight.set(event.requestId, Date.now());
+      this.#touched = true;
       this.#notify();
     });
     const done = (event: { requestId: string }) => {
       if (this.#inflight.delete(event.requestId)) this.#notify();
     };
+    // Chrome says when the page's network went idle after a load (no connection for 500 ms): what
+    // came before no longer counts. After that, a request or an action of ours touches it again.
+    session.on('Page.lifecycleEvent', (event: Protocol.Page.LifecycleEventEvent) => {
+      if (event.name === 'networkIdle' && event.frameId === page.mainFrame().id) this.#touched = false;
+    });
     session.on('Network.loadingFinished', done);
     session.on('Network.loadingFailed', done);
     // Bodies are not kept: we only count requests.
@@ -38,6 +46,16 @@ export class NetworkTracker {
     let tracker = trackers.get(page);
     if (!tracker) trackers.set(page, (tracker = new NetworkTracker(page)));
     return tracker;
+  }
+
+  /** No request and no action of ours since tracking began or the page last went network-idle. */
+  get untouched(): boolean {
+    return !this.#touched;
+  }
+
+  /** An action is about to act on the page: what it starts must be waited for, even if no request shows. */
+  noteAction(): void {
+    this.#touched = true;
   }
 
   /** Requests in flight that are younger than STALE_MS. */

@@ -11,11 +11,18 @@ const NETWORK_QUIET_MS = 300;
 /**
  * Resolves once the top document has finished loading, its DOM has had no mutation for a short
  * while and no request of the page has been in flight for a little longer, or after `maxMs`,
- * whichever comes first. Never rejects: a page that is still busy is read as it is.
+ * whichever comes first; at once when the page went network-idle before and nothing happened since.
+ * Never rejects: a page that is still busy is read as it is.
  */
 export async function waitForSettled(page: Page, maxMs: number): Promise<void> {
   if (maxMs <= 0) return;
-  await Promise.all([domQuiet(page, maxMs), NetworkTracker.for(page).idle(NETWORK_QUIET_MS, maxMs)]);
+  const tracker = NetworkTracker.for(page);
+  await tracker.ready;
+  // A page that Chrome saw go network-idle (no connection for 500 ms after load), and where nothing
+  // has happened since, has settled already: waiting out the quiet periods would only add their
+  // length to the first act() or observe() on every page.
+  if (tracker.untouched && page.mainFrame().lifecycle.has('networkIdle')) return;
+  await Promise.all([domQuiet(page, maxMs), tracker.idle(NETWORK_QUIET_MS, maxMs)]);
 }
 
 async function domQuiet(page: Page, maxMs: number): Promise<void> {

@@ -61,11 +61,18 @@ export function sampleFor(schema: JsonSchema | undefined, root: JsonSchema | und
   }
 }
 
-function replier(delayMs: number): (request: FakeRequest) => FakeReply {
+/**
+ * A measurement's own answer to some requests (act's choice of element, say, which no value made up
+ * from the schema can be); `undefined` leaves the request to `sampleFor`.
+ */
+export type ModelAnswer = (request: FakeRequest) => unknown;
+
+function replier(delayMs: number, answer?: ModelAnswer): (request: FakeRequest) => FakeReply {
   return (request) => {
     // Both libraries always ask for structured output; anything else should show up as a failure.
     if (request.schema === undefined) return { status: 400, error: 'fake model (bench): request without a JSON schema' };
-    return { json: sampleFor(request.schema as JsonSchema), delayMs };
+    const own = answer?.(request);
+    return { json: own === undefined ? sampleFor(request.schema as JsonSchema) : own, delayMs };
   };
 }
 
@@ -115,8 +122,8 @@ export interface BenchModelServer {
  * comparisons leave it at 0, since they subtract the model's time anyway; a measurement whose point
  * is the model call it avoids needs the call to cost what a real one does.
  */
-export async function startModelServer(options: { delayMs?: number } = {}): Promise<BenchModelServer> {
-  const fake = await startFakeModel({ script: replier(options.delayMs ?? 0) });
+export async function startModelServer(options: { delayMs?: number; answer?: ModelAnswer } = {}): Promise<BenchModelServer> {
+  const fake = await startFakeModel({ script: replier(options.delayMs ?? 0, options.answer) });
   const m = meter();
   return {
     fake,

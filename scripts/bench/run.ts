@@ -7,6 +7,7 @@
 //   npm run bench -- --only extract-llm                 # extract(instruction, schema), fake model
 //   npm run bench -- --only act                         # act(observeResult): a click, no model
 //   npm run bench -- --only hosted-cache                # env "HOSTED": server cache HIT vs MISS
+//   npm run bench -- --only function                    # the serverless function: bundle size, cold start
 //
 // Progress goes to stderr, the markdown table to stdout.
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
@@ -24,6 +25,7 @@ import {
   parseOptions,
 } from './config.js';
 import { renderActSummary } from './act-report.js';
+import { renderFunctionSummary } from './function-report.js';
 import { renderHostedCacheSummary } from './hosted-cache-report.js';
 import { renderExtractSummary, renderPerPage } from './extract-report.js';
 import { renderLlmSummary } from './llm-report.js';
@@ -31,6 +33,7 @@ import { TABLE_PATH, tableHtml } from './extract-pages.js';
 import { ACT_ID, runAct, type ActRun } from './measurements/act.js';
 import { runExtract, type ExtractRun } from './measurements/extract.js';
 import { EXTRACT_LLM_ID, runExtractLlm, type LlmRun } from './measurements/extract-llm.js';
+import { FUNCTION_ID, runFunction, type FunctionRun } from './measurements/function.js';
 import { HOSTED_CACHE_ID, MODEL_LATENCY_MS, runHostedCache, type HostedCacheRun } from './measurements/hosted-cache.js';
 import { MEASUREMENTS } from './measurements/index.js';
 import { errorText, type ComparisonContext } from './measurement.js';
@@ -57,7 +60,7 @@ async function loadLibrary(id: string): Promise<LibraryAdapter> {
 
 async function main(): Promise<number> {
   const opts = parseOptions(process.argv.slice(2), process.env);
-  const known = [...MEASUREMENTS.map((m) => m.id), EXTRACT_ID, EXTRACT_LLM_ID, ACT_ID, HOSTED_CACHE_ID];
+  const known = [...MEASUREMENTS.map((m) => m.id), EXTRACT_ID, EXTRACT_LLM_ID, ACT_ID, HOSTED_CACHE_ID, FUNCTION_ID];
   const unknown = opts.measurements?.filter((id) => !known.includes(id)) ?? [];
   if (unknown.length) throw new Error(`unknown --only value(s) ${unknown.join(', ')} (libraries: tendril, stagehand; measurements: ${known.join(', ')})`);
   const selected = (id: string) => !opts.measurements || opts.measurements.includes(id);
@@ -91,6 +94,7 @@ async function main(): Promise<number> {
   if (selected(HOSTED_CACHE_ID)) {
     log(`${HOSTED_CACHE_ID}: Tendril only, ${plural(opts.iterations, 'timed MISS/HIT pair')} and ${plural(opts.warmups, 'warm-up')} per page, model replies after ${MODEL_LATENCY_MS} ms`);
   }
+  if (selected(FUNCTION_ID)) log(`${FUNCTION_ID}: ${plural(opts.iterations, 'timed cold start')} and ${plural(opts.warmups, 'warm-up')} per library, each in a fresh process`);
 
   // Libraries run in this order within every iteration (A B A B ...).
   const failures = new Map<string, string>(); // library id -> why it stopped
@@ -115,6 +119,7 @@ async function main(): Promise<number> {
   let llm: LlmRun | null = null;
   let act: ActRun | null = null;
   let hosted: HostedCacheRun | null = null;
+  let fn: FunctionRun | null = null;
   try {
     for (const m of timing) {
       const samples = new Map(m.rows.map((r) => [r.key, new Map<string, number[]>()]));
@@ -161,6 +166,7 @@ async function main(): Promise<number> {
     if (selected(EXTRACT_LLM_ID)) llm = await runExtractLlm(ctx);
     if (selected(ACT_ID)) act = await runAct(ctx);
     if (selected(HOSTED_CACHE_ID)) hosted = await runHostedCache(ctx);
+    if (selected(FUNCTION_ID)) fn = await runFunction(ctx);
   } finally {
     await server.close();
     const killed = reaper.killAll();
@@ -196,6 +202,10 @@ async function main(): Promise<number> {
     blocks.push(renderHostedCacheSummary({ run: hosted, envLine }));
     env.notes.push(...hosted.notes);
   }
+  if (fn) {
+    blocks.push(renderFunctionSummary({ run: fn, ours: OURS, theirs: THEIRS, envLine }));
+    env.notes.push(...fn.notes);
+  }
   const table = blocks.join('\n');
   process.stdout.write(`\n${table}`);
   for (const [id, why] of failures) env.notes.push(`${labelOf(id)}: ${why}`);
@@ -213,7 +223,8 @@ async function main(): Promise<number> {
   const extractFailed = [extract, llm].some((run) => run?.pages.some((p) => [...p.outcomes.values()].some((o) => !o.ok)));
   const actFailed = act !== null && [...act.outcomes.values()].some((o) => !o.ok);
   const hostedFailed = hosted !== null && !hosted.outcome.ok;
-  const anyFailure = failures.size > 0 || results.some((r) => r.failures.size > 0) || extractFailed || actFailed || hostedFailed;
+  const functionFailed = fn !== null && [...fn.outcomes.values()].some((o) => !o.ok);
+  const anyFailure = failures.size > 0 || results.some((r) => r.failures.size > 0) || extractFailed || actFailed || hostedFailed || functionFailed;
   return anyFailure ? 1 : 0;
 }
 

@@ -9,7 +9,8 @@ import { clientOptions, SCRATCH_ROOT, type LaunchSpec } from './config.js';
 
 export const STAGEHAND_VERSION = '3.7.3';
 const PACKAGE = '@browserbasehq/stagehand';
-const SCRATCH = path.join(SCRATCH_ROOT, `stagehand-${STAGEHAND_VERSION}`);
+/** The scratch install; the function measurement also bundles Stagehand from here. */
+export const SCRATCH = path.join(SCRATCH_ROOT, `stagehand-${STAGEHAND_VERSION}`);
 const MARKER = path.join(SCRATCH, '.installed');
 const INSTALL_SPECS = [`${PACKAGE}@${STAGEHAND_VERSION}`, 'zod@3'];
 

@@ -1,0 +1,51 @@
+// The two functions the `function` measurement compares, each bundled by esbuild into one minified
+// ES module for Node: Tendril's reference function (examples/serverless) by scripts/function-bundle.ts,
+// as `npm run serve:function` and the tests bundle it, and stagehand-function.ts with the very same
+// options, its imports resolved from Stagehand's scratch install.
+import { build } from 'esbuild';
+import { readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { bundleFunction } from '../function-bundle.js';
+import { BENCH_DIR } from './config.js';
+import { SCRATCH as STAGEHAND_SCRATCH } from './stagehand.js';
+
+export const STAGEHAND_FUNCTION = path.join(BENCH_DIR, 'stagehand-function.ts');
+
+/** scripts/function-bundle.ts's banner, character for character (it does not export it). */
+const BANNER = "import { createRequire as __tendrilRequire } from 'node:module'; const require = __tendrilRequire(import.meta.url);";
+
+export interface BuiltFunction {
+  /** The one file to import. */
+  readonly file: string;
+  /** Its size on disk. */
+  readonly bytes: number;
+}
+
+/** Into `dir`, which should have no node_modules above it, so that the file has to stand alone. */
+export async function bundleTendrilFunction(dir: string): Promise<BuiltFunction> {
+  const { file } = await bundleFunction('node', path.join(dir, 'tendril-function.mjs'), { minify: true });
+  return { file, bytes: statSync(file).size };
+}
+
+export async function bundleStagehandFunction(dir: string): Promise<BuiltFunction> {
+  const file = path.join(dir, 'stagehand-function.mjs');
+  await build({
+    stdin: {
+      contents: readFileSync(STAGEHAND_FUNCTION, 'utf8'),
+      // Where `@browserbasehq/stagehand` and `zod` resolve from: the scratch install, never the project.
+      resolveDir: STAGEHAND_SCRATCH,
+      sourcefile: path.basename(STAGEHAND_FUNCTION),
+      loader: 'ts',
+    },
+    bundle: true,
+    outfile: file,
+    minify: true,
+    legalComments: 'none',
+    logLevel: 'silent',
+    platform: 'node',
+    target: 'node18',
+    format: 'esm',
+    banner: { js: BANNER },
+  });
+  return { file, bytes: statSync(file).size };
+}

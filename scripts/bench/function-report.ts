@@ -1,0 +1,109 @@
+// Markdown for the function measurement (stdout and the README block).
+import { formatBytes } from './extract-report.js';
+import { EXPECTED_DATA, FUNCTION_ID, type FunctionOutcome, type FunctionRun } from './measurements/function.js';
+import type { Column } from './report.js';
+import { formatMs, median } from './stats.js';
+
+export interface FunctionReportInput {
+  readonly run: FunctionRun;
+  readonly ours: Column;
+  readonly theirs: Column;
+  /** "2026-11-22 · Chromium … · Node … · machine" */
+  readonly envLine: string;
+}
+
+/** The issue's targets, as ratios Tendril / Stagehand. */
+const TARGETS = { bytes: 0.2, coldStart: 0.5 };
+
+const plural = (n: number, noun: string): string => `${n} ${noun}${n === 1 ? '' : 's'}`;
+
+/** Three decimals: a ratio of 0.503 must not read as meeting a 0.50 target. */
+function ratioText(ours: number, theirs: number): string {
+  return Number.isFinite(ours) && Number.isFinite(theirs) && theirs > 0 ? `${(ours / theirs).toFixed(3)}×` : 'n/a';
+}
+
+function verdict(ours: number, theirs: number, target: number): string {
+  const r = ours / theirs;
+  return Number.isFinite(r) ? `≤ ${target.toFixed(2)}×: ${r <= target ? 'pass' : 'FAIL'}` : '';
+}
+
+interface Cell {
+  readonly text: string;
+  readonly value: number;
+}
+
+const missing: Cell = { text: '—', value: Number.NaN };
+const failed: Cell = { text: 'failed', value: Number.NaN };
+
+function bytesCell(o: FunctionOutcome | undefined): Cell {
+  // The size stands even when the cold start failed: the bundle was built.
+  if (!o) return missing;
+  if (o.bytes === null) return failed;
+  return { text: `${formatBytes(o.bytes)} (${o.bytes.toLocaleString('en-US')} B)`, value: o.bytes };
+}
+
+function msCell(o: FunctionOutcome | undefined, pick: (c: { importMs: number; totalMs: number }) => number): Cell {
+  if (!o) return missing;
+  if (!o.ok) return failed;
+  const m = median(o.coldStarts.map(pick));
+  return { text: formatMs(m), value: m };
+}
+
+export function renderFunctionSummary(input: FunctionReportInput): string {
+  const { run, ours, theirs } = input;
+  const [a, b] = [run.outcomes.get(ours.id), run.outcomes.get(theirs.id)];
+  const lines = [
+    `| the reference function (\`examples/serverless\`), bundled by esbuild | ${ours.label} | ${theirs.label} | ratio | target |`,
+    '| --- | ---: | ---: | ---: | --- |',
+  ];
+  const row = (label: string, x: Cell, y: Cell, target?: number) =>
+    lines.push(`| ${label} | ${x.text} | ${y.text} | ${ratioText(x.value, y.value)} | ${target === undefined ? '' : verdict(x.value, y.value, target)} |`);
+  row('bundle: one minified ES module for Node', bytesCell(a), bytesCell(b), TARGETS.bytes);
+  row('cold start: `import()` + first request, median (ms)', msCell(a, (c) => c.totalMs), msCell(b, (c) => c.totalMs), TARGETS.coldStart);
+  row('… of which `import()`, median (ms)', msCell(a, (c) => c.importMs), msCell(b, (c) => c.importMs));
+  lines.push('');
+  for (const col of [ours, theirs]) {
+    const o = run.outcomes.get(col.id);
+    if (o && !o.ok) lines.push(`${col.label} failed: ${o.error.replace(/\.+$/, '')}.`, '');
+  }
+  lines.push(
+    `Bundle: esbuild, \`platform: "node"\`, \`target: "node18"\`, \`format: "esm"\`, minified, the \`createRequire\` banner of \`scripts/function-bundle.ts\`, nothing external; ` +
+      `${ours.label}: \`examples/serverless/api/run.ts\` bundled by \`scripts/function-bundle.ts\` (Tendril from source, zod and the AI SDK inlined); ` +
+      `${theirs.label}: the same function on Stagehand (\`scripts/bench/stagehand-function.ts\`), its imports resolved from the bench's scratch install, every dependency inlined. ` +
+      `Cold start: a fresh \`node\` process per run (\`scripts/bench/function-child.mjs\`) takes t0, \`await import()\`s the bundle (from a temporary folder with no \`node_modules\` above it) and calls \`POST(new Request(…))\` once; timed until the answer's body is read. ` +
+      `That request opens a session on the local hosted server (\`src/hosted/server\`, which launches Chromium, \`blockAds: true\`), \`goto\`s \`scripts/bench/pages${run.pagePath}\`, ` +
+      `\`act(instruction)\` (the fake model picks the vote button), \`extract(instruction, z.string())\` (the fake answers with the vote counter it finds in the page text it was sent) and \`close()\`s; ` +
+      `every run must answer 200 \`{"ok":true,"data":"${EXPECTED_DATA}"}\` and send the model the act instruction, which is new every run, so the server's cache never answers.`,
+    '',
+  );
+  const proxied = run.proxied.length ? ` (${run.proxied.map((c) => `\`${c}\``).join(', ')})` : '';
+  const left = b?.ok ? ` (${b.sessionsLeft} of ${plural(b.runs, 'run')})` : '';
+  lines.push(
+    `${theirs.label} runs with \`env: "BROWSERBASE"\` and \`disableAPI: true\`, so \`act\` and \`extract\` run in the function's process rather than on Browserbase's Stagehand API server; ` +
+      `its Browserbase client is pointed by \`BROWSERBASE_BASE_URL\` at a loopback proxy in the bench that renames \`X-BB-API-Key\` to \`x-hosted-api-key\` and forwards everything else, the response included, unchanged${proxied}. ` +
+      `${ours.label}'s function calls the server directly, and its \`act\` and \`extract\` run on the server (\`env: "HOSTED"\`). ` +
+      `${theirs.label}'s \`close()\` only drops its CDP connection (Browserbase ends such a session itself; this server keeps it), so the bench releases that session after the process has exited, untimed${left}; ` +
+      `${ours.label}'s \`close()\` releases its session within the timed run.`,
+    '',
+  );
+  const { iterations, warmups } = run.settings;
+  const parts = [
+    input.envLine,
+    `median of ${plural(iterations, 'cold start')} per library after ${warmups} untimed, libraries alternating, each in a fresh process`,
+    `model: \`${run.modelName}\` on the fake OpenAI server of \`extract-llm\`, answering at once${modelRequests(run, ours, theirs)}`,
+    `ratio = ${ours.label} / ${theirs.label}`,
+    `\`npm run bench -- --only ${FUNCTION_ID}\``,
+  ];
+  lines.push(`_${parts.join(' · ')}_`);
+  return `${lines.join('\n')}\n`;
+}
+
+function modelRequests(run: FunctionRun, ours: Column, theirs: Column): string {
+  const per = [ours, theirs].flatMap((col) => {
+    const o = run.outcomes.get(col.id);
+    if (!o?.ok || !o.coldStarts.length) return [];
+    const counts = [...new Set(o.coldStarts.map((c) => c.modelRequests))].sort((x, y) => x - y);
+    return [`${col.label} ${counts.join(' or ')}`];
+  });
+  return per.length ? ` (model requests per run: ${per.join(', ')})` : '';
+}

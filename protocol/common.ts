@@ -1,7 +1,8 @@
 // What every hosted-service exchange shares: headers, error bodies, the server-sent event stream.
 // zod's `v4` entry exists in zod 3.25+ and zod 4 alike, so these schemas work under either peer.
 
-import { z } from 'zod/v4';
+// A namespace import: bundlers can then leave out the parts of zod never used (its locales above all).
+import * as z from 'zod/v4';
 
 export const PROTOCOL_VERSION = 1;
 

@@ -1,7 +1,8 @@
 // extract / act / observe / navigate on a session, run by the server with the client's options.
 // Schemas travel as JSON Schema; the client validates the result again with its own zod schema.
 
-import { z } from 'zod/v4';
+// A namespace import: bundlers can then leave out the parts of zod never used (its locales above all).
+import * as z from 'zod/v4';
 
 /** A model as the client configured it, minus the key (that travels in a header). */
 export const WireModel = z.union([

@@ -1,7 +1,8 @@
 // Sessions: one remote browser (context) each, created, read and released over REST; its
 // `connectUrl` is a WebSocket DevTools endpoint for that session alone.
 
-import { z } from 'zod/v4';
+// A namespace import: bundlers can then leave out the parts of zod never used (its locales above all).
+import * as z from 'zod/v4';
 
 export const Viewport = z.object({ width: z.int().min(100).max(10_000), height: z.int().min(100).max(10_000) });
 

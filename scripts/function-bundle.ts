@@ -11,6 +11,9 @@ import { EDGE_OPTIONS, edgeStubs } from './edge-stubs.mjs';
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const FUNCTION_DIR = path.join(REPO_ROOT, 'examples', 'serverless');
 
+/** What a HOSTED-only function leaves out of its bundle. */
+export const AI_SDK_EXTERNALS = ['ai', '@ai-sdk/*'] as const;
+
 export interface FunctionBundle {
   file: string;
   bytes: number;
@@ -23,7 +26,17 @@ export interface FunctionBundle {
  */
 export async function bundleFunction(runtime: 'node' | 'edge', outfile: string, options: { minify?: boolean } = {}): Promise<FunctionBundle> {
   const tendril = { name: 'tendril-from-source', setup: (b: { onResolve: Function }) => b.onResolve({ filter: /^tendril$/ }, () => ({ path: path.join(REPO_ROOT, 'src', 'index.ts') })) };
-  const common = { bundle: true, outfile, minify: options.minify ?? true, legalComments: 'none' as const, metafile: true, logLevel: 'silent' as const };
+  // The function runs with env "HOSTED": its models run on the service, so the AI SDK, which Tendril
+  // loads only on a model call of its own, stays out (it is resolved at run time if ever needed).
+  const common = {
+    bundle: true,
+    outfile,
+    external: [...AI_SDK_EXTERNALS],
+    minify: options.minify ?? true,
+    legalComments: 'none' as const,
+    metafile: true,
+    logLevel: 'silent' as const,
+  };
   const result =
     runtime === 'node'
       ? await build({

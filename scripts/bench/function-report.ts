@@ -67,9 +67,9 @@ export function renderFunctionSummary(input: FunctionReportInput): string {
     if (o && !o.ok) lines.push(`${col.label} failed: ${o.error.replace(/\.+$/, '')}.`, '');
   }
   lines.push(
-    `Bundle: esbuild, \`platform: "node"\`, \`target: "node18"\`, \`format: "esm"\`, minified, the \`createRequire\` banner of \`scripts/function-bundle.ts\`, nothing external; ` +
-      `${ours.label}: \`examples/serverless/api/run.ts\` bundled by \`scripts/function-bundle.ts\` (Tendril from source, zod and the AI SDK inlined); ` +
-      `${theirs.label}: the same function on Stagehand (\`scripts/bench/stagehand-function.ts\`), its imports resolved from the bench's scratch install, every dependency inlined. ` +
+    `Bundle: esbuild, \`platform: "node"\`, \`target: "node18"\`, \`format: "esm"\`, minified, the \`createRequire\` banner of \`scripts/function-bundle.ts\`; ` +
+      `${ours.label}: \`examples/serverless/api/run.ts\` bundled by \`scripts/function-bundle.ts\` (Tendril from source and zod inlined; the AI SDK, \`ai\` and \`@ai-sdk/*\`, left out: with \`env: "HOSTED"\` the models run on the service, and Tendril loads the AI SDK only on a model call of its own, which this function never makes; the bundle runs from a folder without \`node_modules\`, so nothing left out is loaded); ` +
+      `${theirs.label}: the same function on Stagehand (\`scripts/bench/stagehand-function.ts\`), its imports resolved from the bench's scratch install, every dependency inlined (it loads its AI SDK at start-up and runs \`act\` and \`extract\` itself). ` +
       `Cold start: a fresh \`node\` process per run (\`scripts/bench/function-child.mjs\`) takes t0, \`await import()\`s the bundle (from a temporary folder with no \`node_modules\` above it) and calls \`POST(new Request(…))\` once; timed until the answer's body is read. ` +
       `That request opens a session on the local hosted server (\`src/hosted/server\`, which launches Chromium, \`blockAds: true\`), \`goto\`s \`scripts/bench/pages${run.pagePath}\`, ` +
       `\`act(instruction)\` (the fake model picks the vote button), \`extract(instruction, z.string())\` (the fake answers with the vote counter it finds in the page text it was sent) and \`close()\`s; ` +

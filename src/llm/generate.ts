@@ -1,7 +1,7 @@
 // One structured model request: the JSON Schema goes out as the provider's structured-output format,
 // the reply comes back as a parsed JSON value (not yet validated: the caller's schema does that).
 
-import { APICallError, generateText, jsonSchema, NoObjectGeneratedError, Output, RetryError, type LanguageModel } from 'ai';
+import type { LanguageModel } from 'ai';
 import { LLMResponseError, TimeoutError } from '../errors.js';
 import type { ModelCallUsage } from './metrics.js';
 
@@ -26,7 +26,15 @@ export interface ModelReply {
   usage: ModelCallUsage;
 }
 
+/**
+ * The AI SDK, loaded by the first model call made here: code that never asks a model itself (env
+ * "HOSTED", where models run on the service) neither loads it nor, bundled with it left out, needs it.
+ */
+let aiSdk: Promise<typeof import('ai')> | undefined;
+const loadAiSdk = (): Promise<typeof import('ai')> => (aiSdk ??= import('ai'));
+
 export async function generateJson(request: ModelRequest): Promise<ModelReply> {
+  const { generateText, jsonSchema, NoObjectGeneratedError, Output, RetryError, APICallError } = await loadAiSdk();
   const started = Date.now();
   const usageOf = (usage: Parameters<typeof toUsage>[0]) => toUsage(usage, Date.now() - started);
   try {
@@ -56,7 +64,7 @@ export async function generateJson(request: ModelRequest): Promise<ModelReply> {
         { cause: error },
       );
     }
-    throw new LLMResponseError(scrub(describeFailure(request.label, error), request.secrets), { cause: error });
+    throw new LLMResponseError(scrub(describeFailure(request.label, error, RetryError, APICallError), request.secrets), { cause: error });
   }
 }
 
@@ -82,7 +90,7 @@ function abortReason(signal: AbortSignal): Error {
   return reason instanceof Error ? reason : new TimeoutError('The model call was aborted.', 0);
 }
 
-function describeFailure(label: string, error: unknown): string {
+function describeFailure(label: string, error: unknown, RetryError: typeof import('ai').RetryError, APICallError: typeof import('ai').APICallError): string {
   const last = RetryError.isInstance(error) ? error.lastError : error;
   const tries = RetryError.isInstance(error) ? ` (after ${error.errors.length} attempts)` : '';
   if (APICallError.isInstance(last)) {

@@ -1,7 +1,7 @@
-// From a ModelSpec to an AI SDK language model. OpenAI's package is a dependency; the other providers
-// are optional peers, imported only when a call names them, so nobody pays for what they don't use.
+// From a ModelSpec to an AI SDK language model. OpenAI's package is a dependency, loaded by the first
+// model built; the other providers are optional peers, imported only when a call names them, so
+// nobody pays for what they don't use.
 
-import { createOpenAI } from '@ai-sdk/openai';
 import type { LanguageModel } from 'ai';
 import { MissingLLMConfigurationError, UnsupportedModelError } from '../errors.js';
 import { envVar } from '../util/env.js';
@@ -116,6 +116,8 @@ async function build(
   if (api !== undefined && api !== 'chat' && api !== 'responses') {
     throw new UnsupportedModelError(`\`model.api\` must be "chat" or "responses", not ${JSON.stringify(api)}.`);
   }
+  // Loaded by the first model built, like the AI SDK itself (see generate.ts).
+  const { createOpenAI } = await import('@ai-sdk/openai');
   if (info.kind === 'local') {
     // Local servers implement Chat Completions, rarely the Responses API; most need no key at all.
     const provider = createOpenAI({ ...settings, apiKey: (settings.apiKey as string | undefined) ?? 'unused', name: spec.provider });

@@ -2,7 +2,7 @@
 // the Web's Request and Response only, so the same code serves the Node.js and the Edge runtime.
 
 import { Sdk } from 'tendril';
-import { z } from 'zod';
+import * as z from 'zod';
 
 export type Env = Record<string, string | undefined>;
 

@@ -224,5 +224,6 @@ describe('tendril text and tendril extract', () => {
     const unreachable = await finished(run(['text', 'http://127.0.0.1:9/'], env()));
     expect(unreachable.code).toBe(1);
     expect(unreachable.stderr).toMatch(/NavigationError/);
-  });
+    // A dozen processes, most starting Chromium, and the AI SDK's retry back-off (2 s, then 4 s).
+  }, 120_000);
 });

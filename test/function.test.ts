@@ -106,7 +106,8 @@ describe('the reference function', () => {
     }
     // Every session the function opened was released by its close().
     expect(hosted.sessions.activeCount).toBe(0);
-  });
+    // Two function servers (each bundling both functions) and four hosted sessions.
+  }, 90_000);
 
   it('answers 500 { ok: false, error } naming the cause when the hosted key is wrong, in Node and in the edge runtime', async () => {
     const base = await serveFunction(functionEnv({ HOSTED_API_KEY: 'wrong-key' }));

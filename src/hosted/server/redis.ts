@@ -6,6 +6,7 @@ import net from 'node:net';
 import tls from 'node:tls';
 import { InvalidOptionError, SdkError, SdkStateError, TimeoutError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
+import { redactUrl } from '../../util/redact.js';
 import type { ResultCache } from './cache.js';
 
 const URL_FORM = 'redis://[user:password@]host[:port][/db], or rediss:// for TLS';
@@ -19,17 +20,8 @@ interface Target { host: string; port: number; tls: boolean; username?: string; 
 
 const sentence = (text: string) => text.replace(/([^.!?])$/, '$1.');
 
-// redactUrl hands back a URL it cannot parse as it is, password included, and a password holding a
-// '/' can parse as host and path. So messages show the URL with all before its last '@' hidden.
-function shown(raw: string): string {
-  const at = raw.lastIndexOf('@');
-  const start = raw.indexOf('//') + 2;
-  const hidden = at < 0 ? raw : raw.slice(0, start > 1 && start <= at ? start : 0) + '***' + raw.slice(at);
-  return JSON.stringify(hidden.replace(/\?.*$/s, '?***'));
-}
-
 export function parseRedisUrl(raw: string): Target {
-  const bad = (why: string) => new InvalidOptionError(`REDIS_URL ${shown(raw)} ${why}: expected ${URL_FORM}.`);
+  const bad = (why: string) => new InvalidOptionError(`REDIS_URL ${JSON.stringify(redactUrl(raw))} ${why}: expected ${URL_FORM}.`);
   if (!URL.canParse(raw)) throw bad('is not a valid URL');
   const url = new URL(raw);
   if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') throw bad('is not a Redis URL');

@@ -1,10 +1,8 @@
 // The command line, run as a user runs it: a child process, its output and its exit code.
 
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HostedApi } from '../src/browser/hosted.js';
 import { startFixtureServers, type FixtureServers } from './fixtures/server.js';
@@ -12,39 +10,10 @@ import { CHROME, processAlive, startDebugChrome, TEST_ARGS } from './helpers.js'
 import { readServerConfig } from '../src/hosted/server/config.js';
 import { startHostedServer } from '../src/hosted/server/http.js';
 import { Logger } from '../src/logger.js';
+import { runScript, waitForLine, type Run } from './support/child.js';
 import { startFakeModel, type FakeModel, type FakeRequest } from './support/fake-model.js';
 
-const MAIN = ['--import', 'tsx', 'src/cli/main.ts'];
-
-interface Run {
-  child: ChildProcess;
-  stdout: () => string;
-  stderr: () => string;
-  exit: Promise<number | null>;
-}
-
-function run(args: string[], env: Record<string, string> = {}): Run {
-  const child = spawn(process.execPath, [...MAIN, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  let err = '';
-  child.stdout!.on('data', (chunk: Buffer) => (out += chunk));
-  child.stderr!.on('data', (chunk: Buffer) => (err += chunk));
-  const exit = once(child, 'exit').then(([code]) => code as number | null);
-  return { child, stdout: () => out, stderr: () => err, exit };
-}
-
-/** Resolves with the first match of `pattern` in the child's stdout (or rejects when it exits first). */
-function waitForLine(started: Run, pattern: RegExp): Promise<RegExpMatchArray> {
-  return new Promise((resolve, reject) => {
-    const check = () => {
-      const match = pattern.exec(started.stdout());
-      if (match) resolve(match);
-    };
-    started.child.stdout!.on('data', check);
-    void started.exit.then((code) => reject(new Error(`exited ${code} before printing ${pattern}: ${started.stderr()}`)));
-    check();
-  });
-}
+const run = (args: string[], env: Record<string, string> = {}): Run => runScript('src/cli/main.ts', args, env);
 
 /** Processes whose parent is `pid`, from /proc. */
 function childrenOf(pid: number): number[] {

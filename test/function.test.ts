@@ -3,7 +3,7 @@
 // `npm run serve:function` in a child process: /api/run as the Node.js runtime runs it, and
 // /api/run-edge inside Vercel's edge-runtime.
 
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -13,6 +13,7 @@ import { startHostedServer, type HostedServer } from '../src/hosted/server/http.
 import { Logger } from '../src/logger.js';
 import { startFixtureServers, type FixtureServers } from './fixtures/server.js';
 import { CHROME, TEST_ARGS } from './helpers.js';
+import { runScript, waitForLine } from './support/child.js';
 import { startFakeModel, type FakeModel, type FakeRequest } from './support/fake-model.js';
 
 const KEY = 'function-test-key';
@@ -24,19 +25,10 @@ const children: ChildProcess[] = [];
 
 /** Starts `npm run serve:function`'s script with `env` and resolves with its URL. */
 async function serveFunction(env: Record<string, string>): Promise<string> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/serve-function.ts'], { env: { ...process.env, PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  children.push(child);
-  let out = '';
-  let err = '';
-  child.stderr!.on('data', (chunk: Buffer) => (err += chunk));
-  return new Promise((resolve, reject) => {
-    child.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk;
-      const match = /listening on (http:\/\/\S+)/.exec(out);
-      if (match) resolve(match[1]!);
-    });
-    child.once('exit', (code) => reject(new Error(`serve-function exited ${code}: ${err}`)));
-  });
+  const started = runScript('scripts/serve-function.ts', [], { PORT: '0', ...env });
+  children.push(started.child);
+  const [, url] = await waitForLine(started, /listening on (http:\/\/\S+)/);
+  return url!;
 }
 
 const functionEnv = (extra: Record<string, string> = {}) => ({

@@ -13,6 +13,7 @@ interface Pending {
   sessionId: string;
   resolve: (value: unknown) => void;
   reject: (error: Error) => void;
+  onResult?: (result: unknown) => void;
   timer?: ReturnType<typeof setTimeout>;
 }
 
@@ -81,6 +82,7 @@ export class Connection extends Emitter<{ disconnected: string }> {
     method: M,
     params: Commands[M]['paramsType'][0] | undefined,
     timeoutMs = this.options.commandTimeoutMs,
+    onResult?: (result: Commands[M]['returnType']) => void,
   ): Promise<Commands[M]['returnType']> {
     if (this.#closedReason !== undefined) {
       return Promise.reject(closedError(method, this.#closedReason));
@@ -93,7 +95,7 @@ export class Connection extends Emitter<{ disconnected: string }> {
     }
     const id = this.#nextId++;
     return new Promise((resolve, reject) => {
-      const pending: Pending = { method, sessionId, resolve: resolve as (value: unknown) => void, reject };
+      const pending: Pending = { method, sessionId, resolve: resolve as (value: unknown) => void, reject, onResult: onResult as Pending['onResult'] };
       if (Number.isFinite(timeoutMs) && timeoutMs > 0) {
         pending.timer = setTimeout(() => {
           this.#pending.delete(id);
@@ -187,6 +189,14 @@ export class Connection extends Emitter<{ disconnected: string }> {
           ),
         );
       } else {
+        // Before any later message is dispatched: a promise's callbacks would run only after the
+        // rest of this chunk of messages, and some answers must be in place before their events.
+        try {
+          pending.onResult?.(message.result);
+        } catch (error) {
+          pending.reject(error as Error);
+          return;
+        }
         pending.resolve(message.result);
       }
       return;

@@ -7,6 +7,11 @@ type EventMap = { [E in keyof CdpEvents]: CdpEvents[E][0] } & { detached: string
 export interface SendOptions {
   /** Overrides the connection's default deadline for this command. */
   timeoutMs?: number;
+  /**
+   * Runs with the result as soon as the answer arrives, before any event that came after it is
+   * dispatched (a `.then` would run only after them).
+   */
+  onResult?: (result: never) => void;
 }
 
 /**
@@ -38,7 +43,7 @@ export class CdpSession extends Emitter<EventMap> {
       : [params: Commands[M]['paramsType'][0], options?: SendOptions]
   ): Promise<Commands[M]['returnType']> {
     const [params, options] = args;
-    return this.connection.send(this.id, method, params, options?.timeoutMs);
+    return this.connection.send(this.id, method, params, options?.timeoutMs, options?.onResult as ((result: Commands[M]['returnType']) => void) | undefined);
   }
 
   /** Sends and ignores failure: for best-effort commands whose target may already be gone. */

@@ -50,6 +50,7 @@ export class Sdk {
   #closing: Promise<void> | undefined;
   readonly #metrics = new Metrics();
   #bridge: CdpBridge | undefined;
+  #removeDownloads: (() => Promise<void>) | undefined;
 
   constructor(options: SdkOptions = {}) {
     this.#options = { ...options };
@@ -83,6 +84,8 @@ export class Sdk {
       this.#bridge = undefined;
       await this.#browser?.close();
       this.#browser = undefined;
+      await this.#removeDownloads?.();
+      this.#removeDownloads = undefined;
       this.#initializing = undefined;
       throw error;
     });
@@ -93,7 +96,8 @@ export class Sdk {
     const launch = this.#options.localBrowserLaunchOptions ?? {};
     const cdpTimeoutMs = this.#options.cdpTimeoutMs ?? DEFAULT_CDP_TIMEOUT_MS;
     const connectTimeoutMs = launch.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
-    if ((this.#options.env ?? 'LOCAL') === 'HOSTED') {
+    const hosted = (this.#options.env ?? 'LOCAL') === 'HOSTED';
+    if (hosted) {
       this.#browser = await connectHosted(this.#options, this.logger, connectTimeoutMs, cdpTimeoutMs);
     } else {
       this.#browser = launch.cdpUrl
@@ -101,12 +105,26 @@ export class Sdk {
         : // Launching needs Node (child processes, files): loaded only when used, so the HOSTED path runs where Node is absent.
           await (await import('./browser/launch.js')).launchChrome(launch, this.logger, cdpTimeoutMs);
     }
-    const context = new Context(this.#browser, this.logger, { viewport: launch.viewport, timeoutMs: cdpTimeoutMs });
+    const downloads = hosted ? undefined : await this.#downloads(this.#browser, launch.cdpUrl);
+    const context = new Context(this.#browser, this.logger, { viewport: launch.viewport, timeoutMs: cdpTimeoutMs, downloads });
     // The bridge server needs nothing from the context: start both at once.
     await Promise.all([context.start(), this.#startBridge(this.#browser)]);
     // The contract's first step after init is context.pages()[0]: make sure there is one.
     if (context.pages().length === 0) await context.newPage();
     this.#context = context;
+  }
+
+  /**
+   * Where this Sdk's downloads go (see SdkOptions.downloadsPath). Without Node (an edge runtime),
+   * files cannot be managed here: the browser's own choice stands, and downloads are still reported.
+   */
+  async #downloads(browser: BrowserHandle, cdpUrl: string | undefined): Promise<{ folder: string | undefined }> {
+    const named = this.#options.downloadsPath;
+    if (!isNode()) return { folder: named };
+    const { downloadFolder } = await import('./browser/downloads.js');
+    const made = downloadFolder(browser, named, cdpUrl === undefined || isOnThisMachine(cdpUrl));
+    this.#removeDownloads = made.remove;
+    return { folder: made.folder };
   }
 
   /** Model use so far (tokens, requests, time), per method and in total. A copy. */
@@ -339,8 +357,21 @@ export class Sdk {
       this.#bridge = undefined;
       await bridge?.close();
       await browser?.close();
+      await this.#removeDownloads?.();
+      this.#removeDownloads = undefined;
     })();
     return this.#closing;
+  }
+}
+
+/** A cdpUrl on loopback, or a DevToolsActivePort file: the browser shares this machine's disk. */
+function isOnThisMachine(cdpUrl: string): boolean {
+  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(cdpUrl)) return true;
+  try {
+    const host = new URL(cdpUrl).hostname;
+    return host === 'localhost' || host === '[::1]' || /^127\./.test(host);
+  } catch {
+    return false;
   }
 }
 

@@ -104,6 +104,12 @@ export interface SdkOptions {
   logger?: (line: LogLine) => void;
   /** Deadline of every single DevTools command. Default 30000 ms. */
   cdpTimeoutMs?: number;
+  /**
+   * Folder for files the pages download; made if missing, and kept. Default: a temporary folder of
+   * this Sdk, removed on `close()` (for a browser attached on another machine, that browser's own
+   * choice). Each download is reported on `page.on('download')`. Not used with HOSTED.
+   */
+  downloadsPath?: string;
   /** Server-side result cache for HOSTED; default `true`. */
   serverCache?: boolean;
   /** Session parameters for HOSTED. */

@@ -20,7 +20,9 @@ function sessionOf(sdk: Sdk): BenchSession {
   };
   return {
     init: () => sdk.init(),
-    goto: (url) => firstPage().goto(url), // waits for load by default
+    goto: async (url) => {
+      await firstPage().goto(url, { waitUntil: 'load' });
+    },
     extractText: async () => (await sdk.extract()).pageText,
     extractWithSchema: (instruction, build) => sdk.extract(instruction, schemaFor(build)),
     act: (action) => sdk.act({ ...action, arguments: [...action.arguments] }),

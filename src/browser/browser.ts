@@ -7,6 +7,8 @@ export interface BrowserHandle {
   readonly kind: 'launched' | 'attached';
   /** Process id of a browser we launched. */
   readonly pid?: number;
+  /** The temporary profile of a browser we launched, removed with it (even if this process dies). */
+  readonly tempProfile?: string;
   /** Ends our hold on the browser. Never throws; idempotent. */
   close(): Promise<void>;
 }

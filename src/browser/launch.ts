@@ -92,7 +92,7 @@ class LaunchedBrowser implements BrowserHandle {
     readonly connection: Connection,
     private readonly child: ChildProcess,
     readonly pid: number,
-    private readonly tempProfile: string | undefined,
+    readonly tempProfile: string | undefined,
     private readonly logger: Logger,
   ) {
     track(this);

@@ -6,11 +6,17 @@ import type { Logger } from '../logger.js';
 import type { Viewport } from '../types.js';
 import { Emitter } from '../util/emitter.js';
 import { deferred, withDeadline, type Deferred } from '../util/time.js';
+import { watchDownloads } from './download.js';
 import { Page } from './page.js';
 
 export interface ContextOptions {
   viewport?: Viewport;
   timeoutMs: number;
+  /**
+   * Where downloads go: a folder, or `{ folder: undefined }` for the browser's own choice (reported
+   * all the same). Absent: downloads are none of this context's business (a hosted browser).
+   */
+  downloads?: { folder: string | undefined };
 }
 
 /**
@@ -36,7 +42,11 @@ export class Context extends Emitter<{ page: Page }> {
   async start(): Promise<void> {
     const root = this.browser.connection.rootSession;
     root.on('Target.attachedToTarget', (event) => this.#onAttached(root, event));
-    await root.send('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: true, flatten: true });
+    const downloads = this.options.downloads;
+    await Promise.all([
+      root.send('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: true, flatten: true }),
+      downloads && watchDownloads(root, downloads.folder, (frameId) => this.#pageOfFrame(frameId), this.logger),
+    ]);
     // Chrome announces the targets that already exist before it answers the command above.
     await Promise.all(this.#preparing.values());
   }
@@ -78,6 +88,10 @@ export class Context extends Emitter<{ page: Page }> {
   /** @internal */
   async closeTarget(targetId: string): Promise<void> {
     await this.browser.connection.rootSession.send('Target.closeTarget', { targetId });
+  }
+
+  #pageOfFrame(frameId: string): Page | undefined {
+    return this.#pages.find((page) => page.frameManager.frame(frameId) !== undefined);
   }
 
   /** @internal */

@@ -31,6 +31,11 @@ export class Frame {
   /** @internal Loader of the document the lifecycle events below belong to. */ loaderId = '';
   /** @internal Loader of the document whose URL we show (set on frameNavigated). */ committedLoaderId = '';
   /** @internal */ readonly lifecycle = new Set<string>();
+  /**
+   * @internal The frame shows a document that a navigation committed (not its initial empty one,
+   * not Chrome's error page): only such frames hold a navigation's `load`.
+   */
+  hasDocument = false;
   /** @internal */ mainWorld: World | undefined;
   /** @internal */ isolatedWorld: World | undefined;
   /** @internal */ detached = false;

@@ -4,6 +4,7 @@ import { NavigationError, PageClosedError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { WaitUntil } from '../types.js';
 import { withDeadline } from '../util/time.js';
+import { handleDialog } from './dialog.js';
 import { Frame, WORLD_NAME, type World } from './frame.js';
 import type { Page } from './page.js';
 
@@ -39,9 +40,17 @@ export class FrameManager {
   async adoptSession(session: CdpSession): Promise<void> {
     this.#contexts.set(session, new Map());
     this.#listen(session);
-    const { frameTree } = await session.send('Page.getFrameTree');
-    this.#loadTree(session, frameTree, null);
+    this.#announced.set(session, []);
+    // Everything is sent at once, the resume last: a session runs its commands in order, so the
+    // target starts with all of it in place. Nothing may wait for an answer before the resume: a tab
+    // opened without an opener answers Page.getFrameTree only once its first navigation is over,
+    // which it cannot start while paused.
     const setup: Promise<unknown>[] = [
+      // The tree goes in as its answer arrives: the contexts Runtime.enable announces right after
+      // it need their frames.
+      session.send('Page.getFrameTree', undefined, {
+        onResult: ({ frameTree }: { frameTree: Protocol.Page.FrameTree }) => this.#loadTree(session, frameTree, null),
+      }),
       session.send('Page.enable'),
       session.send('Page.setLifecycleEventsEnabled', { enabled: true }),
       session.send('Runtime.enable'),
@@ -62,7 +71,7 @@ export class FrameManager {
         );
       }
     }
-    this.#announced.set(session, []);
+    setup.push(session.send('Runtime.runIfWaitingForDebugger'));
     try {
       await Promise.all(setup);
     } finally {
@@ -72,7 +81,6 @@ export class FrameManager {
       this.#announced.delete(session);
       await Promise.allSettled(children);
     }
-    await session.send('Runtime.runIfWaitingForDebugger');
   }
 
   frame(frameId: string): Frame | undefined {
@@ -92,12 +100,12 @@ export class FrameManager {
 
   /**
    * Resolves once `frame` runs the document of `loaderId` (any committed document when undefined)
-   * and it and every frame inside it that has started loading (OOPIFs included) reached `waitUntil`.
+   * and reached `waitUntil`: `domcontentloaded` is the frame's own; `load` and `networkidle` also
+   * take every frame inside it that committed a document (OOPIFs included). A frame whose
+   * navigation never committed, or ended on an error page, never holds it.
    */
   waitForLifecycle(frame: Frame, loaderId: string | undefined, waitUntil: WaitUntil, timeoutMs: number, url: string): Promise<void> {
     const event = LIFECYCLE_EVENT[waitUntil];
-    const reached = (f: Frame): boolean =>
-      (event === 'commit' || f.lifecycle.has(event)) && [...f.children].every((c) => !c.loaderId || reached(c));
     // The document that was there before this navigation, and the one we wait for. When the page
     // replaces the navigated document before it finished (a script redirect, an error page after
     // one), the newest document is the one to wait for: the old one will never fire its events.
@@ -116,7 +124,9 @@ export class FrameManager {
         const committed = frame.committedLoaderId;
         if (target && committed && committed !== target && committed !== previous) target = committed;
         const expected = target ?? committed;
-        if (expected && frame.committedLoaderId === expected && frame.loaderId === expected && reached(frame)) finish();
+        if (expected && frame.committedLoaderId === expected && frame.loaderId === expected && this.stillLoading(frame, event, 1).length === 0) {
+          finish();
+        }
       };
       // Any frame of the page may be the one we wait for, so listen on all, including new ones.
       const watch = (f: Frame) => offs.push(f.changed.on('change', check));
@@ -130,6 +140,24 @@ export class FrameManager {
       `Navigation to ${url} (waiting for ${waitUntil})`,
       'Raise timeoutMs, or wait for an earlier state such as "domcontentloaded".',
     );
+  }
+
+  /**
+   * URLs of `frame` and the frames in it that have not reached the lifecycle `event` yet (the names
+   * of LIFECYCLE_EVENT's values, or a WaitUntil), at most `limit` of them.
+   */
+  stillLoading(frame: Frame, event: string, limit = Infinity): string[] {
+    const name = LIFECYCLE_EVENT[event as WaitUntil] ?? event;
+    const out: string[] = [];
+    const visit = (f: Frame) => {
+      if (out.length >= limit) return;
+      if (name !== 'commit' && !f.lifecycle.has(name)) out.push(f.url() || f.id);
+      // DOMContentLoaded is the document's own: its frames' documents never delay it.
+      if (name === 'commit' || name === 'DOMContentLoaded') return;
+      for (const child of f.children) if (child.hasDocument) visit(child);
+    };
+    visit(frame);
+    return out;
   }
 
   #newFrameHandlers = new Set<(frame: Frame) => void>();
@@ -167,7 +195,10 @@ export class FrameManager {
 
   #loadTree(session: CdpSession, tree: Protocol.Page.FrameTree, parentId: string | null): void {
     const frame = this.#ensureFrame(session, tree.frame.id, tree.frame.parentId ?? parentId ?? undefined);
-    if (tree.frame.loaderId && !frame.loaderId) frame.loaderId = frame.committedLoaderId = tree.frame.loaderId;
+    if (tree.frame.loaderId && !frame.loaderId) {
+      frame.loaderId = frame.committedLoaderId = tree.frame.loaderId;
+      frame.hasDocument = isRealDocument(tree.frame) && tree.frame.url !== 'about:blank';
+    }
     frame.setNavigation(tree.frame.url + (tree.frame.urlFragment ?? ''), tree.frame.name);
     for (const child of tree.childFrames ?? []) this.#loadTree(session, child, tree.frame.id);
   }
@@ -190,7 +221,19 @@ export class FrameManager {
       // out-of-process ones only later, when their targets detach. The new document attaches its own.
       for (const child of [...frame.children]) this.#removeFrame(child);
       frame.loaderId = frame.committedLoaderId = event.frame.loaderId;
+      frame.hasDocument = isRealDocument(event.frame);
       frame.setNavigation(event.frame.url + (event.frame.urlFragment ?? ''), event.frame.name);
+    });
+    session.on('Page.javascriptDialogOpening', (event) => {
+      handleDialog(session, event, {
+        emit: (dialog) => {
+          if (!this.page.hasListeners('dialog')) return false;
+          this.page.emit('dialog', dialog);
+          return true;
+        },
+        deadlineMs: this.page.defaultTimeoutMs,
+        logger: this.logger,
+      });
     });
     session.on('Page.navigatedWithinDocument', (event) => {
       this.frames.get(event.frameId)?.setNavigation(event.url, undefined);
@@ -272,4 +315,9 @@ export class FrameManager {
       }
     });
   }
+}
+
+/** A committed document that is not Chrome's error page (a failed or refused navigation). */
+function isRealDocument(frame: Protocol.Page.Frame): boolean {
+  return !frame.unreachableUrl && !frame.url.startsWith('chrome-error:');
 }

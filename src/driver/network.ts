@@ -1,14 +1,34 @@
 // Which requests of a page are still in flight, so act() can wait for a page to finish loading what
-// the previous action started. Tracked from the page's first act() or observe() on: enabling the
-// Network domain for every page would tax pages that are only read.
+// the previous action started. Tracked from the page's first act() or observe() on; the Network
+// domain itself is on from the first goto() (for its response) or act(), not for pages only attached
+// to and read.
 
 import type { Protocol } from 'devtools-protocol';
+import type { CdpSession } from '../cdp/session.js';
 import type { Page } from './page.js';
 
 /** Requests this old are long polls or streams: waiting for them would wait forever. */
 const STALE_MS = 5000;
 
 const trackers = new WeakMap<Page, NetworkTracker>();
+const enabled = new WeakMap<CdpSession, Promise<void>>();
+
+/**
+ * Turns on the Network domain of a page's session once, for whoever needs it first (goto for its
+ * response, act for its requests). Bodies are not kept: we only read statuses and count requests.
+ * Never rejects: without it a page still works, only less is known of its requests.
+ */
+export function enableNetwork(session: CdpSession): Promise<void> {
+  let ready = enabled.get(session);
+  if (!ready) {
+    ready = session.send('Network.enable', { maxTotalBufferSize: 0, maxResourceBufferSize: 0 }).then(
+      () => undefined,
+      () => undefined,
+    );
+    enabled.set(session, ready);
+  }
+  return ready;
+}
 
 export class NetworkTracker {
   readonly #inflight = new Map<string, number>();
@@ -35,11 +55,7 @@ export class NetworkTracker {
     });
     session.on('Network.loadingFinished', done);
     session.on('Network.loadingFailed', done);
-    // Bodies are not kept: we only count requests.
-    this.ready = session.send('Network.enable', { maxTotalBufferSize: 0, maxResourceBufferSize: 0 }).then(
-      () => undefined,
-      () => undefined,
-    );
+    this.ready = enableNetwork(session);
   }
 
   static for(page: Page): NetworkTracker {

@@ -1,21 +1,39 @@
 import type { CdpSession } from '../cdp/session.js';
-import { ConnectionClosedError, NavigationError, PageClosedError, TargetClosedError, TimeoutError } from '../errors.js';
+import { ConnectionClosedError, InvalidOptionError, NavigationError, PageClosedError, TargetClosedError, TimeoutError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { GotoOptions, Viewport, WaitUntil } from '../types.js';
+import { Emitter } from '../util/emitter.js';
 import { withDeadline } from '../util/time.js';
 import type { Context } from './context.js';
+import type { Dialog } from './dialog.js';
+import type { Download } from './download.js';
 import type { PageFunction } from './evaluate.js';
 import type { Frame } from './frame.js';
 import { FrameManager } from './frameManager.js';
 import { Locator } from './locator.js';
+import { DocumentResponses, type NavigationResponse } from './response.js';
 
 const DEFAULT_NAVIGATION_TIMEOUT_MS = 30_000;
+/**
+ * The default goto() waits this long for `load` once the document is interactive. A tracker or ad
+ * frame that never answers holds `load` forever; an agent should not fail on a page that a person
+ * would already be reading.
+ */
+export const LOAD_GRACE_MS = 5000;
+const WAIT_UNTIL: readonly WaitUntil[] = ['commit', 'domcontentloaded', 'load', 'networkidle'];
+
+/** What a page announces: dialogs it opens, files it downloads. */
+export type PageEvents = {
+  dialog: Dialog;
+  download: Download;
+};
 
 /** A top-level page (tab or popup) and everything in it. */
-export class Page {
+export class Page extends Emitter<PageEvents> {
   /** @internal */ readonly frameManager: FrameManager;
   #closed = false;
   #closedWaiters = new Set<() => void>();
+  readonly #responses: DocumentResponses;
 
   /** @internal */
   constructor(
@@ -23,16 +41,23 @@ export class Page {
     /** @internal */ readonly session: CdpSession,
     readonly targetId: string,
     /** @internal */ readonly viewport: Viewport | undefined,
-    logger: Logger,
+    /** @internal */ readonly logger: Logger,
     /** @internal Deadline of a single operation (evaluate, selector) unless it gives its own. */
     readonly defaultTimeoutMs: number,
   ) {
+    super();
     this.frameManager = new FrameManager(this, logger);
+    this.#responses = new DocumentResponses(session);
   }
 
   /** @internal */
   async init(): Promise<void> {
     await this.frameManager.adoptSession(this.session);
+  }
+
+  /** @internal True when somebody listens for `event` (dialogs are answered by us otherwise). */
+  hasListeners(event: keyof PageEvents): boolean {
+    return this.listenerCount(event) > 0;
   }
 
   mainFrame(): Frame {
@@ -58,21 +83,31 @@ export class Page {
   }
 
   /**
-   * Navigates and waits until the page and every frame in it, out-of-process ones included,
-   * reached `waitUntil` (default `load`).
+   * Navigates and resolves with the main document's response (null when nothing was fetched: a
+   * fragment change, about:blank).
+   *
+   * With `waitUntil` it waits strictly for that state of the page and of every frame in it that
+   * committed a document (out-of-process ones included; a frame that failed or never answered does
+   * not count), and fails with TimeoutError after `timeoutMs`. Without it, it waits for the main
+   * document's DOMContentLoaded, then for `load` at most LOAD_GRACE_MS more, and logs what was
+   * still loading then: one tracker that never answers does not fail the navigation.
    */
-  async goto(url: string, options: GotoOptions = {}): Promise<void> {
+  async goto(url: string, options: GotoOptions = {}): Promise<NavigationResponse | null> {
     this.#assertOpen();
-    const waitUntil = options.waitUntil ?? 'load';
-    const timeoutMs = options.timeoutMs ?? DEFAULT_NAVIGATION_TIMEOUT_MS;
+    const { waitUntil, timeoutMs } = checkLoadOptions(options.waitUntil, options.timeoutMs, 'goto');
+    if (typeof url !== 'string' || !url.trim()) throw new InvalidOptionError('goto(url) needs a URL string, such as "https://example.org".');
     const started = Date.now();
     const frame = this.mainFrame();
+    await this.#responses.ready();
     const result = await this.session
       .send('Page.navigate', { url, frameId: frame.id }, { timeoutMs })
       .catch((error: Error) => {
         // A browser or tab that went away is that, not a navigation problem.
         if (error instanceof ConnectionClosedError || error instanceof TargetClosedError) throw error;
         if (error instanceof TimeoutError) {
+          // The navigation is still pending, and Chrome holds back what we send to the page's
+          // renderer until it is over: end it, so the page keeps working on what it shows.
+          void this.session.sendQuiet('Page.stopLoading');
           throw new TimeoutError(`Navigation to ${url} timed out after ${timeoutMs} ms: the server has not answered.`, timeoutMs);
         }
         throw new NavigationError(`Navigation to ${url} failed: ${error.message}`, url);
@@ -80,20 +115,40 @@ export class Page {
     if (result.errorText) {
       throw new NavigationError(`Navigation to ${url} failed: ${result.errorText}. Check the URL and that the server is reachable.`, url);
     }
-    if (!result.loaderId) return; // Same-document navigation (a fragment change): nothing loads.
-    const remaining = Math.max(1, timeoutMs - (Date.now() - started));
-    await this.frameManager.waitForLifecycle(frame, result.loaderId, waitUntil, remaining, url);
+    if (!result.loaderId) return null; // Same-document navigation (a fragment change), javascript: URLs: nothing loads.
+    const remaining = () => (timeoutMs === 0 ? 0 : Math.max(1, timeoutMs - (Date.now() - started)));
+    if (waitUntil) {
+      await this.frameManager.waitForLifecycle(frame, result.loaderId, waitUntil, remaining(), url);
+    } else {
+      await this.frameManager.waitForLifecycle(frame, result.loaderId, 'domcontentloaded', remaining(), url);
+      await this.#loadGrace(frame, result.loaderId, remaining(), url);
+    }
+    return this.#responses.responseOf(result.loaderId);
+  }
+
+  /** The default goto's bounded wait for `load` once the document is interactive. */
+  async #loadGrace(frame: Frame, loaderId: string, remaining: number, url: string): Promise<void> {
+    const graceMs = remaining === 0 ? LOAD_GRACE_MS : Math.min(LOAD_GRACE_MS, remaining);
+    try {
+      await this.frameManager.waitForLifecycle(frame, loaderId, 'load', graceMs, url);
+    } catch (error) {
+      if (!(error instanceof TimeoutError)) throw error;
+      this.logger.info('driver', `Navigated; parts of the page were still loading after ${graceMs} ms, reading it as it is`, {
+        url,
+        stillLoading: this.frameManager.stillLoading(frame, 'load').slice(0, 10),
+      });
+    }
   }
 
   /**
-   * Waits until the current document of the page (and every frame in it that started loading)
-   * reached `state`. Useful for popups and for navigations the page started itself.
+   * Waits until the current document of the page (and every frame in it that committed a
+   * document) reached `state`. Useful for popups and for navigations the page started itself.
    */
   async waitForLoadState(state: WaitUntil = 'load', options: { timeoutMs?: number } = {}): Promise<void> {
     this.#assertOpen();
+    const { waitUntil, timeoutMs } = checkLoadOptions(state, options?.timeoutMs, 'waitForLoadState');
     const frame = this.mainFrame();
-    const timeoutMs = options.timeoutMs ?? DEFAULT_NAVIGATION_TIMEOUT_MS;
-    await this.frameManager.waitForLifecycle(frame, undefined, state, timeoutMs, frame.url() || 'the current document');
+    await this.frameManager.waitForLifecycle(frame, undefined, waitUntil ?? 'load', timeoutMs, frame.url() || 'the current document');
   }
 
   /** Finds an element by XPath or CSS, through iframes and shadow roots (see Locator). */
@@ -122,9 +177,21 @@ export class Page {
     }
     for (const resolve of this.#closedWaiters) resolve();
     this.context.forgetPage(this);
+    this.removeAllListeners();
   }
 
   #assertOpen(): void {
     if (this.#closed) throw new PageClosedError('This page is closed. Open another with sdk.context.newPage().');
   }
+}
+
+/** Checks waitUntil and timeoutMs as extract() checks its options: at once, naming the field. 0 ms is no limit. */
+function checkLoadOptions(waitUntil: unknown, timeoutMs: unknown, method: string): { waitUntil: WaitUntil | undefined; timeoutMs: number } {
+  if (waitUntil !== undefined && !WAIT_UNTIL.includes(waitUntil as WaitUntil)) {
+    throw new InvalidOptionError(`${method}: \`waitUntil\` must be one of ${WAIT_UNTIL.map((each) => `"${each}"`).join(', ')}, not ${JSON.stringify(waitUntil)}.`);
+  }
+  if (timeoutMs !== undefined && (typeof timeoutMs !== 'number' || !Number.isFinite(timeoutMs) || timeoutMs < 0)) {
+    throw new InvalidOptionError(`${method}: \`timeoutMs\` must be a number of milliseconds, 0 for no limit, not ${typeof timeoutMs === 'string' ? JSON.stringify(timeoutMs) : String(timeoutMs)}.`);
+  }
+  return { waitUntil: waitUntil as WaitUntil | undefined, timeoutMs: (timeoutMs as number | undefined) ?? DEFAULT_NAVIGATION_TIMEOUT_MS };
 }

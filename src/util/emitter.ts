@@ -32,6 +32,10 @@ export class Emitter<Events extends Record<string, unknown>> {
     for (const handler of [...set]) (handler as Handler<Events[K]>)(payload);
   }
 
+  listenerCount(event: keyof Events): number {
+    return this.#handlers.get(event)?.size ?? 0;
+  }
+
   removeAllListeners(): void {
     this.#handlers.clear();
   }

@@ -1,0 +1,70 @@
+// What goto() returns: the response that brought the main document, as Playwright and Puppeteer
+// users know it, so a caller can tell a 404 or a 500 from a 200.
+
+import type { Protocol } from 'devtools-protocol';
+import type { CdpSession } from '../cdp/session.js';
+import { enableNetwork } from './network.js';
+
+export class NavigationResponse {
+  readonly #headers: Record<string, string>;
+
+  /** @internal */
+  constructor(private readonly response: Protocol.Network.Response) {
+    // Header names in lower case, as HTTP/2 has them and Playwright hands them out.
+    this.#headers = Object.fromEntries(Object.entries(response.headers).map(([name, value]) => [name.toLowerCase(), String(value)]));
+  }
+
+  /** The URL of the response, after redirects. */
+  url(): string {
+    return this.response.url;
+  }
+
+  status(): number {
+    return this.response.status;
+  }
+
+  statusText(): string {
+    return this.response.statusText;
+  }
+
+  /** True for a status from 200 to 299 (and 0, a response from a file or from the cache without one). */
+  ok(): boolean {
+    const status = this.response.status;
+    return status === 0 || (status >= 200 && status <= 299);
+  }
+
+  /** Response headers, names in lower case. */
+  headers(): Record<string, string> {
+    return { ...this.#headers };
+  }
+
+  /** The server's address, when Chrome knows it. */
+  remoteAddress(): { ip: string; port: number } | undefined {
+    const { remoteIPAddress: ip, remotePort: port } = this.response;
+    return ip && port !== undefined ? { ip, port } : undefined;
+  }
+}
+
+/** The last few document responses of a page's main session, by loader (a navigation's request id). */
+export class DocumentResponses {
+  readonly #byLoader = new Map<string, Protocol.Network.Response>();
+
+  constructor(private readonly session: CdpSession) {
+    session.on('Network.responseReceived', (event) => {
+      if (event.type !== 'Document' || !event.loaderId || event.requestId !== event.loaderId) return;
+      this.#byLoader.set(event.loaderId, event.response);
+      // Only the latest navigations are ever asked for.
+      if (this.#byLoader.size > 8) this.#byLoader.delete(this.#byLoader.keys().next().value!);
+    });
+  }
+
+  /** Resolves once the Network domain is on: only navigations started after that are seen. */
+  ready(): Promise<void> {
+    return enableNetwork(this.session);
+  }
+
+  responseOf(loaderId: string): NavigationResponse | null {
+    const response = this.#byLoader.get(loaderId);
+    return response ? new NavigationResponse(response) : null;
+  }
+}

@@ -98,7 +98,8 @@ export class Page extends Emitter<PageEvents> {
     if (typeof url !== 'string' || !url.trim()) throw new InvalidOptionError('goto(url) needs a URL string, such as "https://example.org".');
     const started = Date.now();
     const frame = this.mainFrame();
-    await this.#responses.ready();
+    // Not awaited: the session runs it before the navigation, which is all the response needs.
+    void this.#responses.ready();
     const result = await this.session
       .send('Page.navigate', { url, frameId: frame.id }, { timeoutMs })
       .catch((error: Error) => {

@@ -58,7 +58,7 @@ export class DocumentResponses {
     });
   }
 
-  /** Resolves once the Network domain is on: only navigations started after that are seen. */
+  /** Turns the Network domain on; navigations sent on the session after this call are seen. */
   ready(): Promise<void> {
     return enableNetwork(this.session);
   }

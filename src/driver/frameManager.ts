@@ -105,7 +105,6 @@ export class FrameManager {
    * navigation never committed, or ended on an error page, never holds it.
    */
   waitForLifecycle(frame: Frame, loaderId: string | undefined, waitUntil: WaitUntil, timeoutMs: number, url: string): Promise<void> {
-    const event = LIFECYCLE_EVENT[waitUntil];
     // The document that was there before this navigation, and the one we wait for. When the page
     // replaces the navigated document before it finished (a script redirect, an error page after
     // one), the newest document is the one to wait for: the old one will never fire its events.
@@ -124,7 +123,7 @@ export class FrameManager {
         const committed = frame.committedLoaderId;
         if (target && committed && committed !== target && committed !== previous) target = committed;
         const expected = target ?? committed;
-        if (expected && frame.committedLoaderId === expected && frame.loaderId === expected && this.stillLoading(frame, event, 1).length === 0) {
+        if (expected && frame.committedLoaderId === expected && frame.loaderId === expected && this.stillLoading(frame, waitUntil, 1).length === 0) {
           finish();
         }
       };
@@ -142,12 +141,9 @@ export class FrameManager {
     );
   }
 
-  /**
-   * URLs of `frame` and the frames in it that have not reached the lifecycle `event` yet (the names
-   * of LIFECYCLE_EVENT's values, or a WaitUntil), at most `limit` of them.
-   */
-  stillLoading(frame: Frame, event: string, limit = Infinity): string[] {
-    const name = LIFECYCLE_EVENT[event as WaitUntil] ?? event;
+  /** URLs of `frame` and the frames in it that have not reached `waitUntil` yet, at most `limit` of them. */
+  stillLoading(frame: Frame, waitUntil: WaitUntil, limit = Infinity): string[] {
+    const name = LIFECYCLE_EVENT[waitUntil];
     const out: string[] = [];
     const visit = (f: Frame) => {
       if (out.length >= limit) return;

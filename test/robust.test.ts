@@ -2,8 +2,8 @@
 // never yields, calls after the browser died, and programs that end without close().
 
 import { describe, expect, it } from 'vitest';
-import { InvalidOptionError, UnknownKeyError, type ActionInput } from '../src/index.js';
-import { useBrowser } from './helpers.js';
+import { InvalidOptionError, Sdk, TimeoutError, UnknownKeyError, type ActionInput, type LogLine } from '../src/index.js';
+import { sdkOptions, useBrowser } from './helpers.js';
 
 const browser = useBrowser();
 
@@ -67,5 +67,49 @@ describe('act(action) with malformed input', () => {
     // A real key still goes through: Enter in the form's field submits it.
     await browser.sdk.act({ selector: '#name', method: 'press', arguments: ['Enter'] });
     expect(await browser.page.evaluate(() => document.getElementById('form-state')!.textContent)).toBe('submitted old value');
+  });
+});
+
+describe('a script that never yields', () => {
+  it('is stopped when its evaluation times out, in the page and in an out-of-process iframe', async () => {
+    const lines: LogLine[] = [];
+    const sdk = new Sdk(sdkOptions({ cdpTimeoutMs: 1500, verbose: 2, logger: (line) => lines.push(line) }));
+    await sdk.init();
+    const terminations = () => lines.filter((line) => /terminating its script/.test(line.message)).length;
+    try {
+      const page = sdk.context.pages()[0]!;
+      await page.goto(browser.servers.a.url('/frames.html'));
+      const oop = page.frames().find((frame) => frame.isOutOfProcess());
+      expect(oop).toBeDefined();
+      // Only awaiting a promise leaves the renderer free: nothing is stopped then.
+      await expect(page.evaluate(() => new Promise(() => undefined))).rejects.toBeInstanceOf(TimeoutError);
+      expect(await page.evaluate('1 + 1')).toBe(2);
+      expect(terminations()).toBe(0);
+      const spins: Array<[string, () => Promise<unknown>, () => Promise<unknown>]> = [
+        ['expression in the page', () => page.evaluate('for (;;) {}'), () => page.evaluate('1 + 1')],
+        [
+          'function in the page',
+          () =>
+            page.evaluate(() => {
+              for (;;) {
+                // never yields
+              }
+            }),
+          () => page.evaluate(() => 1 + 1),
+        ],
+        ['expression in the OOPIF', () => oop!.evaluate('for (;;) {}'), () => oop!.evaluate('1 + 1')],
+      ];
+      for (const [what, spin, next] of spins) {
+        await expect(spin(), what).rejects.toBeInstanceOf(TimeoutError);
+        // A renderer still spinning would let this time out too (after 1500 ms).
+        const started = Date.now();
+        expect(await next(), what).toBe(2);
+        expect(Date.now() - started, what).toBeLessThan(1000);
+      }
+      expect(terminations()).toBe(spins.length);
+      expect(await page.title()).toBe('Frames');
+    } finally {
+      await sdk.close();
+    }
   });
 });

@@ -296,6 +296,8 @@ export class Sdk {
 
   async #pageFor(page: unknown): Promise<Page> {
     const context = this.context;
+    // A dead browser has no pages left; say that, not "there is no open page".
+    this.#browser?.connection.assertOpen('this call');
     if (page !== undefined && !(page instanceof Page)) {
       const timeoutMs = this.#options.cdpTimeoutMs ?? DEFAULT_CDP_TIMEOUT_MS;
       const matched = await matchForeignPage(context, page, timeoutMs, this.#bridge?.url);

@@ -2,7 +2,7 @@
 // never yields, calls after the browser died, and programs that end without close().
 
 import { describe, expect, it } from 'vitest';
-import { InvalidOptionError, Sdk, TimeoutError, UnknownKeyError, type ActionInput, type LogLine } from '../src/index.js';
+import { ConnectionClosedError, InvalidOptionError, Sdk, TimeoutError, UnknownKeyError, type ActionInput, type LogLine } from '../src/index.js';
 import { sdkOptions, useBrowser } from './helpers.js';
 
 const browser = useBrowser();
@@ -108,6 +108,37 @@ describe('a script that never yields', () => {
       }
       expect(terminations()).toBe(spins.length);
       expect(await page.title()).toBe('Frames');
+    } finally {
+      await sdk.close();
+    }
+  });
+});
+
+describe('after the browser died', () => {
+  it('every call says the browser connection is closed', async () => {
+    const sdk = new Sdk(sdkOptions());
+    await sdk.init();
+    try {
+      const page = sdk.context.pages()[0]!;
+      await page.goto(browser.servers.a.url('/leaf.html'));
+      const pending = page.evaluate(() => new Promise(() => undefined)).catch((error: unknown) => error);
+      await page.evaluate(() => 1);
+      process.kill(sdk.browserProcessId()!, 'SIGKILL');
+      // The pending command fails once the connection has noticed.
+      expect(await pending).toBeInstanceOf(ConnectionClosedError);
+      const calls: Record<string, () => Promise<unknown>> = {
+        'sdk.extract()': () => sdk.extract(),
+        'sdk.extract({ page })': () => sdk.extract({ page }),
+        'sdk.act(action)': () => sdk.act({ selector: '.go', method: 'click' }),
+        'sdk.observe()': () => sdk.observe(),
+        'sdk.context.newPage()': () => sdk.context.newPage(),
+        'page.title()': () => page.title(),
+      };
+      for (const [what, call] of Object.entries(calls)) {
+        const error = await call().catch((e: unknown) => e);
+        expect(error, what).toBeInstanceOf(ConnectionClosedError);
+        expect((error as Error).message, what).toMatch(/browser connection is closed/);
+      }
     } finally {
       await sdk.close();
     }

@@ -77,6 +77,11 @@ export class Connection extends Emitter<{ disconnected: string }> {
     return this.#closedReason !== undefined;
   }
 
+  /** Throws ConnectionClosedError once the connection is gone; `what` names the operation. */
+  assertOpen(what: string): void {
+    if (this.#closedReason !== undefined) throw closedError(what, this.#closedReason);
+  }
+
   session(sessionId: string): CdpSession | undefined {
     return this.#sessions.get(sessionId);
   }

@@ -1,9 +1,14 @@
 // Malformed input, honest errors, nothing left behind: act(action) with bad fields, a script that
 // never yields, calls after the browser died, and programs that end without close().
 
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConnectionClosedError, InvalidOptionError, Sdk, TimeoutError, UnknownKeyError, type ActionInput, type LogLine } from '../src/index.js';
-import { sdkOptions, useBrowser } from './helpers.js';
+import { BrowserLaunchError, ConnectionClosedError, InvalidOptionError, Sdk, TimeoutError, UnknownKeyError, type ActionInput, type LogLine } from '../src/index.js';
+import { descendants, profileOf, sdkOptions, useBrowser, waitUntilGone } from './helpers.js';
 
 const browser = useBrowser();
 
@@ -143,4 +148,71 @@ describe('after the browser died', () => {
       await sdk.close();
     }
   });
+});
+
+describe('a browser that fails to start', () => {
+  it('is reported with its exit status and its last output, and its profile is removed', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'tendril-test-fake-chrome-'));
+    try {
+      // Stands in for a Chrome that cannot start (a missing library, no display): it says why and exits.
+      const fake = path.join(dir, 'chrome');
+      writeFileSync(fake, `#!/bin/sh\nprintf '%s\\n' "$@" > '${dir}/args'\necho 'chrome: error while loading shared libraries: libnss3.so' >&2\nexit 127\n`, { mode: 0o755 });
+      const sdk = new Sdk(sdkOptions({ localBrowserLaunchOptions: { executablePath: fake } }));
+      const started = Date.now();
+      const error = await sdk.init().catch((e: unknown) => e);
+      expect(Date.now() - started).toBeLessThan(10_000);
+      expect(error).toBeInstanceOf(BrowserLaunchError);
+      expect((error as Error).message).toMatch(/exited during start-up \(exit code 127\)/);
+      expect((error as Error).message).toContain('libnss3.so');
+      const profile = readFileSync(path.join(dir, 'args'), 'utf8').split('\n').find((arg) => arg.startsWith('--user-data-dir='))!.slice('--user-data-dir='.length);
+      expect(profile.startsWith(path.join(os.tmpdir(), 'tendril-profile-'))).toBe(true);
+      expect(existsSync(profile)).toBe(false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('a program that ends without close()', () => {
+  /** Runs the fixture, lets it end the way `how` says, and reports what it left behind. */
+  async function runAndEnd(how: 'exit' | 'throw', url: string) {
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join('test', 'fixtures', 'exit-without-close.ts'), how, url], {
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    const exited = once(child, 'exit');
+    const line = await new Promise<string>((resolve, reject) => {
+      let text = '';
+      child.stdout!.on('data', (chunk: Buffer) => {
+        text += chunk.toString();
+        if (text.includes('\n')) resolve(text.split('\n')[0]!);
+      });
+      void exited.then(([code]) => reject(new Error(`the fixture exited early with ${code}`)));
+    });
+    const { pid } = JSON.parse(line) as { pid: number };
+    const profile = profileOf(pid)!;
+    const wrapper = Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[1]);
+    const tree = [wrapper, pid, ...descendants(pid)];
+    expect(existsSync(profile)).toBe(true);
+    // Nobody reads the program's error output any more, as when its reader (a pipe, a terminal) went first.
+    child.stderr!.destroy();
+    child.stdin!.end('go\n');
+    const [code] = await exited;
+    const left = await waitUntilGone(tree, 10_000);
+    const deadline = Date.now() + 5000;
+    while (existsSync(profile) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    return { how, code, processesLeft: left, profileLeft: existsSync(profile) };
+  }
+
+  it('leaves no temporary profile and no Chrome process behind, after process.exit() or an uncaught exception', async () => {
+    const url = browser.servers.b.url('/leaf.html');
+    const runs = await Promise.all((['exit', 'exit', 'exit', 'throw', 'throw', 'throw'] as const).map((how) => runAndEnd(how, url)));
+    expect(runs).toEqual([
+      { how: 'exit', code: 0, processesLeft: [], profileLeft: false },
+      { how: 'exit', code: 0, processesLeft: [], profileLeft: false },
+      { how: 'exit', code: 0, processesLeft: [], profileLeft: false },
+      { how: 'throw', code: 1, processesLeft: [], profileLeft: false },
+      { how: 'throw', code: 1, processesLeft: [], profileLeft: false },
+      { how: 'throw', code: 1, processesLeft: [], profileLeft: false },
+    ]);
+  }, 90_000);
 });

@@ -118,6 +118,16 @@ export class SdkStateError extends SdkError {}
 /** An option has a value the library cannot use. */
 export class InvalidOptionError extends SdkError {}
 
+/** `press` was given a key it does not know; `key` is the unknown part of the chord. */
+export class UnknownKeyError extends InvalidOptionError {
+  constructor(
+    message: string,
+    readonly key: string,
+  ) {
+    super(message);
+  }
+}
+
 /** The page (or its tab) was closed or crashed while an operation was using it. */
 export class PageClosedError extends SdkError {}
 

@@ -5,6 +5,7 @@ import { Context } from './driver/context.js';
 import { InvalidOptionError, MissingLLMConfigurationError, SdkStateError } from './errors.js';
 import { replayAction, runAct } from './act/act.js';
 import { runObserve } from './act/observe.js';
+import { checkAction } from './act/perform.js';
 import { runExtraction } from './extract/extract.js';
 import { hostedAct, hostedExtract, hostedObserve, type HostedCall } from './hosted/client.js';
 import { isZodSchema, type ZodLike } from './extract/schema.js';
@@ -183,6 +184,7 @@ export class Sdk {
    */
   async act(instructionOrAction: string | ActionInput, options?: ActOptions): Promise<ActResult> {
     const checked = checkActOptions(options);
+    if (typeof instructionOrAction !== 'string') checkAction(instructionOrAction);
     const page = await this.#pageFor(checked.page);
     const variables = checked.variables ?? {};
     const withModel = (instruction: string, model: ModelSpec) =>
@@ -203,9 +205,6 @@ export class Sdk {
       return withModel(instructionOrAction, model);
     }
     const action = instructionOrAction;
-    if (!action || typeof action !== 'object' || typeof action.selector !== 'string' || !action.selector.trim()) {
-      throw new InvalidOptionError('act() takes an instruction string or an action from observe() ({ selector, method, arguments }).');
-    }
     const model = parseModelConfiguration(checked.model ?? this.#options.model);
     const hosted = await this.#hosted(checked, model, checked.timeout ?? this.#options.cdpTimeoutMs ?? DEFAULT_CDP_TIMEOUT_MS, page);
     if (hosted) {
@@ -315,6 +314,8 @@ export class Sdk {
 
   async #pageFor(page: unknown): Promise<Page> {
     const context = this.context;
+    // A dead browser has no pages left; say that, not "there is no open page".
+    this.#browser?.connection.assertOpen('this call');
     if (page !== undefined && !(page instanceof Page)) {
       const timeoutMs = this.#options.cdpTimeoutMs ?? DEFAULT_CDP_TIMEOUT_MS;
       const matched = await matchForeignPage(context, page, timeoutMs, this.#bridge?.url);

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -95,6 +95,46 @@ export function processAlive(pid: number): boolean {
   } catch {
     return true;
   }
+}
+
+/** All descendants of a process, read from /proc. */
+export function descendants(pid: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const ppid = Number(readFileSync(`/proc/${entry}/stat`, 'utf8').split(') ')[1]!.split(' ')[1]);
+      children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)]);
+    } catch {
+      // Exited meanwhile.
+    }
+  }
+  const out: number[] = [];
+  const visit = (p: number) => {
+    for (const child of children.get(p) ?? []) {
+      out.push(child);
+      visit(child);
+    }
+  };
+  visit(pid);
+  return out;
+}
+
+/** Chrome's own command line names its profile; the temporary ones are ours to check. */
+export function profileOf(pid: number): string | undefined {
+  const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+  return args.find((arg) => arg.startsWith('--user-data-dir='))?.slice('--user-data-dir='.length);
+}
+
+/** There is no event for the exit of a process that is not our child, so this polls, bounded. */
+export async function waitUntilGone(pids: number[], withinMs: number): Promise<number[]> {
+  const deadline = Date.now() + withinMs;
+  let alive = pids.filter(processAlive);
+  while (alive.length && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    alive = alive.filter(processAlive);
+  }
+  return alive;
 }
 
 export interface BrowserFixture {

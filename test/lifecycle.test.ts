@@ -1,11 +1,11 @@
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BrowserLaunchError, ConnectionClosedError, Sdk, SdkStateError, TargetClosedError, TimeoutError, type LogLine } from '../src/index.js';
 import { startFixtureServers, type FixtureServers } from './fixtures/server.js';
-import { processAlive, sdkOptions } from './helpers.js';
+import { descendants, processAlive, profileOf, sdkOptions, waitUntilGone } from './helpers.js';
 
 let servers: FixtureServers;
 beforeAll(async () => {
@@ -14,46 +14,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await servers?.close();
 });
-
-/** All descendants of a process, read from /proc. */
-function descendants(pid: number): number[] {
-  const children = new Map<number, number[]>();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const ppid = Number(readFileSync(`/proc/${entry}/stat`, 'utf8').split(') ')[1]!.split(' ')[1]);
-      children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)]);
-    } catch {
-      // Exited meanwhile.
-    }
-  }
-  const out: number[] = [];
-  const visit = (p: number) => {
-    for (const child of children.get(p) ?? []) {
-      out.push(child);
-      visit(child);
-    }
-  };
-  visit(pid);
-  return out;
-}
-
-/** Chrome's own command line names its profile; the temporary ones are ours to check. */
-function profileOf(pid: number): string | undefined {
-  const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
-  return args.find((arg) => arg.startsWith('--user-data-dir='))?.slice('--user-data-dir='.length);
-}
-
-/** There is no event for the exit of a process that is not our child, so this polls, bounded. */
-async function waitUntilGone(pids: number[], withinMs: number): Promise<number[]> {
-  const deadline = Date.now() + withinMs;
-  let alive = pids.filter(processAlive);
-  while (alive.length && Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    alive = alive.filter(processAlive);
-  }
-  return alive;
-}
 
 describe('browser lifecycle', () => {
   it('rejects every pending command within a second when Chrome dies', async () => {

@@ -13,7 +13,7 @@ import {
 import { ModelCall } from '../llm/ask.js';
 import type { Logger } from '../logger.js';
 import type { ActionInput, ActResult, ObserveResult } from '../types.js';
-import { perform } from './perform.js';
+import { checkAction, perform } from './perform.js';
 import { partLabel, readForModel, type ModelRequestBase } from './observe.js';
 import { ACT_SCHEMA, ACT_SYSTEM, actUser } from './prompt.js';
 
@@ -138,6 +138,7 @@ export async function replayAction(
   action: ActionInput,
   options: { timeoutMs: number; variables: Record<string, string>; logger: Logger; heal?: () => Promise<ActResult> },
 ): Promise<ActResult> {
+  checkAction(action);
   try {
     await perform(page, withVariables({ ...action, method: action.method ?? 'click', arguments: action.arguments ?? [] }, options.variables), options.timeoutMs);
   } catch (error) {

@@ -10,9 +10,11 @@ import {
   selectOptionOf,
   typeIntoElement,
 } from '../driver/elementActions.js';
+import { parseKeys } from '../driver/input.js';
 import { resolveSelector } from '../driver/locator.js';
 import { NetworkTracker } from '../driver/network.js';
 import type { Page } from '../driver/page.js';
+import type { ActionInput } from '../types.js';
 
 export const METHODS = [
   'click',
@@ -53,13 +55,68 @@ function isMethod(method: string): method is ActMethod {
   return (METHODS as readonly string[]).includes(method);
 }
 
+/** Methods whose first argument is required, with what it is. */
+const NEEDS_ARGUMENT: Partial<Record<ActMethod, string>> = {
+  fill: 'the text to fill in, such as ["hello"]',
+  type: 'the text to type, such as ["hello"]',
+  press: 'a key or chord, such as ["Enter"] or ["Control+A"]',
+  selectOption: 'the option to pick, such as ["Large"]',
+  selectOptionFromDropdown: 'the option to pick, such as ["Large"]',
+};
+
+const PLACEHOLDER = /%[A-Za-z0-9_]+%/;
+
+function unknownMethod(method: unknown): InvalidOptionError {
+  const shown = typeof method === 'string' ? JSON.stringify(method.slice(0, 40)) : kindOf(method);
+  return new InvalidOptionError(`The action's \`method\` must be one of ${METHODS.join(', ')}; got ${shown}.`);
+}
+
+/**
+ * Checks an action given to act(action) before anything reaches the page: its fields are the
+ * caller's, so a mistake in them is InvalidOptionError naming the field. Argument values are not
+ * repeated in the messages: they may be secrets.
+ */
+export function checkAction(action: unknown): asserts action is ActionInput {
+  const given = action as ActionInput | null | undefined;
+  if (!given || typeof given !== 'object' || typeof given.selector !== 'string' || !given.selector.trim()) {
+    throw new InvalidOptionError('act() takes an instruction string or an action from observe() ({ selector, method, arguments }).');
+  }
+  const method = given.method ?? 'click';
+  if (typeof method !== 'string' || !isMethod(method)) throw unknownMethod(method);
+  const args: unknown = given.arguments ?? [];
+  if (!Array.isArray(args)) {
+    throw new InvalidOptionError(`The action's \`arguments\` must be an array of strings, such as ["hello"]; got ${kindOf(args)}.`);
+  }
+  const wrong = args.findIndex((arg) => typeof arg !== 'string');
+  if (wrong !== -1) {
+    throw new InvalidOptionError(`The action's \`arguments\` must all be strings; arguments[${wrong}] is ${kindOf(args[wrong])}.`);
+  }
+  const needs = NEEDS_ARGUMENT[method];
+  if (needs && (args.length === 0 || (method === 'press' && !(args[0] as string).trim()))) {
+    throw new InvalidOptionError(`${method} needs \`arguments\` with ${needs}; the action has ${args.length ? 'an empty one' : 'none'}.`);
+  }
+  // A %placeholder% is only known once the variables are filled in; perform() checks it then.
+  const first = args[0] as string | undefined;
+  if (first === undefined || PLACEHOLDER.test(first)) return;
+  if (method === 'press') parseKeys(first);
+  if (method === 'scrollTo' && !Number.isFinite(Number.parseFloat(first))) {
+    throw new InvalidOptionError('scrollTo takes `arguments` with how far down to scroll, such as ["50%"].');
+  }
+}
+
+function kindOf(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+}
+
 /** Performs the action; element and input failures surface as ElementNotFoundError / ElementNotActionableError. */
 export async function perform(page: Page, action: Action, timeoutMs: number): Promise<void> {
   const method = action.method;
-  if (!isMethod(method)) {
-    throw new InvalidOptionError(`Unknown action method "${method}"; one of: ${METHODS.join(', ')}.`);
-  }
+  if (!isMethod(method)) throw unknownMethod(method);
   const args = action.arguments ?? [];
+  // An unknown key is known before the element is focused: nothing happens to the page.
+  if (method === 'press') parseKeys(argument(args, 0, method));
   NetworkTracker.for(page).noteAction();
   const element = await resolveSelector(page, action.selector, timeoutMs);
   const release = () => void element.world.session.sendQuiet('Runtime.releaseObject', { objectId: element.objectId });
@@ -96,7 +153,8 @@ export async function perform(page: Page, action: Action, timeoutMs: number): Pr
 
 function argument(args: string[], index: number, method: string): string {
   const value = args[index];
-  if (typeof value !== 'string') throw new ElementNotActionableError(`${method} needs an argument (got ${JSON.stringify(args)})`);
+  // The values are not repeated: a filled-in variable may be a secret.
+  if (typeof value !== 'string') throw new ElementNotActionableError(`${method} needs an argument (it got ${args.length})`);
   return value;
 }
 

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import os from 'node:os';
@@ -6,7 +7,7 @@ import path from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { Connection } from '../cdp/connection.js';
 import { PipeTransport } from '../cdp/pipeTransport.js';
-import { BrowserLaunchError } from '../errors.js';
+import { BrowserLaunchError, ConnectionClosedError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { LocalBrowserLaunchOptions } from '../types.js';
 import { withDeadline } from '../util/time.js';
@@ -23,6 +24,10 @@ const WRAPPED = process.platform !== 'win32';
  * debugging pipe closes (so it can never outlive us, even after SIGKILL); the sh then removes the
  * temporary profile, which we could no longer do ourselves. It closes its own copies of the pipe
  * ends, so that Chrome's death is seen as end-of-file at once, and prints Chrome's pid.
+ * After that the sh writes nowhere: its stdout and stderr are pipes to a Node process that may be
+ * gone by then (process.exit(), an uncaught exception), and a write into a pipe nobody reads, such
+ * as the shell's own "Killed" report of Chrome's death, would end it by SIGPIPE before it removed
+ * the profile. Chrome keeps its own copy of the stderr pipe, whose tail explains a failed start.
  */
 const WRAPPER = [
   'trap : HUP INT TERM',
@@ -30,13 +35,18 @@ const WRAPPER = [
   'pid=$!',
   'exec 3<&- 4>&-',
   'echo "$pid"',
-  'while kill -0 "$pid" 2>/dev/null; do wait "$pid"; done',
+  'exec >/dev/null 2>&1',
+  "trap '' PIPE",
+  'status=0',
+  'while kill -0 "$pid" 2>/dev/null; do wait "$pid"; status=$?; done',
   // Chrome's helper processes may still write into the profile for a moment after it exits.
   'if [ -n "$TENDRIL_REMOVE_PROFILE" ]; then',
   '  for try in 1 2 3 4 5 6 7 8 9 10; do',
   '    rm -rf -- "$TENDRIL_REMOVE_PROFILE" 2>/dev/null; [ -e "$TENDRIL_REMOVE_PROFILE" ] || break; sleep 0.1',
   '  done',
   'fi',
+  // Chrome's own exit status, so a failed start is reported with it.
+  'exit "$status"',
 ].join('\n');
 
 export function chromeArgs(options: LocalBrowserLaunchOptions, userDataDir: string): string[] {
@@ -188,8 +198,12 @@ export async function launchChrome(
   child.stderr?.on('data', (chunk: Buffer) => {
     stderrTail = (stderrTail + chunk.toString()).slice(-4000);
   });
-  const failed = (message: string, cause?: unknown) => {
+  const stderrClosed = child.stderr ? once(child.stderr, 'close').then(() => undefined) : Promise.resolve();
+  const failed = async (message: string, cause?: unknown) => {
     killTree(child, child.pid);
+    // Chrome's last words may still be on their way: the pipe ends once Chrome and its helpers
+    // are gone (the wrapper keeps no copy of it), and is read to that end, within a bound.
+    await withDeadline(stderrClosed, 1000, "Reading Chrome's output").catch(() => undefined);
     if (removeOnExit) rmSync(removeOnExit, { recursive: true, force: true });
     const tail = stderrTail.trim().split('\n').slice(-8).join('\n');
     return new BrowserLaunchError(`${message}${tail ? `\nChrome's last output:\n${tail}` : ''}`, { cause });
@@ -198,10 +212,10 @@ export async function launchChrome(
   let started = false;
   const spawnError = new Promise<never>((_, reject) => {
     child.once('error', (error) => {
-      if (!started) reject(failed(`Could not start ${executable}: ${error.message}`, error));
+      if (!started) void failed(`Could not start ${executable}: ${error.message}`, error).then(reject);
     });
     child.once('exit', (code, signal) => {
-      if (!started) reject(failed(`Chrome exited during start-up (${signal ?? `exit code ${code}`}).`));
+      if (!started) void failed(`Chrome exited during start-up (${signal ?? `exit code ${code}`}).`).then(reject);
     });
   });
   spawnError.catch(() => undefined);
@@ -235,7 +249,13 @@ export async function launchChrome(
   } catch (error) {
     connection.close();
     if (error instanceof BrowserLaunchError) throw error;
-    throw failed(`Chrome did not answer on the debugging pipe within ${timeoutMs} ms.`, error);
+    if (error instanceof ConnectionClosedError) {
+      // The debugging pipe closes as Chrome exits, a moment before its exit is reported with the reason.
+      const exit = await withDeadline(spawnError, 2000, "Chrome's exit").catch((reason: unknown) => reason);
+      if (exit instanceof BrowserLaunchError) throw exit;
+      throw await failed('Chrome closed the debugging pipe during start-up.', error);
+    }
+    throw await failed(`Chrome did not answer on the debugging pipe within ${timeoutMs} ms.`, error);
   }
   return new LaunchedBrowser(connection, child, chromePid, removeOnExit, logger);
 }

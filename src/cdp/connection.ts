@@ -36,6 +36,12 @@ interface Message {
   sessionId?: string;
 }
 
+/** Commands that run page script: when one times out, its script may still hold the renderer. */
+const RUNS_SCRIPT = new Set<string>(['Runtime.evaluate', 'Runtime.callFunctionOn']);
+/** How long a renderer that is not running script takes at most to answer a trivial command. */
+const BUSY_PROBE_MS = 300;
+const TERMINATE_TIMEOUT_MS = 5000;
+
 export interface ConnectionOptions {
   /** Deadline of every command unless the call gives its own. */
   commandTimeoutMs: number;
@@ -72,6 +78,11 @@ export class Connection extends Emitter<{ disconnected: string }> {
     return this.#closedReason !== undefined;
   }
 
+  /** Throws ConnectionClosedError once the connection is gone; `what` names the operation. */
+  assertOpen(what: string): void {
+    if (this.#closedReason !== undefined) throw closedError(what, this.#closedReason);
+  }
+
   session(sessionId: string): CdpSession | undefined {
     return this.#sessions.get(sessionId);
   }
@@ -99,6 +110,7 @@ export class Connection extends Emitter<{ disconnected: string }> {
       if (Number.isFinite(timeoutMs) && timeoutMs > 0) {
         pending.timer = setTimeout(() => {
           this.#pending.delete(id);
+          if (RUNS_SCRIPT.has(method)) this.#stopRunawayScript(sessionId);
           reject(
             new TimeoutError(
               `DevTools command ${method} timed out after ${timeoutMs} ms. The page may be running a script ` +
@@ -229,6 +241,28 @@ export class Connection extends Emitter<{ disconnected: string }> {
         child.markDetached('the target detached');
       }
     }
+  }
+
+  /**
+   * Giving up on an evaluation does not stop its script: one that never yields would hold the
+   * renderer (and every later command on its pages) until they close. It is done here, where every
+   * command's deadline is, so evaluations sent from anywhere (evaluate, locators, snapshots, input)
+   * are covered, on the very session that ran them. Runtime.getIsolateId runs on the renderer's main
+   * thread but runs no script: when it does not answer quickly either, a script holds the thread,
+   * and Runtime.terminateExecution (which Chrome handles as an interrupt, even mid-loop) stops it.
+   * An evaluation that was only awaiting a promise leaves the thread free, and nothing is stopped.
+   */
+  #stopRunawayScript(sessionId: string): void {
+    this.send(sessionId, 'Runtime.getIsolateId', undefined, BUSY_PROBE_MS)
+      .then(
+        () => undefined,
+        (error: unknown) => {
+          if (!(error instanceof TimeoutError)) return undefined;
+          this.options.trace?.(`  ${sessionId.slice(0, 8)} still busy after a timed-out evaluation: terminating its script`);
+          return this.send(sessionId, 'Runtime.terminateExecution', undefined, TERMINATE_TIMEOUT_MS);
+        },
+      )
+      .catch(() => undefined);
   }
 
   #onClose(reason: string): void {

@@ -2,7 +2,7 @@
 // events, all sent to the page's top-level session, which routes them as a user's would (into
 // out-of-process iframes too).
 
-import { ElementNotActionableError, SdkError } from '../errors.js';
+import { ElementNotActionableError, InvalidOptionError, UnknownKeyError } from '../errors.js';
 import type { CdpSession } from '../cdp/session.js';
 import type { Frame } from './frame.js';
 import type { ResolvedElement } from './locator.js';
@@ -132,7 +132,7 @@ export async function hover(page: Page, point: Point, timeoutMs: number): Promis
   await page.session.send('Input.dispatchMouseEvent', { type: 'mouseMoved', x: point.x, y: point.y }, { timeoutMs });
 }
 
-interface KeyDefinition {
+export interface KeyDefinition {
   key: string;
   code: string;
   keyCode: number;
@@ -185,14 +185,25 @@ function keyDefinition(name: string): KeyDefinition {
     const code = /[a-z]/i.test(name) ? `Key${upper}` : /\d/.test(name) ? `Digit${name}` : '';
     return { key: name, code, keyCode: /[a-z\d]/i.test(name) ? upper.charCodeAt(0) : 0, text: name };
   }
-  throw new SdkError(`Unknown key "${name}". Use a character or a key name such as Enter, Tab, Escape, ArrowDown, or a chord like "Control+A".`);
+  throw new UnknownKeyError(
+    `Unknown key "${name}". Use a single character, a key name (${Object.keys(NAMED_KEYS).join(', ')}) or a chord such as "Control+A".`,
+    name,
+  );
+}
+
+/**
+ * The keys of a key or chord ("Enter", "Shift+Tab", "Control+A"), checked before anything is sent:
+ * UnknownKeyError names a key that does not exist.
+ */
+export function parseKeys(keys: string): KeyDefinition[] {
+  const parts = keys === '+' ? ['+'] : keys.split('+').map((part) => part.trim()).filter(Boolean);
+  if (!parts.length) throw new InvalidOptionError('press needs a key, such as "Enter".');
+  return parts.map(keyDefinition);
 }
 
 /** Presses a key or a chord ("Enter", "Shift+Tab", "Control+A") in whatever has focus. */
 export async function press(page: Page, keys: string, timeoutMs: number): Promise<void> {
-  const parts = keys === '+' ? ['+'] : keys.split('+').map((part) => part.trim()).filter(Boolean);
-  if (!parts.length) throw new SdkError('press needs a key, such as "Enter".');
-  const definitions = parts.map(keyDefinition);
+  const definitions = parseKeys(keys);
   let modifiers = 0;
   const session = page.session;
   for (const definition of definitions) {

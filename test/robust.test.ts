@@ -138,6 +138,8 @@ describe('after the browser died', () => {
         'sdk.observe()': () => sdk.observe(),
         'sdk.context.newPage()': () => sdk.context.newPage(),
         'page.title()': () => page.title(),
+        'page.goto()': () => page.goto(browser.servers.a.url('/leaf.html')),
+        'page.waitForLoadState()': () => page.waitForLoadState(),
       };
       for (const [what, call] of Object.entries(calls)) {
         const error = await call().catch((e: unknown) => e);

@@ -7,6 +7,7 @@ import {
   ActionFailedError,
   ElementNotActionableError,
   ElementNotFoundError,
+  UnknownKeyError,
   HostedServiceError,
   InvalidAISDKModelFormatError,
   InvalidOptionError,
@@ -150,6 +151,7 @@ const BY_NAME: Record<string, (error: ErrorBody['error']) => SdkError> = {
   ElementNotActionableError: (e) => new ElementNotActionableError(e.message),
   SelectorSyntaxError: (e) => new SelectorSyntaxError(e.message, ''),
   NavigationError: (e) => new NavigationError(e.message, ''),
+  UnknownKeyError: (e) => new UnknownKeyError(e.message, ''),
 };
 
 function errorFromWire(error: ErrorBody['error'], status: number): SdkError {

@@ -54,6 +54,11 @@ export class CdpSession extends Emitter<EventMap> {
     );
   }
 
+  /** Throws ConnectionClosedError once the browser connection is gone; `what` names the operation. */
+  assertConnected(what: string): void {
+    this.connection.assertOpen(what);
+  }
+
   /** The session a Target.attachedToTarget event of this session announced. */
   childSession(sessionId: string): CdpSession | undefined {
     return this.connection.session(sessionId);

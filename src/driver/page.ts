@@ -93,7 +93,7 @@ export class Page extends Emitter<PageEvents> {
    * still loading then: one tracker that never answers does not fail the navigation.
    */
   async goto(url: string, options: GotoOptions = {}): Promise<NavigationResponse | null> {
-    this.#assertOpen();
+    this.#assertOpen('goto()');
     const { waitUntil, timeoutMs } = checkLoadOptions(options.waitUntil, options.timeoutMs, 'goto');
     if (typeof url !== 'string' || !url.trim()) throw new InvalidOptionError('goto(url) needs a URL string, such as "https://example.org".');
     const started = Date.now();
@@ -146,7 +146,7 @@ export class Page extends Emitter<PageEvents> {
    * document) reached `state`. Useful for popups and for navigations the page started itself.
    */
   async waitForLoadState(state: WaitUntil = 'load', options: { timeoutMs?: number } = {}): Promise<void> {
-    this.#assertOpen();
+    this.#assertOpen('waitForLoadState()');
     const { waitUntil, timeoutMs } = checkLoadOptions(state, options?.timeoutMs, 'waitForLoadState');
     const frame = this.mainFrame();
     await this.frameManager.waitForLifecycle(frame, undefined, waitUntil ?? 'load', timeoutMs, frame.url() || 'the current document');
@@ -181,7 +181,9 @@ export class Page extends Emitter<PageEvents> {
     this.removeAllListeners();
   }
 
-  #assertOpen(): void {
+  #assertOpen(what: string): void {
+    // A page that closed because the whole browser went away says that, not "open another page".
+    this.session.assertConnected(what);
     if (this.#closed) throw new PageClosedError('This page is closed. Open another with sdk.context.newPage().');
   }
 }

@@ -41,6 +41,25 @@ describe('connectURL()', () => {
 });
 
 describe('a Playwright page as `page`', () => {
+  it('answers dialogs itself once the Tendril page has a handler that leaves them alone', async () => {
+    const browser = await chromium.connectOverCDP(sdk.connectURL());
+    try {
+      const pwPage = await browser.contexts()[0]!.newPage();
+      await pwPage.goto(servers.a.url('dialog-click.html'));
+      const own = sdk.context.pages().find((page) => page.url().includes('dialog-click.html'))!;
+      // Without it Tendril's default answers first: confirm() is dismissed.
+      await pwPage.click('#confirm');
+      expect(await pwPage.textContent('#state')).toBe('confirm said false');
+      const off = own.on('dialog', () => undefined);
+      pwPage.on('dialog', (dialog) => void dialog.accept());
+      await pwPage.click('#confirm');
+      expect(await pwPage.textContent('#state')).toBe('confirm said true');
+      off();
+    } finally {
+      await browser.close();
+    }
+  });
+
   it('is extracted from and acted on, in the Sdk’s own browser', async () => {
     const browser = await chromium.connectOverCDP(sdk.connectURL());
     try {

@@ -24,3 +24,32 @@ describe('closed shadow roots deep in a document', () => {
     mustFind(pageText, undefined, 'chain bottom');
   }, 60_000);
 });
+
+describe('word boundaries of inline text', () => {
+  it('keeps text taken out of the inline flow apart from its neighbours, and true inline runs together', async () => {
+    await fixture.page.goto(fixture.servers.a.url('/snap-odd-words.html'));
+    const { pageText } = await fixture.sdk.extract({ page: fixture.page });
+    // The visually hidden label is still read, as a word of its own.
+    expect(pageText).toContain('Credit Kevin Frayer/Getty Images');
+    expect(pageText).not.toMatch(/CreditKevin/);
+    expect(pageText).toMatch(/Beijing\.\s*Credit/);
+    expect(pageText).not.toMatch(/Beijing\.Credit/);
+    for (const [glued, words] of [
+      ['Pricewas12', /Price was 12 euros/],
+      ['Photoby', /Photo by Anna/],
+      ['Photo:Credit', /Photo: Credit Kevin/],
+      ['OpenMenu', /Open Menu door|Open door[\s\S]*Menu|Menu[\s\S]*Open door/],
+      ['LeftRight', /Left Right middle|Right Left middle/],
+      ['OneTwo', /One Two Three/],
+      ['AlphaBeta', /Alpha[\s\S]*Beta[\s\S]*Gamma/],
+    ] as const) {
+      expect(pageText, excerpt(pageText)).not.toContain(glued);
+      expect(pageText, excerpt(pageText)).toMatch(words);
+    }
+    expect(pageText).not.toMatch(/BetaGamma/);
+    mustFind(pageText, 'paragraph', 'ac');
+    mustFind(pageText, 'paragraph', 'xy');
+    mustFind(pageText, 'paragraph', 'unbelievable');
+    mustFind(pageText, 'paragraph', 'See Paris, France, or Lyon.');
+  });
+});

@@ -15,6 +15,12 @@ describe('closed shadow roots deep in a document', () => {
     });
   }
 
+  it('finds an element in a closed root 400 levels deep by selector', async () => {
+    // A new document: no capture has told the selector engine about its closed roots yet.
+    await fixture.page.goto(fixture.servers.a.url('/snap-odd-closed-deep.html?depth=400'));
+    expect(await fixture.page.locator('//button').textContent()).toBe('deep closed button');
+  });
+
   it('reads every root of a chain of 1,000 nested closed roots, in order', async () => {
     await fixture.page.goto(fixture.servers.a.url('/snap-odd-closed-chain.html?count=1000'));
     const { pageText } = await fixture.sdk.extract({ page: fixture.page, timeout: 40_000 });

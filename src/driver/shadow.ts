@@ -1,7 +1,18 @@
 import type { Protocol } from 'devtools-protocol';
-import { TimeoutError } from '../errors.js';
+import type { CdpSession } from '../cdp/session.js';
+import { ProtocolError, TimeoutError } from '../errors.js';
 import { isContextGone, objectGroup as newObjectGroup } from './evaluate.js';
 import type { Frame } from './frame.js';
+
+/**
+ * How far one DOM.describeNode of a too-deep document reaches. The protocol's encoder refuses a
+ * reply nested past 300 levels: a plain element costs two (its object and its child list), a
+ * shadow host four (its root sits beside its children without costing depth). 100 suits plain
+ * DOM; a reply still too deep halves it for the rest of the scan.
+ */
+const SLICE_DEPTH = 100;
+/** describeNode calls in flight at once while following the cut-off edges of a deep document. */
+const IN_FLIGHT = 8;
 
 /**
  * Finds the closed shadow roots of the frame's document through DOM.describeNode (which sees what
@@ -9,38 +20,25 @@ import type { Frame } from './frame.js';
  * Costs one serialisation of the whole document, so callers decide when it is worth it.
  */
 export async function registerClosedShadowRoots(frame: Frame, timeoutMs: number): Promise<number> {
+  const deadline = Date.now() + timeoutMs;
   const engine = await frame.engine(timeoutMs);
   const { session, contextId } = engine.world;
   const doc = await session.send('Runtime.evaluate', { expression: 'document', contextId }, { timeoutMs });
   if (!doc.result.objectId) return 0;
-  let tree: Protocol.DOM.Node;
+  let closed: number[];
   try {
-    ({ node: tree } = await session.send('DOM.describeNode', { objectId: doc.result.objectId, depth: -1, pierce: true }, { timeoutMs }));
-  } catch (error) {
-    // A document too deep or too large to serialise keeps working without its closed roots.
-    if (error instanceof TimeoutError || isContextGone(error)) throw error;
-    return 0;
+    closed = await findClosedRoots(session, doc.result.objectId, deadline);
   } finally {
     void session.sendQuiet('Runtime.releaseObject', { objectId: doc.result.objectId });
   }
-  const closed: number[] = [];
-  const stack: Protocol.DOM.Node[] = [tree];
-  while (stack.length) {
-    const each = stack.pop()!;
-    for (const root of each.shadowRoots ?? []) {
-      if (root.shadowRootType === 'closed') closed.push(root.backendNodeId);
-      stack.push(root);
-    }
-    // A contentDocument belongs to another frame; that frame does its own.
-    for (const child of each.children ?? []) stack.push(child);
-  }
   if (closed.length === 0) return 0;
+  const remaining = () => Math.max(1, deadline - Date.now());
   const objectGroup = newObjectGroup('shadow');
   try {
     const handles = await Promise.all(
       closed.map((backendNodeId) =>
         session
-          .send('DOM.resolveNode', { backendNodeId, executionContextId: contextId, objectGroup }, { timeoutMs })
+          .send('DOM.resolveNode', { backendNodeId, executionContextId: contextId, objectGroup }, { timeoutMs: remaining() })
           .then(({ object }) => object.objectId, () => undefined),
       ),
     );
@@ -54,10 +52,127 @@ export async function registerClosedShadowRoots(frame: Frame, timeoutMs: number)
         arguments: args,
         returnByValue: true,
       },
-      { timeoutMs },
+      { timeoutMs: remaining() },
     );
     return Number(result.value ?? 0);
   } finally {
     void session.sendQuiet('Runtime.releaseObjectGroup', { objectGroup });
   }
+}
+
+/**
+ * Backend ids of the closed roots in the document. One describeNode of the whole tree answers for
+ * any ordinary document; one too deep to serialise in a piece is read in slices instead.
+ */
+async function findClosedRoots(session: CdpSession, documentId: string, deadline: number): Promise<number[]> {
+  const closed: number[] = [];
+  try {
+    const { node } = await session.send(
+      'DOM.describeNode',
+      { objectId: documentId, depth: -1, pierce: true },
+      { timeoutMs: Math.max(1, deadline - Date.now()) },
+    );
+    collect(node, closed, []);
+    return closed;
+  } catch (error) {
+    if (!isTooDeep(error)) {
+      // A document too large to serialise keeps working without its closed roots.
+      if (error instanceof TimeoutError || isContextGone(error)) throw error;
+      return closed;
+    }
+  }
+  return new SlicedScan(session, deadline).run(documentId);
+}
+
+/**
+ * Reads a deep document a slice of SLICE_DEPTH levels at a time: every node whose children the
+ * slice cut off is described again, by its backend id, as the top of a slice of its own. Slices
+ * of different branches go in parallel. Half the time given is for slicing; whatever is found by
+ * then is kept, so the caller still has time to use it.
+ */
+class SlicedScan {
+  readonly #closed: number[] = [];
+  readonly #stopAt: number;
+  #depth = SLICE_DEPTH;
+  #failure: unknown;
+
+  constructor(
+    private readonly session: CdpSession,
+    private readonly deadline: number,
+  ) {
+    this.#stopAt = Date.now() + (deadline - Date.now()) / 2;
+  }
+
+  run(documentId: string): Promise<number[]> {
+    type Top = { objectId: string } | { backendNodeId: number };
+    const pending: Top[] = [{ objectId: documentId }];
+    let active = 0;
+    return new Promise<number[]>((resolve, reject) => {
+      const pump = () => {
+        while (this.#failure === undefined && active < IN_FLIGHT && pending.length && Date.now() < this.#stopAt) {
+          const top = pending.pop()!;
+          active++;
+          this.#slice(top).then(
+            (node) => {
+              const cut: number[] = [];
+              if (node) collect(node, this.#closed, cut);
+              for (const backendNodeId of cut) pending.push({ backendNodeId });
+            },
+            (error: unknown) => {
+              this.#failure ??= error;
+            },
+          ).finally(() => {
+            active--;
+            pump();
+          });
+        }
+        if (active > 0) return;
+        if (this.#failure !== undefined) reject(this.#failure);
+        else resolve(this.#closed);
+      };
+      pump();
+    });
+  }
+
+  /** One slice below `top`; null when its node is gone or cannot be read even a few levels deep. */
+  async #slice(top: { objectId: string } | { backendNodeId: number }): Promise<Protocol.DOM.Node | null> {
+    for (;;) {
+      const depth = this.#depth;
+      try {
+        const { node } = await this.session.send(
+          'DOM.describeNode',
+          { ...top, depth, pierce: true },
+          { timeoutMs: Math.max(1, this.deadline - Date.now()) },
+        );
+        return node;
+      } catch (error) {
+        if (error instanceof TimeoutError || isContextGone(error)) throw error;
+        if (!isTooDeep(error) || depth <= 1) return null;
+        // Shadow hosts nest twice as deep per level; every later slice uses the smaller depth.
+        if (this.#depth === depth) this.#depth = Math.max(1, depth >> 1);
+      }
+    }
+  }
+}
+
+/**
+ * Walks a described tree: closed roots go to `closed`, nodes whose children were cut off by the
+ * depth to `cut`. A contentDocument belongs to another frame; that frame does its own.
+ */
+function collect(tree: Protocol.DOM.Node, closed: number[], cut: number[]): void {
+  const stack: Protocol.DOM.Node[] = [tree];
+  while (stack.length) {
+    const each = stack.pop()!;
+    for (const root of each.shadowRoots ?? []) {
+      if (root.shadowRootType === 'closed') closed.push(root.backendNodeId);
+      stack.push(root);
+    }
+    if (each.children) for (const child of each.children) stack.push(child);
+    else if ((each.childNodeCount ?? 0) > 0) cut.push(each.backendNodeId);
+  }
+}
+
+/** The reply nested deeper than the protocol's encoder allows ("CBOR: stack limit exceeded"). */
+function isTooDeep(error: unknown): boolean {
+  return error instanceof ProtocolError && /stack limit/i.test(error.message);
 }

@@ -3,7 +3,7 @@
 // child frame that goes away is skipped, the frame the caller asked about is not).
 
 import type { Protocol } from 'devtools-protocol';
-import { PageClosedError, SdkDomProcessError, SdkError, SdkEvalError, TargetClosedError, TimeoutError } from '../errors.js';
+import { ElementNotFoundError, PageClosedError, SdkDomProcessError, SdkError, SdkEvalError, TargetClosedError, TimeoutError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { isContextGone, objectGroup } from '../driver/evaluate.js';
 import type { EngineHandle, Frame } from '../driver/frame.js';
@@ -32,28 +32,49 @@ type Captured = CaptureResult & { key: string };
 
 let captures = 0;
 
-/** Captures the page (or the part `selector` names) as accessibility-tree text with its maps. */
+/**
+ * Captures the page (or the part `selector` names) as accessibility-tree text with its maps. A page
+ * that replaces its document while it is read (a reload loop, a redirect) is read again, its newest
+ * document, until one holds still long enough or the time is up.
+ */
 export function captureSnapshot(page: Page, options: CaptureSnapshotOptions = {}): Promise<Snapshot> {
   if (page.isClosed()) return Promise.reject(new PageClosedError('This page is closed; there is nothing to capture.'));
   const timeoutMs = options.timeoutMs ?? page.defaultTimeoutMs;
+  const capture = new Capture(page, Date.now() + timeoutMs, options.logger);
   return withDeadline(
-    new Capture(page, Date.now() + timeoutMs, options.logger).run(options.selector),
+    capture.run(options.selector),
     timeoutMs,
     `Capturing the text of ${page.url() || 'the page'}`,
     'The page may be busy (a script that does not yield) or very large; raise `timeout` or try again once it settles.',
-  );
+  )
+    .catch((error: unknown) => {
+      throw capture.explain(error, timeoutMs);
+    })
+    .finally(() => capture.stopWatching());
 }
 
 class Capture {
   readonly #parts = new Map<string, FramePart>();
-  readonly #ordinals: Map<Frame, number>;
+  #ordinals: Map<Frame, number>;
+  /** Times the document being read went away: each starts a new round of reading. */
+  #round = 0;
+  /** Documents the main frame committed since the capture began. */
+  #commits = 0;
+  readonly stopWatching: () => void;
 
   constructor(
     private readonly page: Page,
     private readonly deadline: number,
     private readonly logger: Logger | undefined,
   ) {
-    this.#ordinals = new Map(page.frames().map((frame, i) => [frame, i]));
+    this.#ordinals = ordinalsOf(page);
+    const main = page.mainFrame();
+    let loader = main.committedLoaderId;
+    this.stopWatching = main.changed.on('change', () => {
+      if (main.committedLoaderId === loader) return;
+      loader = main.committedLoaderId;
+      this.#commits++;
+    });
   }
 
   /** The F of `[F-N]`: tree order at the start, then in order of appearance for frames added since. */
@@ -68,15 +89,58 @@ class Capture {
   }
 
   async run(selector: string | undefined): Promise<Snapshot> {
-    const main = this.page.mainFrame();
-    if (selector === undefined) {
-      // Every frame at once: out-of-process frames really work in parallel, and a frame the main
-      // document hides is simply never stitched in.
-      const frames = this.page.frames().filter((frame) => !frame.isDetached());
-      await Promise.all(frames.map((frame) => this.#part(frame, frame === main, null)));
-      return this.#snapshot(main);
+    for (;;) {
+      let frame = this.page.mainFrame();
+      const commits = this.#commits;
+      try {
+        if (selector === undefined) return await this.#whole();
+        const scope = await resolveSelector(this.page, selector, this.#remaining());
+        frame = scope.frame;
+        return await this.#scoped(scope);
+      } catch (error) {
+        // The document asked about was replaced while it was read: read the newest one, as long as
+        // the call may take. A scope is looked up again in it: the selector names an element of
+        // whatever document is there, and the old element went with the old document. Nor is a
+        // scope missing from a document that came meanwhile missing for good: the lookup may have
+        // run before that document was parsed.
+        const replaced = isContextGone(error) || (error instanceof ElementNotFoundError && this.#commits !== commits);
+        if (!replaced || Date.now() >= this.deadline) throw mapError(error, frame);
+        this.#round++;
+        this.#parts.clear();
+        this.#ordinals = ordinalsOf(this.page);
+        this.logger?.debug('snapshot', 'The page replaced its document while it was read; reading the new one', { url: frame.url() });
+        await parsed(this.page.mainFrame(), this.#remaining() / 2);
+      }
     }
-    const scope = await resolveSelector(this.page, selector, this.#remaining());
+  }
+
+  /**
+   * The error of a capture that failed. When time ran out while the page kept replacing its
+   * document, that is what the caller needs to hear, not which step the time ran out in.
+   */
+  explain(error: unknown, timeoutMs: number): unknown {
+    const gaveUp = error instanceof TimeoutError || (error instanceof SdkEvalError && isContextGone(error.cause));
+    // One new document on the way is a navigation, not a page that keeps navigating.
+    if (!gaveUp || (this.#round === 0 && this.#commits < 2)) return error;
+    const documents = Math.max(this.#round, this.#commits);
+    return new TimeoutError(
+      `Capturing the text of ${this.page.url() || 'the page'} timed out after ${timeoutMs} ms: the page kept navigating ` +
+        `(${documents} new document${documents === 1 ? '' : 's'} while it was read) and none held still long enough to be read. ` +
+        'A page that reloads itself in a loop never settles: navigate it elsewhere; otherwise call again once it settles, or raise `timeout`.',
+      timeoutMs,
+    );
+  }
+
+  async #whole(): Promise<Snapshot> {
+    const main = this.page.mainFrame();
+    // Every frame at once: out-of-process frames really work in parallel, and a frame the main
+    // document hides is simply never stitched in.
+    const frames = this.page.frames().filter((frame) => !frame.isDetached());
+    await Promise.all(frames.map((frame) => this.#part(frame, frame === main, null)));
+    return this.#snapshot(main);
+  }
+
+  async #scoped(scope: ResolvedElement): Promise<Snapshot> {
     try {
       let level: Frame[] = [scope.frame];
       await this.#part(scope.frame, true, scope);
@@ -103,19 +167,22 @@ class Capture {
   }
 
   /**
-   * Captures one frame. Only the frame the caller asked about may fail the capture; any other gets
-   * half of the time left, so one stuck iframe (an ad spinning in a loop) costs part of the text,
-   * not the whole call.
+   * Captures one frame. Only the frame the caller asked about may fail the capture (with the error
+   * as it came, for run() to judge); any other gets half of the time left, so one stuck iframe (an
+   * ad spinning in a loop) costs part of the text, not the whole call.
    */
   async #part(frame: Frame, required: boolean, scope: ResolvedElement | null): Promise<void> {
     const deadline = required ? this.deadline : Date.now() + this.#remaining() / 2;
+    const round = this.#round;
     try {
       const rootLine = required && !scope && frame === this.page.mainFrame();
       const capture = this.#captureFrame(frame, scope, rootLine, deadline);
       const result = required ? await capture : await withDeadline(capture, this.#remaining(deadline), `Capturing frame ${frame.url()}`);
+      // A frame of a round given up (its main document went away) is not part of this one.
+      if (round !== this.#round) return;
       this.#parts.set(frame.id, { ordinal: this.#ordinal(frame), frame, key: result.key, result, parent: null, prefix: '' });
     } catch (error) {
-      if (required) throw mapError(error, frame);
+      if (required) throw error;
       // A frame that detached, navigated away or did not answer in time is left out.
       this.logger?.info('snapshot', 'Left out a frame that could not be read', {
         url: frame.url(),
@@ -130,10 +197,12 @@ class Capture {
       try {
         return await this.#walk(frame, engine, scope, rootLine, deadline);
       } catch (error) {
-        // A new document replaced the one we were walking: walk the new one, once. A scope element
-        // belonged to the old document, so that one cannot be retried.
-        if (!isContextGone(error) || attempt > 0 || scope) throw error;
+        // A new document replaced the one we were walking: walk the new one, once here (run()
+        // goes on trying for the frame asked about). A scope element belonged to the old
+        // document: run() looks it up again.
+        if (!isContextGone(error)) throw error;
         frame.forgetWorld(engine.world);
+        if (attempt > 0 || scope) throw error;
       }
     }
   }
@@ -170,7 +239,14 @@ class Capture {
       const walk = async () => ({ ...(await callPageScript<CaptureResult>(frame, engine, options, args, remaining())), key });
       let result = await walk();
       if (result.needsScan) {
-        const learned = await registerClosedShadowRoots(frame, remaining());
+        let learned: number;
+        try {
+          learned = await registerClosedShadowRoots(frame, remaining());
+        } catch (error) {
+          // The document went away after it was read whole: what was read stands.
+          if (isContextGone(error)) return result;
+          throw error;
+        }
         void session.sendQuiet('Runtime.callFunctionOn', { functionDeclaration: 'function () { this.markSuspectsScanned(); }', objectId: engine.objectId });
         if (learned > 0) result = await walk();
       }
@@ -234,6 +310,31 @@ class Capture {
     }
     return prefix;
   }
+}
+
+/** The F of `[F-N]` for the frames there are now: tree order. */
+function ordinalsOf(page: Page): Map<Frame, number> {
+  return new Map(page.frames().map((frame, i) => [frame, i]));
+}
+
+/**
+ * Resolves once the frame's current document has been parsed (DOMContentLoaded), so that a new
+ * document is not read half-written; or after `ms`, to read what is there by then.
+ */
+function parsed(frame: Frame, ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      off();
+      resolve();
+    };
+    const check = () => {
+      if (frame.isDetached() || (frame.loaderId === frame.committedLoaderId && frame.lifecycle.has('DOMContentLoaded'))) done();
+    };
+    const timer = setTimeout(done, ms);
+    const off = frame.changed.on('change', check);
+    check();
+  });
 }
 
 /** A handle, in the parent frame's isolated world, on the iframe element that holds `child`. */

@@ -58,7 +58,6 @@ const SHADOW_HOSTS = new Set([
   'nav', 'p', 'section', 'span',
 ]);
 const TABLE_PARTS = new Set(['row', 'cell', 'columnheader', 'rowheader', 'table']);
-const INLINE_DISPLAY = new Set(['inline', 'contents']);
 const LANDMARKS = new Set(['navigation', 'banner', 'contentinfo', 'complementary', 'main', 'region', 'form', 'search']);
 const VISIBLE: CheckVisibilityOptions = { visibilityProperty: true };
 
@@ -108,10 +107,9 @@ export class Walker {
     let inline: boolean | null = null;
     if (!el.checkVisibility(VISIBLE)) {
       const style = getComputedStyle(el);
-      const display = style.display;
-      if (display === 'none') return null;
+      if (style.display === 'none') return null;
       visible = style.visibility === 'visible';
-      inline = display === 'inline' || display === 'contents';
+      inline = inFlow(style);
     }
     this.elements++;
     switch (tag) {
@@ -170,7 +168,7 @@ export class Walker {
     if (open.layout && TABLE_PARTS.has(role) && !el.hasAttribute('role')) role = '';
     if (!role) {
       // A generic box adds no line; a block one still keeps its text apart from its neighbours'.
-      const inline = open.inline ?? INLINE_DISPLAY.has(getComputedStyle(el).display);
+      const inline = open.inline ?? inFlow(getComputedStyle(el));
       if (!inline) pushBreak(parent.items);
       for (const item of items) pushItem(parent.items, item);
       if (!inline) pushBreak(parent.items);
@@ -263,6 +261,17 @@ function image(el: Element, name: string, items: Item[]): void {
   if (name) pushNode(items, { k: 0, role: 'image', name, states: '', el, kids: [] });
 }
 
+/**
+ * Whether the element's text runs on with its neighbours' as one line of text would. Taking a box
+ * out of the flow (absolute, fixed, float) makes its computed display a block one, so display
+ * answers for those; an inline box clipped away (the visually hidden pattern without
+ * positioning) shows nothing between its neighbours, whose text must not glue onto its own.
+ */
+function inFlow(style: CSSStyleDeclaration): boolean {
+  const display = style.display;
+  return display === 'contents' || (display === 'inline' && style.clipPath === 'none');
+}
+
 function hasTitle(svg: Element): boolean {
   return svg.firstElementChild?.localName === 'title';
 }
@@ -307,9 +316,11 @@ function contentText(items: Item[]): string {
     at[at.length - 1] = i + 1;
     const item = list[i]!;
     if (item === BREAK) {
-      // Links sit inside running text, which carries its own spaces; other boundaries get one.
+      // Links sit inside running text, which carries its own spaces; other boundaries get one, and
+      // so does a link taken out of the line.
       const [before, after] = [list[i - 1], list[i + 1]];
-      if (!((isLink(before) && isText(after)) || (isText(before) && isLink(after)))) out += ' ';
+      const link = isLink(before) && isText(after) ? before : isText(before) && isLink(after) ? after : undefined;
+      if (!link || !inFlow(getComputedStyle((link as NodeItem).el))) out += ' ';
     } else if (item.k === 1) {
       out = join(out, item.text);
     } else if (item.k === 0) {
@@ -372,8 +383,12 @@ function pushText(items: Item[], text: string, el: Element): void {
   else if (items.length === 0 || text.trim()) items.push({ k: 1, text, el });
 }
 
+/**
+ * A list may open with a boundary: an inline element whose first child is a block (a visually
+ * hidden label, say) is poured into its parent's list, and the boundary has to come along.
+ */
 function pushBreak(items: Item[]): void {
-  if (items.length && items[items.length - 1] !== BREAK) items.push(BREAK);
+  if (items[items.length - 1] !== BREAK) items.push(BREAK);
 }
 
 function pushNode(items: Item[], node: NodeItem | FrameItem): void {

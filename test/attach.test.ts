@@ -124,6 +124,31 @@ describe('attaching to a running Chrome', () => {
     }
   });
 
+  it('reads a page that was loaded before it attached, out-of-process frames included, the same way every time', async () => {
+    // Chrome announces the out-of-process frame before it answers for the page's own frame tree.
+    const { id } = (await CDP.New({ port: chrome.port, url: servers.a.url('/act.html') })) as { id: string };
+    try {
+      const texts = new Set<string>();
+      for (let attempt = 0; attempt < 6; attempt++) {
+        const sdk = new Sdk(attachOptions(chrome.wsUrl));
+        await sdk.init();
+        try {
+          const page = sdk.context.pages().find((each) => each.targetId === id)!;
+          await page.waitForLoadState('load', { timeoutMs: 10_000 });
+          expect(page.frames().filter((frame) => frame.isOutOfProcess())).toHaveLength(1);
+          const { pageText } = await sdk.extract({ page });
+          expect(pageText.match(/Iframe/g)).toHaveLength(2);
+          texts.add(pageText);
+        } finally {
+          await sdk.close();
+        }
+      }
+      expect(texts.size).toBe(1);
+    } finally {
+      await CDP.Close({ port: chrome.port, id });
+    }
+  });
+
   it('explains cdpUrl values it cannot use', async () => {
     await expect(new Sdk(attachOptions('ftp://example/x')).init()).rejects.toBeInstanceOf(InvalidOptionError);
     await expect(new Sdk(attachOptions('/no/such/DevToolsActivePort')).init()).rejects.toBeInstanceOf(InvalidOptionError);

@@ -25,6 +25,12 @@ export class FrameManager {
   mainFrame!: Frame;
   // Execution contexts by session, so a context id (unique only within a session) finds its frame.
   readonly #contexts = new Map<CdpSession, Map<number, { frame: Frame; world: World }>>();
+  /**
+   * Per session: its frame tree is in. Out-of-process children are adopted only after their
+   * parent's tree (whose answer can come after Chrome announced them), so each finds its parent
+   * frame, and frames keep the same order from one attach to the next.
+   */
+  readonly #trees = new Map<CdpSession, Promise<void>>();
   /** Per session being adopted: the adoptions of the out-of-process children it announced meanwhile. */
   readonly #announced = new Map<CdpSession, Array<Promise<unknown>>>();
 
@@ -44,13 +50,20 @@ export class FrameManager {
     // Everything is sent at once, the resume last: a session runs its commands in order, so the
     // target starts with all of it in place. Nothing may wait for an answer before the resume: a tab
     // opened without an opener answers Page.getFrameTree only once its first navigation is over,
-    // which it cannot start while paused.
+    // which it cannot start while paused. The tree goes in as its answer arrives (onResult): the
+    // contexts Runtime.enable announces right after it need their frames.
+    const tree = session.send('Page.getFrameTree', undefined, {
+      onResult: ({ frameTree }: { frameTree: Protocol.Page.FrameTree }) => this.#loadTree(session, frameTree, null),
+    });
+    this.#trees.set(
+      session,
+      tree.then(
+        () => undefined,
+        () => undefined,
+      ),
+    );
     const setup: Promise<unknown>[] = [
-      // The tree goes in as its answer arrives: the contexts Runtime.enable announces right after
-      // it need their frames.
-      session.send('Page.getFrameTree', undefined, {
-        onResult: ({ frameTree }: { frameTree: Protocol.Page.FrameTree }) => this.#loadTree(session, frameTree, null),
-      }),
+      tree,
       session.send('Page.enable'),
       session.send('Page.setLifecycleEventsEnabled', { enabled: true }),
       session.send('Runtime.enable'),
@@ -103,19 +116,32 @@ export class FrameManager {
    * and reached `waitUntil`: `domcontentloaded` is the frame's own; `load` and `networkidle` also
    * take every frame inside it that committed a document (OOPIFs included). A frame whose
    * navigation never committed, or ended on an error page, never holds it.
+   *
+   * With `quietMs`, it also ends (resolving false instead of true) once no frame of the page has
+   * changed in any way (a lifecycle event, a commit, a new frame or world) for that long: a page that
+   * is still making progress is waited for, one stuck on a request that never answers is not.
    */
-  waitForLifecycle(frame: Frame, loaderId: string | undefined, waitUntil: WaitUntil, timeoutMs: number, url: string): Promise<void> {
+  waitForLifecycle(
+    frame: Frame,
+    loaderId: string | undefined,
+    waitUntil: WaitUntil,
+    timeoutMs: number,
+    url: string,
+    quietMs?: number,
+  ): Promise<boolean> {
     // The document that was there before this navigation, and the one we wait for. When the page
     // replaces the navigated document before it finished (a script redirect, an error page after
     // one), the newest document is the one to wait for: the old one will never fire its events.
     const previous = loaderId ? frame.committedLoaderId : undefined;
     let target = loaderId;
-    const done = new Promise<void>((resolve, reject) => {
+    const done = new Promise<boolean>((resolve, reject) => {
       const offs: Array<() => void> = [];
-      const finish = (error?: Error) => {
+      let quiet: ReturnType<typeof setTimeout> | undefined;
+      const finish = (error: Error | undefined, reached = true) => {
         for (const off of offs) off();
+        clearTimeout(quiet);
         if (error) reject(error);
-        else resolve();
+        else resolve(reached);
       };
       const check = () => {
         if (this.page.isClosed()) return finish(new PageClosedError(`The page closed while navigating to ${url}.`));
@@ -124,7 +150,11 @@ export class FrameManager {
         if (target && committed && committed !== target && committed !== previous) target = committed;
         const expected = target ?? committed;
         if (expected && frame.committedLoaderId === expected && frame.loaderId === expected && this.stillLoading(frame, waitUntil, 1).length === 0) {
-          finish();
+          return finish(undefined);
+        }
+        if (quietMs !== undefined) {
+          clearTimeout(quiet);
+          quiet = setTimeout(() => finish(undefined, false), quietMs);
         }
       };
       // Any frame of the page may be the one we wait for, so listen on all, including new ones.
@@ -180,7 +210,9 @@ export class FrameManager {
     }
     frame = new Frame(this.page, frameId, parent, session);
     this.frames.set(frameId, frame);
-    if (!parent) this.mainFrame ??= frame;
+    // The page's own frame: its id is the target's. An out-of-process child whose parent is not known
+    // yet (its session can be announced before the page's frame tree arrives) also has no parent here.
+    if (frameId === this.page.targetId) this.mainFrame = frame;
     for (const handler of this.#newFrameHandlers) handler(frame);
     return frame;
   }
@@ -197,6 +229,13 @@ export class FrameManager {
     }
     frame.setNavigation(tree.frame.url + (tree.frame.urlFragment ?? ''), tree.frame.name);
     for (const child of tree.childFrames ?? []) this.#loadTree(session, child, tree.frame.id);
+    // Children in document order, as the tree lists them, whatever order their sessions were
+    // announced in: the frames' numbers in the page text follow it, and must not change from one
+    // attach to the next.
+    for (const child of tree.childFrames ?? []) {
+      const known = this.frames.get(child.frame.id);
+      if (known && frame.children.delete(known)) frame.children.add(known);
+    }
   }
 
   #removeFrame(frame: Frame): void {
@@ -278,7 +317,7 @@ export class FrameManager {
       const child = session.childSession(event.sessionId);
       if (!child) return;
       if (event.targetInfo.type === 'iframe') {
-        const adopted = this.adoptSession(child).catch((error) =>
+        const adopted = (this.#trees.get(session) ?? Promise.resolve()).then(() => this.adoptSession(child)).catch((error) =>
           this.logger.debug('driver', 'An out-of-process iframe went away while being prepared', {
             error: (error as Error).message,
           }),
@@ -296,6 +335,7 @@ export class FrameManager {
     });
     session.on('detached', () => {
       this.#contexts.delete(session);
+      this.#trees.delete(session);
       if (session === this.page.session) return this.page.markClosed();
       // An OOPIF's process is gone. If its frame is still in the parent's document (it swapped
       // back in-process), the parent's session owns it again; what was inside it went with it.

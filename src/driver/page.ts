@@ -15,11 +15,14 @@ import { DocumentResponses, type NavigationResponse } from './response.js';
 
 const DEFAULT_NAVIGATION_TIMEOUT_MS = 30_000;
 /**
- * The default goto() waits this long for `load` once the document is interactive. A tracker or ad
- * frame that never answers holds `load` forever; an agent should not fail on a page that a person
- * would already be reading.
+ * Once the document is interactive, the default goto() waits for `load` as long as the page makes
+ * progress (a frame commits, fires a lifecycle event, appears) and stops after LOAD_QUIET_MS without
+ * any, or LOAD_GRACE_MS in all. A tracker or ad frame that never answers holds `load` forever; an
+ * agent should not fail on a page that a person would already be reading, and a page still
+ * bringing in its frames on a busy machine is still read whole.
  */
-export const LOAD_GRACE_MS = 5000;
+export const LOAD_QUIET_MS = 3000;
+export const LOAD_GRACE_MS = 15_000;
 const WAIT_UNTIL: readonly WaitUntil[] = ['commit', 'domcontentloaded', 'load', 'networkidle'];
 
 /** What a page announces: dialogs it opens, files it downloads. */
@@ -89,8 +92,8 @@ export class Page extends Emitter<PageEvents> {
    * With `waitUntil` it waits strictly for that state of the page and of every frame in it that
    * committed a document (out-of-process ones included; a frame that failed or never answered does
    * not count), and fails with TimeoutError after `timeoutMs`. Without it, it waits for the main
-   * document's DOMContentLoaded, then for `load` at most LOAD_GRACE_MS more, and logs what was
-   * still loading then: one tracker that never answers does not fail the navigation.
+   * document's DOMContentLoaded, then for `load` while the page makes progress (see LOAD_QUIET_MS),
+   * and logs what was still loading then: one tracker that never answers does not fail the navigation.
    */
   async goto(url: string, options: GotoOptions = {}): Promise<NavigationResponse | null> {
     this.#assertOpen('goto()');
@@ -130,15 +133,20 @@ export class Page extends Emitter<PageEvents> {
   /** The default goto's bounded wait for `load` once the document is interactive. */
   async #loadGrace(frame: Frame, loaderId: string, remaining: number, url: string): Promise<void> {
     const graceMs = remaining === 0 ? LOAD_GRACE_MS : Math.min(LOAD_GRACE_MS, remaining);
+    const started = Date.now();
+    let reached: boolean;
     try {
-      await this.frameManager.waitForLifecycle(frame, loaderId, 'load', graceMs, url);
+      reached = await this.frameManager.waitForLifecycle(frame, loaderId, 'load', graceMs, url, LOAD_QUIET_MS);
     } catch (error) {
       if (!(error instanceof TimeoutError)) throw error;
-      this.logger.info('driver', `Navigated; parts of the page were still loading after ${graceMs} ms, reading it as it is`, {
-        url,
-        stillLoading: this.frameManager.stillLoading(frame, 'load').slice(0, 10),
-      });
+      reached = false;
     }
+    if (reached) return;
+    this.logger.info('driver', 'Navigated; parts of the page were still loading, reading it as it is', {
+      url,
+      waitedMs: Date.now() - started,
+      stillLoading: this.frameManager.stillLoading(frame, 'load').slice(0, 10),
+    });
   }
 
   /**

@@ -123,7 +123,7 @@ export class Sdk {
     const named = this.#options.downloadsPath;
     if (!isNode()) return { folder: named };
     const { downloadFolder } = await import('./browser/downloads.js');
-    const made = downloadFolder(browser, named, cdpUrl === undefined || isOnThisMachine(cdpUrl));
+    const made = downloadFolder(browser, named, cdpUrl);
     this.#removeDownloads = made.remove;
     return { folder: made.folder };
   }
@@ -362,17 +362,6 @@ export class Sdk {
       this.#removeDownloads = undefined;
     })();
     return this.#closing;
-  }
-}
-
-/** A cdpUrl on loopback, or a DevToolsActivePort file: the browser shares this machine's disk. */
-function isOnThisMachine(cdpUrl: string): boolean {
-  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(cdpUrl)) return true;
-  try {
-    const host = new URL(cdpUrl).hostname;
-    return host === 'localhost' || host === '[::1]' || /^127\./.test(host);
-  } catch {
-    return false;
   }
 }
 

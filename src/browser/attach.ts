@@ -7,6 +7,11 @@ import type { BrowserHandle } from './browser.js';
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '0.0.0.0', '[::1]', '::1']);
 
+/** A host name that reaches this machine. */
+export function isLoopbackHost(hostname: string): boolean {
+  return LOOPBACK.has(hostname) || /^127\./.test(hostname);
+}
+
 /**
  * Turns any accepted form of `cdpUrl` into the browser's WebSocket endpoint:
  * `ws(s)://` as is; `http(s)://host:port` through `/json/version`; otherwise the path of a
@@ -52,7 +57,7 @@ async function fromHttp(base: string, headers: Record<string, string>, timeoutMs
   }
   const endpoint = new URL(body.webSocketDebuggerUrl);
   // Chrome names the address it bound; behind a port mapping or proxy the address we reached is right.
-  if (LOOPBACK.has(endpoint.hostname) && !LOOPBACK.has(given.hostname)) {
+  if (isLoopbackHost(endpoint.hostname) && !isLoopbackHost(given.hostname)) {
     endpoint.host = given.host;
     if (given.protocol === 'https:') endpoint.protocol = 'wss:';
   }

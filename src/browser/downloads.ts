@@ -4,6 +4,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { isLoopbackHost } from './attach.js';
 import type { BrowserHandle } from './browser.js';
 
 export interface DownloadFolder {
@@ -22,7 +23,7 @@ let exitHook = false;
  * temporary profile of a browser we launched (it goes with the profile), or a folder of its own
  * for a browser on this machine; none for a browser elsewhere, whose disk we cannot reach.
  */
-export function downloadFolder(browser: BrowserHandle, named: string | undefined, onThisMachine: boolean): DownloadFolder {
+export function downloadFolder(browser: BrowserHandle, named: string | undefined, cdpUrl: string | undefined): DownloadFolder {
   if (named !== undefined) {
     const folder = path.resolve(named);
     mkdirSync(folder, { recursive: true });
@@ -33,7 +34,7 @@ export function downloadFolder(browser: BrowserHandle, named: string | undefined
     mkdirSync(folder, { recursive: true });
     return { folder, remove: async () => undefined };
   }
-  if (!onThisMachine) return { folder: undefined, remove: async () => undefined };
+  if (cdpUrl !== undefined && !isOnThisMachine(cdpUrl)) return { folder: undefined, remove: async () => undefined };
   const folder = mkdtempSync(path.join(os.tmpdir(), 'tendril-downloads-'));
   made.add(folder);
   if (!exitHook) {
@@ -49,4 +50,14 @@ export function downloadFolder(browser: BrowserHandle, named: string | undefined
       await rm(folder, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 }).catch(() => undefined);
     },
   };
+}
+
+/** A cdpUrl on loopback, or a DevToolsActivePort file: the browser shares this machine's disk. */
+function isOnThisMachine(cdpUrl: string): boolean {
+  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(cdpUrl)) return true;
+  try {
+    return isLoopbackHost(new URL(cdpUrl).hostname);
+  } catch {
+    return false;
+  }
 }

@@ -11,7 +11,7 @@ import type { HostedServerConfig } from './config.js';
 import { AdBlocker } from './adblock.js';
 import { openResultCache } from './cache.js';
 import { isOperation, runOperation } from './operations.js';
-import { header, parse, readJson } from './request.js';
+import { arrivedAfterClose, header, parse, prepareAnswer, readJson } from './request.js';
 import { apiError, SessionManager } from './sessions.js';
 import { isKnownKey, verifyToken } from './tokens.js';
 
@@ -40,7 +40,10 @@ export async function startHostedServer(config: HostedServerConfig, logger: Logg
   const sockets = new WebSocketServer({ noServer: true, maxPayload: 1024 * 1024 * 1024 });
   let baseUrl = '';
   const server = http.createServer((req, res) => {
-    handle(req, res).catch((error: unknown) => sendError(res, error, logger));
+    // Pipelined behind an answer that closes the connection: not served (nor destroyed, which could
+    // cut that answer short); its body is dropped like the rest while the connection winds down.
+    if (arrivedAfterClose(req)) return void req.resume();
+    handle(req, res).catch((error: unknown) => sendError(req, res, error, logger));
   });
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
@@ -55,12 +58,12 @@ export async function startHostedServer(config: HostedServerConfig, logger: Logg
     if (!id && req.method === 'POST') {
       const body = parse(CreateSessionRequest, await readJson(req));
       const record = await sessions.create(body);
-      return sendJson(res, 201, sessions.toWire(record, publicBase));
+      return sendJson(req, res, 201, sessions.toWire(record, publicBase));
     }
-    if (id && !action && req.method === 'GET') return sendJson(res, 200, sessions.toWire(sessions.get(id), publicBase));
+    if (id && !action && req.method === 'GET') return sendJson(req, res, 200, sessions.toWire(sessions.get(id), publicBase));
     if (id && !action && req.method === 'POST') {
       parse(UpdateSessionRequest, await readJson(req));
-      return sendJson(res, 200, sessions.toWire(await sessions.release(id), publicBase));
+      return sendJson(req, res, 200, sessions.toWire(await sessions.release(id), publicBase));
     }
     if (id && isOperation(action) && req.method === 'POST') {
       const record = sessions.running(id);
@@ -159,12 +162,17 @@ export function closeOnSignals(server: HostedServer, logger: Logger): () => void
   };
 }
 
-function sendJson(res: ServerResponse, status: number, body: unknown): void {
+/**
+ * Every answer but an operation's event stream (which starts only once the body was read) goes
+ * out here, so prepareAnswer sees each one that may come before the body was read.
+ */
+function sendJson(req: IncomingMessage, res: ServerResponse, status: number, body: unknown): void {
+  prepareAnswer(req, res);
   const text = JSON.stringify(body);
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) }).end(text);
 }
 
-function sendError(res: ServerResponse, error: unknown, logger: Logger): void {
+function sendError(req: IncomingMessage, res: ServerResponse, error: unknown, logger: Logger): void {
   const known = error instanceof HostedServiceError;
   if (!known) logger.error('hosted', `Request failed: ${(error as Error)?.message ?? String(error)}`);
   const body: ErrorBody = {
@@ -175,5 +183,5 @@ function sendError(res: ServerResponse, error: unknown, logger: Logger): void {
   };
   if (res.headersSent) return void res.end();
   if (known && error.retryAfterSeconds) res.setHeader('retry-after', String(error.retryAfterSeconds));
-  sendJson(res, known ? error.status : 500, body);
+  sendJson(req, res, known ? error.status : 500, body);
 }

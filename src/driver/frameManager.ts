@@ -177,7 +177,11 @@ export class FrameManager {
     const out: string[] = [];
     const visit = (f: Frame) => {
       if (out.length >= limit) return;
-      if (name !== 'commit' && !f.lifecycle.has(name)) out.push(f.url() || f.id);
+      // When we attach, Chrome tells the lifecycle so far, and for an out-of-process frame it may
+      // leave out a `load` that did happen (its parent's `load`, which waits for it, is there). A
+      // frame whose network went idle is past its load.
+      const done = f.lifecycle.has(name) || (name === 'load' && f !== frame && f.lifecycle.has('networkIdle'));
+      if (name !== 'commit' && !done) out.push(f.url() || f.id);
       // DOMContentLoaded is the document's own: its frames' documents never delay it.
       if (name === 'commit' || name === 'DOMContentLoaded') return;
       for (const child of f.children) if (child.hasDocument) visit(child);

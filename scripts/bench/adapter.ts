@@ -9,6 +9,11 @@ export interface BenchSession {
   init(): Promise<void>;
   /** Navigates the client's first page and resolves once the main frame's `load` event fired. */
   goto(url: string): Promise<void>;
+  /**
+   * Navigates the client's first page with the library's own `page.goto(url)`, no options: it
+   * resolves whenever that library's default says the page is ready.
+   */
+  gotoDefault(url: string): Promise<void>;
   /** `extract()` without arguments: the text of the client's current page (`pageText`). */
   extractText(): Promise<string>;
   /**
@@ -20,6 +25,11 @@ export interface BenchSession {
   act(action: BenchAction): Promise<{ success: boolean }>;
   /** Evaluates `expression` in the current page's main world, through the library's own page. */
   evaluate(expression: string): Promise<unknown>;
+  /**
+   * With `watchDialogs`: every JavaScript dialog the client's pages opened so far, oldest first,
+   * as far as the library lets one see them without answering them.
+   */
+  dialogs?(): readonly DialogSeen[];
   /** Closes the client and the browser it launched. */
   close(): Promise<void>;
   // New measurements add the operations they need here and implement them in tendril.ts and
@@ -45,6 +55,18 @@ export interface LibraryAdapter {
 export interface SessionOptions {
   /** Given to the library's constructor; needed by extractWithSchema (act takes it as a tripwire). */
   readonly model?: BenchModel;
+  /** Record the JavaScript dialogs the pages open (`BenchSession.dialogs`), changing nothing else. */
+  readonly watchDialogs?: boolean;
+}
+
+/** A JavaScript dialog a page opened. */
+export interface DialogSeen {
+  /** "alert", "confirm", "prompt" or "beforeunload". */
+  readonly type: string;
+  /** Its text, cut to 100 characters. */
+  readonly message: string;
+  /** Nobody has answered it yet (so the page's main thread is waiting for it). */
+  readonly open: boolean;
 }
 
 /** The slice of zod (3 and 4 alike) a bench schema is written with. */
@@ -69,10 +91,15 @@ export interface BenchEnv {
   readonly notes: string[];
 }
 
+/** The bench's own deadline ran out (not a timeout of the library under test). */
+export class BenchTimeoutError extends Error {
+  override readonly name = 'BenchTimeoutError';
+}
+
 export function withTimeout<T>(label: string, ms: number, work: Promise<T>): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${label} did not finish within ${ms} ms`)), ms);
+    timer = setTimeout(() => reject(new BenchTimeoutError(`${label} did not finish within ${ms} ms`)), ms);
   });
   return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
 }
@@ -135,6 +162,15 @@ export class TimedSession {
   async goto(url: string): Promise<number> {
     try {
       return await this.time('goto()', () => this.raw.goto(url));
+    } finally {
+      this.track();
+    }
+  }
+
+  /** The library's `page.goto(url)` with its defaults (see `BenchSession.gotoDefault`). */
+  async gotoDefault(url: string): Promise<number> {
+    try {
+      return await this.time('goto()', () => this.raw.gotoDefault(url));
     } finally {
       this.track();
     }

@@ -1,5 +1,5 @@
-// The pages the extraction measurements read: a generated 10,000-row table, the demo page and the
-// real article corpus (read in place).
+// The pages the page measurements (extract, extract-llm, real-pages) read: a generated 10,000-row
+// table, the demo page and the real article corpus (read in place).
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { CORPUS_DIR } from './config.js';
@@ -141,7 +141,7 @@ export interface PageSet {
   readonly corpus: Corpus | null;
   /** Why the corpus is absent (already logged), for the notes under the table; else null. */
   readonly corpusMissing: string | null;
-  /** Why the demo page could not be served (it is then not in `pages`), or null. */
+  /** Why the demo page could not be served (it is then not in `pages`), or null (also when not asked for). */
   readonly demoError: string | null;
   /** Where the demo page is, or would have been, in `pages`. */
   readonly demoIndex: number;
@@ -153,24 +153,27 @@ export interface PageSet {
 export const UNSERVED_DEMO: ExtractPage = { id: 'demo', kind: 'demo', label: 'demo page', url: '' };
 
 /**
- * The table page (when `table`), the demo page, then the first `corpusLimit` corpus articles. A demo
- * that cannot be served or a missing corpus is logged as `${id}: ...` and the rest still runs.
+ * The table page (when `table`), the demo page (when `demo`), then the first `corpusLimit` corpus
+ * articles. A demo that cannot be served or a missing corpus is logged as `${id}: ...` and the rest
+ * still runs.
  */
 export async function openPages(
   server: BenchServer,
-  o: { readonly id: string; readonly table: boolean; readonly corpusLimit: number | null },
+  o: { readonly id: string; readonly table: boolean; readonly demo: boolean; readonly corpusLimit: number | null },
   log: (line: string) => void,
 ): Promise<PageSet> {
   const pages: ExtractPage[] = o.table ? [tablePage(server)] : [];
   const demoIndex = pages.length;
   let demo: DemoServer | null = null;
   let demoError: string | null = null;
-  try {
-    demo = await startDemo();
-    pages.push(demo.page);
-  } catch (err) {
-    demoError = `could not serve the demo page: ${errorText(err)}`;
-    log(`${o.id}: ${demoError}`);
+  if (o.demo) {
+    try {
+      demo = await startDemo();
+      pages.push(demo.page);
+    } catch (err) {
+      demoError = `could not serve the demo page: ${errorText(err)}`;
+      log(`${o.id}: ${demoError}`);
+    }
   }
   const corpus = loadCorpus(server, o.corpusLimit);
   let corpusMissing: string | null = null;

@@ -12,7 +12,7 @@ import {
   type Below,
   type CorpusSummary,
 } from './extract-summary.js';
-import { DEMO_PARTS } from './extract-pages.js';
+import { DEMO_PARTS, type ExtractPage } from './extract-pages.js';
 import type { ExtractRun, Outcome, PageResult } from './measurements/extract.js';
 import type { Column } from './report.js';
 import { recallValue } from './recall.js';
@@ -211,10 +211,11 @@ export function renderPerPage(input: ExtractReportInput): string {
   return `${lines.join('\n')}\n`;
 }
 
-function host(p: PageResult): string {
-  if (!p.page.source) return p.page.kind === 'article' ? '' : 'generated / local';
+/** Where a page comes from: an article's original host, or "generated / local". */
+export function host({ page }: { readonly page: ExtractPage }): string {
+  if (!page.source) return page.kind === 'article' ? '' : 'generated / local';
   try {
-    return new URL(p.page.source).host;
+    return new URL(page.source).host;
   } catch {
     return '';
   }

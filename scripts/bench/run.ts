@@ -4,6 +4,7 @@
 //   npm run bench -- --update-readme   # also rewrite the bench block in README.md
 //   BENCH_ITERATIONS=3 npm run bench -- --only=stagehand --verbose
 //   npm run bench -- --only extract --corpus-limit 10   # page-text extraction only, 10 articles
+//   npm run bench -- --only real-pages                  # default goto + extract() on every real page
 //   npm run bench -- --only extract-llm                 # extract(instruction, schema), fake model
 //   npm run bench -- --only act                         # act(observeResult): a click, no model
 //   npm run bench -- --only hosted-cache                # env "HOSTED": server cache HIT vs MISS
@@ -29,6 +30,7 @@ import { renderFunctionSummary } from './function-report.js';
 import { renderHostedCacheSummary } from './hosted-cache-report.js';
 import { renderExtractSummary, renderPerPage } from './extract-report.js';
 import { renderLlmSummary } from './llm-report.js';
+import { renderRealPagesPerPage, renderRealPagesSummary, summarizeRealPages } from './real-pages-report.js';
 import { TABLE_PATH, tableHtml } from './extract-pages.js';
 import { ACT_ID, runAct, type ActRun } from './measurements/act.js';
 import { runExtract, type ExtractRun } from './measurements/extract.js';
@@ -36,6 +38,7 @@ import { EXTRACT_LLM_ID, runExtractLlm, type LlmRun } from './measurements/extra
 import { FUNCTION_ID, runFunction, type FunctionRun } from './measurements/function.js';
 import { HOSTED_CACHE_ID, MODEL_LATENCY_MS, runHostedCache, type HostedCacheRun } from './measurements/hosted-cache.js';
 import { MEASUREMENTS } from './measurements/index.js';
+import { REAL_PAGES_ID, runRealPages, type RealPagesRun } from './measurements/real-pages.js';
 import { errorText, type ComparisonContext } from './measurement.js';
 import { ChromeReaper } from './procs.js';
 import { renderDetails, renderTable, updateReadme, type Column, type RowResult } from './report.js';
@@ -48,6 +51,7 @@ const log = (line: string): void => {
 
 const EXTRACT_ID = 'extract';
 const PER_PAGE_FILE = path.join(RESULTS_DIR, 'extract-pages.md');
+const REAL_PAGES_FILE = path.join(RESULTS_DIR, 'real-pages.md');
 
 const OURS: Column = { id: 'tendril', label: 'Tendril' };
 const THEIRS: Column = { id: 'stagehand', label: 'Stagehand 3.7.3' };
@@ -60,7 +64,7 @@ async function loadLibrary(id: string): Promise<LibraryAdapter> {
 
 async function main(): Promise<number> {
   const opts = parseOptions(process.argv.slice(2), process.env);
-  const known = [...MEASUREMENTS.map((m) => m.id), EXTRACT_ID, EXTRACT_LLM_ID, ACT_ID, HOSTED_CACHE_ID, FUNCTION_ID];
+  const known = [...MEASUREMENTS.map((m) => m.id), EXTRACT_ID, REAL_PAGES_ID, EXTRACT_LLM_ID, ACT_ID, HOSTED_CACHE_ID, FUNCTION_ID];
   const unknown = opts.measurements?.filter((id) => !known.includes(id)) ?? [];
   if (unknown.length) throw new Error(`unknown --only value(s) ${unknown.join(', ')} (libraries: tendril, stagehand; measurements: ${known.join(', ')})`);
   const selected = (id: string) => !opts.measurements || opts.measurements.includes(id);
@@ -86,6 +90,9 @@ async function main(): Promise<number> {
   }
   if (selected(EXTRACT_ID)) {
     log(`extract: ${plural(opts.extractIterations, 'timed call')} on the table and demo page, ${plural(opts.corpusIterations, 'timed call')} per real page`);
+  }
+  if (selected(REAL_PAGES_ID)) {
+    log(`${REAL_PAGES_ID}: each library's default goto, then extract(), ${plural(opts.corpusIterations, 'timed visit')} per real page`);
   }
   if (selected(EXTRACT_LLM_ID)) {
     log(`${EXTRACT_LLM_ID}: ${plural(opts.extractIterations, 'timed call')} on the demo page, ${plural(opts.corpusIterations, 'timed call')} per real page`);
@@ -116,6 +123,7 @@ async function main(): Promise<number> {
 
   const results: RowResult[] = [];
   let extract: ExtractRun | null = null;
+  let realPages: RealPagesRun | null = null;
   let llm: LlmRun | null = null;
   let act: ActRun | null = null;
   let hosted: HostedCacheRun | null = null;
@@ -163,6 +171,7 @@ async function main(): Promise<number> {
     }
     const ctx: ComparisonContext = { libs, unavailable: failures, env, opts, log };
     if (selected(EXTRACT_ID)) extract = await runExtract(ctx);
+    if (selected(REAL_PAGES_ID)) realPages = await runRealPages(ctx);
     if (selected(EXTRACT_LLM_ID)) llm = await runExtractLlm(ctx);
     if (selected(ACT_ID)) act = await runAct(ctx);
     if (selected(HOSTED_CACHE_ID)) hosted = await runHostedCache(ctx);
@@ -193,6 +202,15 @@ async function main(): Promise<number> {
     log(`wrote ${link}`);
     env.notes.push(...extract.notes);
   }
+  if (realPages) {
+    const link = path.relative(REPO_ROOT, REAL_PAGES_FILE);
+    const report = { run: realPages, ours: OURS, theirs: THEIRS, envLine, perPageLink: link };
+    blocks.push(renderRealPagesSummary(report));
+    mkdirSync(RESULTS_DIR, { recursive: true });
+    writeFileSync(REAL_PAGES_FILE, renderRealPagesPerPage(report));
+    log(`wrote ${link}`);
+    env.notes.push(...realPages.notes);
+  }
   if (llm) {
     blocks.push(renderLlmSummary({ run: llm, ours: OURS, theirs: THEIRS, envLine }));
     env.notes.push(...llm.notes);
@@ -221,10 +239,12 @@ async function main(): Promise<number> {
     else log(`warning: ${res.warning}`);
   }
   const extractFailed = [extract, llm].some((run) => run?.pages.some((p) => [...p.outcomes.values()].some((o) => !o.ok)));
+  // Stagehand failing a real page is part of the comparison; the target is Tendril's.
+  const realPagesFailed = realPages !== null && summarizeRealPages(realPages, OURS, THEIRS).target === false;
   const actFailed = act !== null && [...act.outcomes.values()].some((o) => !o.ok);
   const hostedFailed = hosted !== null && !hosted.outcome.ok;
   const functionFailed = fn !== null && [...fn.outcomes.values()].some((o) => !o.ok);
-  const anyFailure = failures.size > 0 || results.some((r) => r.failures.size > 0) || extractFailed || actFailed || hostedFailed || functionFailed;
+  const anyFailure = failures.size > 0 || results.some((r) => r.failures.size > 0) || extractFailed || realPagesFailed || actFailed || hostedFailed || functionFailed;
   return anyFailure ? 1 : 0;
 }
 

@@ -1,4 +1,4 @@
-// What the two extraction measurements (extract, extract-llm) share: one browser per library for
+// What the page measurements (extract, extract-llm, real-pages) share: one browser per library for
 // all pages, and the loop that runs every page with the libraries alternating.
 //
 // Each library keeps its browser for all pages (Stagehand needs seconds per article page, and a
@@ -15,10 +15,38 @@ export const WARMUP_PATH = '/basic.html';
 export interface PagePoolSpec<S> {
   /** The measured call, as errors name it, e.g. "extract()". */
   readonly what: string;
-  /** The measured call on the session's current page; returns its sample (with its own timing). */
-  readonly call: (lib: LibraryAdapter, s: TimedSession) => Promise<S>;
+  /**
+   * Opens a page before the measured call (the warm-up page too) and returns how long that took,
+   * in ms. Default: `goto` until `load`.
+   */
+  readonly open?: (lib: LibraryAdapter, s: TimedSession, url: string) => Promise<number>;
+  /**
+   * The measured call on the session's current page; returns its sample (with its own timing).
+   * `openMs`: how long opening the page took.
+   */
+  readonly call: (lib: LibraryAdapter, s: TimedSession, openMs: number) => Promise<S>;
   /** Given to every new session, e.g. the model. */
   readonly options?: SessionOptions;
+}
+
+/** Where a library failed a page: no session to run it in, opening it, or the measured call. */
+export type PageStep = 'session' | 'goto' | 'call';
+
+/** Why a library failed a page; the message is what tables and logs show. */
+export class PageFailure extends Error {
+  override readonly name = 'PageFailure';
+  constructor(
+    message: string,
+    readonly step: PageStep,
+    /** What the step threw (for the per-page deadline: the deadline's own error). */
+    readonly thrown: unknown,
+    /** The per-page deadline ran out during `step` (the library's call had not returned). */
+    readonly deadline: boolean,
+    /** How long opening the page took, when it got that far. */
+    readonly openMs?: number,
+  ) {
+    super(message);
+  }
 }
 
 /** The current session of each library, made (and warmed up) when first needed. */
@@ -26,6 +54,8 @@ export class PagePool<S> {
   private readonly sessions = new Map<string, TimedSession>();
   /** Why a library has no session; it is not tried again (library -> why). */
   readonly givenUp = new Map<LibraryAdapter, string>();
+  /** The same, as thrown on every page. */
+  private readonly noSession = new Map<LibraryAdapter, PageFailure>();
   private readonly launch: LaunchSpec;
 
   constructor(
@@ -39,40 +69,62 @@ export class PagePool<S> {
   private async session(lib: LibraryAdapter): Promise<TimedSession> {
     const existing = this.sessions.get(lib.id);
     if (existing) return existing;
-    const gaveUp = this.givenUp.get(lib);
-    if (gaveUp) throw new Error(gaveUp);
+    const gaveUp = this.noSession.get(lib);
+    if (gaveUp) throw gaveUp;
     const s = new TimedSession(lib, lib.newSession(this.launch, this.spec.options), this.env);
     this.sessions.set(lib.id, s);
     try {
       await s.init();
-      await s.goto(this.env.server.url(WARMUP_PATH));
-      await this.spec.call(lib, s);
+      const openMs = await this.open(lib, s, this.env.server.url(WARMUP_PATH));
+      await this.spec.call(lib, s, openMs);
     } catch (err) {
       // A library that cannot even get through the warm-up page is not tried again on every page.
       const why = `no session (init + ${this.spec.what} on ${WARMUP_PATH} failed: ${errorText(err)})`;
+      const failure = new PageFailure(why, 'session', err, false);
       this.givenUp.set(lib, why);
+      this.noSession.set(lib, failure);
       await this.drop(lib);
-      throw new Error(why);
+      throw failure;
     }
     return s;
   }
 
-  /** goto (untimed) + the measured call, under the per-page deadline. */
+  private open(lib: LibraryAdapter, s: TimedSession, url: string): Promise<number> {
+    return this.spec.open ? this.spec.open(lib, s, url) : s.goto(url);
+  }
+
+  /** The library's current session, if it has one (e.g. to look at it after a failure). */
+  current(lib: LibraryAdapter): TimedSession | undefined {
+    return this.sessions.get(lib.id);
+  }
+
+  /**
+   * Opens the page (untimed, unless `spec.call` uses its time) + the measured call, under the
+   * per-page deadline. Failures are `PageFailure`s.
+   */
   async measure(lib: LibraryAdapter, page: ExtractPage, deadlineMs: number): Promise<S> {
     const s = await this.session(lib);
-    return withTimeout(
-      `${lib.label} on ${page.label}`,
-      deadlineMs,
-      (async () => {
-        // Say which step failed: a page that never reaches `load` is not an extraction failure.
-        await s.goto(page.url).catch((err: unknown) => {
-          throw new Error(`goto: ${errorText(err)}`);
-        });
-        return this.spec.call(lib, s).catch((err: unknown) => {
-          throw new Error(`${this.spec.what}: ${errorText(err)}`);
-        });
-      })(),
-    );
+    // Say which step failed: a page that never reaches `load` is not an extraction failure.
+    let step: PageStep = 'goto';
+    let openMs: number | undefined;
+    try {
+      return await withTimeout(
+        `${lib.label} on ${page.label}`,
+        deadlineMs,
+        (async () => {
+          openMs = await this.open(lib, s, page.url).catch((err: unknown) => {
+            throw new PageFailure(`goto: ${errorText(err)}`, 'goto', err, false);
+          });
+          step = 'call';
+          return await this.spec.call(lib, s, openMs).catch((err: unknown) => {
+            throw new PageFailure(`${this.spec.what}: ${errorText(err)}`, 'call', err, false, openMs);
+          });
+        })(),
+      );
+    } catch (err) {
+      if (err instanceof PageFailure) throw err;
+      throw new PageFailure(errorText(err), step, err, true, openMs);
+    }
   }
 
   /** Closes the library's session, if any; the next page gets a fresh one. */
@@ -98,6 +150,11 @@ export interface PageLoop<S, O> {
   readonly outcome: (page: ExtractPage, timed: readonly S[]) => O;
   /** One library's result in the progress line. */
   readonly describe: (o: O | Failed) => string;
+  /**
+   * A library's result on a page it failed, from what `pool.measure` threw (a `PageFailure`);
+   * called before its session is dropped. Default: `{ ok: false, error }` with the message.
+   */
+  readonly failed?: (lib: LibraryAdapter, err: unknown) => O | Failed;
 }
 
 /**
@@ -124,7 +181,7 @@ export async function runPages<S, O>(ctx: ComparisonContext, loop: PageLoop<S, O
             const sample = await pool.measure(lib, page, opts.pageDeadlineMs);
             if (i >= warmups) samples.get(lib.id)!.push(sample);
           } catch (err) {
-            outcomes.set(lib.id, { ok: false, error: errorText(err) });
+            outcomes.set(lib.id, loop.failed?.(lib, err) ?? { ok: false, error: errorText(err) });
             // The browser may be stuck mid-extract; the next page gets a fresh one.
             await pool.drop(lib);
           }

@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { BenchSession, LibraryAdapter, SchemaBuilder, SessionOptions, ZodApi } from './adapter.js';
+import type { BenchSession, DialogSeen, LibraryAdapter, SchemaBuilder, SessionOptions, ZodApi } from './adapter.js';
 import { clientOptions, SCRATCH_ROOT, type LaunchSpec } from './config.js';
 
 export const STAGEHAND_VERSION = '3.7.3';
@@ -15,13 +15,23 @@ const MARKER = path.join(SCRATCH, '.installed');
 const INSTALL_SPECS = [`${PACKAGE}@${STAGEHAND_VERSION}`, 'zod@3'];
 
 // The slice of Stagehand's API the bench uses (its own types live in the scratch folder).
+interface CdpSessionLike {
+  readonly id: string | null;
+  on(event: string, handler: (params: unknown) => void): void;
+}
 interface StagehandPage {
   goto(url: string, options?: { waitUntil?: 'load' | 'domcontentloaded' | 'networkidle'; timeoutMs?: number }): Promise<unknown>;
   evaluate(expression: string): Promise<unknown>;
+  mainFrameId(): string;
+  getSessionForFrame(frameId: string): CdpSessionLike;
 }
 interface StagehandInstance {
   init(): Promise<void>;
-  readonly context: { pages(): StagehandPage[] };
+  readonly context: {
+    pages(): StagehandPage[];
+    /** The CDP connection: events of the browser, and each target's session by id. */
+    readonly conn: CdpSessionLike & { getSession(sessionId: string): CdpSessionLike | undefined };
+  };
   /** Without arguments no model is involved: it resolves to the page's text outline. */
   extract(): Promise<{ pageText: string }>;
   /** v3's form: the schema is built with the zod installed next to Stagehand. */
@@ -31,6 +41,40 @@ interface StagehandInstance {
   close(options?: { force?: boolean }): Promise<void>;
 }
 type StagehandConstructor = new (options: Record<string, unknown>) => StagehandInstance;
+
+interface DialogOpening {
+  readonly type?: string;
+  readonly message?: string;
+}
+
+/**
+ * Stagehand 3.7.3 never answers a JavaScript dialog, so one left open holds its page. Listening
+ * to the dialog events of every CDP session it has (the page's, then each one it attaches, e.g.
+ * an out-of-process iframe's) sends nothing to the browser and changes nothing it does.
+ */
+function watchDialogs(sh: StagehandInstance, page: StagehandPage): readonly DialogSeen[] {
+  const seen: Array<DialogSeen & { open: boolean }> = [];
+  const open = new Map<string, DialogSeen & { open: boolean }>(); // session id -> its open dialog
+  const watch = (session: CdpSessionLike | undefined) => {
+    const id = session?.id;
+    if (!session || !id) return;
+    session.on('Page.javascriptDialogOpening', (params) => {
+      const { type, message } = params as DialogOpening;
+      const dialog = { type: String(type), message: String(message ?? '').slice(0, 100), open: true };
+      seen.push(dialog);
+      open.set(id, dialog);
+    });
+    session.on('Page.javascriptDialogClosed', () => {
+      const dialog = open.get(id);
+      if (dialog) dialog.open = false;
+      open.delete(id);
+    });
+  };
+  const { conn } = sh.context;
+  watch(page.getSessionForFrame(page.mainFrameId()));
+  conn.on('Target.attachedToTarget', (params) => watch(conn.getSession((params as { sessionId: string }).sessionId)));
+  return seen;
+}
 
 function installedVersion(): string | null {
   try {
@@ -121,16 +165,24 @@ export async function loadStagehand(log: (line: string) => void): Promise<Librar
         if (!page) throw new Error('Stagehand has no page after init()');
         return page;
       };
+      let dialogs: readonly DialogSeen[] = [];
       return {
-        init: () => sh.init(),
+        async init() {
+          await sh.init();
+          if (options.watchDialogs) dialogs = watchDialogs(sh, firstPage());
+        },
         async goto(url) {
-          // Stagehand's default is domcontentloaded; ask for load to match Tendril's default.
+          // Stagehand's default is domcontentloaded; ask for load, as the Tendril adapter does.
           await firstPage().goto(url, { waitUntil: 'load' });
+        },
+        async gotoDefault(url) {
+          await firstPage().goto(url);
         },
         extractText: async () => (await sh.extract()).pageText,
         extractWithSchema: (instruction, build) => sh.extract(instruction, schemaFor(build)),
         act: (action) => sh.act({ ...action, arguments: [...action.arguments] }),
         evaluate: (expression) => firstPage().evaluate(expression),
+        ...(options.watchDialogs ? { dialogs: () => dialogs } : {}),
         close: () => sh.close(),
       };
     },

@@ -1,7 +1,7 @@
 // Tendril, straight from the sources in src/.
 import { z } from 'zod';
-import { Sdk, type ExtractSchema } from '../../src/index.js';
-import type { BenchSession, LibraryAdapter, SchemaBuilder, SessionOptions } from './adapter.js';
+import { Sdk, type ExtractSchema, type LogLine } from '../../src/index.js';
+import type { BenchSession, DialogSeen, LibraryAdapter, SchemaBuilder, SessionOptions } from './adapter.js';
 import { clientOptions, type BenchModel, type LaunchSpec } from './config.js';
 
 // Built once per builder, so timed calls never include building a schema.
@@ -12,7 +12,21 @@ const schemaFor = (build: SchemaBuilder): ExtractSchema => {
   return schema;
 };
 
-function sessionOf(sdk: Sdk): BenchSession {
+/**
+ * Tendril answers every dialog itself (the user's handler or its default) and logs each answer at
+ * level 1: read from that log, so watching adds no handler that would change what it does.
+ */
+function dialogLog(): { logger: (line: LogLine) => void; seen: DialogSeen[] } {
+  const seen: DialogSeen[] = [];
+  const logger = (line: LogLine) => {
+    if (line.category !== 'dialog') return;
+    const { type, message } = (line.auxiliary ?? {}) as { type?: unknown; message?: unknown };
+    seen.push({ type: String(type), message: String(message ?? '').slice(0, 100), open: false });
+  };
+  return { logger, seen };
+}
+
+function sessionOf(sdk: Sdk, dialogs?: readonly DialogSeen[]): BenchSession {
   const firstPage = () => {
     const page = sdk.context.pages()[0];
     if (!page) throw new Error('Tendril has no page after init()');
@@ -23,10 +37,14 @@ function sessionOf(sdk: Sdk): BenchSession {
     goto: async (url) => {
       await firstPage().goto(url, { waitUntil: 'load' });
     },
+    gotoDefault: async (url) => {
+      await firstPage().goto(url);
+    },
     extractText: async () => (await sdk.extract()).pageText,
     extractWithSchema: (instruction, build) => sdk.extract(instruction, schemaFor(build)),
     act: (action) => sdk.act({ ...action, arguments: [...action.arguments] }),
     evaluate: (expression) => firstPage().evaluate<unknown>(expression),
+    ...(dialogs ? { dialogs: () => dialogs } : {}),
     close: () => sdk.close(),
   };
 }
@@ -35,7 +53,12 @@ export function loadTendril(): LibraryAdapter {
   return {
     id: 'tendril',
     label: 'Tendril',
-    newSession: (launch: LaunchSpec, options: SessionOptions = {}) => sessionOf(new Sdk(clientOptions(launch, options.model))),
+    newSession: (launch: LaunchSpec, options: SessionOptions = {}) => {
+      if (!options.watchDialogs) return sessionOf(new Sdk(clientOptions(launch, options.model)));
+      const { logger, seen } = dialogLog();
+      // Level 1 reaches the callback only; pino stays off (clientOptions).
+      return sessionOf(new Sdk({ ...clientOptions(launch, options.model), verbose: 1, logger }), seen);
+    },
   };
 }
 

@@ -58,7 +58,7 @@ export async function runExtractLlm(ctx: ComparisonContext): Promise<LlmRun> {
   const notes: string[] = [];
   const limits = [opts.llmPages, opts.corpusLimit].filter((n): n is number => n !== null);
   const corpusLimit = limits.length ? Math.min(...limits) : null;
-  const set = await openPages(env.server, { id: EXTRACT_LLM_ID, table: false, corpusLimit }, log);
+  const set = await openPages(env.server, { id: EXTRACT_LLM_ID, table: false, demo: true, corpusLimit }, log);
   const { corpus } = set;
   if (corpus) log(`${EXTRACT_LLM_ID}: first ${corpus.pages.length} of ${corpus.total} corpus pages (BENCH_LLM_PAGES, --corpus-limit)`);
   if (set.corpusMissing) notes.push(`${EXTRACT_LLM_ID}: ${set.corpusMissing}`);

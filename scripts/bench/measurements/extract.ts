@@ -41,7 +41,7 @@ export interface ExtractRun {
 export async function runExtract(ctx: ComparisonContext): Promise<ExtractRun> {
   const { env, opts, log } = ctx;
   const notes: string[] = [];
-  const set = await openPages(env.server, { id: 'extract', table: true, corpusLimit: opts.corpusLimit }, log);
+  const set = await openPages(env.server, { id: 'extract', table: true, demo: true, corpusLimit: opts.corpusLimit }, log);
   const { corpus } = set;
   if (corpus && corpus.pages.length < corpus.total) log(`extract: first ${corpus.pages.length} of ${corpus.total} corpus pages (--corpus-limit)`);
   if (set.corpusMissing) notes.push(set.corpusMissing);

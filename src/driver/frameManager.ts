@@ -266,7 +266,7 @@ export class FrameManager {
     session.on('Page.javascriptDialogOpening', (event) => {
       handleDialog(session, event, {
         emit: (dialog) => {
-          if (!this.page.hasListeners('dialog')) return false;
+          if (this.page.listenerCount('dialog') === 0) return false;
           this.page.emit('dialog', dialog);
           return true;
         },

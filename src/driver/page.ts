@@ -11,6 +11,7 @@ import type { PageFunction } from './evaluate.js';
 import type { Frame } from './frame.js';
 import { FrameManager } from './frameManager.js';
 import { Locator } from './locator.js';
+import { enableNetwork } from './network.js';
 import { DocumentResponses, type NavigationResponse } from './response.js';
 
 const DEFAULT_NAVIGATION_TIMEOUT_MS = 30_000;
@@ -58,11 +59,6 @@ export class Page extends Emitter<PageEvents> {
     await this.frameManager.adoptSession(this.session);
   }
 
-  /** @internal True when somebody listens for `event` (dialogs are answered by us otherwise). */
-  hasListeners(event: keyof PageEvents): boolean {
-    return this.listenerCount(event) > 0;
-  }
-
   mainFrame(): Frame {
     return this.frameManager.mainFrame;
   }
@@ -102,7 +98,7 @@ export class Page extends Emitter<PageEvents> {
     const started = Date.now();
     const frame = this.mainFrame();
     // Not awaited: the session runs it before the navigation, which is all the response needs.
-    void this.#responses.ready();
+    void enableNetwork(this.session);
     const result = await this.session
       .send('Page.navigate', { url, frameId: frame.id }, { timeoutMs })
       .catch((error: Error) => {

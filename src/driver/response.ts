@@ -3,7 +3,6 @@
 
 import type { Protocol } from 'devtools-protocol';
 import type { CdpSession } from '../cdp/session.js';
-import { enableNetwork } from './network.js';
 
 export class NavigationResponse {
   readonly #headers: Record<string, string>;
@@ -45,22 +44,20 @@ export class NavigationResponse {
   }
 }
 
-/** The last few document responses of a page's main session, by loader (a navigation's request id). */
+/**
+ * The last few document responses of a page's main session, by loader (a navigation's request id);
+ * seen once the Network domain is on (enableNetwork).
+ */
 export class DocumentResponses {
   readonly #byLoader = new Map<string, Protocol.Network.Response>();
 
-  constructor(private readonly session: CdpSession) {
+  constructor(session: CdpSession) {
     session.on('Network.responseReceived', (event) => {
       if (event.type !== 'Document' || !event.loaderId || event.requestId !== event.loaderId) return;
       this.#byLoader.set(event.loaderId, event.response);
       // Only the latest navigations are ever asked for.
       if (this.#byLoader.size > 8) this.#byLoader.delete(this.#byLoader.keys().next().value!);
     });
-  }
-
-  /** Turns the Network domain on; navigations sent on the session after this call are seen. */
-  ready(): Promise<void> {
-    return enableNetwork(this.session);
   }
 
   responseOf(loaderId: string): NavigationResponse | null {

@@ -6,6 +6,13 @@ import * as z from 'zod/v4';
 
 export const Viewport = z.object({ width: z.int().min(100).max(10_000), height: z.int().min(100).max(10_000) });
 
+/** Hosts a session's pages may reach; patterns `example.org`, `*.example.org` or an IP address. */
+export const DomainPolicy = z.object({
+  allow: z.array(z.string()).optional(),
+  block: z.array(z.string()).optional(),
+});
+export type DomainPolicy = z.infer<typeof DomainPolicy>;
+
 export const CreateSessionRequest = z.object({
   projectId: z.string().min(1),
   region: z.string().min(1).optional(),
@@ -20,6 +27,8 @@ export const CreateSessionRequest = z.object({
       viewport: Viewport.optional(),
     })
     .optional(),
+  /** The server refuses navigations and requests to hosts outside it, in every frame. */
+  domainPolicy: DomainPolicy.optional(),
 });
 export type CreateSessionRequest = z.infer<typeof CreateSessionRequest>;
 

@@ -112,6 +112,25 @@ export class NavigationError extends SdkError {
   }
 }
 
+/**
+ * A hosted session may not load this URL: a scheme that is not of the web (file:, chrome:, ...), or
+ * a host on a network the server keeps its sessions away from (loopback, private ranges).
+ */
+export class UrlNotAllowedError extends NavigationError {}
+
+/** A navigation or request went to a host outside the `domainPolicy`; `host` is that host. */
+export class DomainPolicyError extends NavigationError {
+  constructor(
+    message: string,
+    url: string,
+    readonly host: string,
+    /** The policy that refused it, as configured (normalised). */
+    readonly policy: { allow?: string[]; block?: string[] },
+  ) {
+    super(message, url);
+  }
+}
+
 /** The Sdk was used before `init()` finished, after `close()`, or with invalid options. */
 export class SdkStateError extends SdkError {}
 

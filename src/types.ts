@@ -110,6 +110,13 @@ export interface SdkOptions {
    * choice). Each download is reported on `page.on('download')`. Not used with HOSTED.
    */
   downloadsPath?: string;
+  /**
+   * Hosts the pages may reach: navigations (goto, links, redirects, popups) and every request of
+   * every frame. `example.org` is that host only; `*.example.org` is it and all its subdomains.
+   * `block` wins over `allow`; without `allow`, every host not blocked is allowed. With HOSTED, the
+   * server enforces it too (hostedSessionCreateParams.domainPolicy, unless given there).
+   */
+  domainPolicy?: DomainPolicy;
   /** Server-side result cache for HOSTED; default `true`. */
   serverCache?: boolean;
   /** Session parameters for HOSTED. */
@@ -119,7 +126,14 @@ export interface SdkOptions {
     browserSettings?: { blockAds?: boolean; viewport?: Viewport };
     keepAlive?: boolean;
     timeout?: number;
+    domainPolicy?: DomainPolicy;
   };
+}
+
+/** Host patterns: `example.org` (that host), `*.example.org` (it and its subdomains), or an IP address. */
+export interface DomainPolicy {
+  allow?: string[];
+  block?: string[];
 }
 
 /** When a navigation counts as done. */

@@ -12,6 +12,7 @@ import type { BrowserHandle } from '../../browser/browser.js';
 import { launchChrome } from '../../browser/launch.js';
 import { HostedServiceError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
+import type { CheckedPolicy } from '../../util/domainPolicy.js';
 import type { AdBlocker } from './adblock.js';
 import type { HostedServerConfig } from './config.js';
 import { signToken } from './tokens.js';
@@ -25,6 +26,10 @@ export interface SessionRecord {
   expiresAt: number;
   status: SessionStatus;
   browser?: BrowserHandle;
+  /** The folder the session's downloads go to (inside its own folder, removed when it ends). */
+  downloadsDir?: string;
+  /** The session's domainPolicy, checked. */
+  domainPolicy?: CheckedPolicy;
   timer?: ReturnType<typeof setTimeout>;
 }
 

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HostedApi } from '../src/browser/hosted.js';
 import { startFixtureServers, type FixtureServers } from './fixtures/server.js';
-import { CHROME, processAlive, startDebugChrome, TEST_ARGS } from './helpers.js';
+import { CHROME, processAlive, startDebugChrome, TEST_ARGS, HOSTED_TEST_ENV } from './helpers.js';
 import { readServerConfig } from '../src/hosted/server/config.js';
 import { startHostedServer } from '../src/hosted/server/http.js';
 import { Logger } from '../src/logger.js';
@@ -133,7 +133,7 @@ describe('tendril text and tendril extract', () => {
     }
 
     const hosted = await startHostedServer(
-      readServerConfig({ PORT: '0', HOSTED_API_KEYS: 'cli-hosted-key', CHROME_PATH: CHROME, CHROME_ARGS: TEST_ARGS.join(' ') }),
+      readServerConfig({ ...HOSTED_TEST_ENV, PORT: '0', HOSTED_API_KEYS: 'cli-hosted-key', CHROME_PATH: CHROME, CHROME_ARGS: TEST_ARGS.join(' ') }),
       new Logger({ verbose: 0, disablePino: true }),
     );
     try {

@@ -12,7 +12,7 @@ import { readServerConfig } from '../src/hosted/server/config.js';
 import { startHostedServer, type HostedServer } from '../src/hosted/server/http.js';
 import { Logger } from '../src/logger.js';
 import { startFixtureServers, type FixtureServers } from './fixtures/server.js';
-import { CHROME, TEST_ARGS } from './helpers.js';
+import { CHROME, TEST_ARGS, HOSTED_TEST_ENV } from './helpers.js';
 import { runScript, waitForLine } from './support/child.js';
 import { startFakeModel, type FakeModel, type FakeRequest } from './support/fake-model.js';
 
@@ -60,7 +60,7 @@ async function call(url: string, init: RequestInit = {}): Promise<{ status: numb
 beforeAll(async () => {
   [fixtures, fake] = await Promise.all([startFixtureServers(), startFakeModel()]);
   hosted = await startHostedServer(
-    readServerConfig({ PORT: '0', HOSTED_API_KEYS: KEY, MAX_SESSIONS: '4', CHROME_PATH: CHROME, CHROME_ARGS: TEST_ARGS.join(' ') }),
+    readServerConfig({ ...HOSTED_TEST_ENV, PORT: '0', HOSTED_API_KEYS: KEY, MAX_SESSIONS: '4', CHROME_PATH: CHROME, CHROME_ARGS: TEST_ARGS.join(' ') }),
     new Logger({ verbose: 0, disablePino: true }),
   );
 });

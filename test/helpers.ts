@@ -13,6 +13,12 @@ export const CHROME = findChrome();
 /** --site-per-process makes the localhost and 127.0.0.1 frames really live in other processes. */
 export const TEST_ARGS = ['--site-per-process', '--disable-gpu'];
 
+/**
+ * What a test's hosted server needs beyond its keys: the fixture servers are on loopback, which a
+ * hosted session may reach only when the operator allows it.
+ */
+export const HOSTED_TEST_ENV = { HOSTED_ALLOW_NETWORKS: '127.0.0.0/8,::1' };
+
 export function sdkOptions(extra: SdkOptions = {}): SdkOptions {
   return {
     verbose: 0,

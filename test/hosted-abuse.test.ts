@@ -11,7 +11,7 @@ import { ErrorBody, HEADERS } from '../protocol/index.js';
 import { readServerConfig } from '../src/hosted/server/config.js';
 import { startHostedServer, type HostedServer } from '../src/hosted/server/http.js';
 import { Logger } from '../src/logger.js';
-import { CHROME, TEST_ARGS } from './helpers.js';
+import { CHROME, TEST_ARGS, HOSTED_TEST_ENV } from './helpers.js';
 
 const KEY = 'abuse-test-key-5d2e';
 const WRONG_KEY = 'not-a-key-of-this-server';
@@ -25,7 +25,7 @@ const EXCHANGE_DEADLINE_MS = 10_000;
 let server: HostedServer;
 
 beforeAll(async () => {
-  const config = readServerConfig({ PORT: '0', HOSTED_API_KEYS: KEY, MAX_SESSIONS: '1', CHROME_PATH: CHROME, CHROME_ARGS: TEST_ARGS.join(' ') });
+  const config = readServerConfig({ ...HOSTED_TEST_ENV, PORT: '0', HOSTED_API_KEYS: KEY, MAX_SESSIONS: '1', CHROME_PATH: CHROME, CHROME_ARGS: TEST_ARGS.join(' ') });
   server = await startHostedServer(config, new Logger({ verbose: 0, disablePino: true }));
 });
 afterAll(async () => {

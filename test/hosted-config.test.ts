@@ -11,7 +11,8 @@ import { startHostedServer } from '../src/hosted/server/http.js';
 import { InvalidOptionError, Sdk } from '../src/index.js';
 import { Logger } from '../src/logger.js';
 import { startFixtureServers } from './fixtures/server.js';
-import { CHROME, TEST_ARGS } from './helpers.js';
+import { CHROME, TEST_ARGS, HOSTED_TEST_ENV } from './helpers.js';
+import { startDnsServer, TEST_HOSTS } from './support/dns-server.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'tendril-hosted-config-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -51,7 +52,7 @@ describe('hosted server configuration', () => {
   });
 
   it('does not start with a BLOCK_LIST_FILE it cannot read', async () => {
-    const config = readServerConfig({ HOSTED_API_KEYS: 'k', PORT: '0', BLOCK_LIST_FILE: path.join(dir, 'missing.txt') });
+    const config = readServerConfig({ ...HOSTED_TEST_ENV, HOSTED_API_KEYS: 'k', PORT: '0', BLOCK_LIST_FILE: path.join(dir, 'missing.txt') });
     const error = await startHostedServer(config, quiet()).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(InvalidOptionError);
     expect((error as Error).message).toMatch(/BLOCK_LIST_FILE .*missing\.txt cannot be read/);
@@ -61,13 +62,16 @@ describe('hosted server configuration', () => {
     const file = path.join(dir, 'hosts.txt');
     writeFileSync(file, '0.0.0.0 tendril-test.example\n');
     const fixtures = await startFixtureServers();
+    const dns = await startDnsServer(TEST_HOSTS);
     const server = await startHostedServer(
       readServerConfig({
+        ...HOSTED_TEST_ENV,
         HOSTED_API_KEYS: 'k',
         PORT: '0',
         BLOCK_LIST_FILE: file,
         CHROME_PATH: CHROME,
-        CHROME_ARGS: [...TEST_ARGS, `"--host-resolver-rules=MAP ads.doubleclick.net 127.0.0.1, MAP cdn.tendril-test.example 127.0.0.1"`].join(' '),
+        CHROME_ARGS: TEST_ARGS.join(' '),
+        HOSTED_DNS_SERVERS: dns.address,
       }),
       quiet(),
     );
@@ -81,7 +85,7 @@ describe('hosted server configuration', () => {
     } finally {
       await sdk.close();
       await server.close();
-      await fixtures.close();
+      await Promise.all([fixtures.close(), dns.close()]);
     }
   });
 });

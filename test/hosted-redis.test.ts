@@ -7,7 +7,7 @@ import { startHostedServer, type HostedServer } from '../src/hosted/server/http.
 import { InvalidOptionError, Sdk } from '../src/index.js';
 import { Logger } from '../src/logger.js';
 import { startFixtureServers, type FixtureServers } from './fixtures/server.js';
-import { CHROME, TEST_ARGS } from './helpers.js';
+import { CHROME, TEST_ARGS, HOSTED_TEST_ENV } from './helpers.js';
 import { startFakeModel, type FakeModel } from './support/fake-model.js';
 import { freePort, startRedis, type RedisServer } from './support/redis.js';
 
@@ -19,7 +19,7 @@ const servers: HostedServer[] = [];
 
 const start = (redisUrl: string) =>
   startHostedServer(
-    readServerConfig({ PORT: '0', HOSTED_API_KEYS: KEY, REDIS_URL: redisUrl, CHROME_PATH: CHROME, CHROME_ARGS: TEST_ARGS.join(' ') }),
+    readServerConfig({ ...HOSTED_TEST_ENV, PORT: '0', HOSTED_API_KEYS: KEY, REDIS_URL: redisUrl, CHROME_PATH: CHROME, CHROME_ARGS: TEST_ARGS.join(' ') }),
     new Logger({ verbose: 0, disablePino: true }),
   );
 

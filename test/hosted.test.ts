@@ -11,7 +11,8 @@ import { ActionFailedError, ConnectionClosedError, HostedServiceError, Sdk, Targ
 import { Logger } from '../src/logger.js';
 import { z } from 'zod';
 import { startFixtureServers, type FixtureServers } from './fixtures/server.js';
-import { CHROME, processAlive, TEST_ARGS } from './helpers.js';
+import { CHROME, processAlive, TEST_ARGS, HOSTED_TEST_ENV } from './helpers.js';
+import { startDnsServer, TEST_HOSTS, type DnsServer } from './support/dns-server.js';
 import { startFakeModel, type FakeModel, type FakeRequest } from './support/fake-model.js';
 import { SchemaValidationError } from '../src/index.js';
 
@@ -19,16 +20,19 @@ const KEY = 'hosted-test-key-1f3a';
 let server: HostedServer;
 let fixtures: FixtureServers;
 let fake: FakeModel;
+let dns: DnsServer;
 const MODEL_KEY = 'sk-hosted-model-77c1';
 
 async function startServer(maxSessions: number): Promise<HostedServer> {
   const config = readServerConfig({
+    ...HOSTED_TEST_ENV,
     PORT: '0',
     HOSTED_API_KEYS: `other-key,${KEY}`,
     MAX_SESSIONS: String(maxSessions),
     CHROME_PATH: CHROME,
+    CHROME_ARGS: TEST_ARGS.join(' '),
     // Two made-up hosts on loopback: one on the ad block list, one not.
-    CHROME_ARGS: [...TEST_ARGS, `"--host-resolver-rules=MAP ads.doubleclick.net 127.0.0.1, MAP cdn.tendril-test.example 127.0.0.1"`].join(' '),
+    HOSTED_DNS_SERVERS: dns.address,
   });
   return startHostedServer(config, new Logger({ verbose: 0, disablePino: true }));
 }
@@ -49,11 +53,12 @@ function upgradeStatus(url: string): Promise<number> {
 }
 
 beforeAll(async () => {
+  dns = await startDnsServer(TEST_HOSTS);
   [server, fixtures, fake] = await Promise.all([startServer(5), startFixtureServers(), startFakeModel()]);
 });
 afterAll(async () => {
   await server?.close();
-  await Promise.all([fixtures?.close(), fake?.close()]);
+  await Promise.all([fixtures?.close(), fake?.close(), dns?.close()]);
 });
 
 describe('env "HOSTED"', () => {

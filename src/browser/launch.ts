@@ -170,16 +170,25 @@ function exitOf(child: ChildProcess): Promise<void> {
   return new Promise((resolve) => child.once('exit', () => resolve()));
 }
 
+/** What a host of many browsers (the hosted server) sets for each one beyond the public options. */
+export interface LaunchHosting {
+  /** Chrome's whole environment, instead of this process's. */
+  env?: NodeJS.ProcessEnv;
+  /** A folder (holding the profile) removed with the browser, even when this process dies first. */
+  removeOnExit?: string;
+}
+
 /** Starts Chrome with a fresh profile (unless given one) and connects to it over the debugging pipe. */
 export async function launchChrome(
   options: LocalBrowserLaunchOptions,
   logger: Logger,
   commandTimeoutMs: number,
+  hosting: LaunchHosting = {},
 ): Promise<BrowserHandle> {
   const executable = findChrome(options.executablePath);
   const tempProfile = options.userDataDir ? undefined : mkdtempSync(path.join(os.tmpdir(), 'tendril-profile-'));
   const userDataDir = options.userDataDir ?? tempProfile!;
-  const removeOnExit = tempProfile && !options.preserveUserDataDir ? tempProfile : undefined;
+  const removeOnExit = hosting.removeOnExit ?? (tempProfile && !options.preserveUserDataDir ? tempProfile : undefined);
   const args = chromeArgs(options, userDataDir);
   logger.info('browser', 'Launching Chrome', { executable, headless: options.headless !== false });
 
@@ -189,9 +198,9 @@ export async function launchChrome(
         // exits with us: it ends when the debugging pipe closes.
         detached: true,
         stdio: ['ignore', 'pipe', 'pipe', 'pipe', 'pipe'],
-        env: { ...process.env, TENDRIL_REMOVE_PROFILE: removeOnExit ?? '' },
+        env: { ...(hosting.env ?? process.env), TENDRIL_REMOVE_PROFILE: removeOnExit ?? '' },
       })
-    : spawn(executable, args, { stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe'] });
+    : spawn(executable, args, { stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe'], env: hosting.env });
 
   // Keep the tail of Chrome's stderr: when it fails to start, that is where the reason is.
   let stderrTail = '';

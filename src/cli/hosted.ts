@@ -19,6 +19,9 @@ const FLAGS = {
   'chrome-path': 'CHROME_PATH',
   'chrome-args': 'CHROME_ARGS',
   'block-list-file': 'BLOCK_LIST_FILE',
+  'allow-networks': 'HOSTED_ALLOW_NETWORKS',
+  'dns-servers': 'HOSTED_DNS_SERVERS',
+  'max-download-bytes': 'HOSTED_MAX_DOWNLOAD_BYTES',
 } as const;
 
 export const HOSTED_USAGE = `tendril hosted serve [flags]
@@ -35,7 +38,8 @@ ${Object.entries(FLAGS)
   --quiet                 log errors only
 
 Required: HOSTED_API_KEYS (the comma-separated keys the server accepts).
-Run as root? Add --no-sandbox to CHROME_ARGS.`;
+Sessions reach the public internet only: open loopback or private ranges with HOSTED_ALLOW_NETWORKS.
+Run it as an unprivileged user: as root, Chromium must run without its sandbox (--no-sandbox is added).`;
 
 export async function hostedCommand(argv: string[]): Promise<number> {
   const [sub, ...rest] = argv;

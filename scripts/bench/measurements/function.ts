@@ -132,6 +132,8 @@ export async function runFunction(ctx: ComparisonContext): Promise<FunctionRun |
         MAX_SESSIONS: '4',
         CHROME_PATH: env.launch.executablePath,
         CHROME_ARGS: env.launch.args.join(' '),
+        // The bench pages are served on loopback, which hosted sessions reach only when allowed.
+        HOSTED_ALLOW_NETWORKS: '127.0.0.0/8,::1',
       }),
       new Logger({ verbose: 0, disablePino: true }),
     );

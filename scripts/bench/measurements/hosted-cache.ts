@@ -79,6 +79,8 @@ export async function runHostedCache(ctx: ComparisonContext): Promise<HostedCach
       MAX_SESSIONS: '1',
       CHROME_PATH: env.launch.executablePath,
       CHROME_ARGS: env.launch.args.join(' '),
+      // The bench pages are served on loopback, which hosted sessions reach only when allowed.
+      HOSTED_ALLOW_NETWORKS: '127.0.0.0/8,::1',
     });
     server = await startHostedServer(config, new Logger({ verbose: 0, disablePino: true }));
     session = new TimedSession(tendril, hostedTendrilSession({ url: server.url, apiKey: API_KEY }, model.model), env);

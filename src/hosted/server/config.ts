@@ -1,7 +1,9 @@
 // The hosted server's configuration, from the environment (flags of `tendril hosted serve` mirror it).
 
 import { randomBytes } from 'node:crypto';
+import { isIP } from 'node:net';
 import { InvalidOptionError } from '../../errors.js';
+import { readAllowedNetworks } from './networks.js';
 
 export interface HostedServerConfig {
   port: number;
@@ -20,6 +22,15 @@ export interface HostedServerConfig {
   blockListFile?: string;
   /** Signs connectUrl tokens. Instances behind one load balancer must share it. */
   signingSecret: string;
+  /**
+   * Networks the sessions may reach beyond the public internet: CIDR ranges, addresses, host names
+   * or `*.domain` patterns; `*` turns the network confinement off. Default none.
+   */
+  allowNetworks: string[];
+  /** DNS servers the sessions' egress proxy asks (`host` or `host:port`); default the system's resolver. */
+  dnsServers: string[];
+  /** Most a session may download, in bytes, over all its files. */
+  maxDownloadBytes: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -75,5 +86,17 @@ export function readServerConfig(env: Env = process.env): HostedServerConfig {
     chromeArgs: splitArgs(env.CHROME_ARGS ?? ''),
     blockListFile: env.BLOCK_LIST_FILE?.trim() || undefined,
     signingSecret: env.HOSTED_SIGNING_SECRET?.trim() || randomBytes(32).toString('hex'),
+    allowNetworks: readAllowedNetworks(env.HOSTED_ALLOW_NETWORKS),
+    dnsServers: readDnsServers(env.HOSTED_DNS_SERVERS),
+    maxDownloadBytes: integer(env, 'HOSTED_MAX_DOWNLOAD_BYTES', 100 * 1024 * 1024, 0),
   };
+}
+
+function readDnsServers(text: string | undefined): string[] {
+  const servers = (text ?? '').split(/[\s,]+/).filter(Boolean);
+  for (const server of servers) {
+    const address = isIP(server) ? server : (/^\[(.+)\](?::\d+)?$/.exec(server)?.[1] ?? server.replace(/:\d+$/, ''));
+    if (!isIP(address)) throw new InvalidOptionError(`HOSTED_DNS_SERVERS has ${JSON.stringify(server)}: give IP addresses, optionally with a port (10.0.0.2, 10.0.0.2:53, [fd00::2]:53).`);
+  }
+  return servers;
 }

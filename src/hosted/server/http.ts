@@ -24,6 +24,13 @@ export interface HostedServer {
 }
 
 export async function startHostedServer(config: HostedServerConfig, logger: Logger): Promise<HostedServer> {
+  const routing = config.chromeArgs.find((arg) => /^--(proxy-server|proxy-pac-url|proxy-bypass-list|no-proxy-server|proxy-auto-detect)\b/.test(arg));
+  if (routing) {
+    throw new InvalidOptionError(
+      `CHROME_ARGS has ${routing.split('=')[0]}: the server routes every session through an egress proxy of its own, which keeps sessions ` +
+        'off loopback and private networks and applies blockAds and domainPolicy. Leave proxy flags out of CHROME_ARGS; to open networks, use HOSTED_ALLOW_NETWORKS.',
+    );
+  }
   // A wrong REDIS_URL stops the server here, at start, rather than turning every request into a miss.
   const cache = await openResultCache(config, logger);
   // A list named by BLOCK_LIST_FILE must load (a typo should stop the server); the default list is

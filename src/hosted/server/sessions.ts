@@ -12,9 +12,12 @@ import type { BrowserHandle } from '../../browser/browser.js';
 import { launchChrome } from '../../browser/launch.js';
 import { HostedServiceError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
-import type { CheckedPolicy } from '../../util/domainPolicy.js';
+import { checkDomainPolicy, type CheckedPolicy } from '../../util/domainPolicy.js';
 import type { AdBlocker } from './adblock.js';
 import type { HostedServerConfig } from './config.js';
+import { EgressProxy } from './egress.js';
+import { NetworkRules } from './networks.js';
+import { confineDownloads, makeWorkspace, type Workspace } from './workspace.js';
 import { signToken } from './tokens.js';
 
 export interface SessionRecord {
@@ -26,6 +29,9 @@ export interface SessionRecord {
   expiresAt: number;
   status: SessionStatus;
   browser?: BrowserHandle;
+  /** Every request of the session's browser goes through it. */
+  egress?: EgressProxy;
+  workspace?: Workspace;
   /** The folder the session's downloads go to (inside its own folder, removed when it ends). */
   downloadsDir?: string;
   /** The session's domainPolicy, checked. */
@@ -41,6 +47,7 @@ export function apiError(code: keyof typeof STATUS_OF, message: string, retryAft
 
 export class SessionManager {
   readonly #sessions = new Map<string, SessionRecord>();
+  readonly #rules: NetworkRules;
   #active = 0;
 
   constructor(
@@ -48,14 +55,22 @@ export class SessionManager {
     private readonly logger: Logger,
     /** Ad blocking, or why this server cannot block ads. */
     private readonly adBlocker: AdBlocker | Error,
-  ) {}
+  ) {
+    this.#rules = new NetworkRules(config.allowNetworks);
+  }
 
   get activeCount(): number {
     return this.#active;
   }
 
   async create(request: CreateSessionRequest): Promise<SessionRecord> {
-    const extraArgs = request.browserSettings?.blockAds ? this.#blockingArgs() : [];
+    const blocks = request.browserSettings?.blockAds ? this.#blockList() : undefined;
+    let domainPolicy: CheckedPolicy | undefined;
+    try {
+      domainPolicy = checkDomainPolicy(request.domainPolicy);
+    } catch (error) {
+      throw apiError('bad_request', (error as Error).message);
+    }
     // Counted before the launch, so concurrent requests cannot all slip under the limit.
     if (this.#active >= this.config.maxSessions) {
       throw apiError('rate_limited', `All ${this.config.maxSessions} sessions are in use; release one or try again shortly.`, 5);
@@ -71,19 +86,30 @@ export class SessionManager {
       createdAt: now,
       expiresAt: now + lifetime,
       status: 'RUNNING',
+      domainPolicy,
     };
     try {
+      record.workspace = await makeWorkspace();
+      record.downloadsDir = record.workspace.downloadsDir;
+      record.egress = await EgressProxy.start(
+        { rules: this.#rules, policy: domainPolicy, blocks, dnsServers: this.config.dnsServers, session: record.id },
+        this.logger,
+      );
       record.browser = await launchChrome(
         {
           executablePath: this.config.chromePath,
-          args: [...this.config.chromeArgs, ...extraArgs],
+          args: [...this.config.chromeArgs, ...record.egress.chromeArgs()],
           viewport: request.browserSettings?.viewport,
+          userDataDir: record.workspace.profileDir,
         },
         this.logger,
         30_000,
+        { env: record.workspace.env, removeOnExit: record.workspace.dir },
       );
+      await confineDownloads(record.browser, record.downloadsDir, this.config.maxDownloadBytes, this.logger, record.id);
     } catch (error) {
       this.#active--;
+      await this.#dispose(record);
       throw apiError('internal', `Could not start a browser for the session: ${(error as Error).message}`);
     }
     this.#sessions.set(record.id, record);
@@ -97,12 +123,10 @@ export class SessionManager {
     return record;
   }
 
-  #blockingArgs(): string[] {
+  #blockList(): (host: string) => boolean {
     if (this.adBlocker instanceof Error) throw apiError('bad_request', `This server cannot block ads: ${this.adBlocker.message}`);
-    if (this.config.chromeArgs.some((arg) => /^--proxy-(server|pac-url)=/.test(arg))) {
-      throw apiError('bad_request', 'This server cannot block ads: its CHROME_ARGS route the browser through a proxy of their own.');
-    }
-    return this.adBlocker.chromeArgs();
+    const blocker = this.adBlocker;
+    return (host) => blocker.blocks(host);
   }
 
   runningIds(): string[] {
@@ -158,12 +182,19 @@ export class SessionManager {
     record.status = status;
     clearTimeout(record.timer);
     this.#active--;
-    const browser = record.browser;
-    record.browser = undefined;
-    await browser?.close();
+    await this.#dispose(record);
     this.logger.info('hosted', 'Session ended', { session: record.id, status, active: this.#active });
     this.#forgetOldest();
     return record;
+  }
+
+  /** Closes the browser, then its proxy, then removes the session's folder: nothing of it stays. */
+  async #dispose(record: SessionRecord): Promise<void> {
+    const { browser, egress, workspace } = record;
+    record.browser = record.egress = record.workspace = undefined;
+    await browser?.close();
+    await egress?.close();
+    await workspace?.remove();
   }
 
   #forgetOldest(): void {

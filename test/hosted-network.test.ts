@@ -1,0 +1,229 @@
+// A hosted session reaches the public web and nothing else of the server's machine: loopback,
+// link-local and private addresses are refused by name, by address and after DNS, unless the
+// operator allows them (HOSTED_ALLOW_NETWORKS); its downloads stay in its own capped folder and go
+// with it. All real: the hosted server, its Chromium, a DNS server and HTTP servers on loopback.
+//
+// The pages a session may load are served on 127.0.0.2 (Linux routes all of 127/8 to loopback),
+// the one range these servers allow; the "services" it must not reach listen on 127.0.0.1.
+
+import { existsSync, readdirSync, watch } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readServerConfig } from '../src/hosted/server/config.js';
+import { startHostedServer, type HostedServer } from '../src/hosted/server/http.js';
+import { InvalidOptionError, Sdk } from '../src/index.js';
+import { Logger } from '../src/logger.js';
+import { CHROME, TEST_ARGS } from './helpers.js';
+import { startDnsServer, type DnsServer } from './support/dns-server.js';
+
+const KEY = 'net-test-key-5d1e';
+
+interface Site {
+  origin: string;
+  /** Requests it answered, by path. */
+  hits: string[];
+  close(): Promise<void>;
+}
+
+/** A server that answers CORS-readable "secret" at any path, and a download at /file/<bytes>. */
+async function startSite(host: string): Promise<Site> {
+  const hits: string[] = [];
+  const server = http.createServer((req, res) => {
+    hits.push(req.url ?? '');
+    const file = /^\/file\/(\d+)$/.exec(req.url ?? '');
+    if (file) {
+      const size = Number(file[1]);
+      res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-disposition': 'attachment; filename="data.bin"', 'content-length': size });
+      return void res.end(Buffer.alloc(size, 7));
+    }
+    res.writeHead(200, { 'content-type': 'text/html', 'access-control-allow-origin': '*' }).end('<title>site</title><p>secret</p>');
+  });
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    origin: `http://${host}:${port}`,
+    hits,
+    close: () => {
+      server.closeAllConnections();
+      return new Promise((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+let dns: DnsServer;
+let pages: Site;
+let service: Site;
+let servers: HostedServer[] = [];
+
+async function startServer(env: Record<string, string> = {}): Promise<HostedServer> {
+  const server = await startHostedServer(
+    readServerConfig({
+      PORT: '0',
+      HOSTED_API_KEYS: KEY,
+      MAX_SESSIONS: '2',
+      CHROME_PATH: CHROME,
+      CHROME_ARGS: TEST_ARGS.join(' '),
+      HOSTED_DNS_SERVERS: dns.address,
+      HOSTED_ALLOW_NETWORKS: '127.0.0.2',
+      ...env,
+    }),
+    new Logger({ verbose: 0, disablePino: true }),
+  );
+  servers.push(server);
+  return server;
+}
+
+async function session(server: HostedServer) {
+  const sdk = new Sdk({ env: 'HOSTED', apiKey: KEY, projectId: 'p', hostedApiUrl: server.url, verbose: 0, disablePino: true });
+  await sdk.init();
+  return { sdk, page: sdk.context.pages()[0]! };
+}
+
+/** What a page's fetch() of each URL gave: the body's text, or "failed". */
+function fetchAll(page: Awaited<ReturnType<typeof session>>['page'], urls: string[]): Promise<string[]> {
+  return page.evaluate(
+    (list: string[]) => Promise.all(list.map((url) => fetch(url).then((response) => response.text(), () => 'failed'))),
+    urls,
+  );
+}
+
+/** Resolves once the folder holds exactly `names`, woken by its changes; fails after 10 s with what it holds. */
+function folderBecomes(folder: string, names: string[]): Promise<void> {
+  const matches = () => JSON.stringify(readdirSync(folder).sort()) === JSON.stringify([...names].sort());
+  return new Promise((resolve, reject) => {
+    const watcher = watch(folder, () => {
+      if (!matches()) return;
+      clearTimeout(timer);
+      watcher.close();
+      resolve();
+    });
+    const timer = setTimeout(() => {
+      watcher.close();
+      reject(new Error(`${folder} still holds ${readdirSync(folder).join(', ')}`));
+    }, 10_000);
+    if (matches()) {
+      clearTimeout(timer);
+      watcher.close();
+      resolve();
+    }
+  });
+}
+
+beforeAll(async () => {
+  dns = await startDnsServer({ 'pages.test': ['127.0.0.2'], 'evil.test': ['127.0.0.1'], 'mixed.test': ['127.0.0.1', '127.0.0.2'], localhost: ['127.0.0.1'] });
+  [pages, service] = await Promise.all([startSite('127.0.0.2'), startSite('127.0.0.1')]);
+});
+afterAll(async () => {
+  await Promise.all(servers.map((server) => server.close()));
+  await Promise.all([dns?.close(), pages?.close(), service?.close()]);
+});
+
+describe('hosted sessions and private networks', () => {
+  it('cannot reach a loopback service by address, by a name that resolves there, through mapped IPv6 or 0.0.0.0; the metadata address is refused', async () => {
+    const server = await startServer();
+    const { sdk, page } = await session(server);
+    try {
+      const port = new URL(service.origin).port;
+      const pagesPort = new URL(pages.origin).port;
+      await page.goto(`http://pages.test:${pagesPort}/`);
+      expect(await page.evaluate(() => document.body.textContent)).toBe('secret');
+      const results = await fetchAll(page, [
+        `http://127.0.0.1:${port}/by-address`,
+        `http://localhost:${port}/by-localhost`,
+        `http://evil.test:${port}/by-dns`,
+        `http://[::ffff:127.0.0.1]:${port}/by-mapped-v6`,
+        `http://0.0.0.0:${port}/by-zero`,
+        `http://pages.test:${pagesPort}/allowed`,
+      ]);
+      expect(results).toEqual(['failed', 'failed', 'failed', 'failed', 'failed', '<title>site</title><p>secret</p>']);
+      expect(service.hits).toEqual([]);
+      // A top-level navigation gets the refusal as its page, naming why.
+      const response = await page.goto('http://169.254.169.254/latest/meta-data/');
+      expect(response?.status()).toBe(403);
+      expect(await page.evaluate(() => document.body.textContent)).toMatch(/Refused by the hosted server: 169\.254\.169\.254 is on a private, loopback or link-local network/);
+      // A name with one refused and one allowed address is reached on the allowed one only.
+      expect(await fetchAll(page, [`http://mixed.test:${pagesPort}/mixed`])).toEqual(['<title>site</title><p>secret</p>']);
+      expect(service.hits).toEqual([]);
+    } finally {
+      await sdk.close();
+    }
+  });
+
+  it('reaches the loopback service once the operator allows it, by range or by name', async () => {
+    const port = new URL(service.origin).port;
+    for (const allow of ['127.0.0.2,127.0.0.1/32', '127.0.0.2,evil.test']) {
+      const server = await startServer({ HOSTED_ALLOW_NETWORKS: allow });
+      const { sdk, page } = await session(server);
+      try {
+        await page.goto(`${pages.origin}/`);
+        const host = allow.includes('evil.test') ? 'evil.test' : '127.0.0.1';
+        const before = service.hits.length;
+        expect(await fetchAll(page, [`http://${host}:${port}/allowed-${host}`])).toEqual(['<title>site</title><p>secret</p>']);
+        expect(service.hits.slice(before)).toEqual([`/allowed-${host}`]);
+      } finally {
+        await sdk.close();
+        await servers.pop()!.close();
+      }
+    }
+  });
+
+  it('refuses a bad HOSTED_ALLOW_NETWORKS or HOSTED_DNS_SERVERS at start, and proxy flags in CHROME_ARGS', async () => {
+    expect(() => readServerConfig({ HOSTED_API_KEYS: 'k', HOSTED_ALLOW_NETWORKS: '10.0.0.0/99' })).toThrow(/HOSTED_ALLOW_NETWORKS has "10\.0\.0\.0\/99"/);
+    expect(() => readServerConfig({ HOSTED_API_KEYS: 'k', HOSTED_ALLOW_NETWORKS: 'http://intranet/' })).toThrow(/HOSTED_ALLOW_NETWORKS/);
+    expect(() => readServerConfig({ HOSTED_API_KEYS: 'k', HOSTED_DNS_SERVERS: 'dns.example' })).toThrow(/HOSTED_DNS_SERVERS has "dns\.example"/);
+    const error = await startServer({ CHROME_ARGS: '--proxy-server=http://10.0.0.1:3128' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(InvalidOptionError);
+    expect((error as Error).message).toMatch(/CHROME_ARGS has --proxy-server/);
+  });
+});
+
+describe('hosted session downloads', () => {
+  it('land in the session folder, never in the home folder, are capped, and are gone after release', async () => {
+    const server = await startServer({ HOSTED_MAX_DOWNLOAD_BYTES: '50000' });
+    const homeDownloads = path.join(os.homedir(), 'Downloads');
+    const homeBefore = existsSync(homeDownloads) ? readdirSync(homeDownloads) : [];
+    const { sdk, page } = await session(server);
+    try {
+      const id = server.sessions.runningIds()[0]!;
+      const record = server.sessions.get(id);
+      const folder = record.downloadsDir!;
+      const root = record.browser!.connection.rootSession;
+      const ended = (expected: string) =>
+        new Promise<string>((resolve) => {
+          const off = root.on('Browser.downloadProgress', (event) => {
+            if (event.state === 'inProgress') return;
+            off();
+            resolve(`${expected}:${event.state}`);
+          });
+        });
+      await page.goto(`${pages.origin}/`);
+      const click = (bytes: number) =>
+        page.evaluate((href: string) => {
+          const link = document.createElement('a');
+          link.href = href;
+          link.download = 'data.bin';
+          document.body.append(link);
+          link.click();
+        }, `${pages.origin}/file/${bytes}`);
+      const small = ended('small');
+      await click(20_000);
+      expect(await small).toBe('small:completed');
+      const saved = readdirSync(folder);
+      expect(saved).toHaveLength(1);
+      const big = ended('big');
+      await click(200_000);
+      expect(await big).toBe('big:canceled');
+      // The cancelled download's partial file goes too (a moment after the event).
+      await folderBecomes(folder, saved);
+      expect(path.dirname(folder).startsWith(os.tmpdir())).toBe(true);
+      await sdk.close();
+      expect(existsSync(path.dirname(folder))).toBe(false);
+      expect(existsSync(homeDownloads) ? readdirSync(homeDownloads) : []).toEqual(homeBefore);
+    } finally {
+      await sdk.close();
+    }
+  });
+});

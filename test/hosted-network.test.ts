@@ -14,6 +14,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readServerConfig } from '../src/hosted/server/config.js';
 import { startHostedServer, type HostedServer } from '../src/hosted/server/http.js';
+import { chromium } from 'playwright-core';
+import { HostedApi } from '../src/browser/hosted.js';
 import { InvalidOptionError, Sdk } from '../src/index.js';
 import { Logger } from '../src/logger.js';
 import { CHROME, TEST_ARGS } from './helpers.js';
@@ -33,6 +35,17 @@ async function startSite(host: string): Promise<Site> {
   const hits: string[] = [];
   const server = http.createServer((req, res) => {
     hits.push(req.url ?? '');
+    const url = new URL(req.url ?? '/', 'http://x');
+    if (url.pathname === '/redirect') return void res.writeHead(302, { location: url.searchParams.get('to') ?? '/' }).end();
+    if (url.pathname === '/policy') {
+      // Its own host is allowed; `other` is the host the policy refuses (on the same server).
+      const other = url.searchParams.get('other');
+      return void res.writeHead(200, { 'content-type': 'text/html' }).end(
+        `<title>policy</title><p id=own>own</p><iframe id=same src="/frame"></iframe><iframe id=other src="${other}/frame"></iframe>` +
+          `<script>window.probe = (u) => fetch(u).then((r) => r.text(), () => 'failed');</script>`,
+      );
+    }
+    if (url.pathname === '/frame') return void res.writeHead(200, { 'content-type': 'text/html', 'access-control-allow-origin': '*' }).end('<p>framed</p>');
     const file = /^\/file\/(\d+)$/.exec(req.url ?? '');
     if (file) {
       const size = Number(file[1]);
@@ -113,7 +126,7 @@ function folderBecomes(folder: string, names: string[]): Promise<void> {
 }
 
 beforeAll(async () => {
-  dns = await startDnsServer({ 'pages.test': ['127.0.0.2'], 'evil.test': ['127.0.0.1'], 'mixed.test': ['127.0.0.1', '127.0.0.2'], localhost: ['127.0.0.1'] });
+  dns = await startDnsServer({ 'pages.test': ['127.0.0.2'], 'other.test': ['127.0.0.2'], 'sub.pages.test': ['127.0.0.2'], 'evil.test': ['127.0.0.1'], 'mixed.test': ['127.0.0.1', '127.0.0.2'], localhost: ['127.0.0.1'] });
   [pages, service] = await Promise.all([startSite('127.0.0.2'), startSite('127.0.0.1')]);
 });
 afterAll(async () => {
@@ -177,6 +190,51 @@ describe('hosted sessions and private networks', () => {
     const error = await startServer({ CHROME_ARGS: '--proxy-server=http://10.0.0.1:3128' }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(InvalidOptionError);
     expect((error as Error).message).toMatch(/CHROME_ARGS has --proxy-server/);
+  });
+});
+
+describe("a hosted session's domainPolicy, enforced by the server for any client", () => {
+  it('refuses navigations, redirects, popups, iframes and requests to hosts outside it, also for a Playwright client', async () => {
+    const server = await startServer();
+    const api = new HostedApi(server.url, KEY, 30_000);
+    const created = await api.createSession({ projectId: 'p', domainPolicy: { allow: ['*.pages.test'], block: ['sub.pages.test'] } });
+    const browser = await chromium.connectOverCDP(created.connectUrl);
+    const before = pages.hits.length;
+    try {
+      const port = new URL(pages.origin).port;
+      const own = `http://pages.test:${port}`;
+      const other = `http://other.test:${port}`;
+      const page = browser.contexts()[0]!.pages()[0] ?? (await browser.contexts()[0]!.newPage());
+      await page.goto(`${own}/policy?other=${encodeURIComponent(other)}`);
+      expect(await page.frameLocator('#same').locator('p').textContent()).toBe('framed');
+      // The refused frame gets the server's refusal, never the other host's document.
+      expect(await page.frameLocator('#other').locator('body').textContent()).toMatch(/Refused by the hosted server: other\.test is outside the session's domainPolicy \(allow \*\.pages\.test; block sub\.pages\.test\)/);
+      expect(await page.evaluate(`Promise.all([probe('${own}/frame'), probe('${other}/frame'), probe('http://sub.pages.test:${port}/frame')])`)).toEqual([
+        '<p>framed</p>',
+        'failed',
+        'failed',
+      ]);
+      const navigation = await page.goto(`${other}/`);
+      expect(navigation?.status()).toBe(403);
+      const redirected = await page.goto(`${own}/redirect?to=${encodeURIComponent(`${other}/`)}`);
+      expect(redirected?.status()).toBe(403);
+      expect(redirected?.url()).toBe(`${other}/`);
+      const [popup] = await Promise.all([page.waitForEvent('popup'), page.evaluate(`window.open('${other}/frame')`)]);
+      await popup.waitForLoadState('domcontentloaded');
+      expect(await popup.locator('body').textContent()).toMatch(/Refused by the hosted server: other\.test/);
+      // Only the allowed host reached the site: the page, its frame, the probe and the redirect.
+      expect(pages.hits.slice(before).filter((hit) => hit !== '/favicon.ico')).toEqual([`/policy?other=${encodeURIComponent(other)}`, '/frame', '/frame', `/redirect?to=${encodeURIComponent(`${other}/`)}`]);
+    } finally {
+      await browser.close();
+      await api.releaseSession(created.id);
+    }
+  });
+
+  it('refuses a session whose domainPolicy is not one, with a 400 naming the pattern', async () => {
+    const server = await startServer();
+    const api = new HostedApi(server.url, KEY, 30_000);
+    const error = await api.createSession({ projectId: 'p', domainPolicy: { allow: ['https://pages.test/'] } }).catch((e: unknown) => e);
+    expect((error as Error).message).toMatch(/400 bad_request.*domainPolicy\.allow has "https:\/\/pages\.test\/", which is not a host pattern/);
   });
 });
 

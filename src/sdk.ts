@@ -14,7 +14,9 @@ import { Metrics } from './llm/metrics.js';
 import { Logger } from './logger.js';
 import { matchForeignPage } from './driver/foreignPage.js';
 import { Page } from './driver/page.js';
+import { watchedAction } from './driver/policy.js';
 import type { CdpBridge } from './browser/bridge.js';
+import { checkDomainPolicy, type CheckedPolicy } from './util/domainPolicy.js';
 import { isNode } from './util/env.js';
 import { captureSnapshot } from './snapshot/index.js';
 import type {
@@ -52,6 +54,8 @@ export class Sdk {
   readonly #metrics = new Metrics();
   #bridge: CdpBridge | undefined;
   #removeDownloads: (() => Promise<void>) | undefined;
+  /** The domainPolicy this Sdk's driver enforces on every page and frame; undefined without one. */
+  readonly #policy: CheckedPolicy | undefined;
 
   constructor(options: SdkOptions = {}) {
     this.#options = { ...options };
@@ -60,6 +64,15 @@ export class Sdk {
     if (env !== 'LOCAL' && env !== 'HOSTED') {
       throw new InvalidOptionError(`env must be "LOCAL" or "HOSTED", not ${JSON.stringify(env)}.`);
     }
+    const own = checkDomainPolicy(options.domainPolicy);
+    let session: CheckedPolicy | undefined;
+    try {
+      session = checkDomainPolicy(options.hostedSessionCreateParams?.domainPolicy);
+    } catch (error) {
+      throw new InvalidOptionError(`hostedSessionCreateParams.${(error as Error).message}`);
+    }
+    // HOSTED: the session's own policy when it has one (the one the server is told to enforce).
+    this.#policy = env === 'HOSTED' ? (options.hostedSessionCreateParams?.domainPolicy !== undefined ? session : own) : own;
   }
 
   /** The browser's pages. Available once `init()` has resolved. */
@@ -107,7 +120,7 @@ export class Sdk {
           await (await import('./browser/launch.js')).launchChrome(launch, this.logger, cdpTimeoutMs);
     }
     const downloads = hosted ? undefined : await this.#downloads(this.#browser, launch.cdpUrl);
-    const context = new Context(this.#browser, this.logger, { viewport: launch.viewport, timeoutMs: cdpTimeoutMs, downloads });
+    const context = new Context(this.#browser, this.logger, { viewport: launch.viewport, timeoutMs: cdpTimeoutMs, downloads, policy: this.#policy });
     // The bridge server needs nothing from the context: start both at once.
     await Promise.all([context.start(), this.#startBridge(this.#browser)]);
     // The contract's first step after init is context.pages()[0]: make sure there is one.
@@ -201,7 +214,8 @@ export class Sdk {
       if (!instructionOrAction.trim()) throw new InvalidOptionError('act() needs an instruction, such as "click the Sign in button".');
       const model = this.#requireModel(checked.model, 'act(instruction)', ' act(action) with an action from observe() needs none.');
       const hosted = await this.#hosted(checked, model, checked.timeout ?? DEFAULT_MODEL_TIMEOUT_MS, page);
-      if (hosted) return hostedAct(hosted, { instruction: instructionOrAction }, checked.variables);
+      // The service acts; this Sdk's own driver refuses what the domainPolicy refuses, and says so.
+      if (hosted) return watchedAction(page, hosted.timeoutMs, () => hostedAct(hosted, { instruction: instructionOrAction }, checked.variables));
       return withModel(instructionOrAction, model);
     }
     const action = instructionOrAction;
@@ -209,7 +223,7 @@ export class Sdk {
     const hosted = await this.#hosted(checked, model, checked.timeout ?? this.#options.cdpTimeoutMs ?? DEFAULT_CDP_TIMEOUT_MS, page);
     if (hosted) {
       const { selector, description, method, arguments: args } = action;
-      return hostedAct(hosted, { action: { selector, description, method, arguments: args } }, checked.variables);
+      return watchedAction(page, hosted.timeoutMs, () => hostedAct(hosted, { action: { selector, description, method, arguments: args } }, checked.variables));
     }
     const description = action.description?.trim();
     return replayAction(page, action, {

@@ -270,6 +270,12 @@ describe('new tabs and downloads', () => {
     await popup.close();
   });
 
+  it('lets the workers of a page run: a shared worker and a service worker start and fetch', async () => {
+    await page.goto(servers.a.url('/workers.html'), { timeoutMs: 5000 });
+    // A service worker used to stay paused: it was detached from before it had been let run.
+    expect(await page.evaluate('window.done')).toEqual({ shared: 'opaque', service: 'opaque' });
+  });
+
   it('saves downloads in a folder of the Sdk, reports them, and removes the folder on close()', async () => {
     const own = new Sdk(sdkOptions());
     await own.init();

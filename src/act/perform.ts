@@ -14,6 +14,7 @@ import { parseKeys } from '../driver/input.js';
 import { resolveSelector } from '../driver/locator.js';
 import { NetworkTracker } from '../driver/network.js';
 import type { Page } from '../driver/page.js';
+import { watchedAction } from '../driver/policy.js';
 import type { ActionInput } from '../types.js';
 
 export const METHODS = [
@@ -110,13 +111,21 @@ function kindOf(value: unknown): string {
   return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
 }
 
-/** Performs the action; element and input failures surface as ElementNotFoundError / ElementNotActionableError. */
+/**
+ * Performs the action; element and input failures surface as ElementNotFoundError /
+ * ElementNotActionableError. Under a domainPolicy, a navigation of the page or a popup that the
+ * action started and the policy refused is a DomainPolicyError naming the host.
+ */
 export async function perform(page: Page, action: Action, timeoutMs: number): Promise<void> {
   const method = action.method;
   if (!isMethod(method)) throw unknownMethod(method);
-  const args = action.arguments ?? [];
   // An unknown key is known before the element is focused: nothing happens to the page.
-  if (method === 'press') parseKeys(argument(args, 0, method));
+  if (method === 'press') parseKeys(argument(action.arguments ?? [], 0, method));
+  await watchedAction(page, timeoutMs, () => performMethod(page, method, action, timeoutMs));
+}
+
+async function performMethod(page: Page, method: ActMethod, action: Action, timeoutMs: number): Promise<void> {
+  const args = action.arguments ?? [];
   NetworkTracker.for(page).noteAction();
   const element = await resolveSelector(page, action.selector, timeoutMs);
   const release = () => void element.world.session.sendQuiet('Runtime.releaseObject', { objectId: element.objectId });

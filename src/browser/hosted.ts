@@ -197,6 +197,7 @@ export async function connectHosted(options: SdkOptions, logger: Logger, connect
     keepAlive: params.keepAlive,
     timeout: params.timeout,
     browserSettings: params.browserSettings,
+    domainPolicy: params.domainPolicy ?? options.domainPolicy,
   });
   logger.info('hosted', 'Hosted session created', { session: session.id, region: session.region });
   let browser: BrowserHandle;

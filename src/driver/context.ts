@@ -4,10 +4,12 @@ import type { CdpSession } from '../cdp/session.js';
 import { SdkError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { Viewport } from '../types.js';
+import type { CheckedPolicy } from '../util/domainPolicy.js';
 import { Emitter } from '../util/emitter.js';
 import { deferred, withDeadline, type Deferred } from '../util/time.js';
 import { watchDownloads } from './download.js';
 import { Page } from './page.js';
+import { DomainGuard, releaseTarget } from './policy.js';
 
 export interface ContextOptions {
   viewport?: Viewport;
@@ -17,6 +19,8 @@ export interface ContextOptions {
    * all the same). Absent: downloads are none of this context's business (a hosted browser).
    */
   downloads?: { folder: string | undefined };
+  /** The hosts pages may reach (checked); absent: every host, and no cost at all. */
+  policy?: CheckedPolicy;
 }
 
 /**
@@ -28,6 +32,8 @@ export class Context extends Emitter<{ page: Page }> {
   #pages: Page[] = [];
   #preparing = new Map<string, Promise<Page | undefined>>();
   #awaited = new Map<string, Deferred<Page | undefined>>();
+  /** @internal Enforces the domainPolicy on every session of this context; undefined without one. */
+  readonly guard: DomainGuard | undefined;
 
   /** @internal */
   constructor(
@@ -36,6 +42,7 @@ export class Context extends Emitter<{ page: Page }> {
     private readonly options: ContextOptions,
   ) {
     super();
+    this.guard = options.policy ? new DomainGuard(options.policy, logger) : undefined;
   }
 
   /** @internal Attaches to the pages that exist and to every one that appears later. */
@@ -66,6 +73,8 @@ export class Context extends Emitter<{ page: Page }> {
 
   /** Opens a new tab and resolves once it is ready to use. */
   async newPage(url = 'about:blank'): Promise<Page> {
+    const refused = this.guard?.refusal(url);
+    if (refused) throw refused;
     const { targetId } = await this.browser.connection.rootSession.send('Target.createTarget', { url });
     const page = await withDeadline(this.#pageFor(targetId), this.options.timeoutMs, 'Opening a new page');
     if (!page) throw new SdkError(`The new page (${targetId}) closed before it was ready.`);
@@ -116,11 +125,12 @@ export class Context extends Emitter<{ page: Page }> {
     // A browser session is a connectURL() client's (see browser/bridge.ts): not ours to detach.
     if (type === 'browser') return;
     if (type !== 'page') {
-      void session.sendQuiet('Runtime.runIfWaitingForDebugger');
-      void parent.sendQuiet('Target.detachFromTarget', { sessionId: event.sessionId });
+      releaseTarget(parent, session, this.guard);
       return;
     }
-    const page = new Page(this, session, targetId, this.options.viewport, this.logger, this.options.timeoutMs);
+    const openerId = event.targetInfo.openerId;
+    if (openerId) this.guard?.emit('popup', { targetId, openerId });
+    const page = new Page(this, session, targetId, this.options.viewport, this.logger, this.options.timeoutMs, openerId);
     const prepared = page
       .init()
       .then(() => {

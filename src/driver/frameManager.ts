@@ -7,6 +7,7 @@ import { withDeadline } from '../util/time.js';
 import { handleDialog } from './dialog.js';
 import { Frame, WORLD_NAME, type World } from './frame.js';
 import type { Page } from './page.js';
+import { releaseTarget } from './policy.js';
 
 const LIFECYCLE_EVENT: Record<WaitUntil, string> = {
   commit: 'commit',
@@ -69,6 +70,9 @@ export class FrameManager {
       session.send('Runtime.enable'),
       session.send('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: true, flatten: true }),
     ];
+    // Under a domainPolicy, every request of the target is answered by the guard from its first one.
+    const guard = this.page.guard;
+    if (guard) setup.push(guard.guard(session, this.page));
     const viewport = this.page.viewport;
     if (session === this.page.session) {
       // A renderer crash sends no reply to what was pending; Inspector tells us it happened.
@@ -328,9 +332,8 @@ export class FrameManager {
         );
         this.#announced.get(session)?.push(adopted);
       } else {
-        // Workers and the like: let them run, and leave them alone.
-        void child.sendQuiet('Runtime.runIfWaitingForDebugger');
-        void session.sendQuiet('Target.detachFromTarget', { sessionId: event.sessionId });
+        // Workers and the like: let them run, and leave them alone (guarded, under a domainPolicy).
+        releaseTarget(session, child, this.page.guard);
       }
     });
     session.on('Inspector.targetCrashed', () => {

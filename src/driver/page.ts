@@ -1,5 +1,13 @@
 import type { CdpSession } from '../cdp/session.js';
-import { ConnectionClosedError, InvalidOptionError, NavigationError, PageClosedError, TargetClosedError, TimeoutError } from '../errors.js';
+import {
+  ConnectionClosedError,
+  DomainPolicyError,
+  InvalidOptionError,
+  NavigationError,
+  PageClosedError,
+  TargetClosedError,
+  TimeoutError,
+} from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { GotoOptions, Viewport, WaitUntil } from '../types.js';
 import { Emitter } from '../util/emitter.js';
@@ -12,6 +20,7 @@ import type { Frame } from './frame.js';
 import { FrameManager } from './frameManager.js';
 import { Locator } from './locator.js';
 import { enableNetwork } from './network.js';
+import type { Decision, DomainGuard } from './policy.js';
 import { DocumentResponses, type NavigationResponse } from './response.js';
 
 const DEFAULT_NAVIGATION_TIMEOUT_MS = 30_000;
@@ -48,6 +57,8 @@ export class Page extends Emitter<PageEvents> {
     /** @internal */ readonly logger: Logger,
     /** @internal Deadline of a single operation (evaluate, selector) unless it gives its own. */
     readonly defaultTimeoutMs: number,
+    /** @internal The page that opened this one (a popup), when there is one. */
+    readonly openerId?: string,
   ) {
     super();
     this.frameManager = new FrameManager(this, logger);
@@ -57,6 +68,11 @@ export class Page extends Emitter<PageEvents> {
   /** @internal */
   async init(): Promise<void> {
     await this.frameManager.adoptSession(this.session);
+  }
+
+  /** @internal The context's domainPolicy guard; undefined when there is no policy. */
+  get guard(): DomainGuard | undefined {
+    return this.context.guard;
   }
 
   mainFrame(): Frame {
@@ -95,8 +111,20 @@ export class Page extends Emitter<PageEvents> {
     this.#assertOpen('goto()');
     const { waitUntil, timeoutMs } = checkLoadOptions(options.waitUntil, options.timeoutMs, 'goto');
     if (typeof url !== 'string' || !url.trim()) throw new InvalidOptionError('goto(url) needs a URL string, such as "https://example.org".');
+    const guard = this.guard;
+    // A host the policy refuses is refused here, before anything is sent.
+    const refused = guard?.refusal(url);
+    if (refused) throw refused;
     const started = Date.now();
     const frame = this.mainFrame();
+    // A redirect to a refused host is refused by the guard while Page.navigate is pending; the
+    // navigation then fails as aborted, and this says why.
+    let redirect: Decision | undefined;
+    const offRefusals = guard?.on('decision', (decision) => {
+      if (decision.targetId === this.targetId && decision.refused !== undefined) redirect ??= decision;
+    });
+    const refusedRedirect = (): DomainPolicyError | undefined =>
+      redirect && guard?.refusal(redirect.url, `Navigation to ${url} was redirected; the redirect`);
     // Not awaited: the session runs it before the navigation, which is all the response needs.
     void enableNetwork(this.session);
     const result = await this.session
@@ -104,6 +132,8 @@ export class Page extends Emitter<PageEvents> {
       .catch((error: Error) => {
         // A browser or tab that went away is that, not a navigation problem.
         if (error instanceof ConnectionClosedError || error instanceof TargetClosedError) throw error;
+        const policy = refusedRedirect();
+        if (policy) throw policy;
         if (error instanceof TimeoutError) {
           // The navigation is still pending, and Chrome holds back what we send to the page's
           // renderer until it is over: end it, so the page keeps working on what it shows.
@@ -111,8 +141,11 @@ export class Page extends Emitter<PageEvents> {
           throw new TimeoutError(`Navigation to ${url} timed out after ${timeoutMs} ms: the server has not answered.`, timeoutMs);
         }
         throw new NavigationError(`Navigation to ${url} failed: ${error.message}`, url);
-      });
+      })
+      .finally(() => offRefusals?.());
     if (result.errorText) {
+      const policy = refusedRedirect();
+      if (policy) throw policy;
       throw new NavigationError(`Navigation to ${url} failed: ${result.errorText}. Check the URL and that the server is reachable.`, url);
     }
     if (!result.loaderId) return null; // Same-document navigation (a fragment change), javascript: URLs: nothing loads.

@@ -11,7 +11,7 @@ import { startHostedServer, type HostedServer } from '../src/hosted/server/http.
 import { DomainPolicyError, InvalidOptionError, NavigationError, Sdk, type LogLine, type Page } from '../src/index.js';
 import { Logger } from '../src/logger.js';
 import { startFixtureServers, type FixtureServers } from './fixtures/server.js';
-import { CHROME, sdkOptions, TEST_ARGS } from './helpers.js';
+import { CHROME, sdkOptions, TEST_ARGS, HOSTED_TEST_ENV } from './helpers.js';
 import { startFakeModel, type FakeModel, type FakeRequest } from './support/fake-model.js';
 
 let servers: FixtureServers;
@@ -236,7 +236,7 @@ describe('env "HOSTED"', () => {
   const created: unknown[] = [];
 
   beforeAll(async () => {
-    const config = readServerConfig({ PORT: '0', HOSTED_API_KEYS: 'policy-key-7d2e', MAX_SESSIONS: '2', CHROME_PATH: CHROME, CHROME_ARGS: TEST_ARGS.join(' ') });
+    const config = readServerConfig({ ...HOSTED_TEST_ENV, PORT: '0', HOSTED_API_KEYS: 'policy-key-7d2e', MAX_SESSIONS: '2', CHROME_PATH: CHROME, CHROME_ARGS: TEST_ARGS.join(' ') });
     server = await startHostedServer(config, new Logger({ verbose: 0, disablePino: true }));
     // In front of the service: notes each session-create body, passes everything through.
     const target = new URL(server.url);

@@ -118,6 +118,8 @@ export class EgressProxy {
   }
 
   async #resolve(name: string): Promise<string[]> {
+    // Loopback by definition (RFC 6761), as Chromium itself treats them, whatever a resolver says.
+    if (name === 'localhost' || name.endsWith('.localhost')) return ['127.0.0.1', '::1'];
     let timer: ReturnType<typeof setTimeout> | undefined;
     const deadline = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(Object.assign(new Error('no answer in time'), { code: 'ETIMEOUT' })), DNS_TIMEOUT_MS);

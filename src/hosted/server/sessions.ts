@@ -14,7 +14,9 @@ import { HostedServiceError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
 import type { CheckedPolicy } from '../../util/domainPolicy.js';
 import type { AdBlocker } from './adblock.js';
+import { hostedGuard } from './cdpGuard.js';
 import type { HostedServerConfig } from './config.js';
+import { watchSchemes } from './schemeWatch.js';
 import { signToken } from './tokens.js';
 
 export interface SessionRecord {
@@ -94,6 +96,7 @@ export class SessionManager {
     });
     record.timer = setTimeout(() => void this.#end(record, 'TIMED_OUT'), lifetime);
     this.logger.info('hosted', 'Session started', { session: record.id, active: this.#active });
+    await watchSchemes(record.browser, this.logger, record.id);
     return record;
   }
 
@@ -131,7 +134,7 @@ export class SessionManager {
   /** Hands a WebSocket (already authorised for this session) a DevTools session on its browser. */
   serveCdp(id: string, socket: WebSocket): void {
     const record = this.running(id);
-    serveClient(record.browser!.connection, socket, this.logger);
+    serveClient(record.browser!.connection, socket, this.logger, hostedGuard(record, record.browser!.connection, this.logger));
   }
 
   toWire(record: SessionRecord, baseUrl: string): Session {

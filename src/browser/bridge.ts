@@ -121,6 +121,8 @@ export function serveClient(connection: Connection, socket: WebSocket, logger: L
     if (!sent) socket.close(1011, 'the browser is gone');
   };
   const decide = (message: ClientMessage, verdict: Verdict) => {
+    // A client that left while its command was being checked has no use for it any more.
+    if (socket.readyState !== socket.OPEN) return;
     if (verdict.refuse !== undefined) return refuse(message, verdict.refuse);
     forward(message, verdict.params ?? message.params, verdict.afterReply);
   };

@@ -118,6 +118,12 @@ export class NavigationError extends SdkError {
  */
 export class UrlNotAllowedError extends NavigationError {}
 
+/**
+ * What the CDP error of a command the hosted server's connectUrl bridge refused starts with, so a
+ * client tells the server's refusal from Chrome's own errors.
+ */
+export const HOSTED_REFUSAL = 'Refused by the hosted server:';
+
 /** A navigation or request went to a host outside the `domainPolicy`; `host` is that host. */
 export class DomainPolicyError extends NavigationError {
   constructor(

@@ -50,10 +50,48 @@ export class CdpBridge {
   }
 }
 
-/** Gives one WebSocket client a browser session of its own on `connection` (see above). */
-export function serveClient(connection: Connection, socket: WebSocket, logger: Logger): void {
+/** A command a guarded client sent, as the guard sees it. */
+export interface GuardedCommand {
+  method: string;
+  params: Record<string, unknown>;
+  /** The session it goes to: the one the client named, or the client's browser session. */
+  sessionId: string;
+  /** Whether that session is the client's own (its browser session, or one it attached to). */
+  ownSession: boolean;
+}
+
+/**
+ * What a guard decides for a command: refuse it (the client gets a CDP error with this message), or
+ * forward it, with `params` in place of the client's when given. `afterReply` runs on a successful
+ * answer before the client gets it, so a command the client sends next comes after what it does;
+ * a message it returns replaces the answer with an error.
+ */
+export type Verdict =
+  | { refuse: string }
+  | { refuse?: undefined; params?: Record<string, unknown>; afterReply?: (result: Record<string, unknown>) => Promise<string | undefined> };
+
+/** Consulted for every command of a client before it reaches the browser (the hosted server's). */
+export interface BridgeGuard {
+  check(command: GuardedCommand): Verdict | Promise<Verdict>;
+}
+
+interface ClientMessage {
+  id: number;
+  method: string;
+  params?: unknown;
+  sessionId?: string;
+}
+
+/**
+ * Gives one WebSocket client a browser session of its own on `connection` (see above). With a
+ * guard, each command is judged first; commands still reach the browser in the order sent, also
+ * while a guard's check waits on the browser.
+ */
+export function serveClient(connection: Connection, socket: WebSocket, logger: Logger, guard?: BridgeGuard): void {
   let browserSession: string | undefined;
   const queued: string[] = [];
+  /** Set while a command waits on an asynchronous check: later ones wait behind it. */
+  let backlog: Promise<void> | undefined;
   const send = (message: RawMessage) => {
     if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(message));
   };
@@ -64,27 +102,70 @@ export function serveClient(connection: Connection, socket: WebSocket, logger: L
       send(message);
     },
   };
-  const forward = (text: string) => {
-    let message: { id?: number; method?: string; params?: unknown; sessionId?: string };
+  const answer = (message: ClientMessage, body: Pick<RawMessage, 'result' | 'error'>) => {
+    const out: RawMessage = { id: message.id, ...body };
+    if (message.sessionId) out.sessionId = message.sessionId;
+    send(out);
+  };
+  const refuse = (message: ClientMessage, text: string) => answer(message, { error: { code: -32000, message: text } });
+  const forward = (message: ClientMessage, params: unknown, afterReply?: (result: Record<string, unknown>) => Promise<string | undefined>) => {
+    const sent = connection.sendRaw({ method: message.method, params, sessionId: message.sessionId ?? browserSession }, (reply) => {
+      if (reply.error) return answer(message, { error: reply.error });
+      const result = (reply.result ?? {}) as Record<string, unknown>;
+      if (!afterReply) return answer(message, { result });
+      afterReply(result).then(
+        (error) => (error ? refuse(message, error) : answer(message, { result })),
+        (error: Error) => refuse(message, error.message),
+      );
+    });
+    if (!sent) socket.close(1011, 'the browser is gone');
+  };
+  const decide = (message: ClientMessage, verdict: Verdict) => {
+    // A client that left while its command was being checked has no use for it any more.
+    if (socket.readyState !== socket.OPEN) return;
+    if (verdict.refuse !== undefined) return refuse(message, verdict.refuse);
+    forward(message, verdict.params ?? message.params, verdict.afterReply);
+  };
+  /** Forwards or judges one message; a promise when the guard's check is asynchronous. */
+  const handle = (text: string): Promise<void> | undefined => {
+    let message: ClientMessage;
     try {
       message = JSON.parse(text);
     } catch {
       return;
     }
     if (typeof message.id !== 'number' || typeof message.method !== 'string') return;
-    const clientSession = message.sessionId;
-    const sent = connection.sendRaw({ method: message.method, params: message.params, sessionId: clientSession ?? browserSession }, (reply) => {
-      const out: RawMessage = { id: message.id };
-      if (reply.error) out.error = reply.error;
-      else out.result = reply.result ?? {};
-      if (clientSession) out.sessionId = clientSession;
-      send(out);
+    if (!guard) return void forward(message, message.params);
+    const sessionId = message.sessionId ?? browserSession!;
+    const params = message.params !== null && typeof message.params === 'object' && !Array.isArray(message.params) ? (message.params as Record<string, unknown>) : {};
+    const ownSession = message.sessionId === undefined || (typeof sessionId === 'string' && connection.tapOf(sessionId) === tap);
+    const failed = (error: unknown) => refuse(message, `${message.method} could not be checked by the hosted server: ${(error as Error)?.message ?? error}`);
+    let verdict: Verdict | Promise<Verdict>;
+    try {
+      verdict = guard.check({ method: message.method, params, sessionId, ownSession });
+    } catch (error) {
+      return void failed(error);
+    }
+    if (!(verdict instanceof Promise)) return void decide(message, verdict);
+    return verdict.then((settled) => decide(message, settled), failed);
+  };
+  const settled = (work: Promise<void>) => work.catch((error: Error) => logger.error('bridge', `A client command was lost in its check: ${error.message}`));
+  const receive = (text: string) => {
+    if (!backlog) {
+      const pending = handle(text);
+      if (!pending) return;
+      backlog = settled(pending);
+    } else {
+      backlog = settled(backlog.then(() => handle(text)));
+    }
+    const mine = backlog;
+    void mine.finally(() => {
+      if (backlog === mine) backlog = undefined;
     });
-    if (!sent) socket.close(1011, 'the browser is gone');
   };
   socket.on('message', (data) => {
     const text = data.toString();
-    if (browserSession) forward(text);
+    if (browserSession) receive(text);
     else queued.push(text);
   });
   // When the browser goes, so does every client's connection: their commands could only fail.
@@ -101,7 +182,7 @@ export function serveClient(connection: Connection, socket: WebSocket, logger: L
       browserSession = sessionId;
       connection.claim(sessionId, tap);
       logger.debug('bridge', 'A client connected through connectURL()');
-      for (const text of queued.splice(0)) forward(text);
+      for (const text of queued.splice(0)) receive(text);
     })
     .catch((error: Error) => {
       logger.error('bridge', `Could not open a browser session for a connectURL() client: ${error.message}`);

@@ -19,6 +19,7 @@ import {
   SelectorSyntaxError,
   TimeoutError,
   UnsupportedModelError,
+  UrlNotAllowedError,
 } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { SdkOptions } from '../types.js';
@@ -151,6 +152,7 @@ const BY_NAME: Record<string, (error: ErrorBody['error']) => SdkError> = {
   ElementNotActionableError: (e) => new ElementNotActionableError(e.message),
   SelectorSyntaxError: (e) => new SelectorSyntaxError(e.message, ''),
   NavigationError: (e) => new NavigationError(e.message, ''),
+  UrlNotAllowedError: (e) => new UrlNotAllowedError(e.message, ''),
   UnknownKeyError: (e) => new UnknownKeyError(e.message, ''),
 };
 

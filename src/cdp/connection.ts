@@ -138,6 +138,11 @@ export class Connection extends Emitter<{ disconnected: string }> {
     this.#claimed.set(sessionId, tap);
   }
 
+  /** The tap a session belongs to, if a tap's. */
+  tapOf(sessionId: string): ConnectionTap | undefined {
+    return this.#claimed.get(sessionId);
+  }
+
   /** Forgets every session `tap` had claimed. */
   releaseTap(tap: ConnectionTap): string[] {
     const released: string[] = [];

@@ -2,11 +2,14 @@ import type { CdpSession } from '../cdp/session.js';
 import {
   ConnectionClosedError,
   DomainPolicyError,
+  HOSTED_REFUSAL,
   InvalidOptionError,
   NavigationError,
   PageClosedError,
+  ProtocolError,
   TargetClosedError,
   TimeoutError,
+  UrlNotAllowedError,
 } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { GotoOptions, Viewport, WaitUntil } from '../types.js';
@@ -140,6 +143,9 @@ export class Page extends Emitter<PageEvents> {
           void this.session.sendQuiet('Page.stopLoading');
           throw new TimeoutError(`Navigation to ${url} timed out after ${timeoutMs} ms: the server has not answered.`, timeoutMs);
         }
+        // A hosted server's connectUrl refuses a URL that is not of the web, and says why.
+        const refused = error.message.indexOf(HOSTED_REFUSAL);
+        if (error instanceof ProtocolError && refused >= 0) throw new UrlNotAllowedError(error.message.slice(refused + HOSTED_REFUSAL.length).trim(), url);
         throw new NavigationError(`Navigation to ${url} failed: ${error.message}`, url);
       })
       .finally(() => offRefusals?.());

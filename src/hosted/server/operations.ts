@@ -7,6 +7,7 @@ import { ActRequest, ExtractRequest, HEADERS, NavigateRequest, ObserveRequest, t
 import { replayAction, runAct } from '../../act/act.js';
 import { runObserve } from '../../act/observe.js';
 import { Context } from '../../driver/context.js';
+import { UrlNotAllowedError } from '../../errors.js';
 import type { Page } from '../../driver/page.js';
 import { runServerExtraction } from '../../extract/extract.js';
 import { fromJsonSchema } from '../../extract/jsonSchema.js';
@@ -20,6 +21,7 @@ import { header, parse } from './request.js';
 import type { SessionRecord } from './sessions.js';
 import { apiError } from './sessions.js';
 import { EventStream, type CacheStatus } from './stream.js';
+import { nonWebReason, shownUrl, urlRefusalMessage } from './webUrl.js';
 
 const MODEL_TIMEOUT_MS = 120_000;
 const BROWSER_TIMEOUT_MS = 30_000;
@@ -172,6 +174,8 @@ async function act(job: Job): Promise<void> {
 
 async function navigate(job: Job): Promise<void> {
   const request = parse(NavigateRequest, job.body);
+  const reason = nonWebReason(request.url);
+  if (reason) throw new UrlNotAllowedError(urlRefusalMessage('Navigation', request.url, reason), shownUrl(request.url));
   const page = await pageOf(job.record, request.pageId, job.serverLogger);
   job.stream.start();
   await page.goto(request.url, { waitUntil: request.waitUntil, timeoutMs: request.timeoutMs ?? BROWSER_TIMEOUT_MS });

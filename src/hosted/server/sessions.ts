@@ -14,10 +14,12 @@ import { HostedServiceError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
 import { checkDomainPolicy, type CheckedPolicy } from '../../util/domainPolicy.js';
 import type { AdBlocker } from './adblock.js';
+import { hostedGuard } from './cdpGuard.js';
 import type { HostedServerConfig } from './config.js';
 import { EgressProxy } from './egress.js';
 import { NetworkRules } from './networks.js';
 import { confineDownloads, makeWorkspace, type Workspace } from './workspace.js';
+import { watchSchemes } from './schemeWatch.js';
 import { signToken } from './tokens.js';
 
 export interface SessionRecord {
@@ -107,6 +109,7 @@ export class SessionManager {
         { env: record.workspace.env, removeOnExit: record.workspace.dir },
       );
       await confineDownloads(record.browser, record.downloadsDir, this.config.maxDownloadBytes, this.logger, record.id);
+      await watchSchemes(record.browser, this.logger, record.id);
     } catch (error) {
       this.#active--;
       await this.#dispose(record);
@@ -155,7 +158,7 @@ export class SessionManager {
   /** Hands a WebSocket (already authorised for this session) a DevTools session on its browser. */
   serveCdp(id: string, socket: WebSocket): void {
     const record = this.running(id);
-    serveClient(record.browser!.connection, socket, this.logger);
+    serveClient(record.browser!.connection, socket, this.logger, hostedGuard(record, record.browser!.connection, this.logger));
   }
 
   toWire(record: SessionRecord, baseUrl: string): Session {

@@ -22,6 +22,7 @@ import {
   SelectorSyntaxError,
   TimeoutError,
   UnsupportedModelError,
+  UrlNotAllowedError,
 } from '../../errors.js';
 import { Logger } from '../../logger.js';
 
@@ -38,6 +39,7 @@ export function codeOf(error: unknown): { code: ErrorCode; name?: string } {
     return { code: 'conflict', name };
   }
   if (error instanceof ConnectionClosedError || error instanceof PageClosedError) return { code: 'browser_gone', name };
+  if (error instanceof UrlNotAllowedError) return { code: 'forbidden', name };
   const caller = [InvalidOptionError, MissingLLMConfigurationError, UnsupportedModelError, InvalidAISDKModelFormatError, NavigationError, SelectorSyntaxError];
   if (caller.some((type) => error instanceof type)) return { code: 'bad_request', name };
   return { code: 'internal', name };

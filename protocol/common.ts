@@ -42,6 +42,11 @@ export const ErrorBody = z.object({
     name: z.string().optional(),
     /** Schema issues, for schema_validation. */
     issues: z.array(z.unknown()).optional(),
+    /** The URL a navigation error is about. */
+    url: z.string().optional(),
+    /** For DomainPolicyError: the refused host and the policy that refused it. */
+    host: z.string().optional(),
+    policy: z.object({ allow: z.array(z.string()).optional(), block: z.array(z.string()).optional() }).optional(),
   }),
 });
 export type ErrorBody = z.infer<typeof ErrorBody>;

@@ -16,7 +16,7 @@ import { readServerConfig } from '../src/hosted/server/config.js';
 import { startHostedServer, type HostedServer } from '../src/hosted/server/http.js';
 import { chromium } from 'playwright-core';
 import { HostedApi } from '../src/browser/hosted.js';
-import { InvalidOptionError, Sdk } from '../src/index.js';
+import { DomainPolicyError, InvalidOptionError, Sdk } from '../src/index.js';
 import { Logger } from '../src/logger.js';
 import { CHROME, TEST_ARGS } from './helpers.js';
 import { startDnsServer, type DnsServer } from './support/dns-server.js';
@@ -222,6 +222,10 @@ describe("a hosted session's domainPolicy, enforced by the server for any client
       const [popup] = await Promise.all([page.waitForEvent('popup'), page.evaluate(`window.open('${other}/frame')`)]);
       await popup.waitForLoadState('domcontentloaded');
       expect(await popup.locator('body').textContent()).toMatch(/Refused by the hosted server: other\.test/);
+      // REST navigate (the server's own driver) refuses it before it leaves, with the policy's error.
+      const rest = await api.operation(created.id, 'navigate', { url: `${other}/` }, { bypassCache: true, timeoutMs: 30_000, onLog: () => undefined }).catch((e: unknown) => e);
+      expect(rest).toBeInstanceOf(DomainPolicyError);
+      expect(rest).toMatchObject({ host: 'other.test', url: `${other}/`, policy: { allow: ['*.pages.test'], block: ['sub.pages.test'] } });
       // Only the allowed host reached the site: the page, its frame, the probe and the redirect.
       expect(pages.hits.slice(before).filter((hit) => hit !== '/favicon.ico')).toEqual([`/policy?other=${encodeURIComponent(other)}`, '/frame', '/frame', `/redirect?to=${encodeURIComponent(`${other}/`)}`]);
     } finally {

@@ -4,6 +4,7 @@
 
 import { ErrorBody, HEADERS, Session, StreamEvent, type CreateSessionRequest, type OperationName } from '../../protocol/index.js';
 import {
+  DomainPolicyError,
   ActionFailedError,
   ElementNotActionableError,
   ElementNotFoundError,
@@ -151,8 +152,9 @@ const BY_NAME: Record<string, (error: ErrorBody['error']) => SdkError> = {
   XPathResolutionError: (e) => new ElementNotFoundError(e.message, ''),
   ElementNotActionableError: (e) => new ElementNotActionableError(e.message),
   SelectorSyntaxError: (e) => new SelectorSyntaxError(e.message, ''),
-  NavigationError: (e) => new NavigationError(e.message, ''),
-  UrlNotAllowedError: (e) => new UrlNotAllowedError(e.message, ''),
+  NavigationError: (e) => new NavigationError(e.message, e.url ?? ''),
+  DomainPolicyError: (e) => new DomainPolicyError(e.message, e.url ?? '', e.host ?? '', e.policy ?? {}),
+  UrlNotAllowedError: (e) => new UrlNotAllowedError(e.message, e.url ?? ''),
   UnknownKeyError: (e) => new UnknownKeyError(e.message, ''),
 };
 

@@ -31,7 +31,9 @@ const contexts = new WeakMap<SessionRecord, Promise<Context>>();
 function contextOf(record: SessionRecord, logger: Logger): Promise<Context> {
   let context = contexts.get(record);
   if (!context) {
-    const created = new Context(record.browser!, logger, { timeoutMs: BROWSER_TIMEOUT_MS });
+    // The session's domainPolicy on the server's own driver too: an act() the server runs fails with
+    // DomainPolicyError and leaves the page where it was, rather than land on the proxy's refusal.
+    const created = new Context(record.browser!, logger, { timeoutMs: BROWSER_TIMEOUT_MS, policy: record.domainPolicy });
     context = created.start().then(() => created);
     context.catch(() => contexts.delete(record));
     contexts.set(record, context);

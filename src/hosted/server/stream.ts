@@ -23,6 +23,7 @@ import {
   TimeoutError,
   UnsupportedModelError,
   UrlNotAllowedError,
+  DomainPolicyError,
 } from '../../errors.js';
 import { Logger } from '../../logger.js';
 
@@ -39,7 +40,7 @@ export function codeOf(error: unknown): { code: ErrorCode; name?: string } {
     return { code: 'conflict', name };
   }
   if (error instanceof ConnectionClosedError || error instanceof PageClosedError) return { code: 'browser_gone', name };
-  if (error instanceof UrlNotAllowedError) return { code: 'forbidden', name };
+  if (error instanceof UrlNotAllowedError || error instanceof DomainPolicyError) return { code: 'forbidden', name };
   const caller = [InvalidOptionError, MissingLLMConfigurationError, UnsupportedModelError, InvalidAISDKModelFormatError, NavigationError, SelectorSyntaxError];
   if (caller.some((type) => error instanceof type)) return { code: 'bad_request', name };
   return { code: 'internal', name };
@@ -51,6 +52,8 @@ function errorEvent(error: unknown): Extract<StreamEvent, { type: 'error' }> {
   const event: Extract<StreamEvent, { type: 'error' }> = { type: 'error', error: { code, message } };
   if (name) event.error.name = name;
   if (error instanceof SchemaValidationError) event.error.issues = error.issues;
+  if (error instanceof NavigationError && error.url) event.error.url = error.url;
+  if (error instanceof DomainPolicyError) Object.assign(event.error, { host: error.host, policy: error.policy });
   return event;
 }
 

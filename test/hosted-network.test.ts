@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readServerConfig } from '../src/hosted/server/config.js';
 import { startHostedServer, type HostedServer } from '../src/hosted/server/http.js';
 import { chromium } from 'playwright-core';
+import WebSocket from 'ws';
 import { HostedApi } from '../src/browser/hosted.js';
 import { DomainPolicyError, InvalidOptionError, Sdk } from '../src/index.js';
 import { Logger } from '../src/logger.js';
@@ -287,6 +288,38 @@ describe('hosted session downloads', () => {
       expect(existsSync(homeDownloads) ? readdirSync(homeDownloads) : []).toEqual(homeBefore);
     } finally {
       await sdk.close();
+    }
+  });
+
+  it('still land in the session folder after a client that set its own download behaviour left', async () => {
+    const server = await startServer();
+    const api = new HostedApi(server.url, KEY, 30_000);
+    const created = await api.createSession({ projectId: 'p' });
+    try {
+      const record = server.sessions.get(created.id);
+      // A client sets downloads its way and leaves; Chrome then resets them to its own default.
+      const socket = new WebSocket(created.connectUrl);
+      await new Promise((resolve) => socket.once('open', resolve));
+      socket.send(JSON.stringify({ id: 1, method: 'Browser.setDownloadBehavior', params: { behavior: 'default' } }));
+      await new Promise((resolve) => socket.once('message', resolve));
+      const left = new Promise((resolve) => socket.once('close', resolve));
+      socket.close();
+      await left;
+      // A download nobody set anything for: the server's own navigation to a file.
+      const root = record.browser!.connection.rootSession;
+      const done = new Promise<string>((resolve) => {
+        const off = root.on('Browser.downloadProgress', (event) => {
+          if (event.state === 'inProgress') return;
+          off();
+          resolve(event.state);
+        });
+      });
+      await api.operation(created.id, 'navigate', { url: `${pages.origin}/file/1000` }, { bypassCache: true, timeoutMs: 30_000, onLog: () => undefined }).catch(() => undefined);
+      expect(await done).toBe('completed');
+      expect(readdirSync(record.downloadsDir!)).toHaveLength(1);
+      expect(existsSync(path.join(record.workspace!.dir, 'Downloads'))).toBe(false);
+    } finally {
+      await api.releaseSession(created.id);
     }
   });
 });

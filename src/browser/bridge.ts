@@ -73,6 +73,8 @@ export type Verdict =
 /** Consulted for every command of a client before it reaches the browser (the hosted server's). */
 export interface BridgeGuard {
   check(command: GuardedCommand): Verdict | Promise<Verdict>;
+  /** The client left (its browser session is being detached, which may undo settings it made). */
+  closed?(): void;
 }
 
 interface ClientMessage {
@@ -174,6 +176,7 @@ export function serveClient(connection: Connection, socket: WebSocket, logger: L
     offDisconnect();
     const sessions = connection.releaseTap(tap);
     if (browserSession) void connection.rootSession.sendQuiet('Target.detachFromTarget', { sessionId: browserSession });
+    guard?.closed?.();
     logger.debug('bridge', 'A client of connectURL() left', { sessions: sessions.length });
   });
   connection.rootSession

@@ -133,6 +133,15 @@ class HostedGuard implements BridgeGuard {
     private readonly logger: Logger,
   ) {}
 
+  /**
+   * Chrome puts a context's downloads back to its default (the browser's own folder) when the
+   * client session that set them detaches; the session's folder is set again right behind it.
+   */
+  closed(): void {
+    if (!this.record.downloadsDir) return;
+    void this.connection.rootSession.sendQuiet('Browser.setDownloadBehavior', { behavior: 'allowAndName', downloadPath: this.record.downloadsDir, eventsEnabled: true });
+  }
+
   check(command: GuardedCommand): Verdict | Promise<Verdict> {
     const verdict = this.#judge(command);
     if (verdict instanceof Promise) return verdict.then((settled) => this.#logged(command, settled));

@@ -5,6 +5,10 @@
 import { Connection } from '../../src/cdp/connection.js';
 import type { CdpSession } from '../../src/cdp/session.js';
 import { ExtensionTransport, type ChromeDebuggerApi, type ChromeTabsApi } from '../../src/cdp/extensionTransport.js';
+import type { BrowserHandle } from '../../src/browser/browser.js';
+import { Context } from '../../src/driver/context.js';
+import { Logger } from '../../src/logger.js';
+import { captureSnapshot } from '../../src/snapshot/index.js';
 
 interface ChromeTab {
   id?: number;
@@ -232,6 +236,33 @@ const harness = {
         told: detachedTabs.filter((each) => each.tabId === tabId),
         connectionOpen: !connection.closed,
       };
+    }),
+
+  /**
+   * Our driver unchanged over its own transport: a Context attaches to a tab, reads its frames and
+   * its page text, opens a second tab through chrome.tabs, and lets both tabs be when it closes.
+   */
+  context: (url: string, secondUrl: string) =>
+    settle(async () => {
+      const own = new ExtensionTransport(chrome.debugger, { tabs: chrome.tabs, timeoutMs: TIMEOUT_MS });
+      const ownConnection = new Connection(own, { commandTimeoutMs: TIMEOUT_MS });
+      const handle: BrowserHandle = { connection: ownConnection, kind: 'attached', close: async () => ownConnection.close() };
+      const tabId = await openTab(url);
+      await own.attachTab(tabId);
+      const context = new Context(handle, new Logger({ verbose: 0, disablePino: true }), { timeoutMs: TIMEOUT_MS });
+      await context.start();
+      const page = context.pages()[0]!;
+      const frames = page.frames().map((frame) => ({ url: frame.url(), outOfProcess: frame.isOutOfProcess() }));
+      const oop = page.frames().find((frame) => frame.isOutOfProcess())!;
+      const secret = await oop.evaluate(() => (window as unknown as { secret: string }).secret);
+      const { text } = await captureSnapshot(page);
+      const second = await context.newPage(secondUrl);
+      const secondTitle = await second.title();
+      const pages = context.pages().length;
+      const tabs = own.tabIds();
+      await handle.close();
+      const openAfter = await Promise.all(tabs.map(async (id) => (await chrome.tabs.get(id)).url));
+      return { frames, secret, text, secondTitle, pages, openAfter, attachedAfter: own.tabIds().length, closed: ownConnection.closed };
     }),
 };
 

@@ -203,7 +203,7 @@ describe('ExtensionTransport over chrome.debugger in an extension service worker
 });
 
 describe('our driver over ExtensionTransport', () => {
-  it('reads a page with an out-of-process iframe as the launched browser does, opens a tab, and leaves the tabs open on close', async () => {
+  it('reads a page with an out-of-process iframe as the launched browser does, opens and closes a tab, and leaves its tabs open on close', async () => {
     const url = servers.a.url('frames.html');
     const out = await call<{
       frames: Array<{ url: string; outOfProcess: boolean }>;
@@ -211,6 +211,8 @@ describe('our driver over ExtensionTransport', () => {
       text: string;
       secondTitle: string;
       pages: number;
+      thirdGone: boolean;
+      pagesAfterClose: number;
       openAfter: string[];
       attachedAfter: number;
       closed: boolean;
@@ -221,6 +223,8 @@ describe('our driver over ExtensionTransport', () => {
     expect(out.secret).toBe('oop-world');
     expect(out.secondTitle).toBe('Leaf');
     expect(out.pages).toBe(2);
+    expect(out.thirdGone).toBe(true);
+    expect(out.pagesAfterClose).toBe(2);
     expect(out.openAfter).toEqual([url, servers.b.url('leaf.html')]);
     expect(out.attachedAfter).toBe(0);
     expect(out.closed).toBe(true);

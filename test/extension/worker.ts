@@ -257,12 +257,33 @@ const harness = {
       const secret = await oop.evaluate(() => (window as unknown as { secret: string }).secret);
       const { text } = await captureSnapshot(page);
       const second = await context.newPage(secondUrl);
+      await second.waitForLoadState('load');
       const secondTitle = await second.title();
       const pages = context.pages().length;
       const tabs = own.tabIds();
+      // Page.close goes through Target.closeTarget on the root session: chrome.tabs.remove.
+      const third = await context.newPage(secondUrl);
+      const thirdTab = own.tabIds().find((id) => !tabs.includes(id))!;
+      await third.close();
+      const thirdGone = await chrome.tabs.get(thirdTab).then(
+        () => false,
+        () => true,
+      );
+      const pagesAfterClose = context.pages().length;
       await handle.close();
       const openAfter = await Promise.all(tabs.map(async (id) => (await chrome.tabs.get(id)).url));
-      return { frames, secret, text, secondTitle, pages, openAfter, attachedAfter: own.tabIds().length, closed: ownConnection.closed };
+      return {
+        frames,
+        secret,
+        text,
+        secondTitle,
+        pages,
+        thirdGone,
+        pagesAfterClose,
+        openAfter,
+        attachedAfter: own.tabIds().length,
+        closed: ownConnection.closed,
+      };
     }),
 };
 

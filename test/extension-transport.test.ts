@@ -128,13 +128,13 @@ describe('ExtensionTransport over chrome.debugger in an extension service worker
       version: string;
       tabId: number;
       sessionId: string;
-      again: string;
+      again: string[];
       announced: Array<{ type: string; targetId: string; url: string }>;
       targetInfos: Array<{ targetId: string; type: string; url: string; title: string }>;
     }>('attach', url);
     tabId = out.tabId;
     expect(out.version).toMatch(/^(HeadlessChrome|Chrome|Chromium)\/156\./);
-    expect(out.again).toBe(out.sessionId);
+    expect(out.again).toEqual([out.sessionId, out.sessionId]);
     expect(out.announced).toHaveLength(1);
     expect(out.announced[0]).toMatchObject({ type: 'page', url });
     expect(out.announced[0]!.targetId).toMatch(/^[0-9A-F]{32}$/);

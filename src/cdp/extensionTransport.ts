@@ -99,6 +99,7 @@ export class ExtensionTransport implements Transport {
   #closed = false;
   #tabs = new Map<number, Tab>();
   #tabOfSession = new Map<string, number>();
+  #attaching = new Map<number, Promise<string>>();
   /** Child (OOPIF) session → [its tab, the session that announced it]. */
   #children = new Map<string, { tabId: number; parent: string }>();
   #autoAttach = false;
@@ -128,19 +129,25 @@ export class ExtensionTransport implements Transport {
    * Attaches chrome.debugger to a tab and announces it as a page target on the root session (once
    * the root session asked for auto-attach). Resolves with the tab's session id.
    */
-  async attachTab(tabId: number): Promise<string> {
-    if (this.#closed) throw new ConnectionClosedError(`Cannot attach to tab ${tabId}: the extension transport is closed.`);
+  attachTab(tabId: number): Promise<string> {
     const known = this.#tabs.get(tabId);
-    if (known) return known.sessionId;
+    if (known) return Promise.resolve(known.sessionId);
+    // A second attach while the first is under way would be refused by Chrome: it shares the first.
+    let attaching = this.#attaching.get(tabId);
+    if (!attaching) {
+      attaching = this.#attach(tabId).finally(() => this.#attaching.delete(tabId));
+      this.#attaching.set(tabId, attaching);
+    }
+    return attaching;
+  }
+
+  async #attach(tabId: number): Promise<string> {
+    if (this.#closed) throw new ConnectionClosedError(`Cannot attach to tab ${tabId}: the extension transport is closed.`);
     try {
       await withDeadline(this.api.attach({ tabId }, '1.3'), this.#timeoutMs, `Attaching the debugger to tab ${tabId}`);
     } catch (error) {
-      const message = errorText(error);
-      // Another attach of ours to the same tab won the race: that one is the tab's session.
-      const raced = this.#tabs.get(tabId);
-      if (raced) return raced.sessionId;
       throw new BrowserConnectError(
-        `Cannot attach the debugger to tab ${tabId}: ${message}. chrome:// pages, the Chrome Web Store and other ` +
+        `Cannot attach the debugger to tab ${tabId}: ${errorText(error)}. chrome:// pages, the Chrome Web Store and other ` +
           "extensions' pages cannot be debugged by an extension; a tab another debugger (DevTools) holds cannot either. " +
           'Navigate the tab to a web page, or pick another tab.',
         { cause: error },
@@ -192,7 +199,8 @@ export class ExtensionTransport implements Transport {
     const tabId = this.#tabOfSession.get(sessionId);
     const child = this.#children.get(sessionId);
     if (tabId === undefined && !child) {
-      this.#reply(id, sessionId, undefined, { code: NO_SESSION, message: `Session with given id not found (${sessionId}).` });
+      const error = { code: NO_SESSION, message: `Session with given id not found (${sessionId}).` };
+      queueMicrotask(() => this.#reply(id, sessionId, undefined, error));
       return;
     }
     const target: DebuggerSource = tabId !== undefined ? { tabId } : { tabId: child!.tabId, sessionId };

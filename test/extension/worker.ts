@@ -125,8 +125,9 @@ const harness = {
       const version = await root.send('Browser.getVersion');
       await root.send('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: false, flatten: true });
       const tabId = await openTab(url);
-      const sessionId = await transport.attachTab(tabId);
-      const again = await transport.attachTab(tabId);
+      // Two attaches at once (two callers asking for the same tab) and one after: the same session.
+      const [sessionId, together] = await Promise.all([transport.attachTab(tabId), transport.attachTab(tabId)]);
+      const again = [together, await transport.attachTab(tabId)];
       const { targetInfos } = await root.send('Target.getTargets');
       return { version: version.product, tabId, sessionId, again, announced: rootAttached.filter((each) => each.sessionId === sessionId), targetInfos };
     }),

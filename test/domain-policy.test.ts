@@ -231,6 +231,17 @@ describe('allow: [127.0.0.1, *.localhost], block: [sub.localhost]', () => {
     expect(pageText).toContain('inner frame text');
     expect(pageText).not.toContain('leaf text');
   });
+
+  it('refuses the WebSockets of an out-of-process iframe and of its worker to a blocked host, and lets its socket to an allowed host through', async () => {
+    servers.b.requests.length = 0;
+    await page.goto(servers.a.url('/policy-socket-frames.html'));
+    const inner = page.frames().find((frame) => frame.url().includes('policy-socket-inner.html'));
+    expect(inner?.isOutOfProcess()).toBe(true);
+    expect(await done(page, 'policy-socket-inner.html')).toEqual(['settled', 'settled', 'settled']);
+    // The server logs a socket's upgrade request like any other: the blocked one never left Chrome.
+    expect(reached('sub.localhost')).toEqual([]);
+    expect(reached('other.localhost')).toEqual([expect.stringContaining('/socket?from=frame-other')]);
+  });
 });
 
 describe('env "HOSTED"', () => {

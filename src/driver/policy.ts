@@ -4,7 +4,7 @@
 // not. A refused navigation of a page's main frame fails as `Aborted`, which commits no error page:
 // the page stays on what it showed. Other refused requests (subresources, iframes) fail as
 // `BlockedByClient`. WebSockets never reach Fetch: per-URL network emulation takes them offline
-// (a shared worker's can still get through: Chrome 156 does not reliably hold it to the rules).
+// (not a shared worker's: Chrome 156 holds it to no rule, nor to Network.setBlockedURLs).
 // A Context without a policy has no guard at all, so costs nothing.
 
 import type { Protocol } from 'devtools-protocol';

@@ -3,7 +3,8 @@
 // request of every frame is answered here: continued when the policy allows its host, failed when
 // not. A refused navigation of a page's main frame fails as `Aborted`, which commits no error page:
 // the page stays on what it showed. Other refused requests (subresources, iframes) fail as
-// `BlockedByClient`. WebSockets never reach Fetch: per-URL network emulation takes them offline.
+// `BlockedByClient`. WebSockets never reach Fetch: per-URL network emulation takes them offline
+// (not a shared worker's: Chrome 156 holds it to no rule, nor to Network.setBlockedURLs).
 // A Context without a policy has no guard at all, so costs nothing.
 
 import type { Protocol } from 'devtools-protocol';
@@ -13,6 +14,7 @@ import type { Logger } from '../logger.js';
 import { domainPolicyError, refusedHost, type CheckedPolicy } from '../util/domainPolicy.js';
 import { Emitter } from '../util/emitter.js';
 import { redactUrl } from '../util/redact.js';
+import { enableNetwork } from './network.js';
 import type { Page } from './page.js';
 
 /** A request of a page's main frame for a new document: allowed (continued) or refused. */
@@ -73,20 +75,23 @@ export class DomainGuard extends Emitter<GuardEvents> {
    */
   guard(session: CdpSession, page: Page | undefined): Promise<unknown> {
     session.on('Fetch.requestPaused', (event) => this.#paused(session, event, page));
-    // Seen only where the Network domain is on (a page after its first goto or act): the socket
-    // itself is refused by the rules below either way.
+    // Seen only where the Network domain is on (an out-of-process iframe or a worker, a page after
+    // its first goto or act): the socket itself is refused by the rules below either way.
     session.on('Network.webSocketCreated', (event) => {
       const host = refusedHost(this.policy, event.url);
       if (host !== undefined) this.#log(page ?? session, 'WebSocket refused by the domainPolicy', host, event.url, { frameId: undefined, resourceType: 'WebSocket' });
     });
     return Promise.all([
       session.send('Fetch.enable', { patterns: [{ urlPattern: '*', requestStage: 'Request' }] }),
-      // Chrome 156 applies these to the sockets of a page and of its in-process frames, not to those
-      // of an out-of-process iframe; sent everywhere all the same. A target that refuses them is
-      // logged, and left to run.
+      // Chrome 156 applies these to the sockets of a page and of its in-process frames as they are;
+      // an out-of-process iframe's sockets (and a dedicated worker's in it) only once the Network
+      // domain is on in that session, so it is turned on there (bodies not kept). A page's own
+      // session does without: its Network events would cost a message per request for nothing.
+      // A target that refuses the rules is logged, and left to run.
       session.send('Network.emulateNetworkConditionsByRule', { matchedNetworkConditions: this.#socketRules }).catch((error: Error) =>
         this.logger.debug('policy', 'WebSocket rules could not be set on a target', { type: session.targetType, error: error.message }),
       ),
+      session === page?.session ? undefined : enableNetwork(session),
     ]);
   }
 

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { rename, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { Readable, Writable } from 'node:stream';
@@ -83,15 +83,37 @@ export function chromeArgs(options: LocalBrowserLaunchOptions, userDataDir: stri
 
 // One 'exit' listener for all browsers of this process, rather than one each.
 const live = new Set<LaunchedBrowser>();
+/** Profiles of closed browsers still being removed: a process that exits meanwhile finishes the job. */
+const removing = new Set<string>();
 let exitHookInstalled = false;
+function installExitHook(): void {
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.on('exit', () => {
+    for (const each of live) each.killNow();
+    for (const folder of removing) rmSync(folder, { recursive: true, force: true });
+  });
+}
 function track(browser: LaunchedBrowser): void {
-  if (!exitHookInstalled) {
-    exitHookInstalled = true;
-    process.on('exit', () => {
-      for (const each of live) each.killNow();
-    });
-  }
+  installExitHook();
   live.add(browser);
+}
+
+/**
+ * Takes a closed browser's profile away at once (a rename: its path is gone when close() resolves)
+ * and deletes it off the caller's path: a profile holds a few hundred files, and deleting them took
+ * longer than closing the browser itself.
+ */
+async function removeProfile(folder: string): Promise<void> {
+  const trash = `${folder}-closed`;
+  const target = await rename(folder, trash).then(
+    () => trash,
+    () => folder,
+  );
+  removing.add(target);
+  void rm(target, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 })
+    .catch(() => undefined)
+    .finally(() => removing.delete(target));
 }
 
 class LaunchedBrowser implements BrowserHandle {
@@ -133,9 +155,9 @@ class LaunchedBrowser implements BrowserHandle {
       await withDeadline(exited, 5000, 'Waiting for Chrome to die').catch(() => undefined);
     }
     this.connection.close();
-    if (this.tempProfile) {
-      await rm(this.tempProfile, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 }).catch(() => undefined);
-    }
+    // Killed with its wrapper, Chrome may still be dying a moment after the wrapper is reported gone.
+    if (this.tempProfile && WRAPPED) await processGone(this.pid, 2000);
+    if (this.tempProfile) await removeProfile(this.tempProfile);
   }
 
   /**
@@ -162,6 +184,27 @@ function killTree(child: ChildProcess, chromePid: number | undefined): void {
     else if (chromePid !== undefined) process.kill(chromePid, 'SIGKILL');
   } catch {
     // Already gone.
+  }
+}
+
+/**
+ * Resolves once `pid` has exited (or is a zombie waiting to be reaped), or after `limitMs`. Chrome
+ * is no child of ours under the wrapper, so no event says when it is gone: it is looked at every
+ * few milliseconds, which is brief (SIGKILL was already sent).
+ */
+async function processGone(pid: number, limitMs: number): Promise<void> {
+  const until = Date.now() + limitMs;
+  // Where there is a /proc, a zombie (dead, not yet reaped by init) counts as gone.
+  const procfs = existsSync('/proc/self/stat');
+  for (;;) {
+    try {
+      process.kill(pid, 0);
+      if (procfs && readFileSync(`/proc/${pid}/stat`, 'utf8').split(' ')[2] === 'Z') return;
+    } catch {
+      return;
+    }
+    if (Date.now() > until) return;
+    await new Promise((resolve) => setTimeout(resolve, 3));
   }
 }
 

@@ -51,8 +51,6 @@ async function trackerDbHosts(): Promise<string[]> {
 
 /** The block list, checked by each blocking session's egress proxy (egress.ts) for every request. */
 export class AdBlocker {
-  #blocked = 0;
-
   private constructor(private readonly hosts: Set<string>) {}
 
   static async start(listFile: string | undefined, logger: Logger): Promise<AdBlocker> {
@@ -62,29 +60,15 @@ export class AdBlocker {
     return new AdBlocker(new Set(hosts));
   }
 
-  get hostCount(): number {
-    return this.hosts.size;
-  }
-
-  /** Requests blocked so far, over all sessions. */
-  get blockedCount(): number {
-    return this.#blocked;
-  }
-
   /** Whether `host` or a domain it belongs to is listed: a listed domain blocks its subdomains too. */
   blocks(host: string): boolean {
     for (let name = host.toLowerCase(); ; ) {
-      if (this.hosts.has(name)) {
-        this.#blocked++;
-        return true;
-      }
+      if (this.hosts.has(name)) return true;
       const dot = name.indexOf('.');
       if (dot < 0) return false;
       name = name.slice(dot + 1);
     }
   }
-
-  async close(): Promise<void> {}
 }
 
 async function readList(file: string): Promise<string> {

@@ -11,6 +11,7 @@ import { HOSTED_REFUSAL, ProtocolError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
 import type { SessionRecord } from './sessions.js';
 import { BROWSER_UI, nonWebReason, targetUrlAllowed, urlRefusalMessage } from './webUrl.js';
+import { sessionDownloads } from './workspace.js';
 
 /** Deadline of the commands the guard sends itself (a history lookup, a context's downloads). */
 const CHECK_TIMEOUT_MS = 10_000;
@@ -139,7 +140,7 @@ class HostedGuard implements BridgeGuard {
    */
   closed(): void {
     if (!this.record.downloadsDir) return;
-    void this.connection.rootSession.sendQuiet('Browser.setDownloadBehavior', { behavior: 'allowAndName', downloadPath: this.record.downloadsDir, eventsEnabled: true });
+    void this.connection.rootSession.sendQuiet('Browser.setDownloadBehavior', sessionDownloads(this.record.downloadsDir));
   }
 
   check(command: GuardedCommand): Verdict | Promise<Verdict> {

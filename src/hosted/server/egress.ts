@@ -9,6 +9,7 @@ import { promises as dns } from 'node:dns';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import net, { type AddressInfo, type Socket } from 'node:net';
 import type { Logger } from '../../logger.js';
+import { withDeadline } from '../../util/time.js';
 import { describePolicy, hostAllowed, type CheckedPolicy } from '../../util/domainPolicy.js';
 import type { NetworkRules } from './networks.js';
 
@@ -120,23 +121,15 @@ export class EgressProxy {
   async #resolve(name: string): Promise<string[]> {
     // Loopback by definition (RFC 6761), as Chromium itself treats them, whatever a resolver says.
     if (name === 'localhost' || name.endsWith('.localhost')) return ['127.0.0.1', '::1'];
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(Object.assign(new Error('no answer in time'), { code: 'ETIMEOUT' })), DNS_TIMEOUT_MS);
-    });
-    try {
-      if (!this.#resolver) {
-        const found = await Promise.race([dns.lookup(name, { all: true, verbatim: true }), deadline]);
-        return found.map((entry) => entry.address);
-      }
-      const resolver = this.#resolver;
-      const settled = await Promise.race([Promise.allSettled([resolver.resolve4(name), resolver.resolve6(name)]), deadline]);
-      const found = settled.flatMap((result) => (result.status === 'fulfilled' ? result.value : []));
-      if (!found.length) throw settled.find((result) => result.status === 'rejected')?.reason ?? new Error('no address');
-      return found;
-    } finally {
-      clearTimeout(timer);
-    }
+    return withDeadline(this.#lookup(name), DNS_TIMEOUT_MS, `Resolving ${name}`);
+  }
+
+  async #lookup(name: string): Promise<string[]> {
+    if (!this.#resolver) return (await dns.lookup(name, { all: true, verbatim: true })).map((entry) => entry.address);
+    const settled = await Promise.allSettled([this.#resolver.resolve4(name), this.#resolver.resolve6(name)]);
+    const found = settled.flatMap((result) => (result.status === 'fulfilled' ? result.value : []));
+    if (!found.length) throw settled.find((result) => result.status === 'rejected')?.reason ?? new Error('no address');
+    return found;
   }
 
   #refused(host: string, why: string): void {
@@ -191,10 +184,7 @@ export class EgressProxy {
       const body = `Refused by the hosted server: ${verdict.refused}.\n`;
       return void res.writeHead(403, { 'content-type': 'text/plain', 'content-length': Buffer.byteLength(body), 'x-tendril-refused': headerSafe(verdict.refused) }).end(body);
     }
-    const headers: Record<string, string | string[]> = {};
-    for (const [name, value] of Object.entries(req.headers)) {
-      if (value !== undefined && !HOP_BY_HOP.has(name)) headers[name] = value;
-    }
+    const headers = endToEnd(req.headers);
     const upstream = http.request({
       host: verdict.address,
       port: verdict.port,
@@ -208,11 +198,7 @@ export class EgressProxy {
     upstream.once('timeout', () => upstream.destroy(new Error('no answer in time')));
     upstream.once('response', (answer) => {
       upstream.setTimeout(0);
-      const out: Record<string, string | string[]> = {};
-      for (const [name, value] of Object.entries(answer.headers)) {
-        if (value !== undefined && !HOP_BY_HOP.has(name)) out[name] = value;
-      }
-      res.writeHead(answer.statusCode ?? 502, answer.statusMessage, out);
+      res.writeHead(answer.statusCode ?? 502, answer.statusMessage, endToEnd(answer.headers));
       answer.pipe(res);
       answer.once('error', () => res.destroy());
     });
@@ -225,6 +211,15 @@ export class EgressProxy {
     });
     req.pipe(upstream);
   }
+}
+
+/** The headers meant for the other end, without those of this hop. */
+function endToEnd(headers: http.IncomingHttpHeaders): Record<string, string | string[]> {
+  const kept: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value !== undefined && !HOP_BY_HOP.has(name)) kept[name] = value;
+  }
+  return kept;
 }
 
 function headerSafe(text: string): string {

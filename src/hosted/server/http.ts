@@ -110,7 +110,6 @@ export async function startHostedServer(config: HostedServerConfig, logger: Logg
     });
   } catch (error) {
     await cache.close();
-    if (adBlocker instanceof AdBlocker) await adBlocker.close();
     throw new InvalidOptionError(`The hosted server cannot listen on ${config.host}:${config.port}: ${(error as Error).message}`);
   }
   const { port } = server.address() as AddressInfo;
@@ -127,8 +126,7 @@ export async function startHostedServer(config: HostedServerConfig, logger: Logg
         server.closeAllConnections();
         sockets.close();
         await cache.close();
-        if (adBlocker instanceof AdBlocker) await adBlocker.close();
-      })()),
+          })()),
   };
 }
 

@@ -78,5 +78,10 @@ export async function confineDownloads(browser: BrowserHandle, folder: string, m
     const file = event.filePath ?? path.join(folder, event.guid);
     if (path.dirname(path.resolve(file)) === path.resolve(folder)) void rm(file, { force: true }).catch(() => undefined);
   });
-  await root.send('Browser.setDownloadBehavior', { behavior: 'allowAndName', downloadPath: folder, eventsEnabled: true });
+  await root.send('Browser.setDownloadBehavior', sessionDownloads(folder));
+}
+
+/** The download setting of a session's browser: saved into its folder, each under a name of the browser's choosing, reported. */
+export function sessionDownloads(folder: string) {
+  return { behavior: 'allowAndName' as const, downloadPath: folder, eventsEnabled: true };
 }

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { Frame, Page } from '../src/index.js';
+import type { Frame, LogLine, Page } from '../src/index.js';
 import { useBrowser } from './helpers.js';
 
-const fixture = useBrowser();
+const lines: LogLine[] = [];
+const fixture = useBrowser({ verbose: 2, logger: (line) => lines.push(line) });
 
 function byUrl(frames: Frame[], fragment: string): Frame {
   const found = frames.find((frame) => frame.url().includes(fragment));
@@ -90,6 +91,23 @@ describe('frame tree', () => {
       'complete',
       true,
     ]);
+  });
+
+  it('goto readies every frame for reading while it waits for load, so the read after it creates no world', async () => {
+    const sent = (method: string) => lines.filter((line) => line.message.includes('→') && line.message.endsWith(` ${method}`)).length;
+    await fixture.page.goto(fixture.servers.a.url('/frames.html'), { waitUntil: 'load' });
+    expect(fixture.page.frames()).toHaveLength(7);
+    lines.length = 0;
+    const { pageText } = await fixture.sdk.extract();
+    for (const text of ['from srcdoc', 'cross-origin child', 'closed in oopif', 'leaf text']) expect(pageText).toContain(text);
+    expect(sent('Runtime.callFunctionOn')).toBeGreaterThan(0);
+    expect(sent('Page.createIsolatedWorld')).toBe(0);
+    // A navigation that returns at domcontentloaded leaves that work to the read.
+    await fixture.page.goto(fixture.servers.a.url('/frames.html'), { waitUntil: 'domcontentloaded' });
+    await fixture.page.waitForLoadState('load');
+    lines.length = 0;
+    await fixture.sdk.extract();
+    expect(sent('Page.createIsolatedWorld')).toBeGreaterThan(0);
   });
 
   it('goto follows a page that replaces itself by script before it loads', async () => {

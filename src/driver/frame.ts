@@ -45,6 +45,7 @@ export class Frame {
   #name = '';
   #creatingWorld: Promise<World> | undefined;
   #engine: EngineHandle | undefined;
+  #installing: { world: World; done: Promise<EngineHandle> } | undefined;
 
   constructor(
     readonly page: Page,
@@ -119,6 +120,7 @@ export class Frame {
     if (sameWorld(this.mainWorld, world)) this.mainWorld = undefined;
     if (sameWorld(this.isolatedWorld, world)) this.isolatedWorld = undefined;
     if (sameWorld(this.#engine?.world, world)) this.#engine = undefined;
+    if (sameWorld(this.#installing?.world, world)) this.#installing = undefined;
   }
 
   /** @internal Waits until the frame has the given world, within the deadline. */
@@ -171,21 +173,35 @@ export class Frame {
       const world = await this.#isolatedWorld(timeoutMs);
       if (sameWorld(this.#engine?.world, world)) return this.#engine!;
       try {
-        const { result, exceptionDetails } = await world.session.send(
-          'Runtime.evaluate',
-          { expression: ENGINE_SOURCE, contextId: world.contextId, returnByValue: false },
-          { timeoutMs },
-        );
-        if (exceptionDetails || !result.objectId) {
-          throw new SdkEvalError(`Could not install the selector engine in frame ${this.#url}: ${exceptionDetails?.text ?? 'no object'}`);
+        // Callers that come while the engine is being injected (a read right after the navigation
+        // that prepared it) wait for that injection instead of sending the engine again.
+        if (!sameWorld(this.#installing?.world, world)) {
+          const installing = { world, done: this.#install(world, timeoutMs) };
+          this.#installing = installing;
+          void installing.done.then(
+            () => this.#installing === installing && (this.#installing = undefined),
+            () => this.#installing === installing && (this.#installing = undefined),
+          );
         }
-        this.#engine = { world, objectId: result.objectId };
-        return this.#engine;
+        return await withDeadline(this.#installing!.done, timeoutMs, `Preparing frame ${this.#url || this.id}`);
       } catch (error) {
         if (!isContextGone(error) || attempt > 0) throw error;
         this.forgetWorld(world);
       }
     }
+  }
+
+  async #install(world: World, timeoutMs: number): Promise<EngineHandle> {
+    const { result, exceptionDetails } = await world.session.send(
+      'Runtime.evaluate',
+      { expression: ENGINE_SOURCE, contextId: world.contextId, returnByValue: false },
+      { timeoutMs },
+    );
+    if (exceptionDetails || !result.objectId) {
+      throw new SdkEvalError(`Could not install the selector engine in frame ${this.#url}: ${exceptionDetails?.text ?? 'no object'}`);
+    }
+    this.#engine = { world, objectId: result.objectId };
+    return this.#engine;
   }
 }
 

@@ -164,7 +164,7 @@ export class FrameManager {
       // Any frame of the page may be the one we wait for, so listen on all, including new ones.
       const watch = (f: Frame) => offs.push(f.changed.on('change', check));
       for (const f of this.frames.values()) watch(f);
-      offs.push(this.#onNewFrame(watch));
+      offs.push(this.onNewFrame(watch));
       check();
     });
     return withDeadline(
@@ -195,7 +195,8 @@ export class FrameManager {
   }
 
   #newFrameHandlers = new Set<(frame: Frame) => void>();
-  #onNewFrame(handler: (frame: Frame) => void): () => void {
+  /** @internal Calls `handler` with each frame added from now on, until the returned function is called. */
+  onNewFrame(handler: (frame: Frame) => void): () => void {
     this.#newFrameHandlers.add(handler);
     return () => this.#newFrameHandlers.delete(handler);
   }

@@ -36,6 +36,9 @@ const DEFAULT_NAVIGATION_TIMEOUT_MS = 30_000;
  */
 export const LOAD_QUIET_MS = 3000;
 export const LOAD_GRACE_MS = 15_000;
+/** Frames whose reader a navigation prepares while it waits for `load` (see #prepareReader). */
+const PREPARED_FRAMES = 20;
+const PREPARE_TIMEOUT_MS = 10_000;
 const WAIT_UNTIL: readonly WaitUntil[] = ['commit', 'domcontentloaded', 'load', 'networkidle'];
 
 /** What a page announces: dialogs it opens, files it downloads. */
@@ -156,13 +159,49 @@ export class Page extends Emitter<PageEvents> {
     }
     if (!result.loaderId) return null; // Same-document navigation (a fragment change), javascript: URLs: nothing loads.
     const remaining = () => (timeoutMs === 0 ? 0 : Math.max(1, timeoutMs - (Date.now() - started)));
-    if (waitUntil) {
-      await this.frameManager.waitForLifecycle(frame, result.loaderId, waitUntil, remaining(), url);
-    } else {
-      await this.frameManager.waitForLifecycle(frame, result.loaderId, 'domcontentloaded', remaining(), url);
-      await this.#loadGrace(frame, result.loaderId, remaining(), url);
+    const offPrepare = waitUntil === 'commit' || waitUntil === 'domcontentloaded' ? undefined : this.#prepareReader(frame, result.loaderId);
+    try {
+      if (waitUntil) {
+        await this.frameManager.waitForLifecycle(frame, result.loaderId, waitUntil, remaining(), url);
+      } else {
+        await this.frameManager.waitForLifecycle(frame, result.loaderId, 'domcontentloaded', remaining(), url);
+        await this.#loadGrace(frame, result.loaderId, remaining(), url);
+      }
+    } finally {
+      offPrepare?.();
     }
     return this.#responses.responseOf(result.loaderId);
+  }
+
+  /**
+   * While a navigation waits for `load` after a document is interactive, gets that frame's
+   * isolated world and selector engine ready (the main frame's and those of the frames in it, up to
+   * PREPARED_FRAMES), so the read or action that usually follows a goto does not pay for them after
+   * `load`, when the renderer is busiest. Best effort: a document replaced meanwhile just makes the
+   * next use create them again, and a failure here is the next use's to report.
+   */
+  #prepareReader(frame: Frame, loaderId: string): () => void {
+    const prepared = new Set<string>();
+    const offs: Array<() => void> = [];
+    const check = (f: Frame) => {
+      // Frames of the document being replaced are not worth it: they go with it.
+      if (prepared.size >= PREPARED_FRAMES || f.isDetached() || frame.committedLoaderId !== loaderId) return;
+      if (f !== frame && !f.hasDocument) return;
+      if (f.loaderId !== f.committedLoaderId || !f.lifecycle.has('DOMContentLoaded')) return;
+      const key = `${f.id} ${f.committedLoaderId}`;
+      if (prepared.has(key)) return;
+      prepared.add(key);
+      f.engine(PREPARE_TIMEOUT_MS).catch(() => undefined);
+    };
+    const watch = (f: Frame) => {
+      offs.push(f.changed.on('change', () => check(f)));
+      check(f);
+    };
+    for (const f of this.frames()) watch(f);
+    offs.push(this.frameManager.onNewFrame(watch));
+    return () => {
+      for (const off of offs) off();
+    };
   }
 
   /** The default goto's bounded wait for `load` once the document is interactive. */

@@ -183,7 +183,8 @@ describe('ExtensionTransport over chrome.debugger in an extension service worker
       error: expect.objectContaining({ name: 'BrowserConnectError', message: expect.stringMatching(/Cannot attach the debugger to tab \d+: .*chrome:\/\//) }),
     });
     expect(out.title).toBe('Leaf');
-    expect(out.reason).toBe('the target detached');
+    // The transport says why, as Chrome does with Inspector.detached, and the session keeps it.
+    expect(out.reason).toBe('the tab was closed, or navigated to a page an extension may not debug');
     expect(out.later).toEqual({ error: expect.objectContaining({ name: 'TargetClosedError' }) });
     expect(out.rootSaw).toBe(true);
     expect(out.told).toEqual([{ tabId: expect.any(Number), reason: 'the tab was closed, or navigated to a page an extension may not debug' }]);
@@ -192,7 +193,7 @@ describe('ExtensionTransport over chrome.debugger in an extension service worker
 
   it('reads a closed tab as its sessions detaching, failing the command in flight', async () => {
     const out = await call<Record<string, unknown>>('closeTab', tabId);
-    expect(out.reason).toBe('the target detached');
+    expect(out.reason).toBe('the tab was closed, or navigated to a page an extension may not debug');
     expect(out.childReason).toBe('the target detached');
     expect(out.pending).toEqual({ error: expect.objectContaining({ name: 'TargetClosedError' }) });
     expect(out.later).toEqual({ error: expect.objectContaining({ name: 'TargetClosedError' }) });

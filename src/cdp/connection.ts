@@ -237,6 +237,7 @@ export class Connection extends Emitter<{ disconnected: string }> {
       this.#sessions.set(params.sessionId, child);
     }
     const session = this.#sessions.get(sessionId);
+    if (message.method === 'Inspector.detached') session?.announceDetach(detachedReason((message.params as { reason?: string }).reason));
     session?.dispatch(message.method, message.params);
     if (message.method === 'Target.detachedFromTarget') {
       const params = message.params as Protocol.Target.DetachedFromTargetEvent;
@@ -294,4 +295,13 @@ function closedError(method: string, reason: string): ConnectionClosedError {
     `The browser connection is closed (${reason}), so ${method} cannot complete. ` +
       'If the browser exited or crashed, create a new Sdk and call init() again.',
   );
+}
+
+/** Chrome's Inspector.detached reasons, in words; others (an extension's own) are shown as given. */
+function detachedReason(reason: string | undefined): string {
+  if (reason === 'target_closed') return 'the target closed';
+  if (reason === 'canceled_by_user') return 'the user cancelled debugging';
+  if (reason === 'replaced_with_devtools') return 'DevTools took over the target';
+  if (reason === 'Render process gone.') return 'its renderer process is gone';
+  return reason || 'the target detached';
 }

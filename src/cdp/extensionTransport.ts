@@ -172,10 +172,10 @@ export class ExtensionTransport implements Transport {
     return tab.sessionId;
   }
 
-  /** Detaches from a tab and leaves it open; its sessions read as detached. */
-  async detachTab(tabId: number): Promise<void> {
+  /** Detaches from a tab and leaves it open; its sessions read as detached, for `reason` if given. */
+  async detachTab(tabId: number, reason = 'the extension detached from the tab'): Promise<void> {
     if (!this.#tabs.has(tabId)) return;
-    this.#dropTab(tabId, 'the extension detached from the tab');
+    this.#dropTab(tabId, reason);
     await this.api.detach({ tabId }).catch(() => undefined);
   }
 
@@ -377,6 +377,8 @@ export class ExtensionTransport implements Transport {
       this.#children.delete(sessionId);
       this.#emit({ method: 'Target.detachedFromTarget', params: { sessionId }, sessionId: child.parent });
     }
+    // As Chrome does when it ends a session, the reason first: clients show it in their errors.
+    this.#emit({ method: 'Inspector.detached', params: { reason }, sessionId: tab.sessionId });
     this.#emit({ method: 'Target.detachedFromTarget', params: { sessionId: tab.sessionId, targetId: tab.targetInfo.targetId } });
     if (this.#discover) this.#emit({ method: 'Target.targetDestroyed', params: { targetId: tab.targetInfo.targetId } });
     this.options.onTabDetached?.(tabId, reason);

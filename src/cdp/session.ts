@@ -20,6 +20,8 @@ export interface SendOptions {
  */
 export class CdpSession extends Emitter<EventMap> {
   #detachedReason: string | undefined;
+  /** Why the target is about to detach, when it said so first (Inspector.detached). */
+  #announcedReason: string | undefined;
 
   constructor(
     private readonly connection: Connection,
@@ -43,6 +45,11 @@ export class CdpSession extends Emitter<EventMap> {
       : [params: Commands[M]['paramsType'][0], options?: SendOptions]
   ): Promise<Commands[M]['returnType']> {
     const [params, options] = args;
+    // After the detach the connection no longer knows this session; say why it went.
+    // (A closed connection says that instead, as every session's error.)
+    if (this.#detachedReason !== undefined && !this.connection.closed) {
+      return Promise.reject(new TargetClosedError(`Cannot send ${method}: the ${this.targetType} target detached (${this.#detachedReason}).`));
+    }
     return this.connection.send(this.id, method, params, options?.timeoutMs, options?.onResult as ((result: Commands[M]['returnType']) => void) | undefined);
   }
 
@@ -69,10 +76,16 @@ export class CdpSession extends Emitter<EventMap> {
     if (this.#detachedReason === undefined) this.emit(method as keyof EventMap, params as never);
   }
 
+  /** @internal Remembers the reason a target gives before it detaches (Inspector.detached). */
+  announceDetach(reason: string): void {
+    this.#announcedReason = reason;
+  }
+
   /** @internal */
   markDetached(reason: string): void {
     if (this.#detachedReason !== undefined) return;
-    this.#detachedReason = reason;
+    this.#detachedReason = this.#announcedReason ?? reason;
+    reason = this.#detachedReason;
     this.connection.rejectSession(
       this.id,
       new TargetClosedError(`The ${this.targetType} target detached (${reason}) before the command finished.`),

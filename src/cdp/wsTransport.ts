@@ -86,6 +86,18 @@ export class WebSocketTransport implements Transport {
         clearTimeout(timer);
         reject(new BrowserConnectError(`The browser closed the WebSocket to ${shownUrl} during the handshake (code ${event.code}).`));
       };
+      // Under Node, an upgrade answered with an HTTP status says why in its body (a relay with no
+      // extension connected, a proxy asking for a token): that goes into the error.
+      (socket as unknown as { once?: (event: string, listener: (...args: never[]) => void) => void }).once?.(
+        'unexpected-response',
+        (request: { destroy(): void }, response: RefusedResponse) => {
+          clearTimeout(timer);
+          void readRefusal(response).then((body) => {
+            request.destroy();
+            reject(new BrowserConnectError(`${shownUrl} refused the WebSocket upgrade: HTTP ${response.statusCode}${body ? `, ${body}` : ''}`));
+          });
+        },
+      );
     });
     socket.onopen = null;
     return new WebSocketTransport(socket);
@@ -110,4 +122,28 @@ export class WebSocketTransport implements Transport {
     this.#closed = true;
     this.onclose?.(reason);
   }
+}
+
+interface RefusedResponse {
+  statusCode?: number;
+  on(event: 'data', listener: (chunk: Uint8Array) => void): void;
+  on(event: 'end' | 'error' | 'close', listener: () => void): void;
+}
+
+/** The start of a refused upgrade's body, as text, without waiting long for it. */
+function readRefusal(response: RefusedResponse): Promise<string> {
+  return new Promise((resolve) => {
+    let text = '';
+    const done = () => {
+      clearTimeout(timer);
+      resolve(text.trim().slice(0, 300));
+    };
+    const timer = setTimeout(done, 1000);
+    response.on('data', (chunk) => {
+      if (text.length < 300) text += new TextDecoder().decode(chunk);
+    });
+    response.on('end', done);
+    response.on('error', done);
+    response.on('close', done);
+  });
 }

@@ -1,7 +1,7 @@
 import type { Protocol } from 'devtools-protocol';
 import type { BrowserHandle } from '../browser/browser.js';
 import type { CdpSession } from '../cdp/session.js';
-import { SdkError } from '../errors.js';
+import { ProtocolError, SdkError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { Viewport } from '../types.js';
 import type { CheckedPolicy } from '../util/domainPolicy.js';
@@ -52,7 +52,15 @@ export class Context extends Emitter<{ page: Page }> {
     const downloads = this.options.downloads;
     await Promise.all([
       root.send('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: true, flatten: true }),
-      downloads && watchDownloads(root, downloads.folder, (frameId) => this.#pageOfFrame(frameId), this.logger),
+      downloads &&
+        watchDownloads(root, downloads.folder, (frameId) => this.#pageOfFrame(frameId), this.logger).catch((error: unknown) => {
+          // A browser reached through an extension (the relay) has no browser session to ask:
+          // its downloads go where the user's browser puts them, unreported, and the rest works.
+          if (!(error instanceof ProtocolError)) throw error;
+          this.logger.info('download', 'This browser does not report downloads to Tendril; pages download as the browser decides', {
+            reason: error.message,
+          });
+        }),
     ]);
     // Chrome announces the targets that already exist before it answers the command above.
     await Promise.all(this.#preparing.values());

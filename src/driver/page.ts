@@ -41,10 +41,11 @@ const PREPARED_FRAMES = 20;
 const PREPARE_TIMEOUT_MS = 10_000;
 const WAIT_UNTIL: readonly WaitUntil[] = ['commit', 'domcontentloaded', 'load', 'networkidle'];
 
-/** What a page announces: dialogs it opens, files it downloads. */
+/** What a page announces: dialogs it opens, files it downloads, and its end (closed, crashed, or detached). */
 export type PageEvents = {
   dialog: Dialog;
   download: Download;
+  close: undefined;
 };
 
 /** A top-level page (tab or popup) and everything in it. */
@@ -260,6 +261,7 @@ export class Page extends Emitter<PageEvents> {
     }
     for (const resolve of this.#closedWaiters) resolve();
     this.context.forgetPage(this);
+    this.emit('close', undefined);
     this.removeAllListeners();
   }
 

@@ -15,6 +15,7 @@ import {
 } from '../errors.js';
 import { hostedCommand } from './hosted.js';
 import { extractCommand, textCommand } from './page.js';
+import { relayCommand } from './relay.js';
 import { UsageError } from './usage.js';
 
 const USAGE = `Usage: tendril <command>
@@ -23,6 +24,7 @@ Commands:
   text <url>                       print the page as text
   extract <url> "<instruction>"    print what a model extracts from the page, as JSON
   hosted serve                     run the self-hostable hosted-browser server
+  relay                            let clients drive the tabs you share from the Tendril extension
 
 \`tendril <command> --help\` tells more.`;
 
@@ -36,6 +38,7 @@ async function main(argv: string[]): Promise<number> {
   if (command === 'text') return textCommand(rest);
   if (command === 'extract') return extractCommand(rest);
   if (command === 'hosted') return hostedCommand(rest);
+  if (command === 'relay') return relayCommand(rest);
   throw new UsageError(`Unknown command "${command}".`, USAGE);
 }
 

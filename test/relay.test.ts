@@ -1,0 +1,218 @@
+// `tendril relay` for real: the relay as its own process (the CLI), Chromium with an extension
+// running the relay bridge, a Tendril Sdk attached through the relay's cdpUrl, and
+// chrome-remote-interface as an independent client.
+
+import { spawn, type ChildProcess } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import { request } from 'node:http';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import CDP from 'chrome-remote-interface';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BrowserConnectError, ConnectionClosedError, PageClosedError, Sdk, TargetClosedError } from '../src/index.js';
+import { startFixtureServers, type FixtureServers } from './fixtures/server.js';
+import { buildTestExtension, launchWithExtension, type ExtensionBrowser } from './support/extension-harness.js';
+import { startFakeModel, type FakeModel, type FakeRequest } from './support/fake-model.js';
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const ROOT = path.join(HERE, '..');
+const READY = 'tendril relay harness ready';
+
+interface RelayProcess {
+  child: ChildProcess;
+  extensionUrl: string;
+  cdpUrl: string;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `tendril relay --port 0` and reads the two addresses it prints. */
+function startRelayProcess(): Promise<RelayProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/cli/main.ts'), 'relay', '--port', '0'], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const relay = { child, extensionUrl: '', cdpUrl: '', stdout: '', stderr: '' };
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the relay printed no addresses within 20 s: ${relay.stdout} ${relay.stderr}`)), 20_000);
+    child.stderr!.on('data', (chunk: Buffer) => (relay.stderr += chunk.toString()));
+    child.stdout!.on('data', (chunk: Buffer) => {
+      relay.stdout += chunk.toString();
+      const extension = /^\s+(ws:\/\/\S+\/extension\?token=\S+)$/m.exec(relay.stdout);
+      const cdp = /^\s+(ws:\/\/\S+\/devtools\/browser\?token=\S+)$/m.exec(relay.stdout);
+      if (extension && cdp) {
+        clearTimeout(timer);
+        resolve({ ...relay, extensionUrl: extension[1]!, cdpUrl: cdp[1]! });
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`the relay exited (${code}): ${relay.stderr}`)));
+  });
+}
+
+/** A WebSocket upgrade request, answered with a status and body instead of a socket. */
+function upgrade(url: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const target = new URL(url.replace(/^ws/, 'http'));
+    const req = request(target, {
+      headers: { connection: 'Upgrade', upgrade: 'websocket', 'sec-websocket-version': '13', 'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==' },
+    });
+    req.on('response', (res) => {
+      let body = '';
+      res.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on('upgrade', (res, socket) => {
+      socket.destroy();
+      resolve({ status: res.statusCode ?? 101, body: '' });
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+function withToken(url: string, token: string): string {
+  const u = new URL(url);
+  u.searchParams.set('token', token);
+  return u.toString();
+}
+
+let servers: FixtureServers;
+let fake: FakeModel;
+let ext: ExtensionBrowser;
+let relay: RelayProcess;
+let extensionDir: string;
+let sdk: Sdk | undefined;
+let sharedTab: number;
+const model = () => ({ modelName: 'openai/gpt-4.1-mini', apiKey: 'sk-relay-test', baseURL: fake.url });
+const attach = () => new Sdk({ verbose: 0, disablePino: true, localBrowserLaunchOptions: { cdpUrl: relay.cdpUrl } });
+
+beforeAll(async () => {
+  extensionDir = await buildTestExtension(path.join(HERE, 'extension/relay-worker.ts'), 'Tendril relay test');
+  [servers, fake, relay] = await Promise.all([startFixtureServers(), startFakeModel(), startRelayProcess()]);
+  ext = await launchWithExtension(extensionDir, READY);
+});
+
+afterAll(async () => {
+  await sdk?.close().catch(() => undefined);
+  relay?.child.kill('SIGKILL');
+  await ext?.browser.close();
+  await Promise.all([servers?.close(), fake?.close()]);
+  if (extensionDir) rmSync(extensionDir, { recursive: true, force: true });
+});
+
+describe('tendril relay', () => {
+  it('refuses a wrong token with 401 and nothing else, and a client while no extension is connected', async () => {
+    const wrong = 'x'.repeat(32);
+    for (const url of [withToken(relay.cdpUrl, wrong), withToken(relay.extensionUrl, wrong), relay.cdpUrl.replace(/\?.*$/, '')]) {
+      expect(await upgrade(url)).toEqual({ status: 401, body: '' });
+    }
+    // Each token opens its own door only.
+    const extensionToken = new URL(relay.extensionUrl).searchParams.get('token')!;
+    expect((await upgrade(withToken(relay.cdpUrl, extensionToken))).status).toBe(401);
+    // The right token before the user connected the extension: says what is missing.
+    const early = await upgrade(relay.cdpUrl);
+    expect(early.status).toBe(503);
+    expect(early.body).toMatch(/No Tendril extension is connected/);
+    const refusedClient = await attach().init().catch((error: unknown) => error);
+    expect(refusedClient).toBeInstanceOf(BrowserConnectError);
+    expect((refusedClient as Error).message).toMatch(/HTTP 503, No Tendril extension is connected/);
+    // The extension with a wrong token is refused too, and says so.
+    const refused = await ext.settle<{ error: { message: string } }>('connect', withToken(relay.extensionUrl, wrong));
+    expect(refused.error.message).toMatch(/refused the connection/);
+    expect(refused.error.message).not.toContain(wrong);
+    // Tokens reach no log line of the relay.
+    const tokens = [extensionToken, new URL(relay.cdpUrl).searchParams.get('token')!];
+    for (const token of tokens) expect(relay.stderr).not.toContain(token);
+  });
+
+  it('gives an attached Sdk the shared tab, read completely: out-of-process frames and closed shadow roots', async () => {
+    expect(await ext.call('connect', relay.extensionUrl)).toMatchObject({ connection: 'connected', driven: false });
+    sharedTab = await ext.call<number>('openAndShare', servers.a.url('/frames.html'));
+    sdk = attach();
+    await sdk.init();
+    const pages = sdk.context.pages();
+    expect(pages.map((page) => page.url())).toEqual([servers.a.url('/frames.html')]);
+    const oop = pages[0]!.frames().find((frame) => frame.isOutOfProcess());
+    expect(oop?.url()).toBe(`${servers.b.origin}/oop.html`);
+    const { pageText } = await sdk.extract();
+    for (const text of ['Top', 'from srcdoc', 'cross-origin child', 'closed in oopif', 'leaf text']) expect(pageText).toContain(text);
+    expect(await ext.call('status')).toMatchObject({ connection: 'connected', driven: true, shared: [sharedTab] });
+  });
+
+  it('clicks inside an out-of-process iframe with act()', async () => {
+    const page = sdk!.context.pages()[0]!;
+    await page.goto(servers.a.url('act.html'));
+    fake.script((request: FakeRequest) => {
+      const id = [...request.user.matchAll(/\[(\d+-\d+)\] button: Frame button/g)].at(-1)?.[1];
+      if (!id) throw new Error(`no frame button in the prompt:\n${request.user}`);
+      return { json: { elementId: id, method: 'click', arguments: [], description: 'click Frame button' } };
+    });
+    expect((await sdk!.act('click the button in the partner frame', { model: model() })).success).toBe(true);
+    const frame = page.frames().find((each) => each.isOutOfProcess() && each.url().includes('localhost'))!;
+    expect(await frame.evaluate(() => document.getElementById('frame-state')!.textContent)).toBe('frame clicked 1');
+  });
+
+  it('opens new tabs in the user browser, and a tab the user stops sharing detaches with a clear error', async () => {
+    const second = await sdk!.context.newPage(servers.b.url('/leaf.html'));
+    await second.waitForLoadState('load');
+    expect(await second.evaluate(() => document.getElementById('leaf')!.textContent)).toBe('leaf text');
+    const tabs = await ext.call<Array<{ id: number; url: string }>>('tabs');
+    const secondTab = tabs.find((tab) => tab.url === servers.b.url('/leaf.html'))!;
+    expect(secondTab).toBeDefined();
+    expect(((await ext.call('status')) as { shared: number[] }).shared.sort()).toEqual([sharedTab, secondTab.id].sort());
+
+    const closed = new Promise<void>((resolve) => second.once('close', () => resolve()));
+    await ext.call('unshare', secondTab.id);
+    await closed;
+    const error = await second.evaluate(() => 1).catch((e: unknown) => e);
+    expect(error instanceof PageClosedError || error instanceof TargetClosedError, String(error)).toBe(true);
+    expect((error as Error).message).toMatch(/stopped sharing/);
+    // The tab itself stays open, and the first page works on.
+    expect((await ext.call<Array<{ id: number }>>('tabs')).some((tab) => tab.id === secondTab.id)).toBe(true);
+    expect(sdk!.context.pages()).toHaveLength(1);
+    expect(await sdk!.context.pages()[0]!.evaluate(() => document.title)).toBeTruthy();
+  });
+
+  it('close() only detaches, and chrome-remote-interface as another client lists the shared tab', async () => {
+    await sdk!.close();
+    sdk = undefined;
+    expect((await ext.call<Array<{ id: number }>>('tabs')).some((tab) => tab.id === sharedTab)).toBe(true);
+    // The relay hears of the first client's departure a moment after close() returns.
+    let client: CDP.Client | undefined;
+    for (let attempt = 0; !client; attempt++) {
+      client = await CDP({ target: relay.cdpUrl, local: true }).catch((error: Error) => {
+        if (attempt > 40 || !/409/.test(error.message)) throw error;
+        return undefined;
+      });
+    }
+    try {
+      const { targetInfos } = await client.Target.getTargets();
+      expect(targetInfos.map((info) => info.url)).toContain(servers.a.url('act.html'));
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('killing the relay ends the client with ConnectionClosedError within a second and leaves the tabs open', async () => {
+    let attached: Sdk | undefined;
+    for (let attempt = 0; !attached; attempt++) {
+      const next = attach();
+      attached = await next.init().then(
+        () => next,
+        (error: Error) => {
+          if (attempt > 40 || !/HTTP 409/.test(error.message)) throw error;
+          return undefined;
+        },
+      );
+    }
+    sdk = attached;
+    const page = sdk.context.pages()[0]!;
+    const pending = page.evaluate(() => new Promise(() => undefined)).catch((error: unknown) => error);
+    const killed = Date.now();
+    relay.child.kill('SIGKILL');
+    const error = await pending;
+    expect(Date.now() - killed).toBeLessThan(1000);
+    expect(error).toBeInstanceOf(ConnectionClosedError);
+    expect((await ext.call<Array<{ id: number }>>('tabs')).some((tab) => tab.id === sharedTab)).toBe(true);
+  });
+});

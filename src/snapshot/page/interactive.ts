@@ -13,14 +13,14 @@ const ACTING_ROLES = new Set([
 ]);
 /** Kept for what they hold: the page, and each frame (its content goes under its line). */
 const STRUCTURE = new Set(['RootWebArea', 'Iframe']);
-/** Ancestors whose text says which one of many alike this is. */
-const ROWS = new Set(['row', 'listitem', 'article', 'treeitem']);
+/** Ancestors whose text says which one of many alike this is (an article's text is too long: its name only). */
+const ROWS = new Set(['row', 'listitem', 'treeitem']);
 /** Ancestors whose name says what an element is for. */
 const GROUPS = new Set([
   'group', 'radiogroup', 'form', 'dialog', 'alertdialog', 'region', 'navigation', 'search', 'toolbar', 'menu',
-  'menubar', 'tablist', 'tabpanel', 'complementary', 'table', 'list',
+  'menubar', 'tablist', 'tabpanel', 'complementary', 'table', 'list', 'article',
 ]);
-const CONTEXT_MAX = 100;
+const CONTEXT_MAX = 80;
 
 interface Open {
   role: string;
@@ -39,6 +39,8 @@ export class InteractiveLens implements Lens {
   readonly #chain: Open[] = [];
   /** The last heading so far, in document order. */
   #heading = '';
+  /** Where the context last written came from: lines in one row follow each other, and it is said once. */
+  #said: unknown = null;
   readonly #indents: string[] = [''];
 
   line(_id: number, level: number, body: string, role: string, name: string, el: Element): void {
@@ -51,8 +53,9 @@ export class InteractiveLens implements Lens {
     if (!keep) return;
     let line = this.#indent(above) + body;
     // An option's context is the list line just above it.
-    const context = STRUCTURE.has(role) || role === 'option' ? '' : this.#context(level, name);
-    if (context) line += ` (${context})`;
+    const context = STRUCTURE.has(role) || role === 'option' ? null : this.#context(level, name);
+    if (context && context.of !== this.#said) line += ` (${context.said})`;
+    if (context) this.#said = context.of;
     this.#lines.push(line);
   }
 
@@ -68,20 +71,24 @@ export class InteractiveLens implements Lens {
     return undefined;
   }
 
-  #context(level: number, name: string): string {
+  /** What the context says, and which ancestor (or heading) it comes from. */
+  #context(level: number, name: string): { said: string; of: unknown } | null {
     for (let i = level - 1; i >= 0; i--) {
       const open = this.#chain[i];
       if (!open) continue;
       if (ROWS.has(open.role)) {
         const text = open.name || (open.text ??= textOf(open.el));
-        if (text && text !== name) return describe(open.role, text);
+        const said = text && text !== name ? describe(open.role, text, name) : '';
+        if (said) return { said, of: open.el };
       } else if (GROUPS.has(open.role)) {
         // A fieldset is named by its legend, which the text shows as a line of its own.
         const text = open.name || (open.text ??= open.el.localName === 'fieldset' ? legendOf(open.el) : '');
-        if (text && text !== name) return describe(open.role, text);
+        const said = text && text !== name ? describe(open.role, text, name) : '';
+        if (said) return { said, of: open.el };
       }
     }
-    return this.#heading && this.#heading !== name ? describe('heading', this.#heading) : '';
+    const said = this.#heading && this.#heading !== name ? describe('heading', this.#heading, name) : '';
+    return said ? { said, of: this.#heading } : null;
   }
 
   #indent(level: number): string {
@@ -95,8 +102,16 @@ function legendOf(fieldset: Element): string {
   return legend ? textOf(legend) : '';
 }
 
-function describe(role: string, text: string): string {
-  const short = clean(text);
+/** The context's text without the element's own name (a list item's text repeats its link's). */
+function describe(role: string, text: string, name: string): string {
+  let short = clean(text);
+  // Only at either end: inside, the name may be part of another word.
+  if (name && short.length > name.length) {
+    if (short.startsWith(name)) short = short.slice(name.length);
+    else if (short.endsWith(name)) short = short.slice(0, -name.length);
+    short = short.replace(/^[\s|,:;.·–—-]+|[\s|,:;·–—-]+$/g, '');
+  }
+  if (!short) return '';
   return `${role}: ${short.length > CONTEXT_MAX ? short.slice(0, CONTEXT_MAX - 1) + '…' : short}`;
 }
 

@@ -159,7 +159,8 @@ export class Sdk {
    * - `extract(instruction, schema, options?)` → the value the zod schema (3 or 4) describes, checked
    *   by it. `.url()` fields hold the real URLs of the page's links.
    * `selector` limits the call to one element's subtree, `page` picks the page, `model` the model,
-   * and `timeout` (ms) bounds the whole call, model requests included.
+   * and `timeout` (ms) bounds the whole call, model requests included. `view` (page text only)
+   * returns the viewport, the interactive elements, or the delta since the last page text.
    */
   extract(): Promise<PageTextResult>;
   extract(options: ExtractOptions): Promise<PageTextResult>;

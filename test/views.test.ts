@@ -115,6 +115,9 @@ describe('interactive view', () => {
     // No role, but a click handler or an editable region.
     expect(view).toContain('Open the menu');
     expect(view).toContain('Editable note');
+    // An out-of-process frame's controls sit under its Iframe line, with the frame's own ids.
+    expect(view).toMatch(/^ {2}\[0-\d+\] Iframe: Payment\n {4}\[1-\d+\] button: Pay now \(heading: Payment\)$/m);
+    expect(view).not.toContain('Card ending');
   });
 });
 

@@ -1,4 +1,5 @@
 export { Sdk } from './sdk.js';
+export { applyDelta } from './snapshot/delta.js';
 export * from './errors.js';
 export type * from './types.js';
 export type { Context } from './driver/context.js';

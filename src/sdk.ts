@@ -19,6 +19,7 @@ import type { CdpBridge } from './browser/bridge.js';
 import { checkDomainPolicy, type CheckedPolicy } from './util/domainPolicy.js';
 import { isNode } from './util/env.js';
 import { captureSnapshot } from './snapshot/index.js';
+import { PageTexts } from './snapshot/views.js';
 import type {
   ActionInput,
   ActOptions,
@@ -31,11 +32,13 @@ import type {
   ObserveOptions,
   ObserveResult,
   PageTextResult,
+  PageTextView,
   SdkMetrics,
   SdkOptions,
 } from './types.js';
 
 const DEFAULT_CDP_TIMEOUT_MS = 30_000;
+const VIEWS: readonly PageTextView[] = ['full', 'viewport', 'interactive', 'delta'];
 const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
 /** Model calls are slower than the browser: a large page in chunks can take a minute or more. */
 const DEFAULT_MODEL_TIMEOUT_MS = 120_000;
@@ -56,6 +59,8 @@ export class Sdk {
   #removeDownloads: (() => Promise<void>) | undefined;
   /** The domainPolicy this Sdk's driver enforces on every page and frame; undefined without one. */
   readonly #policy: CheckedPolicy | undefined;
+  /** The last full text each page gave, for `view: "delta"`. */
+  readonly #pageTexts = new PageTexts();
 
   constructor(options: SdkOptions = {}) {
     this.#options = { ...options };
@@ -154,7 +159,8 @@ export class Sdk {
    * - `extract(instruction, schema, options?)` → the value the zod schema (3 or 4) describes, checked
    *   by it. `.url()` fields hold the real URLs of the page's links.
    * `selector` limits the call to one element's subtree, `page` picks the page, `model` the model,
-   * and `timeout` (ms) bounds the whole call, model requests included.
+   * and `timeout` (ms) bounds the whole call, model requests included. `view` (page text only)
+   * returns the viewport, the interactive elements, or the delta since the last page text.
    */
   extract(): Promise<PageTextResult>;
   extract(options: ExtractOptions): Promise<PageTextResult>;
@@ -172,6 +178,11 @@ export class Sdk {
       throw new InvalidOptionError('The second argument of extract(instruction, schema, options) must be a zod schema (zod 3.25+ or zod 4).');
     }
     const options = checkExtractOptions(schemaGiven ? third : (second ?? third));
+    if (options.view !== undefined && options.view !== 'full') {
+      throw new InvalidOptionError(
+        `view "${options.view}" is for the page text (extract() or extract({ view })); extract(instruction) always reads the whole page.`,
+      );
+    }
     const model = this.#requireModel(options.model, 'extract(instruction)', ' extract() without an instruction returns the page text and needs no model.');
     const hosted = await this.#hosted(options, model, options.timeout ?? DEFAULT_MODEL_TIMEOUT_MS);
     if (hosted) return hostedExtract(hosted, first, schemaGiven ? (second as ZodLike) : undefined, options.selector);
@@ -288,18 +299,23 @@ export class Sdk {
   async #pageText(options: ExtractOptions): Promise<PageTextResult> {
     const page = await this.#pageFor(options.page);
     const started = Date.now();
+    const view = options.view ?? 'full';
     const snapshot = await captureSnapshot(page, {
       selector: options.selector,
       timeoutMs: options.timeout ?? this.#options.cdpTimeoutMs ?? DEFAULT_CDP_TIMEOUT_MS,
       logger: this.logger,
+      view: view === 'delta' ? 'full' : view,
     });
+    // Works the same with HOSTED: the page text is read over the session's own connection.
+    const pageText = view === 'full' || view === 'delta' ? this.#pageTexts.take(page, options.selector, snapshot.text, view === 'delta') : snapshot.text;
     this.logger.debug('extract', 'Read the page text', {
       url: page.url(),
       ms: Date.now() - started,
-      bytes: snapshot.text.length,
+      bytes: pageText.length,
       selector: options.selector,
+      view,
     });
-    return { pageText: snapshot.text };
+    return { pageText };
   }
 
   /**
@@ -398,7 +414,10 @@ function checkExtractOptions(options: unknown): ExtractOptions {
   if (typeof options !== 'object' || Array.isArray(options)) {
     throw new InvalidOptionError(`extract() takes an options object, not ${Array.isArray(options) ? 'an array' : typeof options}.`);
   }
-  const { timeout, selector } = options as ExtractOptions;
+  const { timeout, selector, view } = options as ExtractOptions;
+  if (view !== undefined && !VIEWS.includes(view)) {
+    throw new InvalidOptionError(`\`view\` must be one of ${VIEWS.map((each) => `"${each}"`).join(', ')}, not ${JSON.stringify(view)}.`);
+  }
   if (timeout !== undefined && (typeof timeout !== 'number' || !Number.isFinite(timeout) || timeout <= 0)) {
     throw new InvalidOptionError(`\`timeout\` must be a positive number of milliseconds, not ${String(timeout)}.`);
   }

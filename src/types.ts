@@ -167,7 +167,28 @@ export interface ExtractOptions {
   page?: AnyPage;
   /** HOSTED only: use the server-side cache for this call (default: the constructor's setting). */
   serverCache?: boolean;
+  /**
+   * Page text only (`extract()` / `extract(options)`): which part of the page text to return. Ids
+   * are those of the full text in every view, so an agent can act on them. An instruction extract
+   * reads the whole page and takes no view but `'full'` (InvalidOptionError otherwise).
+   * - `'full'` (default): the whole page text.
+   * - `'viewport'`: the lines whose box shows in the viewport (in an iframe: in the part of it that
+   *   shows), plus all of the open top dialog (modal `<dialog>`, `aria-modal="true"`, or a fixed
+   *   dialog), each with the lines it sits under.
+   * - `'interactive'`: only what one can act on (links, buttons, fields, options, elements with a
+   *   click handler attribute, a tabindex or contenteditable), each followed by its context in
+   *   parentheses: the text of its row or list item, else its group, form or dialog name, else the
+   *   heading above it.
+   * - `'delta'`: what changed since the last full page text this page gave (`extract()` or a
+   *   delta; other calls do not count): `~` changed, `+` added, `-` removed lines, `=` ids that
+   *   moved. The first read of a page, or one that changed too much, is the full text under a
+   *   `# page text (...)` header. `applyDelta(previous, delta)` gives the new text.
+   */
+  view?: PageTextView;
 }
+
+/** The views of the page text; see ExtractOptions.view. */
+export type PageTextView = 'full' | 'viewport' | 'interactive' | 'delta';
 
 /** What `extract()` and `extract(options)` return. */
 export interface PageTextResult {

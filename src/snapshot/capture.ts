@@ -14,6 +14,7 @@ import { withDeadline } from '../util/time.js';
 import type { CaptureOptions, CaptureResult } from './page/types.js';
 import { callPageScript } from './call.js';
 import { Snapshot, type FramePart } from './snapshot.js';
+import { viewportText } from './views.js';
 
 export interface CaptureSnapshotOptions {
   /** XPath or CSS; only that element's subtree (and the frames inside it) is captured. */
@@ -21,6 +22,8 @@ export interface CaptureSnapshotOptions {
   /** Deadline of the whole capture, in ms (default: the page's command timeout). */
   timeoutMs?: number;
   logger?: Logger;
+  /** 'viewport' or 'interactive' (see ExtractOptions.view); default 'full'. */
+  view?: 'full' | 'viewport' | 'interactive';
 }
 
 /** Documents up to this many elements are always scanned for closed shadow roots (it costs little). */
@@ -40,7 +43,7 @@ let captures = 0;
 export function captureSnapshot(page: Page, options: CaptureSnapshotOptions = {}): Promise<Snapshot> {
   if (page.isClosed()) return Promise.reject(new PageClosedError('This page is closed; there is nothing to capture.'));
   const timeoutMs = options.timeoutMs ?? page.defaultTimeoutMs;
-  const capture = new Capture(page, Date.now() + timeoutMs, options.logger);
+  const capture = new Capture(page, Date.now() + timeoutMs, options.logger, options.view ?? 'full');
   return withDeadline(
     capture.run(options.selector),
     timeoutMs,
@@ -66,6 +69,7 @@ class Capture {
     private readonly page: Page,
     private readonly deadline: number,
     private readonly logger: Logger | undefined,
+    private readonly view: 'full' | 'viewport' | 'interactive',
   ) {
     this.#ordinals = ordinalsOf(page);
     const main = page.mainFrame();
@@ -176,7 +180,7 @@ class Capture {
     const round = this.#round;
     try {
       const rootLine = required && !scope && frame === this.page.mainFrame();
-      const capture = this.#captureFrame(frame, scope, rootLine, deadline);
+      const capture = this.#captureFrame(frame, scope, rootLine, required, deadline);
       const result = required ? await capture : await withDeadline(capture, this.#remaining(deadline), `Capturing frame ${frame.url()}`);
       // A frame of a round given up (its main document went away) is not part of this one.
       if (round !== this.#round) return;
@@ -191,11 +195,11 @@ class Capture {
     }
   }
 
-  async #captureFrame(frame: Frame, scope: ResolvedElement | null, rootLine: boolean, deadline: number): Promise<Captured> {
+  async #captureFrame(frame: Frame, scope: ResolvedElement | null, rootLine: boolean, top: boolean, deadline: number): Promise<Captured> {
     for (let attempt = 0; ; attempt++) {
       const engine = await frame.engine(this.#remaining(deadline));
       try {
-        return await this.#walk(frame, engine, scope, rootLine, deadline);
+        return await this.#walk(frame, engine, scope, rootLine, top, deadline);
       } catch (error) {
         // A new document replaced the one we were walking: walk the new one, once here (run()
         // goes on trying for the frame asked about). A scope element belonged to the old
@@ -212,6 +216,7 @@ class Capture {
     engine: EngineHandle,
     scope: ResolvedElement | null,
     rootLine: boolean,
+    top: boolean,
     deadline: number,
   ): Promise<Captured> {
     const remaining = () => this.#remaining(deadline);
@@ -228,7 +233,9 @@ class Capture {
         ),
       );
       const key = `c${++captures}`;
-      const options: CaptureOptions = { mode: 'capture', key, frame: this.#ordinal(frame), frameKeys: [], rootLine, smallDocument: SMALL_DOCUMENT };
+      const options: CaptureOptions = { mode: 'capture', key, frame: this.#ordinal(frame), frameKeys: [], rootLine, smallDocument: SMALL_DOCUMENT, view: this.view };
+      // The open dialog that counts is the one over the frame the caller asked about.
+      if (this.view === 'viewport') options.dialogs = top;
       const args: Protocol.Runtime.CallArgument[] = [scope ? { objectId: scope.objectId } : { value: null }];
       children.forEach((child, i) => {
         const objectId = owners[i];
@@ -264,7 +271,7 @@ class Capture {
     if (top.parent) topPart.prefix = await this.#framePrefix(top);
     const used: FramePart[] = [];
     const text = this.#stitch(top.id, used);
-    return new Snapshot(text, used, this.page.defaultTimeoutMs);
+    return new Snapshot(this.view === 'viewport' ? viewportText(text, used) : text, used, this.page.defaultTimeoutMs);
   }
 
   #stitch(key: string, used: FramePart[]): string {

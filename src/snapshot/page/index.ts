@@ -2,9 +2,11 @@
 // (generated.ts); the host calls it with Runtime.callFunctionOn, `this` being the frame's selector engine
 // in our isolated world, then the options, the scope root (or null) and the frames' iframe elements.
 
-import { Renderer } from './render.js';
+import { InteractiveLens } from './interactive.js';
+import { Renderer, type Lens } from './render.js';
 import type { CaptureOptions, CaptureResult, EngineLike } from './types.js';
 import { clean } from './text.js';
+import { ViewportLens } from './viewport.js';
 import { Walker } from './walk.js';
 import { XPathBuilder } from './xpath.js';
 
@@ -34,7 +36,7 @@ function capture(engine: EngineLike, options: CaptureOptions, root: Element | nu
   frameElements.forEach((el, i) => {
     if (el) frames.set(el, options.frameKeys[i]!);
   });
-  const renderer = new Renderer(options.frame);
+  const renderer = new Renderer(options.frame, lensFor(options));
   const start = root ?? document.documentElement;
   if (!start) return renderer.result(false);
   const walker = new Walker(engine, frames);
@@ -46,4 +48,10 @@ function capture(engine: EngineLike, options: CaptureOptions, root: Element | nu
   // A scoped walk sees only part of the document, but a scan always reads all of it.
   const size = root ? document.getElementsByTagName('*').length : walker.elements;
   return renderer.result(size <= options.smallDocument || walker.suspects.length > 0);
+}
+
+function lensFor(options: CaptureOptions): Lens | null {
+  if (options.view === 'viewport') return new ViewportLens(options.dialogs === true);
+  if (options.view === 'interactive') return new InteractiveLens();
+  return null;
 }

@@ -3,9 +3,26 @@
 
 import { clean } from './text.js';
 import { BREAK, type Item } from './walk.js';
-import type { CaptureResult } from './types.js';
+import type { CaptureResult, ViewportReport } from './types.js';
 
-const FRAME_MARK = '\u0001';
+export const FRAME_MARK = '\u0001';
+
+/**
+ * A view of the text (viewport, interactive) sees every line as it is made, with the line's element at
+ * hand: what it needs of the page (boxes, attributes) is read in the same call, never in a round trip
+ * per node. Ids are given to every line whatever the view keeps, so a view's ids are the full text's.
+ */
+export interface Lens {
+  /** The lens writes the text itself (the renderer then keeps no lines of its own). */
+  readonly replacesText: boolean;
+  /** Every line in order: its number, depth, text without indentation, role, name and element. */
+  line(id: number, level: number, body: string, role: string, name: string, el: Element): void;
+  /** A child frame's place, right after its Iframe line (the line at `level`). */
+  frame(key: string, el: Element, level: number): void;
+  /** The view's text; null to keep the renderer's. */
+  text(): string | null;
+  report(): ViewportReport | undefined;
+}
 
 export class Renderer {
   readonly lines: string[] = [];
@@ -15,7 +32,10 @@ export class Renderer {
   readonly frames: Array<number | string> = [];
   readonly #indents: string[] = [''];
 
-  constructor(private readonly frame: number) {}
+  constructor(
+    private readonly frame: number,
+    private readonly lens: Lens | null = null,
+  ) {}
 
   /** A line of its own for the page itself (the main frame of an unscoped capture). */
   rootLine(title: string): void {
@@ -41,7 +61,8 @@ export class Renderer {
       } else if (item.k === 3) {
         const id = this.#line(level, 'Iframe', item.name, '', item.el);
         this.frames.push(item.key, id);
-        this.lines.push(this.#indent(level + 1) + FRAME_MARK + item.key);
+        if (!this.lens?.replacesText) this.lines.push(this.#indent(level + 1) + FRAME_MARK + item.key);
+        this.lens?.frame(item.key, item.el, level);
       } else {
         const id = this.#line(level, item.role, item.name, item.states, item.el);
         if (item.href !== undefined) this.links.push(id, item.href);
@@ -54,13 +75,19 @@ export class Renderer {
   }
 
   result(needsScan: boolean): CaptureResult {
-    return { text: this.lines.join('\n'), links: this.links, frames: this.frames, needsScan };
+    const text = this.lens?.text() ?? this.lines.join('\n');
+    const result: CaptureResult = { text, links: this.links, frames: this.frames, needsScan };
+    const viewport = this.lens?.report();
+    if (viewport) result.viewport = viewport;
+    return result;
   }
 
   #line(level: number, role: string, name: string, states: string, el: Element): number {
     const id = this.elements.length;
     this.elements.push(el);
-    this.lines.push(`${this.#indent(level)}[${this.frame}-${id}] ${role}${name ? `: ${name}` : ''}${states}`);
+    const body = `[${this.frame}-${id}] ${role}${name ? `: ${name}` : ''}${states}`;
+    if (!this.lens?.replacesText) this.lines.push(this.#indent(level) + body);
+    this.lens?.line(id, level, body, role, name, el);
     return id;
   }
 

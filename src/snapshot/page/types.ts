@@ -19,6 +19,27 @@ export interface CaptureOptions {
   rootLine: boolean;
   /** Documents with at most this many elements are always scanned for closed shadow roots. */
   smallDocument: number;
+  /**
+   * 'viewport': the text is the full one, and `viewport` says which lines show; 'interactive': the
+   * text holds only what can be acted on, with context. Default 'full'.
+   */
+  view?: 'full' | 'viewport' | 'interactive';
+  /** viewport: the lines of this frame's top dialog count as shown wherever they are. */
+  dialogs?: boolean;
+}
+
+/** viewport: what of one frame shows in that frame's own viewport (its window's coordinates). */
+export interface ViewportReport {
+  /** Flat [node, left, top, right, bottom, ...]: the lines whose box shows, and where. */
+  shown: number[];
+  /** Nodes inside the open top dialog: kept wherever they are. */
+  dialog: number[];
+  /**
+   * Flat [frameKey, contentLeft, contentTop, visibleLeft, visibleTop, visibleRight, visibleBottom,
+   * inDialog (0|1), ...] for the child frames shown: where each one's window starts, and the part
+   * of it that shows here (right <= left when none does).
+   */
+  frames: Array<string | number>;
 }
 
 /** One frame's part of the snapshot, as plain JSON. */
@@ -31,6 +52,8 @@ export interface CaptureResult {
   frames: Array<number | string>;
   /** The document may hold closed shadow roots the walk could not enter. */
   needsScan: boolean;
+  /** Only with view 'viewport'. */
+  viewport?: ViewportReport;
 }
 
 /** The part of the selector engine (driver/injected) the walk relies on. */

@@ -56,7 +56,7 @@ export class XPathBuilder {
 }
 
 /** The parent in XPath terms: a shadow tree's top elements answer to their host. */
-function composedParent(el: Element): Element | null {
+export function composedParent(el: Element): Element | null {
   const parent = el.parentNode;
   if (!parent) return null;
   if (parent.nodeType === 1) return parent as Element;

@@ -83,6 +83,9 @@ export function keepWithAncestors(text: string, keep: (frame: number, node: numb
  * what an agent holds, so the next delta is against that. Texts the caller never saw whole
  * (instruction extracts, act, observe, the viewport and interactive views) leave it as it is.
  */
+/** Texts kept per page for `delta`, one per selector, the most recently read. */
+const REMEMBERED_SELECTORS = 8;
+
 export class PageTexts {
   readonly #texts = new WeakMap<Page, Map<string, string>>();
 
@@ -92,7 +95,10 @@ export class PageTexts {
     if (!texts) this.#texts.set(page, (texts = new Map()));
     const key = selector ?? '';
     const previous = texts.get(key);
+    texts.delete(key);
     texts.set(key, text);
+    // A page read under many selectors keeps the latest few, not one text per selector ever used.
+    if (texts.size > REMEMBERED_SELECTORS) texts.delete(texts.keys().next().value!);
     if (!delta) return text;
     return previous === undefined ? firstRead(text) : diffPageText(previous, text);
   }

@@ -22,6 +22,7 @@ const USAGE = `Usage: tendril <command>
 Commands:
   text <url>                       print the page as text
   extract <url> "<instruction>"    print what a model extracts from the page, as JSON
+  mcp                              run an MCP server (stdio, or HTTP with --port) for agents
   hosted serve                     run the self-hostable hosted-browser server
 
 \`tendril <command> --help\` tells more.`;
@@ -36,6 +37,8 @@ async function main(argv: string[]): Promise<number> {
   if (command === 'text') return textCommand(rest);
   if (command === 'extract') return extractCommand(rest);
   if (command === 'hosted') return hostedCommand(rest);
+  // Loaded only when used: the MCP SDK is not small, and `tendril text` should start fast.
+  if (command === 'mcp') return (await import('./mcp.js')).mcpCommand(rest);
   throw new UsageError(`Unknown command "${command}".`, USAGE);
 }
 

@@ -4,6 +4,7 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { readFileSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFixtureServers, type FixtureServers } from './fixtures/server.js';
 import { CHROME, descendants, processAlive, TEST_ARGS, waitUntilGone } from './helpers.js';
@@ -44,7 +45,7 @@ async function ok(client: Client, name: string, args: Record<string, unknown> = 
   return textOf(result);
 }
 
-async function startStdio(env: Record<string, string>): Promise<{ client: Client; transport: StdioClientTransport; stderr: () => string }> {
+async function startStdio(env: Record<string, string>): Promise<{ client: Client; transport: StdioClientTransport; stderr: () => string; problems: Error[] }> {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: ['--import', 'tsx', 'src/cli/main.ts', 'mcp'],
@@ -54,8 +55,11 @@ async function startStdio(env: Record<string, string>): Promise<{ client: Client
   let stderr = '';
   transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const client = new Client({ name: 'tendril-test', version: '1.0.0' });
+  const problems: Error[] = [];
   await client.connect(transport);
-  return { client, transport, stderr: () => stderr };
+  // Anything on the server's stdout that is not a protocol message is reported here.
+  client.onerror = (error) => problems.push(error);
+  return { client, transport, stderr: () => stderr, problems };
 }
 
 /**
@@ -83,7 +87,7 @@ function idOf(request: FakeRequest, role: string, name: string): string {
 
 describe('tendril mcp over stdio', () => {
   it('lists the tools with schemas, and each tool works against the fixture pages', async () => {
-    const { client, transport, stderr } = await startStdio({ ...browserEnv(), ...modelEnv() });
+    const { client, transport, stderr, problems } = await startStdio({ ...browserEnv(), ...modelEnv() });
     try {
       const { tools } = await client.listTools();
       expect(tools.map((tool) => tool.name).sort()).toEqual(TOOLS);
@@ -187,6 +191,7 @@ describe('tendril mcp over stdio', () => {
       await client.close();
       expect(await waitUntilGone([pid, ...browser], 15_000)).toEqual([]);
       expect(stderr()).not.toContain('sk-mcp-test');
+      expect(problems).toEqual([]);
     }
   }, 120_000);
 
@@ -253,6 +258,25 @@ describe('tendril mcp --port (Streamable HTTP)', () => {
       const accepted = await post('Bearer tok-mcp-secret');
       expect(accepted.status).toBe(200);
       await accepted.body?.cancel();
+      // A web page the user visits may not reach a loopback server (DNS rebinding, cross-site posts).
+      const foreign = await fetch(url!, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: 'Bearer tok-mcp-secret', origin: 'http://evil.example' },
+        body: JSON.stringify(initialize),
+      });
+      expect(foreign.status).toBe(403);
+      await foreign.body?.cancel();
+      const rebound = await new Promise<number>((resolve, reject) => {
+        const headers = { host: 'evil.example', authorization: 'Bearer tok-mcp-secret', 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+        const request = httpRequest(url!, { method: 'POST', headers }, (response) => {
+          response.resume();
+          resolve(response.statusCode!);
+        });
+        request.on('error', reject);
+        request.end(JSON.stringify(initialize));
+      });
+      expect(rebound).toBe(403);
+      expect((await fetch(url!.replace(/\/mcp$/, '/other'), { headers: { authorization: 'Bearer tok-mcp-secret' } })).status).toBe(404);
 
       const client = new Client({ name: 'tendril-test', version: '1.0.0' });
       await client.connect(new StreamableHTTPClientTransport(new URL(url!), { requestInit: { headers: { authorization: 'Bearer tok-mcp-secret' } } }));

@@ -2,7 +2,7 @@
 // say what each tool is for and when to prefer another. Results are short text by default: an
 // agent pays for every byte it is sent, so page text comes only when asked for.
 
-import { fromJsonSchema, type CallToolResult, type JsonSchemaType, type McpServer } from '@modelcontextprotocol/server';
+import { fromJsonSchema, type CallToolResult, type JsonSchemaType, type McpServer, type StandardSchemaWithJSON } from '@modelcontextprotocol/server';
 import { ConnectionClosedError, MissingLLMConfigurationError } from '../errors.js';
 import { schemaFromJson } from '../extract/jsonSchemaInput.js';
 import type { Page } from '../driver/page.js';
@@ -241,14 +241,21 @@ const TOOLS: Tool[] = [
 
 export const TOOL_NAMES = TOOLS.map((tool) => tool.name);
 
+/**
+ * The tools' schemas, compiled once: over HTTP the SDK asks for a new protocol instance, and so
+ * registers the tools again, on every request.
+ */
+let compiled: Map<string, StandardSchemaWithJSON<Record<string, unknown>>> | undefined;
+
 export function registerTools(server: McpServer, session: BrowserSession): void {
+  compiled ??= new Map(TOOLS.map((tool) => [tool.name, fromJsonSchema<Record<string, unknown>>({ ...tool.inputSchema, additionalProperties: false } as JsonSchemaType)]));
   for (const tool of TOOLS) {
     server.registerTool(
       tool.name,
       {
         title: tool.title,
         description: tool.description,
-        inputSchema: fromJsonSchema<Record<string, unknown>>({ ...tool.inputSchema, additionalProperties: false } as JsonSchemaType),
+        inputSchema: compiled.get(tool.name)!,
         annotations: { title: tool.title, readOnlyHint: tool.readOnly, openWorldHint: true },
       },
       async (args) => {

@@ -190,6 +190,7 @@ describe('tendril mcp over stdio', () => {
       // Closing the client ends the server's stdin: it closes the browser and exits.
       await client.close();
       expect(await waitUntilGone([pid, ...browser], 15_000)).toEqual([]);
+      expect(stderr()).toMatch(/stopping \(stdin (ended|closed)\)/);
       expect(stderr()).not.toContain('sk-mcp-test');
       expect(problems).toEqual([]);
     }

@@ -23,6 +23,7 @@ const USAGE = `Usage: tendril <command>
 Commands:
   text <url>                       print the page as text
   extract <url> "<instruction>"    print what a model extracts from the page, as JSON
+  mcp                              run an MCP server (stdio, or HTTP with --port) for agents
   hosted serve                     run the self-hostable hosted-browser server
   relay                            let clients drive the tabs you share from the Tendril extension
 
@@ -39,6 +40,8 @@ async function main(argv: string[]): Promise<number> {
   if (command === 'extract') return extractCommand(rest);
   if (command === 'hosted') return hostedCommand(rest);
   if (command === 'relay') return relayCommand(rest);
+  // Loaded only when used: the MCP SDK is not small, and `tendril text` should start fast.
+  if (command === 'mcp') return (await import('./mcp.js')).mcpCommand(rest);
   throw new UsageError(`Unknown command "${command}".`, USAGE);
 }
 

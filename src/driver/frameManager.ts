@@ -34,6 +34,11 @@ export class FrameManager {
   readonly #trees = new Map<CdpSession, Promise<void>>();
   /** Per session being adopted: the adoptions of the out-of-process children it announced meanwhile. */
   readonly #announced = new Map<CdpSession, Array<Promise<unknown>>>();
+  /**
+   * @internal The last document restored from the back-forward cache, and the reading of its
+   * in-process frames, which Chrome does not announce again (see #restoreFrames).
+   */
+  restored: { loaderId: string; frames: Promise<void> } | undefined;
 
   constructor(
     private readonly page: Page,
@@ -194,6 +199,33 @@ export class FrameManager {
     return out;
   }
 
+  /**
+   * A document restored from the back-forward cache was loaded when it was cached, and Chrome
+   * announces neither its lifecycle nor its in-process frames again: those are read from the frame
+   * tree, and all of them count as loaded.
+   */
+  #restoreFrames(session: CdpSession, frame: Frame): void {
+    const loaded = (each: Frame) => {
+      each.lifecycle.clear();
+      for (const name of RESTORED_LIFECYCLE) each.lifecycle.add(name);
+    };
+    loaded(frame);
+    const loaderId = frame.committedLoaderId;
+    const frames = session
+      .send('Page.getFrameTree', undefined, { timeoutMs: this.page.defaultTimeoutMs })
+      .then(({ frameTree }) => {
+        if (frame.detached || frame.committedLoaderId !== loaderId) return;
+        const node = findInTree(frameTree, frame.id);
+        for (const child of node?.childFrames ?? []) this.#loadTree(session, child, frame.id);
+        for (const each of this.allFrames()) {
+          if (each.session === session && each !== frame && isInside(each, frame)) loaded(each);
+        }
+        frame.changed.emit('change', undefined);
+      })
+      .catch((error: Error) => this.logger.debug('driver', 'Could not read the frames of a page restored from the back-forward cache', { error: error.message }));
+    this.restored = { loaderId, frames };
+  }
+
   #newFrameHandlers = new Set<(frame: Frame) => void>();
   /** @internal Calls `handler` with each frame added from now on, until the returned function is called. */
   onNewFrame(handler: (frame: Frame) => void): () => void {
@@ -261,11 +293,17 @@ export class FrameManager {
     });
     session.on('Page.frameNavigated', (event) => {
       const frame = this.#ensureFrame(session, event.frame.id, event.frame.parentId);
+      const restored = event.type === 'BackForwardCacheRestore';
       // A new document: the frames of the old one are gone, though Chrome may announce the end of
       // out-of-process ones only later, when their targets detach. The new document attaches its own.
-      for (const child of [...frame.children]) this.#removeFrame(child);
+      // A restored document's out-of-process frames come back as targets, maybe already attached.
+      for (const child of [...frame.children]) {
+        if (restored && child.session !== session && !child.session.detached) continue;
+        this.#removeFrame(child);
+      }
       frame.loaderId = frame.committedLoaderId = event.frame.loaderId;
       frame.hasDocument = isRealDocument(event.frame);
+      if (restored) this.#restoreFrames(session, frame);
       frame.setNavigation(event.frame.url + (event.frame.urlFragment ?? ''), event.frame.name);
     });
     session.on('Page.javascriptDialogOpening', (event) => {
@@ -359,6 +397,22 @@ export class FrameManager {
       }
     });
   }
+}
+
+const RESTORED_LIFECYCLE = ['init', 'DOMContentLoaded', 'load'];
+
+function findInTree(tree: Protocol.Page.FrameTree, frameId: string): Protocol.Page.FrameTree | undefined {
+  if (tree.frame.id === frameId) return tree;
+  for (const child of tree.childFrames ?? []) {
+    const found = findInTree(child, frameId);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+function isInside(frame: Frame, ancestor: Frame): boolean {
+  for (let current = frame.parent; current; current = current.parent) if (current === ancestor) return true;
+  return false;
 }
 
 /** A committed document that is not Chrome's error page (a failed or refused navigation). */

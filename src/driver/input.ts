@@ -61,19 +61,36 @@ async function ownerChain(frame: Frame, timeoutMs: number): Promise<Owner[]> {
  * offsets are added, hop by hop.
  */
 async function measure(element: ResolvedElement, owners: Owner[], timeoutMs: number): Promise<Point> {
+  const box = await measureBox(element, owners, timeoutMs);
+  return { x: box.x + box.width / 2, y: box.y + box.height / 2 };
+}
+
+async function measureBox(element: ResolvedElement, owners: Owner[], timeoutMs: number): Promise<Box> {
   const { quads } = await element.world.session.send('DOM.getContentQuads', { objectId: element.objectId }, { timeoutMs }).catch((error: Error) => {
     throw new ElementNotActionableError(`it has no layout box (${error.message})`);
   });
-  const quad = quads.map(toBox).find((box) => box.width >= 1 && box.height >= 1);
-  if (!quad) throw new ElementNotActionableError('it has no visible size');
-  let x = quad.x + quad.width / 2;
-  let y = quad.y + quad.height / 2;
+  const box = quads.map(toBox).find((each) => each.width >= 1 && each.height >= 1);
+  if (!box) throw new ElementNotActionableError('it has no visible size');
   for (const owner of owners) {
     const { model } = await owner.session.send('DOM.getBoxModel', { backendNodeId: owner.backendNodeId }, { timeoutMs });
-    x += model.content[0] ?? 0;
-    y += model.content[1] ?? 0;
+    box.x += model.content[0] ?? 0;
+    box.y += model.content[1] ?? 0;
   }
-  return { x, y };
+  return box;
+}
+
+/**
+ * Scrolls the element into view and returns its box (its first fragment's) in the top page's
+ * viewport: what a screenshot of the element clips to. Measured once the frames drew, as above.
+ */
+export async function visibleBox(element: ResolvedElement, timeoutMs: number): Promise<Box> {
+  await element.world.session.send('DOM.scrollIntoViewIfNeeded', { objectId: element.objectId }, { timeoutMs }).catch((error: Error) => {
+    throw new ElementNotActionableError(`it is not rendered (${error.message})`);
+  });
+  const owners = await ownerChain(element.frame, timeoutMs);
+  for (const owner of owners) await owner.session.sendQuiet('DOM.scrollIntoViewIfNeeded', { backendNodeId: owner.backendNodeId });
+  await nextFrames(element, timeoutMs);
+  return measureBox(element, owners, timeoutMs);
 }
 
 /** Waits for two animation frames in the element's frame and in every frame above it. */
@@ -101,7 +118,14 @@ async function nextFrames(element: ResolvedElement, timeoutMs: number): Promise<
   await Promise.all(waits);
 }
 
-function toBox(quad: number[]): { x: number; y: number; width: number; height: number } {
+export interface Box {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+function toBox(quad: number[]): Box {
   const xs = [quad[0]!, quad[2]!, quad[4]!, quad[6]!];
   const ys = [quad[1]!, quad[3]!, quad[5]!, quad[7]!];
   const x = Math.min(...xs);

@@ -25,6 +25,7 @@ import { Locator } from './locator.js';
 import { enableNetwork } from './network.js';
 import type { Decision, DomainGuard } from './policy.js';
 import { DocumentResponses, type NavigationResponse } from './response.js';
+import { captureScreenshot } from './screenshot.js';
 
 const DEFAULT_NAVIGATION_TIMEOUT_MS = 30_000;
 /**
@@ -233,6 +234,72 @@ export class Page extends Emitter<PageEvents> {
     const { waitUntil, timeoutMs } = checkLoadOptions(state, options?.timeoutMs, 'waitForLoadState');
     const frame = this.mainFrame();
     await this.frameManager.waitForLifecycle(frame, undefined, waitUntil ?? 'load', timeoutMs, frame.url() || 'the current document');
+  }
+
+  /**
+   * Goes one entry back in the page's history, as the browser's Back button does, and waits as the
+   * default goto() does. Resolves false, doing nothing, when there is no earlier entry.
+   */
+  async goBack(options: { timeoutMs?: number } = {}): Promise<boolean> {
+    this.#assertOpen('goBack()');
+    const { timeoutMs } = checkLoadOptions(undefined, options.timeoutMs, 'goBack');
+    const started = Date.now();
+    const remaining = () => (timeoutMs === 0 ? 0 : Math.max(1, timeoutMs - (Date.now() - started)));
+    const { currentIndex, entries } = await this.session.send('Page.getNavigationHistory', undefined, { timeoutMs: remaining() });
+    const entry = entries[currentIndex - 1];
+    if (!entry) return false;
+    const frame = this.mainFrame();
+    const before = frame.committedLoaderId;
+    // The entry commits a document of its own (a new loader, or one restored from the back-forward
+    // cache), or, when it belongs to the same document (a fragment, pushState), Chrome says so.
+    const offs: Array<() => void> = [];
+    let sameDocument = false;
+    const moved = new Promise<void>((resolve) => {
+      offs.push(
+        frame.changed.on('change', () => {
+          if (this.#closed || frame.committedLoaderId !== before) resolve();
+        }),
+        this.session.on('Page.navigatedWithinDocument', (event) => {
+          if (event.frameId !== frame.id) return;
+          sameDocument = true;
+          resolve();
+        }),
+      );
+    });
+    try {
+      await this.session.send('Page.navigateToHistoryEntry', { entryId: entry.id }, { timeoutMs: remaining() });
+      await withDeadline(moved, remaining(), `Going back to ${entry.url}`);
+    } finally {
+      for (const off of offs) off();
+    }
+    this.#assertOpen('goBack()');
+    const loaderId = frame.committedLoaderId;
+    if (sameDocument && loaderId === before) return true;
+    // From the back-forward cache: loaded already; its frames are being read again.
+    const restored = this.frameManager.restored;
+    if (restored?.loaderId === loaderId) {
+      await withDeadline(restored.frames, remaining(), `Going back to ${entry.url}`);
+      return true;
+    }
+    await this.frameManager.waitForLifecycle(frame, loaderId, 'domcontentloaded', remaining(), entry.url);
+    await this.#loadGrace(frame, loaderId, remaining(), entry.url);
+    return true;
+  }
+
+  /**
+   * A PNG of what the viewport shows, or with `selector` (XPath or CSS, through iframes and shadow
+   * roots) of that element, scrolled into view, as far as the viewport shows it.
+   */
+  async screenshot(options: { selector?: string; timeoutMs?: number } = {}): Promise<Uint8Array> {
+    this.#assertOpen('screenshot()');
+    const { selector, timeoutMs = this.defaultTimeoutMs } = options;
+    if (selector !== undefined && (typeof selector !== 'string' || !selector.trim())) {
+      throw new InvalidOptionError('screenshot: `selector` must be a non-empty XPath or CSS selector string.');
+    }
+    if (typeof timeoutMs !== 'number' || !Number.isFinite(timeoutMs) || timeoutMs <= 0) {
+      throw new InvalidOptionError(`screenshot: \`timeoutMs\` must be a positive number of milliseconds, not ${String(timeoutMs)}.`);
+    }
+    return captureScreenshot(this, selector, timeoutMs);
   }
 
   /** Finds an element by XPath or CSS, through iframes and shadow roots (see Locator). */

@@ -1,0 +1,102 @@
+// `tendril mcp`: the MCP server's command line. Browser and model flags as `tendril extract` has
+// them; the transport flags are the server's own.
+
+import { isIP } from 'node:net';
+import { parseArgs } from 'node:util';
+import { splitArgs } from '../hosted/server/config.js';
+import { runMcpServer } from '../mcp/server.js';
+import type { SdkOptions } from '../types.js';
+import { UsageError } from './usage.js';
+
+export const MCP_USAGE = `tendril mcp [flags]
+
+Runs Tendril as an MCP server: tools navigate, page_text, extract, act, observe, tabs, screenshot and
+back, on one browser started at the first tool call. Speaks stdio unless --port is given. MCP
+clients start it with: { "command": "npx", "args": ["tendril", "mcp"] }.
+
+Transport:
+  --port N             serve Streamable HTTP at http://HOST:N/mcp instead of stdio (0: any free port)
+  --host ADDR          listen on ADDR (default 127.0.0.1); anything but loopback lets the network in
+  --token T            HTTP: require "Authorization: Bearer T" (default TENDRIL_MCP_TOKEN)
+Browser (default: a local Chrome or Chromium, found as the library finds it, or CHROME_PATH):
+  --cdp-url URL        attach to a running Chrome (ws://…, http://host:port, or a DevToolsActivePort path)
+  --hosted             use the hosted service: HOSTED_API_KEY, HOSTED_PROJECT_ID, HOSTED_API_URL
+  --chrome-args ARGS   extra switches for a launched Chromium (default CHROME_ARGS)
+Model (extract, observe, act with an instruction):
+  --model NAME         provider/model (default MODEL_NAME, else openai/gpt-4.1-mini); the key from
+                       MODEL_API_KEY or the provider's own variable (OPENAI_API_KEY, …)
+  --base-url URL       the model server's URL (default MODEL_BASE_URL), for OpenAI-compatible servers
+Other:
+  --verbose            the library's log on stderr`;
+
+const OPTIONS = {
+  port: { type: 'string' },
+  host: { type: 'string' },
+  token: { type: 'string' },
+  'cdp-url': { type: 'string' },
+  hosted: { type: 'boolean' },
+  'chrome-args': { type: 'string' },
+  model: { type: 'string' },
+  'base-url': { type: 'string' },
+  verbose: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+export async function mcpCommand(argv: string[]): Promise<number> {
+  const values = parse(argv);
+  if (values.help) {
+    process.stdout.write(`${MCP_USAGE}\n`);
+    return 0;
+  }
+  if (values.hosted && values['cdp-url']) throw new UsageError('Choose one browser: --cdp-url or --hosted.', MCP_USAGE);
+  const http = transport(values);
+  const log = (line: string) => void process.stderr.write(`tendril mcp: ${line}\n`);
+  const env = process.env;
+  const chromeArgs = splitArgs(values['chrome-args'] ?? env.CHROME_ARGS ?? '');
+  const sdk: SdkOptions = {
+    env: values.hosted ? 'HOSTED' : 'LOCAL',
+    verbose: values.verbose ? 2 : 0,
+    disablePino: !values.verbose,
+    model: {
+      modelName: values.model ?? (env.MODEL_NAME?.trim() || 'openai/gpt-4.1-mini'),
+      apiKey: env.MODEL_API_KEY?.trim() || undefined,
+      baseURL: values['base-url'] ?? (env.MODEL_BASE_URL?.trim() || undefined),
+    },
+    localBrowserLaunchOptions: values['cdp-url'] ? { cdpUrl: values['cdp-url'] } : chromeArgs.length ? { args: chromeArgs } : undefined,
+  };
+  if (http && !http.loopback) {
+    log(`WARNING: listening on ${http.host}, not loopback: whoever reaches this port drives the browser, and through it your network.`);
+    if (!http.token) log('WARNING: and there is no --token: anyone at all can. Set --token or TENDRIL_MCP_TOKEN.');
+  }
+  const url = await runMcpServer({ sdk, http, log });
+  if (url) process.stdout.write(`tendril mcp listening on ${url}\n`);
+  // The process lives on in its transport; the server decides when it ends.
+  return new Promise<number>(() => undefined);
+}
+
+function parse(argv: string[]) {
+  try {
+    return parseArgs({ args: argv, options: OPTIONS, strict: true, allowPositionals: false }).values;
+  } catch (error) {
+    throw new UsageError((error as Error).message, MCP_USAGE);
+  }
+}
+
+function transport(values: { port?: string; host?: string; token?: string }): { port: number; host: string; loopback: boolean; token: string | undefined } | undefined {
+  const token = values.token ?? (process.env.TENDRIL_MCP_TOKEN?.trim() || undefined);
+  if (values.port === undefined) {
+    if (values.host !== undefined || values.token !== undefined) throw new UsageError('--host and --token are for HTTP: give --port too.', MCP_USAGE);
+    return undefined;
+  }
+  const port = Number(values.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new UsageError(`--port takes a port number, not ${JSON.stringify(values.port)}.`, MCP_USAGE);
+  if (token !== undefined && !token.trim()) throw new UsageError('--token is empty.', MCP_USAGE);
+  const host = values.host ?? '127.0.0.1';
+  return { port, host, loopback: isLoopback(host), token };
+}
+
+function isLoopback(host: string): boolean {
+  if (host === 'localhost') return true;
+  if (isIP(host) === 4) return host.startsWith('127.');
+  return host === '::1';
+}

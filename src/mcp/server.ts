@@ -1,0 +1,75 @@
+// `tendril mcp`: Tendril as a Model Context Protocol server, over stdio (what MCP clients start
+// by default) or Streamable HTTP. The SDK makes a fresh protocol instance per connection (stdio)
+// or per request (HTTP); all of them share this process's one browser session.
+
+import { McpServer, type McpServerFactory } from '@modelcontextprotocol/server';
+import { serveStdio } from '@modelcontextprotocol/server/stdio';
+import type { SdkOptions } from '../types.js';
+import { serveHttp } from './http.js';
+import { BrowserSession } from './session.js';
+import { registerTools } from './tools.js';
+
+/** Kept equal to package.json's version (bundled code cannot count on finding that file). */
+const SERVER_VERSION = '3.0.0';
+/** How long shutting down may take before the process exits anyway (Chrome ends with its pipe). */
+const CLOSE_DEADLINE_MS = 10_000;
+
+const INSTRUCTIONS =
+  'Tendril drives a real Chromium. Start with navigate, then read with page_text (the page as compact text, every frame and shadow ' +
+  'root included) and act on what you read. Actions answer briefly; ask for include_page_text, or call page_text, to see the result.';
+
+export interface McpServerSettings {
+  sdk: SdkOptions;
+  /** Streamable HTTP on this port; stdio when undefined. */
+  http?: { port: number; host: string; loopback: boolean; token: string | undefined };
+  /** Where the server's own lines go (stderr: stdout is the protocol's in stdio mode). */
+  log: (line: string) => void;
+}
+
+export function serverFactory(session: BrowserSession): McpServerFactory {
+  return () => {
+    const server = new McpServer({ name: 'tendril', version: SERVER_VERSION }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
+    registerTools(server, session);
+    return server;
+  };
+}
+
+/**
+ * Runs until the client goes (stdin ends) or a signal comes, then closes the browser and exits.
+ * Resolves with the URL in HTTP mode, once listening; in stdio mode once serving.
+ */
+export async function runMcpServer(settings: McpServerSettings): Promise<string | undefined> {
+  const session = new BrowserSession(settings.sdk);
+  const factory = serverFactory(session);
+  const onError = (error: Error) => settings.log(`${error.name}: ${error.message}`);
+  let closeTransport: () => Promise<void>;
+  let url: string | undefined;
+  if (settings.http) {
+    const server = await serveHttp(factory, { ...settings.http, onError });
+    closeTransport = () => server.close();
+    url = server.url;
+  } else {
+    const handle = serveStdio(factory, { onerror: onError });
+    closeTransport = () => handle.close();
+    // The client closing our stdin is how stdio servers are told to stop.
+    process.stdin.once('end', () => void shutdown('stdin ended'));
+    process.stdin.once('close', () => void shutdown('stdin closed'));
+  }
+
+  let stopping: Promise<void> | undefined;
+  function shutdown(reason: string): Promise<void> {
+    stopping ??= (async () => {
+      settings.log(`stopping (${reason})`);
+      const forced = setTimeout(() => {
+        settings.log(`the browser did not close within ${CLOSE_DEADLINE_MS} ms; exiting anyway`);
+        process.exit(1);
+      }, CLOSE_DEADLINE_MS);
+      forced.unref();
+      await Promise.allSettled([session.close(), closeTransport()]);
+      process.exit(0);
+    })();
+    return stopping;
+  }
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void shutdown(signal));
+  return url;
+}

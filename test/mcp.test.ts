@@ -110,8 +110,11 @@ describe('tendril mcp over stdio', () => {
       expect(text).toMatch(/cross-origin child/);
       expect(text).toMatch(/button: closed in oopif/);
       expect(await ok(client, 'page_text', { selector: 'h1' })).toMatch(/^\[\d+-\d+\] heading: Top\b[^\n]*\n?$/);
-      // A view the library does not know yet still answers with the page text (until views land).
-      expect(await ok(client, 'page_text', { view: 'full' })).toMatch(/cross-origin child/);
+      // Views reach the library: `interactive` keeps the shadow root's button and drops the prose.
+      expect(await ok(client, 'page_text', { view: 'full' })).toBe(text);
+      const interactive = await ok(client, 'page_text', { view: 'interactive' });
+      expect(interactive).toMatch(/button: closed in oopif/);
+      expect(interactive).not.toMatch(/cross-origin child/);
 
       // act with an action (no model), with the page text asked for.
       await ok(client, 'navigate', { url: fixtures.a.url('act.html') });

@@ -6,12 +6,9 @@ import { fromJsonSchema, type CallToolResult, type JsonSchemaType, type McpServe
 import { ConnectionClosedError, MissingLLMConfigurationError } from '../errors.js';
 import { schemaFromJson } from '../extract/jsonSchemaInput.js';
 import type { Page } from '../driver/page.js';
-import type { ActionInput, ExtractOptions, PageTextResult } from '../types.js';
+import type { ActionInput, ExtractOptions, PageTextResult, PageTextView } from '../types.js';
 import type { BrowserSession } from './session.js';
 
-/** The page-text views (issue 17); the library's option is being added alongside this server. */
-type View = 'full' | 'viewport' | 'interactive' | 'delta';
-type ViewOptions = ExtractOptions & { view?: View };
 
 const METHODS = ['click', 'doubleClick', 'hover', 'fill', 'type', 'press', 'selectOption', 'scrollTo', 'scrollIntoView', 'nextChunk', 'prevChunk'];
 
@@ -297,8 +294,8 @@ async function withPageText(args: Record<string, unknown>, session: BrowserSessi
 }
 
 async function readPage(session: BrowserSession, page: Page, args: Record<string, unknown>): Promise<PageTextResult> {
-  const options: ViewOptions = { page, selector: optionalString(args.selector) };
-  if (typeof args.view === 'string') options.view = args.view as View;
+  const options: ExtractOptions = { page, selector: optionalString(args.selector) };
+  if (typeof args.view === 'string') options.view = args.view as PageTextView;
   return (await session.sdk()).extract(options);
 }
 

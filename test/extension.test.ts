@@ -219,6 +219,14 @@ describe('Sdk({ env: "EXTENSION" }) in an extension service worker', () => {
     expect(fake.requests[0]!.user).toContain('heading: Blue kettle');
     expect(fake.requests[0]!.headers.authorization).toBe('Bearer sk-extension-test');
     expect(fake.requests[0]!.schema).toMatchObject({ type: 'object', required: ['name', 'price', 'tags', 'link'] });
+    // A provider loaded at run time cannot be, in a service worker: the error says so, and what works.
+    expect(await ext.attempt('extractWith', 'model', 'the product', { modelName: 'anthropic/claude-sonnet-4-5', apiKey: 'sk-extension-test' })).toEqual({
+      error: {
+        name: 'UnsupportedModelError',
+        message: expect.stringMatching(/needs the package @ai-sdk\/anthropic, which is imported at run time, .*outside Node .*Use openai, or a server speaking OpenAI's API/),
+      },
+    });
+    expect(fake.requests).toHaveLength(1);
   });
 
   it('observe() finds a button in an out-of-process iframe, and act() clicks it (from observe, then by instruction)', async () => {

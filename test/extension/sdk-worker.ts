@@ -107,6 +107,13 @@ const harness = {
       return sdk.extract(instruction, PRODUCT, { page: pageOf(sdk, url) });
     }),
 
+  /** extract(instruction) with a model given for the call. */
+  extractWith: (name: string, instruction: string, model: ModelConfiguration) =>
+    settle(async () => {
+      const sdk = sdkNamed(name);
+      return sdk.extract(instruction, { model, page: pageOf(sdk) });
+    }),
+
   observe: (name: string, instruction: string, url?: string) =>
     settle(async () => {
       const sdk = sdkNamed(name);

@@ -62,7 +62,7 @@ function call<T = Record<string, unknown>>(name: string, ...args: unknown[]): Pr
 beforeAll(async () => {
   [servers, extensionDir] = await Promise.all([startFixtureServers(), buildExtension()]);
   browser = await launchChrome(
-    { executablePath: CHROME, args: [...TEST_ARGS, '--enable-unsafe-extension-debugging', '--disable-crash-reporter'] },
+    { executablePath: CHROME, args: [...TEST_ARGS, '--enable-unsafe-extension-debugging', '--disable-breakpad', '--disable-crash-reporter'] },
     new Logger({ verbose: 0, disablePino: true }),
     STEP_TIMEOUT_MS,
   );

@@ -5,6 +5,7 @@
 import { build } from 'esbuild';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { EDGE_OPTIONS, edgeStubs } from './scripts/edge-stubs.mjs';
+import { bundleExtensionEntry, EXTENSION_SIZE_TARGET } from './scripts/extension-bundle.mjs';
 
 const pkg = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8'));
 
@@ -72,7 +73,18 @@ async function buildLibrary() {
     }),
     // The command line (`npx tendril`): ESM, its shebang kept from src/cli/main.ts.
     build({ ...common, entryPoints: ['src/cli/main.ts'], format: 'esm', outfile: 'dist/cli.js' }),
+    // `tendril/extension`: no Node built-in either (the build fails naming it), and small.
+    bundleExtensionEntry({ outfile: 'dist/extension.js' }),
+    reportExtensionSize(),
   ]);
+}
+
+/** Prints what README says of `tendril/extension`: its size, minified, without the AI SDK. */
+async function reportExtensionSize() {
+  const { bytes } = await bundleExtensionEntry({ minify: true });
+  const kB = (bytes / 1000).toFixed(1);
+  console.log(`tendril/extension: ${kB} kB minified without the AI SDK (target < ${EXTENSION_SIZE_TARGET / 1000} kB)`);
+  if (bytes >= EXTENSION_SIZE_TARGET) throw new Error(`tendril/extension grew past ${EXTENSION_SIZE_TARGET / 1000} kB minified (${kB} kB).`);
 }
 
 await buildPageScripts();

@@ -4,7 +4,7 @@
 // imported it. So an edge bundle that builds is one that imports no Node built-ins.
 // Used by esbuild.config.mjs (dist/edge.js) and scripts/function-bundle.ts.
 
-const NODE_BUILTIN = /^node:|^(assert|async_hooks|buffer|child_process|crypto|diagnostics_channel|dns|events|fs|http|https|module|net|os|path|perf_hooks|process|readline|stream|string_decoder|timers|tls|tty|url|util|worker_threads|zlib)(\/.*)?$/;
+export const NODE_BUILTIN = /^node:|^(assert|async_hooks|buffer|child_process|crypto|diagnostics_channel|dns|events|fs|http|https|module|net|os|path|perf_hooks|process|readline|stream|string_decoder|timers|tls|tty|url|util|worker_threads|zlib)(\/.*)?$/;
 const NODE_ONLY_MODULES = /[\\/]browser[\\/](launch|bridge|downloads)\.js$/;
 /** Modules that may import Node built-ins, lazily, on a path edge code never takes. */
 const LAZY_NODE_IMPORTERS = /[\\/]src[\\/]browser[\\/]attach\.ts$/;

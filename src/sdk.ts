@@ -1,428 +1,81 @@
 import { attachToBrowser } from './browser/attach.js';
 import type { BrowserHandle } from './browser/browser.js';
-import { connectHosted, type HostedBrowser } from './browser/hosted.js';
-import { Context } from './driver/context.js';
-import { InvalidOptionError, MissingLLMConfigurationError, SdkStateError } from './errors.js';
-import { replayAction, runAct } from './act/act.js';
-import { runObserve } from './act/observe.js';
-import { checkAction } from './act/perform.js';
-import { runExtraction } from './extract/extract.js';
-import { hostedAct, hostedExtract, hostedObserve, type HostedCall } from './hosted/client.js';
-import { isZodSchema, type ZodLike } from './extract/schema.js';
-import { parseModelConfiguration, type ModelSpec } from './llm/config.js';
-import { Metrics } from './llm/metrics.js';
-import { Logger } from './logger.js';
-import { matchForeignPage } from './driver/foreignPage.js';
-import { Page } from './driver/page.js';
-import { watchedAction } from './driver/policy.js';
-import type { CdpBridge } from './browser/bridge.js';
-import { checkDomainPolicy, type CheckedPolicy } from './util/domainPolicy.js';
+import { openExtensionBrowser } from './browser/extension.js';
+import { connectHosted } from './browser/hosted.js';
+import { hostedAct, hostedExtract, hostedObserve } from './hosted/client.js';
+import type { Logger } from './logger.js';
+import { SdkCore, type OpenedBrowser, type SdkBridge, type SdkRuntime } from './sdkCore.js';
+import type { SdkEnv, SdkOptions } from './types.js';
 import { isNode } from './util/env.js';
-import { captureSnapshot } from './snapshot/index.js';
-import { PageTexts } from './snapshot/views.js';
-import type {
-  ActionInput,
-  ActOptions,
-  ActResult,
-  ExtractOptions,
-  ExtractResult,
-  ExtractSchema,
-  InferSchema,
-  ModelConfiguration,
-  ObserveOptions,
-  ObserveResult,
-  PageTextResult,
-  PageTextView,
-  SdkMetrics,
-  SdkOptions,
-} from './types.js';
 
-const DEFAULT_CDP_TIMEOUT_MS = 30_000;
-const VIEWS: readonly PageTextView[] = ['full', 'viewport', 'interactive', 'delta'];
 const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
-/** Model calls are slower than the browser: a large page in chunks can take a minute or more. */
-const DEFAULT_MODEL_TIMEOUT_MS = 120_000;
 
 /**
- * The client. `init()` gets a browser (launches Chrome, or attaches to `cdpUrl`), `context` holds
- * its pages, `close()` lets it go.
+ * The package's main entry: every env. What needs Node (launching, the download folder, the
+ * connectURL() bridge) is imported only when used, so the HOSTED path also runs where Node is absent
+ * (an edge runtime, whose bundle swaps those modules for stubs: scripts/edge-stubs.mjs).
  */
-export class Sdk {
-  readonly logger: Logger;
-  #options: SdkOptions;
-  #browser: BrowserHandle | undefined;
-  #context: Context | undefined;
-  #initializing: Promise<void> | undefined;
-  #closing: Promise<void> | undefined;
-  readonly #metrics = new Metrics();
-  #bridge: CdpBridge | undefined;
-  #removeDownloads: (() => Promise<void>) | undefined;
-  /** The domainPolicy this Sdk's driver enforces on every page and frame; undefined without one. */
-  readonly #policy: CheckedPolicy | undefined;
-  /** The last full text each page gave, for `view: "delta"`. */
-  readonly #pageTexts = new PageTexts();
+const fullRuntime: SdkRuntime = {
+  envs: ['LOCAL', 'HOSTED', 'EXTENSION'],
+  refuseEnv: (env) => `env ${JSON.stringify(env)} is not available.`,
+  hosted: { extract: hostedExtract, act: hostedAct, observe: hostedObserve },
+  noBridge: (env) =>
+    env === 'EXTENSION'
+      ? 'connectURL() is not available with env "EXTENSION": it serves a WebSocket from Node, which an extension does not have. Use sdk.context.pages().'
+      : 'connectURL() is not available here: it needs Node (its WebSocket server) and a local or attached browser.',
+  open,
+};
 
+async function open(env: SdkEnv, options: SdkOptions, logger: Logger, cdpTimeoutMs: number): Promise<OpenedBrowser> {
+  if (env === 'EXTENSION') return { browser: await openExtensionBrowser(options.extension, logger, cdpTimeoutMs) };
+  const launch = options.localBrowserLaunchOptions ?? {};
+  const connectTimeoutMs = launch.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
+  if (env === 'HOSTED') {
+    const browser = await connectHosted(options, logger, connectTimeoutMs, cdpTimeoutMs);
+    return { browser, startBridge: () => startBridgeOn(browser, logger) };
+  }
+  const browser = launch.cdpUrl
+    ? await attachToBrowser(launch.cdpUrl, launch.cdpHeaders, connectTimeoutMs, logger, cdpTimeoutMs)
+    : // Launching needs Node (child processes, files): loaded only when used.
+      await (await import('./browser/launch.js')).launchChrome(launch, logger, cdpTimeoutMs);
+  try {
+    const startBridge = () => startBridgeOn(browser, logger);
+    return { browser, viewport: launch.viewport, startBridge, ...(await downloads(browser, options.downloadsPath, launch.cdpUrl)) };
+  } catch (error) {
+    await browser.close();
+    throw error;
+  }
+}
+
+/**
+ * Where the Sdk's downloads go (see SdkOptions.downloadsPath). Without Node (an edge runtime),
+ * files cannot be managed here: the browser's own choice stands, and downloads are still reported.
+ */
+async function downloads(browser: BrowserHandle, named: string | undefined, cdpUrl: string | undefined): Promise<Pick<OpenedBrowser, 'downloads' | 'removeDownloads'>> {
+  if (!isNode()) return { downloads: { folder: named } };
+  const { downloadFolder } = await import('./browser/downloads.js');
+  const made = downloadFolder(browser, named, cdpUrl);
+  return { downloads: { folder: made.folder }, removeDownloads: made.remove };
+}
+
+async function startBridgeOn(browser: BrowserHandle, logger: Logger): Promise<SdkBridge | undefined> {
+  if (!isNode()) return undefined;
+  try {
+    const { CdpBridge } = await import('./browser/bridge.js');
+    return await CdpBridge.start(browser.connection, logger);
+  } catch (error) {
+    logger.error('bridge', `connectURL() will not be available: ${(error as Error).message}`);
+    return undefined;
+  }
+}
+
+/**
+ * The client. `init()` gets a browser (launches Chrome, attaches to `cdpUrl`, opens a hosted
+ * session, or, inside a Chrome extension, attaches to its tabs), `context` holds its pages,
+ * `close()` lets it go.
+ */
+export class Sdk extends SdkCore {
   constructor(options: SdkOptions = {}) {
-    this.#options = { ...options };
-    this.logger = new Logger({ verbose: options.verbose, disablePino: options.disablePino, logger: options.logger });
-    const env = options.env ?? 'LOCAL';
-    if (env !== 'LOCAL' && env !== 'HOSTED') {
-      throw new InvalidOptionError(`env must be "LOCAL" or "HOSTED", not ${JSON.stringify(env)}.`);
-    }
-    const own = checkDomainPolicy(options.domainPolicy);
-    let session: CheckedPolicy | undefined;
-    try {
-      session = checkDomainPolicy(options.hostedSessionCreateParams?.domainPolicy);
-    } catch (error) {
-      throw new InvalidOptionError(`hostedSessionCreateParams.${(error as Error).message}`);
-    }
-    // HOSTED: the session's own policy when it has one (the one the server is told to enforce).
-    this.#policy = env === 'HOSTED' ? (options.hostedSessionCreateParams?.domainPolicy !== undefined ? session : own) : own;
+    super(options, fullRuntime);
   }
-
-  /** The browser's pages. Available once `init()` has resolved. */
-  get context(): Context {
-    if (!this.#context) {
-      throw new SdkStateError(
-        this.#closing ? 'This Sdk is closed; create a new one.' : 'Call `await sdk.init()` before using sdk.context.',
-      );
-    }
-    return this.#context;
-  }
-
-  /** Process id of the browser this Sdk launched; undefined when attached or not running. */
-  browserProcessId(): number | undefined {
-    return this.#browser?.pid;
-  }
-
-  /** Gets the browser and attaches to its pages. Calling it again returns the same promise. */
-  init(): Promise<void> {
-    if (this.#closing) return Promise.reject(new SdkStateError('This Sdk is closed; create a new one to start again.'));
-    this.#initializing ??= this.#init().catch(async (error) => {
-      await this.#bridge?.close();
-      this.#bridge = undefined;
-      await this.#browser?.close();
-      this.#browser = undefined;
-      await this.#removeDownloads?.();
-      this.#removeDownloads = undefined;
-      this.#initializing = undefined;
-      throw error;
-    });
-    return this.#initializing;
-  }
-
-  async #init(): Promise<void> {
-    const launch = this.#options.localBrowserLaunchOptions ?? {};
-    const cdpTimeoutMs = this.#options.cdpTimeoutMs ?? DEFAULT_CDP_TIMEOUT_MS;
-    const connectTimeoutMs = launch.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
-    const hosted = (this.#options.env ?? 'LOCAL') === 'HOSTED';
-    if (hosted) {
-      this.#browser = await connectHosted(this.#options, this.logger, connectTimeoutMs, cdpTimeoutMs);
-    } else {
-      this.#browser = launch.cdpUrl
-        ? await attachToBrowser(launch.cdpUrl, launch.cdpHeaders, connectTimeoutMs, this.logger, cdpTimeoutMs)
-        : // Launching needs Node (child processes, files): loaded only when used, so the HOSTED path runs where Node is absent.
-          await (await import('./browser/launch.js')).launchChrome(launch, this.logger, cdpTimeoutMs);
-    }
-    const downloads = hosted ? undefined : await this.#downloads(this.#browser, launch.cdpUrl);
-    const context = new Context(this.#browser, this.logger, { viewport: launch.viewport, timeoutMs: cdpTimeoutMs, downloads, policy: this.#policy });
-    // The bridge server needs nothing from the context: start both at once.
-    await Promise.all([context.start(), this.#startBridge(this.#browser)]);
-    // The contract's first step after init is context.pages()[0]: make sure there is one.
-    if (context.pages().length === 0) await context.newPage();
-    this.#context = context;
-  }
-
-  /**
-   * Where this Sdk's downloads go (see SdkOptions.downloadsPath). Without Node (an edge runtime),
-   * files cannot be managed here: the browser's own choice stands, and downloads are still reported.
-   */
-  async #downloads(browser: BrowserHandle, cdpUrl: string | undefined): Promise<{ folder: string | undefined }> {
-    const named = this.#options.downloadsPath;
-    if (!isNode()) return { folder: named };
-    const { downloadFolder } = await import('./browser/downloads.js');
-    const made = downloadFolder(browser, named, cdpUrl);
-    this.#removeDownloads = made.remove;
-    return { folder: made.folder };
-  }
-
-  /** Model use so far (tokens, requests, time), per method and in total. A copy. */
-  get metrics(): SdkMetrics {
-    return this.#metrics.snapshot();
-  }
-
-  /**
-   * Reads the page.
-   * - `extract()` / `extract(options)` → `{ pageText }`: the page as accessibility-tree text, iframes
-   *   (out-of-process ones too) and shadow roots (closed ones too) included. No model involved.
-   * - `extract(instruction, options?)` → `{ extraction }`: the model's answer as text.
-   * - `extract(instruction, schema, options?)` → the value the zod schema (3 or 4) describes, checked
-   *   by it. `.url()` fields hold the real URLs of the page's links.
-   * `selector` limits the call to one element's subtree, `page` picks the page, `model` the model,
-   * and `timeout` (ms) bounds the whole call, model requests included. `view` (page text only)
-   * returns the viewport, the interactive elements, or the delta since the last page text.
-   */
-  extract(): Promise<PageTextResult>;
-  extract(options: ExtractOptions): Promise<PageTextResult>;
-  extract(instruction: string, options?: ExtractOptions): Promise<ExtractResult>;
-  extract<T extends ExtractSchema>(instruction: string, schema: T, options?: ExtractOptions): Promise<InferSchema<T>>;
-  async extract(first?: ExtractOptions | string, second?: unknown, third?: unknown): Promise<unknown> {
-    if (typeof first !== 'string') {
-      if (second !== undefined) throw new InvalidOptionError('extract(options) takes one argument; pass an instruction first to use a schema.');
-      return this.#pageText(checkExtractOptions(first));
-    }
-    if (!first.trim()) throw new InvalidOptionError('The instruction of extract(instruction, ...) is empty; say what to extract.');
-    // extract(instruction, options) is allowed too: a plain object that is not a schema is options.
-    const schemaGiven = second !== undefined && second !== null && isZodSchema(second);
-    if (second !== undefined && second !== null && !schemaGiven && (third !== undefined || !isPlainObject(second))) {
-      throw new InvalidOptionError('The second argument of extract(instruction, schema, options) must be a zod schema (zod 3.25+ or zod 4).');
-    }
-    const options = checkExtractOptions(schemaGiven ? third : (second ?? third));
-    if (options.view !== undefined && options.view !== 'full') {
-      throw new InvalidOptionError(
-        `view "${options.view}" is for the page text (extract() or extract({ view })); extract(instruction) always reads the whole page.`,
-      );
-    }
-    const model = this.#requireModel(options.model, 'extract(instruction)', ' extract() without an instruction returns the page text and needs no model.');
-    const hosted = await this.#hosted(options, model, options.timeout ?? DEFAULT_MODEL_TIMEOUT_MS);
-    if (hosted) return hostedExtract(hosted, first, schemaGiven ? (second as ZodLike) : undefined, options.selector);
-    return runExtraction({
-      page: await this.#pageFor(options.page),
-      instruction: first,
-      schema: schemaGiven ? (second as ZodLike) : undefined,
-      selector: options.selector,
-      timeoutMs: options.timeout ?? DEFAULT_MODEL_TIMEOUT_MS,
-      model,
-      logger: this.logger,
-      metrics: this.#metrics,
-    });
-  }
-
-  /**
-   * Performs one action on the page with real input events.
-   * - `act(instruction, options?)`: the model picks the element and the method (click, fill, type,
-   *   press, selectOption, scroll...). If that element is gone or cannot take the action, the page is
-   *   read again and the model asked again, once; then it fails with ActionFailedError.
-   * - `act(action)`: replays an action from observe() (or a previous act's `actions`) without a model.
-   * `variables` fill `%name%` placeholders in the arguments; their values never reach the model.
-   */
-  async act(instructionOrAction: string | ActionInput, options?: ActOptions): Promise<ActResult> {
-    const checked = checkActOptions(options);
-    if (typeof instructionOrAction !== 'string') checkAction(instructionOrAction);
-    const page = await this.#pageFor(checked.page);
-    const variables = checked.variables ?? {};
-    const withModel = (instruction: string, model: ModelSpec) =>
-      runAct({
-        page,
-        instruction,
-        variables,
-        timeoutMs: checked.timeout ?? DEFAULT_MODEL_TIMEOUT_MS,
-        model,
-        logger: this.logger,
-        metrics: this.#metrics,
-      });
-    if (typeof instructionOrAction === 'string') {
-      if (!instructionOrAction.trim()) throw new InvalidOptionError('act() needs an instruction, such as "click the Sign in button".');
-      const model = this.#requireModel(checked.model, 'act(instruction)', ' act(action) with an action from observe() needs none.');
-      const hosted = await this.#hosted(checked, model, checked.timeout ?? DEFAULT_MODEL_TIMEOUT_MS, page);
-      // The service acts; this Sdk's own driver refuses what the domainPolicy refuses, and says so.
-      if (hosted) return watchedAction(page, hosted.timeoutMs, () => hostedAct(hosted, { instruction: instructionOrAction }, checked.variables));
-      return withModel(instructionOrAction, model);
-    }
-    const action = instructionOrAction;
-    const model = parseModelConfiguration(checked.model ?? this.#options.model);
-    const hosted = await this.#hosted(checked, model, checked.timeout ?? this.#options.cdpTimeoutMs ?? DEFAULT_CDP_TIMEOUT_MS, page);
-    if (hosted) {
-      const { selector, description, method, arguments: args } = action;
-      return watchedAction(page, hosted.timeoutMs, () => hostedAct(hosted, { action: { selector, description, method, arguments: args } }, checked.variables));
-    }
-    const description = action.description?.trim();
-    return replayAction(page, action, {
-      timeoutMs: checked.timeout ?? this.#options.cdpTimeoutMs ?? DEFAULT_CDP_TIMEOUT_MS,
-      variables,
-      logger: this.logger,
-      heal: model && description ? () => withModel(`${action.method ?? 'click'}: ${description}`, model) : undefined,
-    });
-  }
-
-  /** Candidate actions for the page (or for `instruction`): `[{ selector, description, method, arguments }]`. */
-  async observe(instruction?: string, options?: ObserveOptions): Promise<ObserveResult[]> {
-    if (instruction !== undefined && (typeof instruction !== 'string' || !instruction.trim())) {
-      throw new InvalidOptionError('observe(instruction) takes a non-empty string, or nothing.');
-    }
-    const checked = checkExtractOptions(options) as ObserveOptions;
-    const page = await this.#pageFor(checked.page);
-    const model = this.#requireModel(checked.model, 'observe()', '');
-    const hosted = await this.#hosted(checked, model, checked.timeout ?? DEFAULT_MODEL_TIMEOUT_MS, page);
-    if (hosted) return hostedObserve(hosted, instruction, checked.selector);
-    return runObserve({
-      page,
-      instruction,
-      selector: checked.selector,
-      timeoutMs: checked.timeout ?? DEFAULT_MODEL_TIMEOUT_MS,
-      model,
-      logger: this.logger,
-      metrics: this.#metrics,
-    });
-  }
-
-  #requireModel(model: ModelConfiguration | undefined, what: string, hint: string): ModelSpec {
-    const spec = parseModelConfiguration(model ?? this.#options.model);
-    if (spec) return spec;
-    throw new MissingLLMConfigurationError(
-      `${what} needs a model: pass \`model\` to the Sdk constructor or in the options, ` +
-        `for example { modelName: "openai/gpt-4.1-mini", apiKey: process.env.OPENAI_API_KEY }.${hint}`,
-    );
-  }
-
-  /** env "HOSTED": what a call sends to the service instead of running here; undefined when local. */
-  async #hosted(
-    options: { model?: ModelConfiguration; serverCache?: boolean; page?: unknown },
-    model: ModelSpec | undefined,
-    timeoutMs: number,
-    resolved?: Page,
-  ): Promise<HostedCall | undefined> {
-    const browser = this.#browser;
-    if (!browser || !('api' in browser)) return undefined;
-    const page = resolved ?? (await this.#pageFor(options.page));
-    return {
-      browser: browser as HostedBrowser,
-      pageId: page.targetId,
-      configured: options.model ?? this.#options.model,
-      model,
-      serverCache: options.serverCache ?? this.#options.serverCache ?? true,
-      timeoutMs,
-      logger: this.logger,
-    };
-  }
-
-  async #pageText(options: ExtractOptions): Promise<PageTextResult> {
-    const page = await this.#pageFor(options.page);
-    const started = Date.now();
-    const view = options.view ?? 'full';
-    const snapshot = await captureSnapshot(page, {
-      selector: options.selector,
-      timeoutMs: options.timeout ?? this.#options.cdpTimeoutMs ?? DEFAULT_CDP_TIMEOUT_MS,
-      logger: this.logger,
-      view: view === 'delta' ? 'full' : view,
-    });
-    // Works the same with HOSTED: the page text is read over the session's own connection.
-    const pageText = view === 'full' || view === 'delta' ? this.#pageTexts.take(page, options.selector, snapshot.text, view === 'delta') : snapshot.text;
-    this.logger.debug('extract', 'Read the page text', {
-      url: page.url(),
-      ms: Date.now() - started,
-      bytes: pageText.length,
-      selector: options.selector,
-      view,
-    });
-    return { pageText };
-  }
-
-  /**
-   * A WebSocket URL on loopback (with a secret token in its path) through which Playwright
-   * (`chromium.connectOverCDP(url)`) or Puppeteer (`puppeteer.connect({ browserWSEndpoint: url })`)
-   * drive this Sdk's browser, so their pages can be passed as `page`. Each client gets a browser
-   * session of its own; nothing it does disturbs this Sdk's. Available once `init()` has resolved.
-   */
-  connectURL(): string {
-    this.context; // throws the usual state error before init or after close
-    if (!this.#bridge) {
-      throw new SdkStateError('connectURL() is not available here: it needs Node (its WebSocket server) and a local or attached browser.');
-    }
-    return this.#bridge.url;
-  }
-
-  async #startBridge(browser: BrowserHandle): Promise<void> {
-    if (!isNode()) return;
-    try {
-      const { CdpBridge } = await import('./browser/bridge.js');
-      this.#bridge = await CdpBridge.start(browser.connection, this.logger);
-    } catch (error) {
-      this.logger.error('bridge', `connectURL() will not be available: ${(error as Error).message}`);
-    }
-  }
-
-  async #pageFor(page: unknown): Promise<Page> {
-    const context = this.context;
-    // A dead browser has no pages left; say that, not "there is no open page".
-    this.#browser?.connection.assertOpen('this call');
-    if (page !== undefined && !(page instanceof Page)) {
-      const timeoutMs = this.#options.cdpTimeoutMs ?? DEFAULT_CDP_TIMEOUT_MS;
-      const matched = await matchForeignPage(context, page, timeoutMs, this.#bridge?.url);
-      if (matched) return matched;
-    }
-    return this.#ownPage(page);
-  }
-
-  #ownPage(page: unknown): Page {
-    const context = this.context;
-    if (page === undefined) {
-      const active = context.activePage();
-      if (!active) throw new SdkStateError('There is no open page; open one with sdk.context.newPage().');
-      return active;
-    }
-    if (!(page instanceof Page)) {
-      throw new InvalidOptionError(
-        '`page` must be a page of this Sdk (sdk.context.pages(), sdk.context.newPage()), or a Playwright or Puppeteer page connected through sdk.connectURL().',
-      );
-    }
-    if (!context.pages().includes(page)) {
-      throw new InvalidOptionError(
-        page.isClosed() ? '`page` is closed; open another with sdk.context.newPage().' : '`page` belongs to another Sdk instance.',
-      );
-    }
-    return page;
-  }
-
-  /**
-   * Ends the session: closes a browser we launched (and removes its temporary profile), or only
-   * detaches from one we attached to. Safe to call more than once.
-   */
-  close(): Promise<void> {
-    this.#closing ??= (async () => {
-      await this.#initializing?.catch(() => undefined);
-      const browser = this.#browser;
-      const bridge = this.#bridge;
-      this.#browser = undefined;
-      this.#context = undefined;
-      this.#bridge = undefined;
-      await bridge?.close();
-      await browser?.close();
-      await this.#removeDownloads?.();
-      this.#removeDownloads = undefined;
-    })();
-    return this.#closing;
-  }
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function checkActOptions(options: unknown): ActOptions {
-  const checked = checkExtractOptions(options) as ActOptions;
-  const variables = checked.variables;
-  if (variables !== undefined) {
-    const ok = typeof variables === 'object' && variables !== null && !Array.isArray(variables) && Object.values(variables).every((value) => typeof value === 'string');
-    if (!ok) throw new InvalidOptionError('`variables` must map names to strings: { password: "..." } fills %password%.');
-  }
-  return checked;
-}
-
-function checkExtractOptions(options: unknown): ExtractOptions {
-  if (options === undefined || options === null) return {};
-  if (typeof options !== 'object' || Array.isArray(options)) {
-    throw new InvalidOptionError(`extract() takes an options object, not ${Array.isArray(options) ? 'an array' : typeof options}.`);
-  }
-  const { timeout, selector, view } = options as ExtractOptions;
-  if (view !== undefined && !VIEWS.includes(view)) {
-    throw new InvalidOptionError(`\`view\` must be one of ${VIEWS.map((each) => `"${each}"`).join(', ')}, not ${JSON.stringify(view)}.`);
-  }
-  if (timeout !== undefined && (typeof timeout !== 'number' || !Number.isFinite(timeout) || timeout <= 0)) {
-    throw new InvalidOptionError(`\`timeout\` must be a positive number of milliseconds, not ${String(timeout)}.`);
-  }
-  if (selector !== undefined && (typeof selector !== 'string' || !selector.trim())) {
-    throw new InvalidOptionError('`selector` must be a non-empty XPath or CSS selector string.');
-  }
-  return options as ExtractOptions;
 }

@@ -84,9 +84,23 @@ export type ModelConfiguration =
       [providerSetting: string]: unknown;
     };
 
+/**
+ * `LOCAL`: a browser on this machine. `HOSTED`: a remote browser service. `EXTENSION`: the tabs of
+ * the browser a Chrome extension runs in, through chrome.debugger (`import { Sdk } from 'tendril/extension'`).
+ */
+export type SdkEnv = 'LOCAL' | 'HOSTED' | 'EXTENSION';
+
+/** Which tabs an Sdk with env `EXTENSION` attaches to. */
+export interface ExtensionOptions {
+  /** Tab ids (chrome.tabs.Tab.id). Default: the active tab of the last focused window. */
+  tabIds?: number[];
+}
+
 export interface SdkOptions {
-  /** `LOCAL` (default): a browser on this machine. `HOSTED`: a remote browser service. */
-  env?: 'LOCAL' | 'HOSTED';
+  /** `LOCAL` (default; `EXTENSION` from `tendril/extension`), `HOSTED` or `EXTENSION`: see SdkEnv. */
+  env?: SdkEnv;
+  /** env `EXTENSION` only: which tabs to attach to. */
+  extension?: ExtensionOptions;
   /** Hosted-browser account key (HOSTED only). Default: `HOSTED_API_KEY`. */
   apiKey?: string;
   /** Hosted-browser project (HOSTED only). Default: `HOSTED_PROJECT_ID`. */

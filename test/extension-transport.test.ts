@@ -8,13 +8,12 @@ import { EDGE_OPTIONS, edgeStubs } from '../scripts/edge-stubs.mjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BrowserHandle } from '../src/browser/browser.js';
 import { launchChrome } from '../src/browser/launch.js';
-import type { CdpSession } from '../src/cdp/session.js';
 import { Context } from '../src/driver/context.js';
 import { Logger } from '../src/logger.js';
 import { captureSnapshot } from '../src/snapshot/index.js';
-import { deferred, withDeadline } from '../src/util/time.js';
 import { startFixtureServers, type FixtureServers } from './fixtures/server.js';
 import { CHROME, TEST_ARGS } from './helpers.js';
+import { loadExtension, type LoadedExtension } from './extension/load.js';
 
 /*
  * ExtensionTransport in a real extension: a manifest v3 extension whose service worker (test/extension/
@@ -30,7 +29,7 @@ const READY = 'tendril test harness ready';
 let servers: FixtureServers;
 let browser: BrowserHandle;
 let extensionDir: string;
-let worker: CdpSession;
+let extension: LoadedExtension;
 
 async function buildExtension(): Promise<string> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'tendril-test-extension-'));
@@ -55,62 +54,19 @@ async function buildExtension(): Promise<string> {
   return dir;
 }
 
-/** The extension's service worker target, whether it appears before or after the load answers. */
-async function findWorker(load: () => Promise<string>): Promise<string> {
-  const root = browser.connection.rootSession;
-  const seen: Array<{ targetId: string; type: string; url: string }> = [];
-  const found = deferred<string>();
-  let prefix: string | undefined;
-  const check = () => {
-    const hit = prefix && seen.find((each) => each.type === 'service_worker' && each.url.startsWith(prefix!));
-    if (hit) found.resolve(hit.targetId);
-  };
-  root.on('Target.targetCreated', ({ targetInfo }) => {
-    seen.push(targetInfo);
-    check();
-  });
-  await root.send('Target.setDiscoverTargets', { discover: true });
-  prefix = `chrome-extension://${await load()}/`;
-  check();
-  return withDeadline(found.promise, STEP_TIMEOUT_MS, "The extension's service worker target");
-}
-
 /** Calls `harness.<name>(...args)` in the worker and returns its plain result. */
-async function call<T = Record<string, unknown>>(name: string, ...args: unknown[]): Promise<T> {
-  const { result, exceptionDetails } = await worker.send(
-    'Runtime.evaluate',
-    { expression: `globalThis.harness.${name}(...${JSON.stringify(args)})`, awaitPromise: true, returnByValue: true },
-    { timeoutMs: STEP_TIMEOUT_MS },
-  );
-  if (exceptionDetails) throw new Error(`harness.${name} threw: ${exceptionDetails.exception?.description ?? exceptionDetails.text}`);
-  const value = result.value as T & { error?: unknown };
-  if (value && typeof value === 'object' && 'error' in value && Object.keys(value).length === 1) {
-    throw new Error(`harness.${name} failed: ${JSON.stringify(value.error)}`);
-  }
-  return value;
+function call<T = Record<string, unknown>>(name: string, ...args: unknown[]): Promise<T> {
+  return extension.call<T>(name, ...args);
 }
 
 beforeAll(async () => {
   [servers, extensionDir] = await Promise.all([startFixtureServers(), buildExtension()]);
   browser = await launchChrome(
-    { executablePath: CHROME, args: [...TEST_ARGS, '--enable-unsafe-extension-debugging', '--disable-crash-reporter'] },
+    { executablePath: CHROME, args: [...TEST_ARGS, '--enable-unsafe-extension-debugging', '--disable-breakpad', '--disable-crash-reporter'] },
     new Logger({ verbose: 0, disablePino: true }),
     STEP_TIMEOUT_MS,
   );
-  const root = browser.connection.rootSession;
-  const targetId = await findWorker(async () => (await root.send('Extensions.loadUnpacked', { path: extensionDir })).id);
-  const { sessionId } = await root.send('Target.attachToTarget', { targetId, flatten: true });
-  worker = browser.connection.session(sessionId)!;
-  // Nothing that may reject runs in the worker before its script has: the check below is an
-  // expression that cannot throw, and the script says when it is done on the console.
-  const announced = new Promise<void>((resolve) => {
-    worker.on('Runtime.consoleAPICalled', (event) => {
-      if (event.args[0]?.value === READY) resolve();
-    });
-  });
-  await worker.send('Runtime.enable');
-  const { result } = await worker.send('Runtime.evaluate', { expression: "typeof globalThis.harness === 'object'", returnByValue: true });
-  if (result.value !== true) await withDeadline(announced, STEP_TIMEOUT_MS, "The extension's service worker script");
+  extension = await loadExtension(browser, extensionDir, { readyLine: READY, timeoutMs: STEP_TIMEOUT_MS });
 });
 
 afterAll(async () => {

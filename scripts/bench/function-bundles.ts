@@ -6,6 +6,8 @@ import { build } from 'esbuild';
 import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { bundleFunction } from '../function-bundle.js';
+// @ts-expect-error: a plain ES module shared with esbuild.config.mjs, without types
+import { bundleExtensionEntry } from '../extension-bundle.mjs';
 import { BENCH_DIR } from './config.js';
 import { SCRATCH as STAGEHAND_SCRATCH } from './stagehand.js';
 
@@ -48,4 +50,13 @@ export async function bundleStagehandFunction(dir: string): Promise<BuiltFunctio
     banner: { js: BANNER },
   });
   return { file, bytes: statSync(file).size };
+}
+
+/**
+ * `tendril/extension` (src/extension.ts) as esbuild.config.mjs measures it: one minified ES module,
+ * the AI SDK left out (an extension bundles it once, for all its code). Stagehand has no such entry.
+ */
+export async function measureExtensionEntry(): Promise<number> {
+  const { bytes } = (await bundleExtensionEntry({ minify: true })) as { bytes: number };
+  return bytes;
 }

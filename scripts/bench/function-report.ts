@@ -14,6 +14,8 @@ export interface FunctionReportInput {
 
 /** The issue's targets, as ratios Tendril / Stagehand. */
 const TARGETS = { bytes: 0.2, coldStart: 0.5 };
+/** Issue 15's target for `tendril/extension`, in bytes (not a ratio: Stagehand has no such entry). */
+const EXTENSION_TARGET_BYTES = 150_000;
 
 const plural = (n: number, noun: string): string => `${n} ${noun}${n === 1 ? '' : 's'}`;
 
@@ -61,6 +63,12 @@ export function renderFunctionSummary(input: FunctionReportInput): string {
   row('bundle: one minified ES module for Node', bytesCell(a), bytesCell(b), TARGETS.bytes);
   row('cold start: `import()` + first request, median (ms)', msCell(a, (c) => c.totalMs), msCell(b, (c) => c.totalMs), TARGETS.coldStart);
   row('… of which `import()`, median (ms)', msCell(a, (c) => c.importMs), msCell(b, (c) => c.importMs));
+  if (run.extensionBytes !== undefined) {
+    const bytes = run.extensionBytes;
+    const cell = bytes === null ? 'failed' : `${formatBytes(bytes)} (${bytes.toLocaleString('en-US')} B)`;
+    const target = `< ${formatBytes(EXTENSION_TARGET_BYTES)}${bytes === null ? '' : `: ${bytes < EXTENSION_TARGET_BYTES ? 'pass' : 'FAIL'}`}`;
+    lines.push(`| \`tendril/extension\` (for Chrome extensions): one minified ES module, the AI SDK left out | ${cell} | — | | ${target} |`);
+  }
   lines.push('');
   for (const col of [ours, theirs]) {
     const o = run.outcomes.get(col.id);

@@ -7,6 +7,7 @@ import {
   ContentFrameNotFoundError,
   ElementNotActionableError,
   ElementNotFoundError,
+  PageClosedError,
   SdkIframeError,
   TargetClosedError,
 } from '../errors.js';
@@ -89,6 +90,13 @@ async function actWithin(request: ActRequest, call: ModelCall, retry?: string): 
     await perform(page, withVariables(action, request.variables), call.deadline.remaining());
   } catch (error) {
     if (!isHealable(error)) throw error;
+    // A closed page (its tab closed meanwhile) has nothing to read again: say that, and what was not done.
+    if (page.isClosed()) {
+      throw new PageClosedError(
+        `The page closed while act(${JSON.stringify(request.instruction)}) was running: ${action.method} on ${line} was not done. Use another page (sdk.context.pages()).`,
+        { cause: error },
+      );
+    }
     const reason = error.message;
     if (retry) {
       throw new ActionFailedError(

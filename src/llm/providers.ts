@@ -4,7 +4,7 @@
 
 import type { LanguageModel } from 'ai';
 import { MissingLLMConfigurationError, UnsupportedModelError } from '../errors.js';
-import { envVar } from '../util/env.js';
+import { envVar, isNode } from '../util/env.js';
 import { describeModel, type ModelSpec } from './config.js';
 
 interface HostedProvider {
@@ -131,10 +131,13 @@ async function build(
   try {
     module = await importOptional(info.pkg);
   } catch (error) {
-    throw new UnsupportedModelError(
-      `${describeModel(spec)} needs the package ${info.pkg}, which is not installed: run \`npm install ${info.pkg}\`.`,
-      { cause: error },
-    );
+    // Outside Node (a Chrome extension's service worker forbids import(); a bundle has no node_modules
+    // beside it), installing the package would not help: only the providers built in work there.
+    const why = isNode()
+      ? `which is not installed: run \`npm install ${info.pkg}\`.`
+      : `which is imported at run time, and that failed (${(error as Error).message}): outside Node (a Chrome extension, an edge runtime) ` +
+        "it cannot be. Use openai, or a server speaking OpenAI's API (openai-compatible with model.baseURL).";
+    throw new UnsupportedModelError(`${describeModel(spec)} needs the package ${info.pkg}, ${why}`, { cause: error });
   }
   const factory = module[info.factory];
   if (typeof factory !== 'function') {

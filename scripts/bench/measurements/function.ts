@@ -19,7 +19,7 @@ import { Logger } from '../../../src/logger.js';
 import type { FakeRequest } from '../../../test/support/fake-model.js';
 import { withTimeout } from '../adapter.js';
 import { BENCH_DIR } from '../config.js';
-import { bundleStagehandFunction, bundleTendrilFunction, type BuiltFunction } from '../function-bundles.js';
+import { bundleStagehandFunction, bundleTendrilFunction, measureExtensionEntry, type BuiltFunction } from '../function-bundles.js';
 import { startHeaderProxy, type HeaderProxy } from '../header-proxy.js';
 import { MODEL_NAME, sampleFor, startModelServer, type BenchModelServer } from '../llm-model.js';
 import { errorText, type ComparisonContext, type Failed } from '../measurement.js';
@@ -68,6 +68,8 @@ export interface FunctionRun {
   readonly proxied: readonly string[];
   readonly settings: { readonly iterations: number; readonly warmups: number };
   readonly notes: readonly string[];
+  /** `tendril/extension` minified without the AI SDK, when Tendril ran; null if it did not build. */
+  readonly extensionBytes?: number | null;
 }
 
 interface Instructions {
@@ -105,6 +107,7 @@ export async function runFunction(ctx: ComparisonContext): Promise<FunctionRun |
   const runs = new Map<string, number>(ids.map((id) => [id, 0]));
   const proxied = new Set<string>();
   const chromeBefore = new Set(env.reaper.snapshot().map((p) => p.pid));
+  let extensionBytes: number | null | undefined;
   let current: Instructions | null = null;
   let model: BenchModelServer | null = null;
   let server: HostedServer | null = null;
@@ -120,6 +123,15 @@ export async function runFunction(ctx: ComparisonContext): Promise<FunctionRun |
         log(`${FUNCTION_ID} ${label(id)}: bundled into ${fn.bytes} bytes in ${formatMs(performance.now() - t0)} ms`);
       } catch (err) {
         fail(id, `bundle: ${errorText(err)}`);
+      }
+    }
+    if (ids.includes('tendril')) {
+      try {
+        extensionBytes = await measureExtensionEntry();
+        log(`${FUNCTION_ID} ${label('tendril')}: tendril/extension is ${extensionBytes} bytes minified without the AI SDK`);
+      } catch (err) {
+        extensionBytes = null;
+        notes.push(`tendril/extension did not build: ${errorText(err)}`);
       }
     }
     if (!built.size) return result();
@@ -205,6 +217,7 @@ export async function runFunction(ctx: ComparisonContext): Promise<FunctionRun |
       proxied: [...proxied],
       settings: { iterations: opts.iterations, warmups: opts.warmups },
       notes,
+      extensionBytes,
     };
   }
 }

@@ -1,0 +1,56 @@
+// The package entry `tendril/extension`: the Sdk inside a Chrome extension (MV3 service worker or
+// extension page), driving the user's own tabs through chrome.debugger. Only env "EXTENSION": nothing
+// here launches Chrome, serves connectURL() or talks to a hosted browser, so the bundle carries no
+// Node built-in and no hosted client (esbuild.config.mjs fails the build if a Node built-in slips in).
+import { openExtensionBrowser } from './browser/extension.js';
+import type { LogLine, SdkOptions } from './types.js';
+import { SdkCore, type SdkRuntime } from './sdkCore.js';
+
+const extensionRuntime: SdkRuntime = {
+  envs: ['EXTENSION'],
+  refuseEnv: (env) =>
+    `tendril/extension runs only env "EXTENSION" (the tabs of the browser this extension runs in). env ${JSON.stringify(env)} ` +
+    "launches or reaches a browser from a server: use `import { Sdk } from 'tendril'` in Node or an edge runtime for it.",
+  noBridge: () =>
+    'connectURL() is not available in an extension: it serves a WebSocket from Node. Use sdk.context.pages(), or chrome.debugger directly.',
+  open: async (_env, options, logger, cdpTimeoutMs) => ({ browser: await openExtensionBrowser(options.extension, logger, cdpTimeoutMs) }),
+};
+
+/**
+ * The client inside a Chrome extension. `init()` attaches to the active tab (or to
+ * `extension.tabIds`), `context.pages()` are the attached tabs, `context.newPage(url)` opens a tab,
+ * `close()` detaches and leaves every tab open. Model calls go from the extension straight to the
+ * provider (`model.baseURL` for OpenAI-compatible servers).
+ */
+export class Sdk extends SdkCore {
+  constructor(options: SdkOptions = {}) {
+    super(toConsole(options), extensionRuntime);
+  }
+}
+
+/**
+ * pino writes to file descriptors, which an extension does not have: its lines go to the console
+ * instead (the service worker's DevTools), unless the caller takes them or turns them off.
+ */
+function toConsole(options: SdkOptions): SdkOptions {
+  const logger = options.logger ?? (options.disablePino ? undefined : consoleLine);
+  return { ...options, disablePino: true, logger };
+}
+
+function consoleLine(line: LogLine): void {
+  const text = `[tendril:${line.category}] ${line.message}`;
+  const write = line.level === 0 ? console.error : line.level === 1 ? console.info : console.debug;
+  if (line.auxiliary) write(text, line.auxiliary);
+  else write(text);
+}
+
+export * from './errors.js';
+export type * from './types.js';
+export type { Context } from './driver/context.js';
+export type { Page } from './driver/page.js';
+export type { Frame } from './driver/frame.js';
+export type { Locator } from './driver/locator.js';
+export type { PageFunction } from './driver/evaluate.js';
+export type { Dialog, DialogType } from './driver/dialog.js';
+export type { NavigationResponse } from './driver/response.js';
+export type { PageEvents } from './driver/page.js';

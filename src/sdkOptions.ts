@@ -1,0 +1,70 @@
+// The checks of the Sdk's options and of each call's options: bad input fails here, with a typed
+// error naming the fix, before anything is sent to the browser or a model.
+import { InvalidOptionError } from './errors.js';
+import type { ActOptions, ExtractOptions, PageTextView, SdkEnv, SdkOptions } from './types.js';
+
+/**
+ * Options that mean nothing for `env` fail here, so a setting that would be ignored is not: the
+ * extension debugs the user's own tabs (nothing to launch, attach by URL, or download into), and
+ * the hosted settings are for env "HOSTED".
+ */
+export function checkEnvOptions(env: SdkEnv, options: SdkOptions): void {
+  const given = (name: keyof SdkOptions) => options[name] !== undefined;
+  if (env === 'EXTENSION') {
+    if (given('localBrowserLaunchOptions')) {
+      throw new InvalidOptionError(
+        'localBrowserLaunchOptions is for env "LOCAL": with env "EXTENSION" nothing is launched or attached by URL, the ' +
+          "extension debugs its own browser's tabs through chrome.debugger. Name them with `extension: { tabIds }` instead.",
+      );
+    }
+    if (given('downloadsPath')) {
+      throw new InvalidOptionError(
+        'downloadsPath needs Node (a folder of files) and a browser of our own; with env "EXTENSION" the user\'s browser keeps its ' +
+          'own download settings. Leave downloadsPath out.',
+      );
+    }
+    for (const name of ['apiKey', 'projectId', 'hostedApiUrl', 'hostedSessionCreateParams', 'serverCache'] as const) {
+      if (given(name)) throw new InvalidOptionError(`${name} is for env "HOSTED" (a remote browser); with env "EXTENSION" leave it out.`);
+    }
+    const tabIds = options.extension?.tabIds;
+    if (tabIds !== undefined && (!Array.isArray(tabIds) || tabIds.length === 0 || !tabIds.every((id) => Number.isInteger(id) && id >= 0))) {
+      throw new InvalidOptionError('`extension.tabIds` must be a non-empty array of tab ids (chrome.tabs.Tab.id), or left out for the active tab.');
+    }
+  } else if (given('extension')) {
+    throw new InvalidOptionError(`\`extension\` options are for env "EXTENSION" (inside a Chrome extension), not ${JSON.stringify(env)}.`);
+  }
+}
+
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+export function checkActOptions(options: unknown): ActOptions {
+  const checked = checkExtractOptions(options) as ActOptions;
+  const variables = checked.variables;
+  if (variables !== undefined) {
+    const ok = typeof variables === 'object' && variables !== null && !Array.isArray(variables) && Object.values(variables).every((value) => typeof value === 'string');
+    if (!ok) throw new InvalidOptionError('`variables` must map names to strings: { password: "..." } fills %password%.');
+  }
+  return checked;
+}
+
+const VIEWS: readonly PageTextView[] = ['full', 'viewport', 'interactive', 'delta'];
+
+export function checkExtractOptions(options: unknown): ExtractOptions {
+  if (options === undefined || options === null) return {};
+  if (typeof options !== 'object' || Array.isArray(options)) {
+    throw new InvalidOptionError(`extract() takes an options object, not ${Array.isArray(options) ? 'an array' : typeof options}.`);
+  }
+  const { timeout, selector, view } = options as ExtractOptions;
+  if (view !== undefined && !VIEWS.includes(view)) {
+    throw new InvalidOptionError(`\`view\` must be one of ${VIEWS.map((each) => `"${each}"`).join(', ')}, not ${JSON.stringify(view)}.`);
+  }
+  if (timeout !== undefined && (typeof timeout !== 'number' || !Number.isFinite(timeout) || timeout <= 0)) {
+    throw new InvalidOptionError(`\`timeout\` must be a positive number of milliseconds, not ${String(timeout)}.`);
+  }
+  if (selector !== undefined && (typeof selector !== 'string' || !selector.trim())) {
+    throw new InvalidOptionError('`selector` must be a non-empty XPath or CSS selector string.');
+  }
+  return options as ExtractOptions;
+}

@@ -4,7 +4,7 @@
 export class SdkError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
-    this.name = new.target.name;
+    this.name = NAMES.get(new.target) ?? new.target.name;
   }
 }
 
@@ -188,3 +188,11 @@ export class HostedServiceError extends SdkError {
     super(message);
   }
 }
+
+/**
+ * Each error's name, written out rather than read from its class: minifiers rename classes (the
+ * extension entry is built minified), and `error.name` is part of the API.
+ */
+const NAMES = new Map<Function, string>(
+  Object.entries({ SdkError, SchemaValidationError, SdkDomProcessError, SdkEvalError, SdkIframeError, ContentFrameNotFoundError, ElementNotFoundError, XPathResolutionError, SdkShadowRootMissingError, LLMResponseError, MissingLLMConfigurationError, UnsupportedModelError, InvalidAISDKModelFormatError, SelectorSyntaxError, TimeoutError, ConnectionClosedError, ProtocolError, BrowserLaunchError, BrowserConnectError, NavigationError, UrlNotAllowedError, DomainPolicyError, SdkStateError, InvalidOptionError, UnknownKeyError, PageClosedError, TargetClosedError, ElementNotActionableError, ActionFailedError, HostedServiceError }).map(([name, type]) => [type, name]),
+);

@@ -55,6 +55,10 @@ export async function startHostedServer(config: HostedServerConfig, logger: Logg
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const url = new URL(req.url ?? '/', 'http://x');
+    // For container health checks and load balancers: no key needed, and nothing in it is secret.
+    if (url.pathname === '/healthz' && req.method === 'GET') {
+      return sendJson(req, res, 200, { ok: true, sessions: sessions.activeCount, maxSessions: config.maxSessions });
+    }
     const parts = url.pathname.split('/').filter(Boolean);
     if (parts[0] !== 'v1' || parts[1] !== 'sessions') throw apiError('not_found', `No route ${req.method} ${url.pathname}.`);
     if (!isKnownKey(config.apiKeys, header(req, HEADERS.apiKey))) {

@@ -75,6 +75,8 @@ async function buildLibrary() {
     build({ ...common, entryPoints: ['src/cli/main.ts'], format: 'esm', outfile: 'dist/cli.js' }),
     // `tendril/extension`: no Node built-in either (the build fails naming it), and small.
     bundleExtensionEntry({ outfile: 'dist/extension.js' }),
+    // `tendril/extension-relay`: the extension's side of `tendril relay`, on the same terms.
+    bundleExtensionEntry({ outfile: 'dist/extension-relay.js', entry: 'src/extensionRelay.ts' }),
     reportExtensionSize(),
   ]);
 }

@@ -13,6 +13,7 @@ const fromSource = {
   name: 'tendril-extension-from-source',
   setup(b) {
     b.onResolve({ filter: /^tendril\/extension$/ }, () => ({ path: EXTENSION_ENTRY }));
+    b.onResolve({ filter: /^tendril\/extension-relay$/ }, () => ({ path: path.join(REPO_ROOT, 'src', 'extensionRelay.ts') }));
   },
 };
 

@@ -1,22 +1,29 @@
-// `tendril relay` for real: the relay as its own process (the CLI), Chromium with an extension
-// running the relay bridge, a Tendril Sdk attached through the relay's cdpUrl, and
-// chrome-remote-interface as an independent client.
+// `tendril relay` for real: the relay as its own process (the CLI), Chromium with the example
+// extension (npm run build:extension) connected to it as its user would connect it, a Tendril Sdk
+// attached through the relay's cdpUrl, and chrome-remote-interface as an independent client.
 
 import { spawn, type ChildProcess } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
 import { request } from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import CDP from 'chrome-remote-interface';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BrowserConnectError, ConnectionClosedError, PageClosedError, Sdk, TargetClosedError } from '../src/index.js';
+// @ts-expect-error: a plain ES module, without types
+import { buildExampleExtension } from '../scripts/build-extension.mjs';
+import type { BrowserHandle } from '../src/browser/browser.js';
+import { launchChrome } from '../src/browser/launch.js';
+import { Logger } from '../src/logger.js';
 import { startFixtureServers, type FixtureServers } from './fixtures/server.js';
-import { buildTestExtension, launchWithExtension, type ExtensionBrowser } from './support/extension-harness.js';
+import { CHROME, TEST_ARGS } from './helpers.js';
+import { loadExtension, type LoadedExtension } from './extension/load.js';
 import { startFakeModel, type FakeModel, type FakeRequest } from './support/fake-model.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.join(HERE, '..');
-const READY = 'tendril relay harness ready';
+const STEP_TIMEOUT_MS = 15_000;
 
 interface RelayProcess {
   child: ChildProcess;
@@ -78,7 +85,8 @@ function withToken(url: string, token: string): string {
 
 let servers: FixtureServers;
 let fake: FakeModel;
-let ext: ExtensionBrowser;
+let browser: BrowserHandle;
+let ext: LoadedExtension;
 let relay: RelayProcess;
 let extensionDir: string;
 let sdk: Sdk | undefined;
@@ -86,16 +94,46 @@ let sharedTab: number;
 const model = () => ({ modelName: 'openai/gpt-4.1-mini', apiKey: 'sk-relay-test', baseURL: fake.url });
 const attach = () => new Sdk({ verbose: 0, disablePino: true, localBrowserLaunchOptions: { cdpUrl: relay.cdpUrl } });
 
+/** The extension's relay side, as its side panel asks it (examples/extension/relay.ts). */
+type Answer = { ok: boolean; error?: string; view: { connection: string; driven: boolean; shared: Array<{ id: number; url: string }> } };
+const ask = (request: Record<string, unknown>) => ext.call<Answer>('relay', request);
+
+/** Evaluates `expression` (a promise) in the extension's service worker. */
+async function inWorker<T>(expression: string): Promise<T> {
+  const { result, exceptionDetails } = await ext.worker.send('Runtime.evaluate', { expression, awaitPromise: true, returnByValue: true }, { timeoutMs: STEP_TIMEOUT_MS });
+  if (exceptionDetails) throw new Error(exceptionDetails.exception?.description ?? exceptionDetails.text);
+  return result.value as T;
+}
+
+/** Opens a tab in the user's browser and resolves with its id once it has loaded. */
+const openTab = (url: string) =>
+  inWorker<number>(`new Promise((resolve, reject) => {
+    let id;
+    const listener = (tabId, change) => {
+      if (tabId !== id || change.status !== 'complete') return;
+      chrome.tabs.onUpdated.removeListener(listener);
+      resolve(tabId);
+    };
+    chrome.tabs.onUpdated.addListener(listener);
+    chrome.tabs.create({ url: ${JSON.stringify(url)} }).then((tab) => { id = tab.id; }, reject);
+  })`);
+const openTabs = () => inWorker<Array<{ id: number; url: string }>>('chrome.tabs.query({}).then((tabs) => tabs.map((tab) => ({ id: tab.id, url: tab.url })))');
+
 beforeAll(async () => {
-  extensionDir = await buildTestExtension(path.join(HERE, 'extension/relay-worker.ts'), 'Tendril relay test');
-  [servers, fake, relay] = await Promise.all([startFixtureServers(), startFakeModel(), startRelayProcess()]);
-  ext = await launchWithExtension(extensionDir, READY);
+  extensionDir = mkdtempSync(path.join(os.tmpdir(), 'tendril-test-relay-extension-'));
+  [servers, fake, relay] = await Promise.all([startFixtureServers(), startFakeModel(), startRelayProcess(), buildExampleExtension(extensionDir)]);
+  browser = await launchChrome(
+    { executablePath: CHROME, args: [...TEST_ARGS, '--enable-unsafe-extension-debugging', '--disable-breakpad', '--disable-crash-reporter'] },
+    new Logger({ verbose: 0, disablePino: true }),
+    STEP_TIMEOUT_MS,
+  );
+  ext = await loadExtension(browser, extensionDir, { readyLine: 'tendril example ready', timeoutMs: STEP_TIMEOUT_MS, global: 'tendrilExample' });
 });
 
 afterAll(async () => {
   await sdk?.close().catch(() => undefined);
   relay?.child.kill('SIGKILL');
-  await ext?.browser.close();
+  await browser?.close();
   await Promise.all([servers?.close(), fake?.close()]);
   if (extensionDir) rmSync(extensionDir, { recursive: true, force: true });
 });
@@ -117,17 +155,21 @@ describe('tendril relay', () => {
     expect(refusedClient).toBeInstanceOf(BrowserConnectError);
     expect((refusedClient as Error).message).toMatch(/HTTP 503, No Tendril extension is connected/);
     // The extension with a wrong token is refused too, and says so.
-    const refused = await ext.settle<{ error: { message: string } }>('connect', withToken(relay.extensionUrl, wrong));
-    expect(refused.error.message).toMatch(/refused the connection/);
-    expect(refused.error.message).not.toContain(wrong);
+    const refused = await ask({ kind: 'connect', url: withToken(relay.extensionUrl, wrong) });
+    expect(refused.ok).toBe(false);
+    expect(refused.error).toMatch(/refused the connection/);
+    expect(refused.error).not.toContain(wrong);
+    expect(refused.view.connection).toBe('disconnected');
     // Tokens reach no log line of the relay.
     const tokens = [extensionToken, new URL(relay.cdpUrl).searchParams.get('token')!];
     for (const token of tokens) expect(relay.stderr).not.toContain(token);
   });
 
   it('gives an attached Sdk the shared tab, read completely: out-of-process frames and closed shadow roots', async () => {
-    expect(await ext.call('connect', relay.extensionUrl)).toMatchObject({ connection: 'connected', driven: false });
-    sharedTab = await ext.call<number>('openAndShare', servers.a.url('/frames.html'));
+    // The user opens a tab, connects the extension (the active tab is shared by default).
+    sharedTab = await openTab(servers.a.url('/frames.html'));
+    const connected = await ask({ kind: 'connect', url: relay.extensionUrl });
+    expect(connected).toMatchObject({ ok: true, view: { connection: 'connected', driven: false, shared: [{ id: sharedTab }] } });
     sdk = attach();
     await sdk.init();
     const pages = sdk.context.pages();
@@ -136,7 +178,7 @@ describe('tendril relay', () => {
     expect(oop?.url()).toBe(`${servers.b.origin}/oop.html`);
     const { pageText } = await sdk.extract();
     for (const text of ['Top', 'from srcdoc', 'cross-origin child', 'closed in oopif', 'leaf text']) expect(pageText).toContain(text);
-    expect(await ext.call('status')).toMatchObject({ connection: 'connected', driven: true, shared: [sharedTab] });
+    expect((await ask({ kind: 'status' })).view).toMatchObject({ connection: 'connected', driven: true, shared: [{ id: sharedTab }] });
   });
 
   it('clicks inside an out-of-process iframe with act()', async () => {
@@ -156,19 +198,19 @@ describe('tendril relay', () => {
     const second = await sdk!.context.newPage(servers.b.url('/leaf.html'));
     await second.waitForLoadState('load');
     expect(await second.evaluate(() => document.getElementById('leaf')!.textContent)).toBe('leaf text');
-    const tabs = await ext.call<Array<{ id: number; url: string }>>('tabs');
-    const secondTab = tabs.find((tab) => tab.url === servers.b.url('/leaf.html'))!;
+    const secondTab = (await openTabs()).find((tab) => tab.url === servers.b.url('/leaf.html'))!;
     expect(secondTab).toBeDefined();
-    expect(((await ext.call('status')) as { shared: number[] }).shared.sort()).toEqual([sharedTab, secondTab.id].sort());
+    expect((await ask({ kind: 'status' })).view.shared.map((tab) => tab.id).sort()).toEqual([sharedTab, secondTab.id].sort());
 
+    // The user presses "Stop sharing" on it.
     const closed = new Promise<void>((resolve) => second.once('close', () => resolve()));
-    await ext.call('unshare', secondTab.id);
+    expect((await ask({ kind: 'unshare', tabId: secondTab.id })).ok).toBe(true);
     await closed;
     const error = await second.evaluate(() => 1).catch((e: unknown) => e);
     expect(error instanceof PageClosedError || error instanceof TargetClosedError, String(error)).toBe(true);
     expect((error as Error).message).toMatch(/stopped sharing/);
     // The tab itself stays open, and the first page works on.
-    expect((await ext.call<Array<{ id: number }>>('tabs')).some((tab) => tab.id === secondTab.id)).toBe(true);
+    expect((await openTabs()).some((tab) => tab.id === secondTab.id)).toBe(true);
     expect(sdk!.context.pages()).toHaveLength(1);
     expect(await sdk!.context.pages()[0]!.evaluate(() => document.title)).toBeTruthy();
   });
@@ -176,7 +218,7 @@ describe('tendril relay', () => {
   it('close() only detaches, and chrome-remote-interface as another client lists the shared tab', async () => {
     await sdk!.close();
     sdk = undefined;
-    expect((await ext.call<Array<{ id: number }>>('tabs')).some((tab) => tab.id === sharedTab)).toBe(true);
+    expect((await openTabs()).some((tab) => tab.id === sharedTab)).toBe(true);
     // The relay hears of the first client's departure a moment after close() returns.
     let client: CDP.Client | undefined;
     for (let attempt = 0; !client; attempt++) {
@@ -213,6 +255,6 @@ describe('tendril relay', () => {
     const error = await pending;
     expect(Date.now() - killed).toBeLessThan(1000);
     expect(error).toBeInstanceOf(ConnectionClosedError);
-    expect((await ext.call<Array<{ id: number }>>('tabs')).some((tab) => tab.id === sharedTab)).toBe(true);
+    expect((await openTabs()).some((tab) => tab.id === sharedTab)).toBe(true);
   });
 });

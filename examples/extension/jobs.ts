@@ -19,3 +19,50 @@ export type Outcome = { ok: true; url: string; text: string } | { ok: false; err
 export interface JobMessage {
   tendril: Job;
 }
+
+/** What the panel asks of the relay side: `{ tendrilRelay: request }`. */
+export type RelayRequest =
+  | { kind: 'status' }
+  | { kind: 'connect'; url: string }
+  | { kind: 'disconnect' }
+  /** Shares `tabId`, or the active tab. */
+  | { kind: 'share'; tabId?: number }
+  | { kind: 'unshare'; tabId: number };
+
+export interface RelayMessage {
+  tendrilRelay: RelayRequest;
+}
+
+export interface SharedTab {
+  id: number;
+  title: string;
+  url: string;
+}
+
+/** The relay side's state, as the panel shows it. */
+export interface RelayView {
+  connection: 'disconnected' | 'connecting' | 'connected';
+  /** Whether a client drives the shared tabs now. */
+  driven: boolean;
+  shared: SharedTab[];
+  /** The relay address saved last (it holds the extension's token: shown masked). */
+  url?: string;
+  /** The last problem, in words. */
+  error?: string;
+}
+
+export type RelayAnswer = ({ ok: true } | { ok: false; error: string }) & { view: RelayView };
+
+/**
+ * Where the relay settings live: chrome.storage.local, this machine only. The address holds the
+ * extension's token for the relay, a secret like the model key.
+ */
+export const RELAY_KEY = 'tendrilRelay';
+
+export interface RelaySettings {
+  url: string;
+  /** Connected when last seen: a restarted service worker reconnects. */
+  connected: boolean;
+  /** The tabs shared then. */
+  shared: number[];
+}

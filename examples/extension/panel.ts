@@ -1,9 +1,9 @@
 // The side panel: keeps the model settings in chrome.storage.local and sends jobs to the worker.
-import { SETTINGS_KEY, type Job, type JobMessage, type ModelSettings, type Outcome } from './jobs.js';
+import { SETTINGS_KEY, type Job, type JobMessage, type ModelSettings, type Outcome, type RelayAnswer, type RelayMessage, type RelayRequest } from './jobs.js';
 
 declare const chrome: {
   storage: { local: { get(key: string): Promise<Record<string, unknown>>; set(items: Record<string, unknown>): Promise<void> } };
-  runtime: { sendMessage(message: JobMessage): Promise<Outcome | undefined> };
+  runtime: { sendMessage(message: JobMessage | RelayMessage): Promise<unknown> };
 };
 
 const field = (id: string) => document.getElementById(id) as HTMLInputElement;
@@ -29,7 +29,9 @@ async function save(): Promise<void> {
 async function send(job: Job): Promise<void> {
   out.className = '';
   out.textContent = 'Working…';
-  const outcome = await chrome.runtime.sendMessage({ tendril: job }).catch((error: Error) => ({ ok: false as const, error: error.message }));
+  const outcome = (await chrome.runtime.sendMessage({ tendril: job }).catch((error: Error) => ({ ok: false as const, error: error.message }))) as
+    | Outcome
+    | undefined;
   if (!outcome) {
     out.textContent = 'The service worker did not answer.';
   } else if (outcome.ok) {
@@ -59,4 +61,36 @@ document.getElementById('act')!.addEventListener('click', () => {
   const text = instruction();
   if (text) void send({ kind: 'act', instruction: text });
 });
+/** Sends one relay request to the worker and shows the state it answers with. */
+async function relay(request: RelayRequest): Promise<void> {
+  const answer = (await chrome.runtime.sendMessage({ tendrilRelay: request }).catch(() => undefined)) as RelayAnswer | undefined;
+  const state = document.getElementById('relayState')!;
+  const list = document.getElementById('relayTabs')!;
+  list.replaceChildren();
+  if (!answer) {
+    state.textContent = 'The service worker did not answer.';
+    return;
+  }
+  const { view } = answer;
+  const problem = answer.ok ? view.error : answer.error;
+  state.className = answer.ok ? '' : 'error';
+  state.textContent =
+    `${view.connection}${view.driven ? ', a client is driving the shared tabs' : ''}${view.url ? ` (${view.url})` : ''}` + (problem ? `. ${problem}` : '');
+  for (const tab of view.shared) {
+    const item = document.createElement('li');
+    const stop = document.createElement('button');
+    stop.textContent = 'Stop sharing';
+    stop.addEventListener('click', () => void relay({ kind: 'unshare', tabId: tab.id }));
+    item.append(`${tab.title || tab.url} `, stop);
+    list.append(item);
+  }
+}
+
+document.getElementById('relayConnect')!.addEventListener('click', () => {
+  const url = field('relayUrl').value.trim();
+  if (url) void relay({ kind: 'connect', url });
+});
+document.getElementById('relayDisconnect')!.addEventListener('click', () => void relay({ kind: 'disconnect' }));
+document.getElementById('relayShare')!.addEventListener('click', () => void relay({ kind: 'share' }));
 void load();
+void relay({ kind: 'status' });

@@ -1,12 +1,13 @@
 // The extension's service worker: runs each job of the side panel with Tendril on the active tab.
 // chrome.debugger lives here (and in extension pages); the panel only sends jobs and shows results.
 import { Sdk, type ModelConfiguration } from 'tendril/extension';
-import { SETTINGS_KEY, type Job, type JobMessage, type ModelSettings, type Outcome } from './jobs.js';
+import { SETTINGS_KEY, type Job, type JobMessage, type ModelSettings, type Outcome, type RelayMessage } from './jobs.js';
+import { relay } from './relay.js';
 
 declare const chrome: {
   storage: { local: { get(key: string): Promise<Record<string, unknown>> } };
   runtime: {
-    onMessage: { addListener(listener: (message: unknown, sender: unknown, reply: (outcome: Outcome) => void) => boolean | undefined): void };
+    onMessage: { addListener(listener: (message: unknown, sender: unknown, reply: (answer: unknown) => void) => boolean | undefined): void };
   };
   sidePanel?: { setPanelBehavior(behavior: { openPanelOnActionClick: boolean }): Promise<void> };
 };
@@ -42,8 +43,10 @@ export async function run(job: Job): Promise<Outcome> {
 
 chrome.runtime.onMessage.addListener((message, _sender, reply) => {
   const job = (message as Partial<JobMessage> | undefined)?.tendril;
-  if (!job) return undefined;
-  void run(job).then(reply);
+  const request = (message as Partial<RelayMessage> | undefined)?.tendrilRelay;
+  if (job) void run(job).then(reply);
+  else if (request) void relay(request).then(reply);
+  else return undefined;
   // Keeps the channel open: the reply comes after this listener returns.
   return true;
 });
@@ -51,6 +54,7 @@ chrome.runtime.onMessage.addListener((message, _sender, reply) => {
 // The toolbar button opens the side panel.
 chrome.sidePanel?.setPanelBehavior({ openPanelOnActionClick: true }).catch(() => undefined);
 
-// For the service worker's DevTools console (and the example's test): `await tendrilExample.run({ kind: 'text' })`.
-(globalThis as { tendrilExample?: { run: typeof run } }).tendrilExample = { run };
+// For the service worker's DevTools console (and the example's tests): `await tendrilExample.run({ kind: 'text' })`,
+// `await tendrilExample.relay({ kind: 'status' })`.
+(globalThis as { tendrilExample?: { run: typeof run; relay: typeof relay } }).tendrilExample = { run, relay };
 console.info('tendril example ready');

@@ -181,7 +181,7 @@ describe('tendril relay', () => {
     expect((await ask({ kind: 'status' })).view).toMatchObject({ connection: 'connected', driven: true, shared: [{ id: sharedTab }] });
   });
 
-  it('clicks inside an out-of-process iframe with act()', async () => {
+  it('clicks inside an out-of-process iframe with act(), and observe() then act(action) click in a closed shadow root', async () => {
     const page = sdk!.context.pages()[0]!;
     await page.goto(servers.a.url('act.html'));
     fake.script((request: FakeRequest) => {
@@ -192,6 +192,19 @@ describe('tendril relay', () => {
     expect((await sdk!.act('click the button in the partner frame', { model: model() })).success).toBe(true);
     const frame = page.frames().find((each) => each.isOutOfProcess() && each.url().includes('localhost'))!;
     expect(await frame.evaluate(() => document.getElementById('frame-state')!.textContent)).toBe('frame clicked 1');
+
+    // observe() finds the closed shadow root's button; act(action) replays it without the model.
+    fake.script((request: FakeRequest) => {
+      const id = /\[(\d+-\d+)\] button: Shadow button/.exec(request.user)?.[1];
+      if (!id) throw new Error(`no shadow button in the prompt:\n${request.user}`);
+      return { json: { elements: [{ elementId: id, description: 'the shadow button', method: 'click', arguments: [] }] } };
+    });
+    const [action] = await sdk!.observe('the shadow button', { model: model() });
+    expect(action?.selector).toMatch(/^xpath=\/html/);
+    const requests = fake.requests.length;
+    expect((await sdk!.act(action!)).success).toBe(true);
+    expect(fake.requests.length).toBe(requests);
+    expect(await page.evaluate(() => (document.getElementById('closed-host') as HTMLElement).dataset.state)).toBe('shadow clicked');
   });
 
   it('opens new tabs in the user browser, and a tab the user stops sharing detaches with a clear error', async () => {

@@ -44,9 +44,33 @@ export function withoutPino() {
   };
 }
 
-/** The plugins every extension build uses: no Node built-in, no pino. */
+/**
+ * OpenTelemetry cannot load in an extension's service worker (import() is refused there), so
+ * src/util/tracing.ts gives way to no-ops with the same exports; a missing one fails the build.
+ */
+export function withoutTracing() {
+  return {
+    name: 'tendril-without-tracing',
+    setup(b) {
+      b.onResolve({ filter: /\/util\/tracing\.js$/ }, () => ({ path: 'tracing', namespace: 'tendril-without-tracing' }));
+      b.onLoad({ filter: /.*/, namespace: 'tendril-without-tracing' }, () => ({
+        contents: [
+          'export const loadTracing = async () => {};',
+          'export const traced = (_name, _attributes, work) => work({ set() {} });',
+          'export const injectTraceHeaders = () => {};',
+          'export const withIncomingTrace = (_headers, work) => work();',
+          'export const spanUrl = (url) => url;',
+          'export const operationAttributes = () => ({});',
+        ].join('\n'),
+        loader: 'js',
+      }));
+    },
+  };
+}
+
+/** The plugins every extension build uses: no Node built-in, no pino, no tracing. */
 export function extensionPlugins() {
-  return [noNodeBuiltins(), withoutPino()];
+  return [noNodeBuiltins(), withoutPino(), withoutTracing()];
 }
 
 /**

@@ -1,6 +1,7 @@
 import { attachToBrowser } from './browser/attach.js';
 import type { BrowserHandle } from './browser/browser.js';
 import { openExtensionBrowser } from './browser/extension.js';
+import { matchForeignPage } from './driver/foreignPage.js';
 import { connectHosted } from './browser/hosted.js';
 import { hostedAct, hostedExtract, hostedObserve } from './hosted/client.js';
 import type { Logger } from './logger.js';
@@ -24,6 +25,7 @@ const fullRuntime: SdkRuntime = {
       ? 'connectURL() is not available with env "EXTENSION": it serves a WebSocket from Node, which an extension does not have. Use sdk.context.pages().'
       : 'connectURL() is not available here: it needs Node (its WebSocket server) and a local or attached browser.',
   open,
+  foreignPage: matchForeignPage,
 };
 
 async function open(env: SdkEnv, options: SdkOptions, logger: Logger, cdpTimeoutMs: number): Promise<OpenedBrowser> {

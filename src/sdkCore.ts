@@ -11,10 +11,11 @@ import { isZodSchema, type ZodLike } from './extract/schema.js';
 import { parseModelConfiguration, type ModelSpec } from './llm/config.js';
 import { Metrics } from './llm/metrics.js';
 import { Logger } from './logger.js';
-import { matchForeignPage } from './driver/foreignPage.js';
+import type { matchForeignPage } from './driver/foreignPage.js';
 import { Page } from './driver/page.js';
 import { watchedAction } from './driver/policy.js';
 import { checkDomainPolicy, type CheckedPolicy } from './util/domainPolicy.js';
+import { loadTracing, operationAttributes, traced } from './util/tracing.js';
 import { checkActOptions, checkEnvOptions, checkExtractOptions, isPlainObject } from './sdkOptions.js';
 import { captureSnapshot } from './snapshot/index.js';
 import { PageTexts } from './snapshot/views.js';
@@ -51,6 +52,8 @@ export interface SdkRuntime {
   readonly hosted?: { extract: typeof hostedExtract; act: typeof hostedAct; observe: typeof hostedObserve };
   /** Why connectURL() is unavailable with this runtime and env. */
   noBridge(env: SdkEnv): string;
+  /** Finds the page of a Playwright or Puppeteer page object (they exist only where Node runs). */
+  readonly foreignPage?: typeof matchForeignPage;
 }
 
 export interface OpenedBrowser {
@@ -150,7 +153,10 @@ export class SdkCore {
 
   async #init(): Promise<void> {
     const cdpTimeoutMs = this.#options.cdpTimeoutMs ?? DEFAULT_CDP_TIMEOUT_MS;
+    // OpenTelemetry, when the application has it: loaded beside the browser, never failing.
+    const tracing = loadTracing();
     const opened = await this.#runtime.open(this.#env, this.#options, this.logger, cdpTimeoutMs);
+    await tracing;
     this.#browser = opened.browser;
     this.#removeDownloads = opened.removeDownloads;
     const context = new Context(this.#browser, this.logger, {
@@ -192,6 +198,11 @@ export class SdkCore {
   extract(instruction: string, options?: ExtractOptions): Promise<ExtractResult>;
   extract<T extends ExtractSchema>(instruction: string, schema: T, options?: ExtractOptions): Promise<InferSchema<T>>;
   async extract(first?: ExtractOptions | string, second?: unknown, third?: unknown): Promise<unknown> {
+    const options = typeof first === 'string' ? (isZodSchema(second) ? third : second) : first;
+    return this.#traced('extract', options, () => this.#extract(first, second, third));
+  }
+
+  async #extract(first?: ExtractOptions | string, second?: unknown, third?: unknown): Promise<unknown> {
     if (typeof first !== 'string') {
       if (second !== undefined) throw new InvalidOptionError('extract(options) takes one argument; pass an instruction first to use a schema.');
       return this.#pageText(checkExtractOptions(first));
@@ -231,7 +242,11 @@ export class SdkCore {
    * - `act(action)`: replays an action from observe() (or a previous act's `actions`) without a model.
    * `variables` fill `%name%` placeholders in the arguments; their values never reach the model.
    */
-  async act(instructionOrAction: string | ActionInput, options?: ActOptions): Promise<ActResult> {
+  act(instructionOrAction: string | ActionInput, options?: ActOptions): Promise<ActResult> {
+    return this.#traced('act', options, () => this.#act(instructionOrAction, options));
+  }
+
+  async #act(instructionOrAction: string | ActionInput, options?: ActOptions): Promise<ActResult> {
     const checked = checkActOptions(options);
     if (typeof instructionOrAction !== 'string') checkAction(instructionOrAction);
     const page = await this.#pageFor(checked.page);
@@ -271,7 +286,11 @@ export class SdkCore {
   }
 
   /** Candidate actions for the page (or for `instruction`): `[{ selector, description, method, arguments }]`. */
-  async observe(instruction?: string, options?: ObserveOptions): Promise<ObserveResult[]> {
+  observe(instruction?: string, options?: ObserveOptions): Promise<ObserveResult[]> {
+    return this.#traced('observe', options, () => this.#observe(instruction, options));
+  }
+
+  async #observe(instruction?: string, options?: ObserveOptions): Promise<ObserveResult[]> {
     if (instruction !== undefined && (typeof instruction !== 'string' || !instruction.trim())) {
       throw new InvalidOptionError('observe(instruction) takes a non-empty string, or nothing.');
     }
@@ -288,6 +307,19 @@ export class SdkCore {
       model,
       logger: this.logger,
       metrics: this.#metrics,
+    });
+  }
+
+  /** One public operation as a trace span (src/util/tracing.ts): its page, frames, bytes, tokens, cache status, error. */
+  #traced<T>(operation: string, options: unknown, work: () => Promise<T>): Promise<T> {
+    const before = this.#metrics.snapshot().total;
+    return traced(`tendril.${operation}`, { 'tendril.env': this.#env }, async (span) => {
+      const result = await work();
+      const given = (options as { page?: unknown } | undefined)?.page;
+      const page = given instanceof Page ? given : this.#context?.activePage();
+      const after = this.#metrics.snapshot().total;
+      span.set(operationAttributes(page, result, { prompt: after.promptTokens - before.promptTokens, completion: after.completionTokens - before.completionTokens }));
+      return result;
     });
   }
 
@@ -357,7 +389,7 @@ export class SdkCore {
     this.#browser?.connection.assertOpen('this call');
     if (page !== undefined && !(page instanceof Page)) {
       const timeoutMs = this.#options.cdpTimeoutMs ?? DEFAULT_CDP_TIMEOUT_MS;
-      const matched = await matchForeignPage(context, page, timeoutMs, this.#bridge?.url);
+      const matched = await this.#runtime.foreignPage?.(context, page, timeoutMs, this.#bridge?.url);
       if (matched) return matched;
     }
     return this.#ownPage(page);

@@ -28,6 +28,7 @@ import { envVar } from '../util/env.js';
 import { redactUrl } from '../util/redact.js';
 import { attachToBrowser } from './attach.js';
 import type { BrowserHandle } from './browser.js';
+import { injectTraceHeaders, traced } from '../util/tracing.js';
 
 const RETRIES = 3;
 
@@ -56,7 +57,21 @@ export class HostedApi {
    * Runs an operation on the session's page on the server. Log events go to `onLog` as they come;
    * the result (or the error, as the client's own error class) ends the stream.
    */
-  async operation(
+  operation(
+    sessionId: string,
+    name: OperationName,
+    body: unknown,
+    options: { modelApiKey?: string; bypassCache: boolean; timeoutMs: number; onLog: (event: Extract<StreamEvent, { type: 'log' }>) => void },
+  ): Promise<{ data: unknown; cacheStatus?: 'HIT' | 'MISS' }> {
+    const attributes = { 'http.request.method': 'POST', 'url.path': `/v1/sessions/{id}/${name}`, 'tendril.operation': name };
+    return traced('tendril.hosted.request', attributes, async (span) => {
+      const reply = await this.#operation(sessionId, name, body, options);
+      span.set({ 'tendril.cache': reply.cacheStatus });
+      return reply;
+    }, 'client');
+  }
+
+  async #operation(
     sessionId: string,
     name: OperationName,
     body: unknown,
@@ -64,6 +79,8 @@ export class HostedApi {
   ): Promise<{ data: unknown; cacheStatus?: 'HIT' | 'MISS' }> {
     const path = `/v1/sessions/${encodeURIComponent(sessionId)}/${name}`;
     const headers: Record<string, string> = { [HEADERS.apiKey]: this.apiKey, 'content-type': 'application/json', accept: 'text/event-stream' };
+    // The server continues this trace (W3C traceparent), when the application traces.
+    injectTraceHeaders(headers);
     if (options.modelApiKey) headers[HEADERS.modelApiKey] = options.modelApiKey;
     if (options.bypassCache) headers[HEADERS.cacheControl] = 'bypass';
     // The server keeps the operation's own deadline; this one only covers a server that went silent.

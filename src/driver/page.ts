@@ -15,6 +15,7 @@ import type { Logger } from '../logger.js';
 import type { GotoOptions, Viewport, WaitUntil } from '../types.js';
 import { Emitter } from '../util/emitter.js';
 import { withDeadline } from '../util/time.js';
+import { spanUrl, traced } from '../util/tracing.js';
 import type { Context } from './context.js';
 import type { Dialog } from './dialog.js';
 import type { Download } from './download.js';
@@ -115,7 +116,16 @@ export class Page extends Emitter<PageEvents> {
    * document's DOMContentLoaded, then for `load` while the page makes progress (see LOAD_QUIET_MS),
    * and logs what was still loading then: one tracker that never answers does not fail the navigation.
    */
-  async goto(url: string, options: GotoOptions = {}): Promise<NavigationResponse | null> {
+  goto(url: string, options: GotoOptions = {}): Promise<NavigationResponse | null> {
+    const attributes = { 'url.full': typeof url === 'string' ? spanUrl(url) : undefined, 'tendril.wait_until': options?.waitUntil ?? 'default' };
+    return traced('tendril.goto', attributes, async (span) => {
+      const response = await this.#goto(url, options);
+      span.set({ 'http.response.status_code': response?.status(), 'tendril.frames': this.frames().length });
+      return response;
+    });
+  }
+
+  async #goto(url: string, options: GotoOptions): Promise<NavigationResponse | null> {
     this.#assertOpen('goto()');
     const { waitUntil, timeoutMs } = checkLoadOptions(options.waitUntil, options.timeoutMs, 'goto');
     if (typeof url !== 'string' || !url.trim()) throw new InvalidOptionError('goto(url) needs a URL string, such as "https://example.org".');

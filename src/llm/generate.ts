@@ -4,6 +4,7 @@
 import type { LanguageModel } from 'ai';
 import { LLMResponseError, TimeoutError } from '../errors.js';
 import type { ModelCallUsage } from './metrics.js';
+import { traced } from '../util/tracing.js';
 
 export interface ModelRequest {
   model: LanguageModel;
@@ -33,7 +34,18 @@ export interface ModelReply {
 let aiSdk: Promise<typeof import('ai')> | undefined;
 const loadAiSdk = (): Promise<typeof import('ai')> => (aiSdk ??= import('ai'));
 
-export async function generateJson(request: ModelRequest): Promise<ModelReply> {
+/** One structured request to the model, as a trace span with the model and the tokens it used. */
+export function generateJson(request: ModelRequest): Promise<ModelReply> {
+  // The label is "provider/model", or "provider/model at <baseURL>": the address stays out.
+  const [system, ...name] = request.label.split(' ')[0]!.split('/');
+  return traced('tendril.model.request', { 'gen_ai.system': system, 'gen_ai.request.model': name.join('/') || system }, async (span) => {
+    const reply = await generate(request);
+    span.set({ 'gen_ai.usage.input_tokens': reply.usage.promptTokens, 'gen_ai.usage.output_tokens': reply.usage.completionTokens });
+    return reply;
+  }, 'client');
+}
+
+async function generate(request: ModelRequest): Promise<ModelReply> {
   const { generateText, jsonSchema, NoObjectGeneratedError, Output, RetryError, APICallError } = await loadAiSdk();
   const started = Date.now();
   const usageOf = (usage: Parameters<typeof toUsage>[0]) => toUsage(usage, Date.now() - started);

@@ -14,6 +14,7 @@ import { isOperation, runOperation } from './operations.js';
 import { arrivedAfterClose, header, parse, prepareAnswer, readJson } from './request.js';
 import { apiError, SessionManager } from './sessions.js';
 import { isKnownKey, verifyToken } from './tokens.js';
+import { loadTracing, traced, withIncomingTrace } from '../../util/tracing.js';
 
 export interface HostedServer {
   /** http://host:port the server listens on. */
@@ -24,6 +25,8 @@ export interface HostedServer {
 }
 
 export async function startHostedServer(config: HostedServerConfig, logger: Logger): Promise<HostedServer> {
+  // Spans for each operation, continuing the client's trace, when the process has OpenTelemetry.
+  await loadTracing();
   const routing = config.chromeArgs.find((arg) => /^--(proxy-server|proxy-pac-url|proxy-bypass-list|no-proxy-server|proxy-auto-detect)\b/.test(arg));
   if (routing) {
     throw new InvalidOptionError(
@@ -78,7 +81,12 @@ export async function startHostedServer(config: HostedServerConfig, logger: Logg
     }
     if (id && isOperation(action) && req.method === 'POST') {
       const record = sessions.running(id);
-      return runOperation(action, record, await readJson(req), req, res, cache, logger);
+      const body = await readJson(req);
+      // A continuation of the client's trace, when it sent one and this process traces.
+      const attributes = { 'http.request.method': 'POST', 'url.path': `/v1/sessions/{id}/${action}`, 'tendril.operation': action };
+      return withIncomingTrace(req.headers, () =>
+        traced(`tendril.server.${action}`, attributes, () => runOperation(action, record, body, req, res, cache, logger), 'server'),
+      );
     }
     throw apiError('not_found', `No route ${req.method} ${url.pathname}.`);
   };

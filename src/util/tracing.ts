@@ -1,0 +1,115 @@
+// OpenTelemetry spans for Tendril's public operations, model requests and hosted requests. Only
+// with `@opentelemetry/api` loadable (an optional peer; the AI SDK brings it too) and a tracer
+// provider registered by the application; otherwise every call here costs next to nothing. The API
+// is loaded by a name esbuild cannot see, so no bundle carries it, and an extension's service
+// worker (where import() is refused) simply goes without.
+
+type OtelApi = typeof import('@opentelemetry/api');
+type Attributes = Record<string, string | number | boolean | undefined>;
+
+/** The part of a span the operations use. */
+export interface OperationSpan {
+  set(attributes: Attributes): void;
+}
+
+const NO_SPAN: OperationSpan = { set: () => undefined };
+const API_NAME = '@opentelemetry/api';
+let api: OtelApi | null = null;
+let loading: Promise<void> | undefined;
+
+/** Loads the OpenTelemetry API once per process, if it is there. Never fails. */
+export function loadTracing(): Promise<void> {
+  loading ??= (async () => {
+    try {
+      const name = API_NAME;
+      const loaded = (await import(/* @vite-ignore */ name)) as OtelApi & { default?: OtelApi };
+      api = loaded.trace ? loaded : (loaded.default ?? null);
+    } catch {
+      api = null;
+    }
+  })();
+  return loading;
+}
+
+function tracer() {
+  return api!.trace.getTracer('tendril', '3');
+}
+
+/**
+ * Runs `work` inside a span named `name` (the active span, so the spans it starts are children).
+ * A failure sets the span's status and `error.type` (the typed error's name) and is rethrown.
+ */
+export async function traced<T>(name: string, attributes: Attributes, work: (span: OperationSpan) => Promise<T>, kind?: 'client' | 'server'): Promise<T> {
+  if (!api) return work(NO_SPAN);
+  const otel = api;
+  const options = { attributes: clean(attributes), kind: kind === 'client' ? otel.SpanKind.CLIENT : kind === 'server' ? otel.SpanKind.SERVER : otel.SpanKind.INTERNAL };
+  return tracer().startActiveSpan(name, options, async (span) => {
+    try {
+      return await work({ set: (more) => span.setAttributes(clean(more)) });
+    } catch (error) {
+      const type = error instanceof Error ? error.name : typeof error;
+      span.setAttribute('error.type', type);
+      span.setStatus({ code: otel.SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
+      throw error;
+    } finally {
+      span.end();
+    }
+  });
+}
+
+/** Adds the active trace's W3C `traceparent` (and `tracestate`) to outgoing request headers. */
+export function injectTraceHeaders(headers: Record<string, string>): void {
+  if (!api) return;
+  api.propagation.inject(api.context.active(), headers);
+}
+
+/**
+ * Runs `work` as a continuation of the trace the incoming request's headers name (W3C
+ * `traceparent`), when they name one.
+ */
+export function withIncomingTrace<T>(headers: Record<string, string | string[] | undefined>, work: () => Promise<T>): Promise<T> {
+  if (!api) return work();
+  const parent = api.propagation.extract(api.context.active(), headers);
+  return api.context.with(parent, work);
+}
+
+/** A URL as spans show it: no query, no fragment, no credentials (they may hold secrets). */
+export function spanUrl(raw: string): string {
+  try {
+    const url = new URL(raw);
+    return `${url.protocol}//${url.host}${url.pathname}`;
+  } catch {
+    return raw.replace(/[?#].*$/s, '');
+  }
+}
+
+function clean(attributes: Attributes): Record<string, string | number | boolean> {
+  const out: Record<string, string | number | boolean> = {};
+  for (const [key, value] of Object.entries(attributes)) if (value !== undefined) out[key] = value;
+  return out;
+}
+
+/** What an operation span says of its page and result (structural, so this file needs no driver). */
+export function operationAttributes(
+  page: { url(): string; frames(): unknown[] } | undefined,
+  result: unknown,
+  tokens: { prompt: number; completion: number },
+): Attributes {
+  const attributes: Attributes = {
+    'tendril.tokens.prompt': tokens.prompt,
+    'tendril.tokens.completion': tokens.completion,
+  };
+  if (page) {
+    attributes['url.full'] = spanUrl(page.url());
+    attributes['tendril.frames'] = page.frames().length;
+  }
+  const value = result as { pageText?: unknown; cacheStatus?: unknown } | undefined;
+  if (typeof value?.pageText === 'string') attributes['tendril.bytes'] = utf8Length(value.pageText);
+  else if (result !== undefined) attributes['tendril.bytes'] = utf8Length(JSON.stringify(result) ?? '');
+  if (value?.cacheStatus === 'HIT' || value?.cacheStatus === 'MISS') attributes['tendril.cache'] = value.cacheStatus;
+  return attributes;
+}
+
+function utf8Length(text: string): number {
+  return new TextEncoder().encode(text).length;
+}

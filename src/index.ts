@@ -1,13 +1,2 @@
 export { Sdk } from './sdk.js';
-export { applyDelta } from './snapshot/delta.js';
-export * from './errors.js';
-export type * from './types.js';
-export type { Context } from './driver/context.js';
-export type { Page } from './driver/page.js';
-export type { Frame } from './driver/frame.js';
-export type { Locator } from './driver/locator.js';
-export type { PageFunction } from './driver/evaluate.js';
-export type { Dialog, DialogType } from './driver/dialog.js';
-export type { Download } from './driver/download.js';
-export type { NavigationResponse } from './driver/response.js';
-export type { PageEvents } from './driver/page.js';
+export * from './publicApi.js';

@@ -1,11 +1,10 @@
 // `tendril hosted serve`: the self-hostable hosted-browser server. Configured by the environment;
 // each flag mirrors a variable and wins over it.
 
-import { parseArgs } from 'node:util';
 import { readServerConfig } from '../hosted/server/config.js';
 import { closeOnSignals, startHostedServer } from '../hosted/server/http.js';
 import { Logger } from '../logger.js';
-import { UsageError } from './usage.js';
+import { parseFlags, UsageError } from './usage.js';
 
 /** Flag → the environment variable it mirrors. */
 const FLAGS = {
@@ -44,22 +43,13 @@ Run it as an unprivileged user: as root, Chromium must run without its sandbox (
 export async function hostedCommand(argv: string[]): Promise<number> {
   const [sub, ...rest] = argv;
   if (sub !== 'serve') throw new UsageError(sub ? `Unknown command "hosted ${sub}".` : 'Say what to do: tendril hosted serve.', HOSTED_USAGE);
-  let values: Record<string, string | boolean | undefined>;
-  try {
-    ({ values } = parseArgs({
-      args: rest,
-      options: {
-        ...Object.fromEntries(Object.keys(FLAGS).map((flag) => [flag, { type: 'string' as const }])),
-        verbose: { type: 'boolean' },
-        quiet: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
-      strict: true,
-      allowPositionals: false,
-    }));
-  } catch (error) {
-    throw new UsageError((error as Error).message, HOSTED_USAGE);
-  }
+  const options = {
+    ...Object.fromEntries(Object.keys(FLAGS).map((flag) => [flag, { type: 'string' as const }])),
+    verbose: { type: 'boolean' as const },
+    quiet: { type: 'boolean' as const },
+    help: { type: 'boolean' as const, short: 'h' },
+  };
+  const values: Record<string, string | boolean | undefined> = parseFlags(rest, options, HOSTED_USAGE).values;
   if (values.help) {
     process.stdout.write(`${HOSTED_USAGE}\n`);
     return 0;

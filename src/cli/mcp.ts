@@ -2,11 +2,10 @@
 // them; the transport flags are the server's own.
 
 import { isIP } from 'node:net';
-import { parseArgs } from 'node:util';
 import { splitArgs } from '../hosted/server/config.js';
 import { runMcpServer } from '../mcp/server.js';
 import type { SdkOptions } from '../types.js';
-import { UsageError } from './usage.js';
+import { parseFlags, UsageError } from './usage.js';
 
 export const MCP_USAGE = `tendril mcp [flags]
 
@@ -75,11 +74,7 @@ export async function mcpCommand(argv: string[]): Promise<number> {
 }
 
 function parse(argv: string[]) {
-  try {
-    return parseArgs({ args: argv, options: OPTIONS, strict: true, allowPositionals: false }).values;
-  } catch (error) {
-    throw new UsageError((error as Error).message, MCP_USAGE);
-  }
+  return parseFlags(argv, OPTIONS, MCP_USAGE).values;
 }
 
 function transport(values: { port?: string; host?: string; token?: string }): { port: number; host: string; loopback: boolean; token: string | undefined } | undefined {

@@ -3,13 +3,12 @@
 // goes to stdout (text, or JSON), progress to stderr.
 
 import { readFile } from 'node:fs/promises';
-import { parseArgs } from 'node:util';
 import { InvalidOptionError } from '../errors.js';
 import { schemaFromJson } from '../extract/jsonSchemaInput.js';
 import { Sdk } from '../sdk.js';
 import type { ModelConfiguration, SdkOptions } from '../types.js';
 import { Progress } from './progress.js';
-import { UsageError } from './usage.js';
+import { parseFlags, UsageError } from './usage.js';
 
 const BROWSER_FLAGS = `Browser (default: a local Chrome or Chromium, found as the library finds it, or CHROME_PATH):
   --cdp-url URL        attach to a running Chrome (ws://…, http://host:port, or a DevToolsActivePort path)
@@ -51,11 +50,7 @@ const COMMON = {
 } as const;
 
 function parse<T extends Record<string, { type: 'string' | 'boolean'; short?: string }>>(argv: string[], options: T, usage: string) {
-  try {
-    return parseArgs({ args: argv, options, strict: true, allowPositionals: true });
-  } catch (error) {
-    throw new UsageError((error as Error).message, usage);
-  }
+  return parseFlags(argv, options, usage, true);
 }
 
 /** A bare host (example.org/page) is taken as https://; anything else must parse as a URL. */

@@ -2,10 +2,9 @@
 // the Tendril extension (see src/relay/server.ts). Prints the extension's address and the clients'
 // cdpUrl, each with its own secret token; the tokens go to stdout for the user and to no log.
 
-import { parseArgs } from 'node:util';
 import { Logger } from '../logger.js';
 import { startRelay } from '../relay/server.js';
-import { UsageError } from './usage.js';
+import { parseFlags, UsageError } from './usage.js';
 
 export const RELAY_USAGE = `tendril relay [--port <n>] [--host <address>]
 
@@ -25,23 +24,14 @@ Tokens are random for each run; set TENDRIL_RELAY_EXTENSION_TOKEN and TENDRIL_RE
 (24+ characters of A-Z a-z 0-9 - _) to keep them across restarts.`;
 
 export async function relayCommand(argv: string[]): Promise<number> {
-  let values: { port?: string; host?: string; verbose?: boolean; quiet?: boolean; help?: boolean };
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      options: {
-        port: { type: 'string' },
-        host: { type: 'string' },
-        verbose: { type: 'boolean' },
-        quiet: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
-      strict: true,
-      allowPositionals: false,
-    }));
-  } catch (error) {
-    throw new UsageError((error as Error).message, RELAY_USAGE);
-  }
+  const options = {
+    port: { type: 'string' },
+    host: { type: 'string' },
+    verbose: { type: 'boolean' },
+    quiet: { type: 'boolean' },
+    help: { type: 'boolean', short: 'h' },
+  } as const;
+  const { values } = parseFlags(argv, options, RELAY_USAGE);
   if (values.help) {
     process.stdout.write(`${RELAY_USAGE}\n`);
     return 0;

@@ -1,0 +1,13 @@
+// What every entry of the package exports besides its own `Sdk`: the errors, the public types, and
+// the pure helpers. One list, so the entries cannot drift apart.
+export { applyDelta } from './snapshot/delta.js';
+export * from './errors.js';
+export type * from './types.js';
+export type { Context } from './driver/context.js';
+export type { Page, PageEvents } from './driver/page.js';
+export type { Frame } from './driver/frame.js';
+export type { Locator } from './driver/locator.js';
+export type { PageFunction } from './driver/evaluate.js';
+export type { Dialog, DialogType } from './driver/dialog.js';
+export type { Download } from './driver/download.js';
+export type { NavigationResponse } from './driver/response.js';

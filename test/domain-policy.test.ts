@@ -143,7 +143,7 @@ describe('allow: [127.0.0.1]', () => {
   it('blocks the fetches of a service worker to a refused host', async () => {
     await page.goto(servers.a.url('/workers.html'));
     // Chrome 156 intercepts a shared worker's requests only some of the time (its first fetch went
-    // through in most tries here; see the README), so only the service worker is held to it.
+    // through in most tries here; see docs/browsers.md), so only the service worker is held to it.
     expect((await done(page)).service).toBe('failed');
     expect(reached('*').filter((line) => line.includes('fetch=service'))).toEqual([]);
   });

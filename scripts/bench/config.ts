@@ -12,6 +12,8 @@ export const CORPUS_DIR = '/work/shared/corpus/articles';
 /** Scratch installs of comparison libraries (gitignored). */
 export const SCRATCH_ROOT = path.join(REPO_ROOT, '.bench');
 export const README_PATH = path.join(REPO_ROOT, 'README.md');
+/** Where the full tables go; the README shows their headline rows. */
+export const BENCH_DOC_PATH = path.join(REPO_ROOT, 'docs', 'benchmarks.md');
 /** Latest full results that are committed (linked from the README block). */
 export const RESULTS_DIR = path.join(BENCH_DIR, 'results');
 export const DEMO_PATH = path.join(REPO_ROOT, 'scripts', 'demo.ts');

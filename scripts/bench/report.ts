@@ -60,17 +60,61 @@ export function renderDetails(input: TableInput): string {
 
 export const README_START = '<!-- bench:start -->';
 export const README_END = '<!-- bench:end -->';
+export const HEADLINE_START = '<!-- bench-headline:start -->';
+export const HEADLINE_END = '<!-- bench-headline:end -->';
 
-/** Replaces the text between the bench markers; returns a warning instead when it cannot. */
-export function updateReadme(readmePath: string, block: string): { ok: true } | { ok: false; warning: string } {
-  if (!existsSync(readmePath)) return { ok: false, warning: `${readmePath} does not exist; README not updated.` };
+/** Replaces the text between `startMark` and `endMark` in a file; returns a warning instead when it cannot. */
+export function updateReadme(
+  readmePath: string,
+  block: string,
+  startMark = README_START,
+  endMark = README_END,
+): { ok: true } | { ok: false; warning: string } {
+  if (!existsSync(readmePath)) return { ok: false, warning: `${readmePath} does not exist; not updated.` };
   const text = readFileSync(readmePath, 'utf8');
-  const start = text.indexOf(README_START);
-  const end = text.indexOf(README_END, start + README_START.length);
+  const start = text.indexOf(startMark);
+  const end = text.indexOf(endMark, start + startMark.length);
   if (start < 0 || end < 0) {
-    return { ok: false, warning: `${readmePath} has no ${README_START} … ${README_END} block; README not updated.` };
+    return { ok: false, warning: `${readmePath} has no ${startMark} … ${endMark} block; not updated.` };
   }
-  const next = `${text.slice(0, start + README_START.length)}\n${block.trimEnd()}\n${text.slice(end)}`;
+  const next = `${text.slice(0, start + startMark.length)}\n${block.trimEnd()}\n${text.slice(end)}`;
   if (next !== text) writeFileSync(readmePath, next);
   return { ok: true };
+}
+
+/** Rows of the full tables that the README's headline repeats, by the start of their label. */
+const HEADLINE_ROWS = [
+  /^\d+ of \d+ real pages .*: total time/,
+  /^\d+ of \d+ real pages .*: total bytes/,
+  /^\d+ of \d+ real pages .*: recall/,
+  /^10,000-row table: time/,
+  /^pages read$/,
+  /^`extract\(instruction, schema\)`: overhead/,
+  /^prompt tokens per extract/,
+  /^`act\(observeResult\)`/,
+  /^bundle: /,
+  /^cold start: /,
+  /^`init\(\)`/,
+];
+
+/** The README's short table: the headline rows of the full tables (label, both libraries, ratio, target). */
+export function renderHeadline(tables: string): string {
+  const rows: string[] = [];
+  for (const pattern of HEADLINE_ROWS) {
+    for (const line of tables.split('\n')) {
+      if (!line.startsWith('| ')) continue;
+      const cells = line.slice(1, -1).split(' | ').map((cell) => cell.trim());
+      if (!pattern.test(cells[0] ?? '')) continue;
+      // A row's label leans on its table's title; out of it, some need saying what they measure.
+      const label =
+        cells[0] === 'pages read'
+          ? "real pages, each library's default `goto` then `extract()`: pages read"
+          : /^(bundle|cold start)/.test(cells[0]!)
+            ? `the serverless function's ${cells[0]}`
+            : cells[0];
+      rows.push(`| ${[label, cells[1], cells[2], cells[3] ?? '', cells[4] ?? ''].join(' | ')} |`);
+      break;
+    }
+  }
+  return ['| measurement | Tendril | Stagehand 3.7.3 | ratio | target |', '| --- | ---: | ---: | ---: | --- |', ...rows].join('\n');
 }

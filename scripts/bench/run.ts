@@ -17,6 +17,7 @@ import type { BenchEnv, LibraryAdapter } from './adapter.js';
 import {
   CORPUS_DIR,
   PAGES_DIR,
+  BENCH_DOC_PATH,
   README_PATH,
   REPO_ROOT,
   RESULTS_DIR,
@@ -41,7 +42,7 @@ import { MEASUREMENTS } from './measurements/index.js';
 import { REAL_PAGES_ID, runRealPages, type RealPagesRun } from './measurements/real-pages.js';
 import { errorText, type ComparisonContext } from './measurement.js';
 import { ChromeReaper } from './procs.js';
-import { renderDetails, renderTable, updateReadme, type Column, type RowResult } from './report.js';
+import { HEADLINE_END, HEADLINE_START, renderDetails, renderHeadline, renderTable, updateReadme, type Column, type RowResult } from './report.js';
 import { startServer, type Mount } from './server.js';
 import { formatMs } from './stats.js';
 
@@ -234,9 +235,12 @@ async function main(): Promise<number> {
     // The block is the whole picture; a partial run would drop rows or show a partial corpus.
     log('warning: README not updated: --only <measurement> and --corpus-limit runs are partial');
   } else if (opts.updateReadme) {
-    const res = updateReadme(README_PATH, table);
-    if (res.ok) log(`updated the bench block in ${README_PATH}`);
+    const res = updateReadme(BENCH_DOC_PATH, table);
+    if (res.ok) log(`updated the bench block in ${BENCH_DOC_PATH}`);
     else log(`warning: ${res.warning}`);
+    const headline = updateReadme(README_PATH, renderHeadline(table), HEADLINE_START, HEADLINE_END);
+    if (headline.ok) log(`updated the bench headline in ${README_PATH}`);
+    else log(`warning: ${headline.warning}`);
   }
   const extractFailed = [extract, llm].some((run) => run?.pages.some((p) => [...p.outcomes.values()].some((o) => !o.ok)));
   // Stagehand failing a real page is part of the comparison; the target is Tendril's.

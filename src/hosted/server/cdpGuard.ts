@@ -3,7 +3,7 @@
 // through only when its domain acts inside the browser's own sandbox (pages, their scripts, network,
 // storage); what reaches the server itself (its files, processes, hardware, ports, command line) is
 // refused with a CDP error that says why and what to do instead. Allowing is the exception: a domain
-// not listed here is refused, a domain new in a later Chrome included. The README lists the rules.
+// not listed here is refused, a domain new in a later Chrome included. docs/hosted.md lists the rules.
 
 import type { BridgeGuard, GuardedCommand, Verdict } from '../../browser/bridge.js';
 import type { Connection } from '../../cdp/connection.js';
@@ -168,12 +168,12 @@ class HostedGuard implements BridgeGuard {
           "of the Browser domain only the commands about the session's own windows, permissions and downloads are allowed " +
             '(getVersion, getWindowForTarget, getWindowBounds, setWindowBounds, setContentsSize, grantPermissions, resetPermissions, ' +
             'setPermission, setDownloadBehavior, cancelDownload); the others act on the browser process on the server',
-          ends ? 'To end the session, release it: POST /v1/sessions/<id> with {"status":"REQUEST_RELEASE"}.' : 'See the README (hosted section) for what connectUrl allows.',
+          ends ? 'To end the session, release it: POST /v1/sessions/<id> with {"status":"REQUEST_RELEASE"}.' : 'See docs/hosted.md for what connectUrl allows.',
         );
       }
     } else if (!SANDBOXED.has(domain)) {
       const why = DOMAIN_REASONS[domain] ?? "its domain is not on the hosted server's list of domains that act only inside the session's browser";
-      return refuse(method, why, 'See the README (hosted section) for what connectUrl allows.');
+      return refuse(method, why, 'See docs/hosted.md for what connectUrl allows.');
     }
     const rule = Object.hasOwn(RULES, method) ? RULES[method] : undefined;
     return rule ? rule(command, this) : ALLOW;

@@ -1,0 +1,138 @@
+// The README and every page of docs/ keep their code honest: each TypeScript block type-checks
+// against the package's own types, each JSON block parses, and each shell block names npm scripts
+// that exist and `tendril` commands and flags that the command line knows.
+
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const ROOT = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
+const PAGES = ['README.md', ...readdirSync(path.join(ROOT, 'docs')).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`)];
+// Inside the repository, so that the checked blocks resolve `tendril` as the repository's tsconfig says.
+const WORK = path.join(ROOT, 'test', '.docs-blocks');
+
+interface Block {
+  page: string;
+  line: number;
+  lang: string;
+  code: string;
+}
+
+function blocksOf(page: string): Block[] {
+  const lines = readFileSync(path.join(ROOT, page), 'utf8').split('\n');
+  const out: Block[] = [];
+  let open: Block | undefined;
+  for (const [index, line] of lines.entries()) {
+    const fence = /^```(\w*)\s*$/.exec(line);
+    if (fence && !open) open = { page, line: index + 1, lang: fence[1] ?? '', code: '' };
+    else if (fence && open) {
+      out.push(open);
+      open = undefined;
+    } else if (open) open.code += `${line}\n`;
+  }
+  return out;
+}
+
+const blocks = PAGES.flatMap(blocksOf);
+
+/**
+ * What a block may use without declaring it: the names the pages' prose introduces (an Sdk, its
+ * page, a model config...). Each is declared only when the block does not declare it itself.
+ */
+const GIVEN: Record<string, string> = {
+  Sdk: "import { Sdk } from 'tendril';",
+  z: "import { z } from 'zod';",
+  sdk: "declare const sdk: import('tendril').Sdk;",
+  page: "declare const page: import('tendril').Page;",
+  other: "declare const other: import('tendril').Page;",
+  frame: "declare const frame: import('tendril').Frame;",
+  browser: "declare const browser: import('playwright-core').Browser;",
+  playwrightPage: "declare const playwrightPage: import('playwright-core').Page;",
+  puppeteerPage: "declare const puppeteerPage: import('puppeteer-core').Page;",
+  chromium: "import { chromium } from 'playwright-core';",
+  email: 'declare const email: string;',
+  apiKey: 'declare const apiKey: string;',
+  puppeteer: "import puppeteer from 'puppeteer-core';",
+};
+
+function prelude(code: string): string {
+  return Object.entries(GIVEN)
+    .filter(([name]) => new RegExp(`\\b${name}\\b`).test(code))
+    .filter(([name]) => !new RegExp(`(import[^;]*\\b${name}\\b[^;]*from|\\b(const|let|var|function|class)\\s+\\{?[^=;]*\\b${name}\\b)`).test(code))
+    .map(([, declaration]) => declaration)
+    .join('\n');
+}
+
+afterAll(() => rmSync(WORK, { recursive: true, force: true }));
+
+describe('the docs', () => {
+  it('have their reference in docs/, and a README that links every page of it', () => {
+    const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+    for (const page of PAGES.filter((each) => each.startsWith('docs/'))) expect(readme).toContain(`(${page})`);
+    expect(readme.length).toBeLessThan(12_000);
+  });
+
+  it('type-check every TypeScript block against the package', () => {
+    const ts = blocks.filter((block) => block.lang === 'ts');
+    expect(ts.length).toBeGreaterThan(10);
+    rmSync(WORK, { recursive: true, force: true });
+    mkdirSync(WORK, { recursive: true });
+    const files = ts.map((block, index) => {
+      const file = path.join(WORK, `block${index}.ts`);
+      writeFileSync(file, `${prelude(block.code)}\n${block.code}\nexport {};\n`);
+      return { file, block };
+    });
+    writeFileSync(
+      path.join(WORK, 'tsconfig.json'),
+      JSON.stringify({ extends: '../../tsconfig.json', compilerOptions: { noEmit: true, noUnusedLocals: false }, include: ['*.ts'] }),
+    );
+    let output = '';
+    try {
+      execFileSync(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', path.join(WORK, 'tsconfig.json')], { encoding: 'utf8' });
+    } catch (error) {
+      output = (error as { stdout?: string }).stdout ?? String(error);
+    }
+    // Each error, named by the page and line of its block.
+    const errors = output
+      .split('\n')
+      .filter((line) => /error TS/.test(line))
+      .map((line) => {
+        const match = /block(\d+)\.ts\((\d+),/.exec(line);
+        const hit = match ? files[Number(match[1])] : undefined;
+        return hit ? `${hit.block.page}:${hit.block.line}: ${line.replace(/^.*?error /, 'error ')}` : line;
+      });
+    expect(errors).toEqual([]);
+  }, 120_000);
+
+  it('parse every JSON block', () => {
+    for (const block of blocks.filter((each) => each.lang === 'json')) {
+      expect(() => JSON.parse(block.code), `${block.page}:${block.line}`).not.toThrow();
+    }
+  });
+
+  it('name only npm scripts that exist and tendril commands and flags the command line knows', () => {
+    const scripts = Object.keys((JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts);
+    const help = new Map<string, string>();
+    const usage = (command: string) => {
+      if (!help.has(command)) {
+        const args = command === 'hosted' ? ['hosted', 'serve', '--help'] : [command, '--help'];
+        help.set(command, execFileSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/cli/main.ts'), ...args], { cwd: ROOT, encoding: 'utf8' }));
+      }
+      return help.get(command)!;
+    };
+    const sh = blocks.filter((block) => block.lang === 'sh');
+    expect(sh.length).toBeGreaterThan(3);
+    for (const block of sh) {
+      const where = `${block.page}:${block.line}`;
+      for (const [, script] of block.code.matchAll(/npm run ([\w:-]+)/g)) expect(scripts, `${where}: npm run ${script}`).toContain(script);
+      for (const line of block.code.split('\n')) {
+        const command = /(?:npx tendril|^tendril) (\w+)/.exec(line.replace(/#.*$/, ''))?.[1];
+        if (!command) continue;
+        const text = usage(command);
+        for (const [flag] of line.replace(/#.*$/, '').matchAll(/(?<=\s)--[\w-]+/g)) expect(text, `${where}: tendril ${command} ${flag}`).toContain(flag);
+      }
+    }
+  }, 60_000);
+});

@@ -1,6 +1,6 @@
 // The command line's own error: wrong words on the command line. It prints the usage and exits 2.
 
-import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { parseArgs } from 'node:util';
 
 export class UsageError extends Error {
   constructor(
@@ -12,12 +12,14 @@ export class UsageError extends Error {
   }
 }
 
-type Options = NonNullable<ParseArgsConfig['options']>;
+type Options = Record<string, { type: 'string' | 'boolean'; short?: string }>;
+/** What parseArgs gives for such options (written out: its own type cannot be named in declarations). */
+type Flags<T extends Options> = { values: { [K in keyof T]?: T[K]['type'] extends 'boolean' ? boolean : string }; positionals: string[] };
 
 /** The command's flags (strict: an unknown one is a UsageError with the command's usage). */
-export function parseFlags<T extends Options>(argv: string[], options: T, usage: string, positionals = false) {
+export function parseFlags<T extends Options>(argv: string[], options: T, usage: string, positionals = false): Flags<T> {
   try {
-    return parseArgs({ args: argv, options, strict: true, allowPositionals: positionals });
+    return parseArgs({ args: argv, options, strict: true, allowPositionals: positionals }) as Flags<T>;
   } catch (error) {
     throw new UsageError((error as Error).message, usage);
   }

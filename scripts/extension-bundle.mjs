@@ -56,7 +56,7 @@ export function withoutTracing() {
       b.onLoad({ filter: /.*/, namespace: 'tendril-without-tracing' }, () => ({
         contents: [
           'export const loadTracing = async () => {};',
-          'export const traced = (_name, _attributes, work) => work({ set() {} });',
+          'export const traced = (_name, _attributes, work) => work({ recording: false, set() {} });',
           'export const injectTraceHeaders = () => {};',
           'export const withIncomingTrace = (_headers, work) => work();',
           'export const spanUrl = (url) => url;',

@@ -315,6 +315,8 @@ export class SdkCore {
     const before = this.#metrics.snapshot().total;
     return traced(`tendril.${operation}`, { 'tendril.env': this.#env }, async (span) => {
       const result = await work();
+      // Measuring a large result (its bytes) costs time: only for a span something records.
+      if (!span.recording) return result;
       const given = (options as { page?: unknown } | undefined)?.page;
       const page = given instanceof Page ? given : this.#context?.activePage();
       const after = this.#metrics.snapshot().total;

@@ -9,10 +9,12 @@ type Attributes = Record<string, string | number | boolean | undefined>;
 
 /** The part of a span the operations use. */
 export interface OperationSpan {
+  /** False when nothing records the span (no tracer provider): attributes worth computing are not. */
+  readonly recording: boolean;
   set(attributes: Attributes): void;
 }
 
-const NO_SPAN: OperationSpan = { set: () => undefined };
+const NO_SPAN: OperationSpan = { recording: false, set: () => undefined };
 const API_NAME = '@opentelemetry/api';
 let api: OtelApi | null = null;
 let loading: Promise<void> | undefined;
@@ -45,7 +47,7 @@ export async function traced<T>(name: string, attributes: Attributes, work: (spa
   const options = { attributes: clean(attributes), kind: kind === 'client' ? otel.SpanKind.CLIENT : kind === 'server' ? otel.SpanKind.SERVER : otel.SpanKind.INTERNAL };
   return tracer().startActiveSpan(name, options, async (span) => {
     try {
-      return await work({ set: (more) => span.setAttributes(clean(more)) });
+      return await work({ recording: span.isRecording(), set: (more) => span.setAttributes(clean(more)) });
     } catch (error) {
       const type = error instanceof Error ? error.name : typeof error;
       span.setAttribute('error.type', type);

@@ -56,10 +56,13 @@ const REAL_PAGES_FILE = path.join(RESULTS_DIR, 'real-pages.md');
 
 const OURS: Column = { id: 'tendril', label: 'Tendril' };
 const THEIRS: Column = { id: 'stagehand', label: 'Stagehand 3.7.3' };
+/** Stagehand 4.4.0, run in a node 22 child process (stagehand4.ts). */
+const THEIRS4: Column = { id: 'stagehand4', label: 'Stagehand 4.4.0' };
 
 async function loadLibrary(id: string): Promise<LibraryAdapter> {
   if (id === OURS.id) return (await import('./tendril.js')).loadTendril();
   if (id === THEIRS.id) return (await import('./stagehand.js')).loadStagehand(log);
+  if (id === THEIRS4.id) return (await import('./stagehand4.js')).loadStagehand4(log);
   throw new Error(`unknown library ${id}`);
 }
 
@@ -67,7 +70,7 @@ async function main(): Promise<number> {
   const opts = parseOptions(process.argv.slice(2), process.env);
   const known = [...MEASUREMENTS.map((m) => m.id), EXTRACT_ID, REAL_PAGES_ID, EXTRACT_LLM_ID, ACT_ID, HOSTED_CACHE_ID, FUNCTION_ID];
   const unknown = opts.measurements?.filter((id) => !known.includes(id)) ?? [];
-  if (unknown.length) throw new Error(`unknown --only value(s) ${unknown.join(', ')} (libraries: tendril, stagehand; measurements: ${known.join(', ')})`);
+  if (unknown.length) throw new Error(`unknown --only value(s) ${unknown.join(', ')} (libraries: tendril, stagehand, stagehand4; measurements: ${known.join(', ')})`);
   const selected = (id: string) => !opts.measurements || opts.measurements.includes(id);
   const timing = MEASUREMENTS.filter((m) => selected(m.id));
   const launch = launchSpec();
@@ -107,7 +110,7 @@ async function main(): Promise<number> {
   // Libraries run in this order within every iteration (A B A B ...).
   const failures = new Map<string, string>(); // library id -> why it stopped
   const libs: LibraryAdapter[] = [];
-  for (const col of [OURS, THEIRS]) {
+  for (const col of [OURS, THEIRS, THEIRS4]) {
     if (opts.only && !opts.only.includes(col.id)) continue;
     try {
       libs.push(await loadLibrary(col.id));
@@ -263,7 +266,7 @@ function plural(n: number, noun: string): string {
 }
 
 function labelOf(id: string): string {
-  return id === OURS.id ? OURS.label : id === THEIRS.id ? THEIRS.label : id;
+  return [OURS, THEIRS, THEIRS4].find((c) => c.id === id)?.label ?? id;
 }
 
 main().then(

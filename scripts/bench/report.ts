@@ -17,7 +17,8 @@ export interface Column {
 
 export interface TableInput {
   readonly ours: Column;
-  readonly theirs: Column;
+  /** The libraries compared with ours, one column and one ratio each (Stagehand 3.7.3, 4.4.0). */
+  readonly theirs: readonly Column[];
   readonly rows: readonly RowResult[];
   readonly meta: string;
 }
@@ -32,23 +33,29 @@ function cell(row: RowResult, id: string): { text: string; value: number } {
 }
 
 export function renderTable(input: TableInput): string {
+  const { ours, theirs } = input;
   const lines = [
-    `| measurement | ${input.ours.label} median (ms) | ${input.theirs.label} median (ms) | ratio |`,
-    '| --- | ---: | ---: | ---: |',
+    `| measurement | ${[ours, ...theirs].map((c) => `${c.label} median (ms)`).join(' | ')} | ${theirs.map(ratioHeading).join(' | ')} |`,
+    `| --- | ${[ours, ...theirs].map(() => '---:').join(' | ')} | ${theirs.map(() => '---:').join(' | ')} |`,
   ];
   for (const row of input.rows) {
-    const a = cell(row, input.ours.id);
-    const b = cell(row, input.theirs.id);
-    lines.push(`| ${row.label} | ${a.text} | ${b.text} | ${formatRatio(a.value, b.value)} |`);
+    const a = cell(row, ours.id);
+    const bs = theirs.map((c) => cell(row, c.id));
+    lines.push(`| ${row.label} | ${[a, ...bs].map((c) => c.text).join(' | ')} | ${bs.map((b) => formatRatio(a.value, b.value)).join(' | ')} |`);
   }
   return `${lines.join('\n')}\n\n${input.meta}\n`;
+}
+
+/** The heading of the ratio column against `col`: "ratio / 4.4.0" (ours divided by theirs). */
+export function ratioHeading(col: Column): string {
+  return `ratio / ${col.label.replace(/^Stagehand /, '')}`;
 }
 
 /** Spread of every sample set, for --verbose. */
 export function renderDetails(input: TableInput): string {
   const out: string[] = [];
   for (const row of input.rows) {
-    for (const col of [input.ours, input.theirs]) {
+    for (const col of [input.ours, ...input.theirs]) {
       const s = row.samples.get(col.id);
       if (s && s.length) out.push(`${row.label} — ${col.label}: ${s.map(formatMs).join(', ')}`);
       const f = row.failures.get(col.id);

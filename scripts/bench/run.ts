@@ -41,6 +41,7 @@ import { HOSTED_CACHE_ID, MODEL_LATENCY_MS, runHostedCache, type HostedCacheRun 
 import { MEASUREMENTS } from './measurements/index.js';
 import { REAL_PAGES_ID, runRealPages, type RealPagesRun } from './measurements/real-pages.js';
 import { errorText, type ComparisonContext } from './measurement.js';
+import { STAGEHAND4_VERSION } from './stagehand4.js';
 import { ChromeReaper } from './procs.js';
 import { HEADLINE_END, HEADLINE_START, renderDetails, renderHeadline, renderTable, updateReadme, type Column, type RowResult } from './report.js';
 import { startServer, type Mount } from './server.js';
@@ -191,9 +192,10 @@ async function main(): Promise<number> {
   const meta =
     `_${envLine} · ` +
     `median of ${plural(opts.iterations, 'iteration')} per library after ${plural(opts.warmups, 'untimed warm-up')} each, libraries alternating · ` +
-    `both launch the same headless Chromium; \`goto\` waits for \`load\` in both · ratio = Tendril / Stagehand (below 1: Tendril faster) · ` +
+    `all launch the same headless Chromium; \`goto\` waits for \`load\` in all · ratio = Tendril / that Stagehand (below 1: Tendril faster) · ` +
+    `Stagehand ${STAGEHAND4_VERSION} runs in a node 22 child process that times each operation itself (the pipe is not counted) · ` +
     `\`npm run bench\`_`;
-  const input = { ours: OURS, theirs: THEIRS, rows: results, meta };
+  const input = { ours: OURS, theirs: [THEIRS, THEIRS4], rows: results, meta };
   const blocks: string[] = [];
   if (results.length) blocks.push(renderTable(input));
   if (extract) {
@@ -219,7 +221,7 @@ async function main(): Promise<number> {
     blocks.push(renderLlmSummary({ run: llm, ours: OURS, theirs: THEIRS, envLine }));
     env.notes.push(...llm.notes);
   }
-  if (act) blocks.push(renderActSummary({ run: act, ours: OURS, theirs: THEIRS, envLine }));
+  if (act) blocks.push(renderActSummary({ run: act, ours: OURS, theirs: [THEIRS, THEIRS4], envLine }));
   if (hosted) {
     blocks.push(renderHostedCacheSummary({ run: hosted, envLine }));
     env.notes.push(...hosted.notes);

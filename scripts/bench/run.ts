@@ -199,7 +199,7 @@ async function main(): Promise<number> {
   const blocks: string[] = [];
   if (results.length) blocks.push(renderTable(input));
   if (extract) {
-    const report = { run: extract, ours: OURS, theirs: THEIRS, envLine };
+    const report = { run: extract, ours: OURS, theirs: [THEIRS, THEIRS4], envLine };
     // The README links it from the repository root; stdout readers get the same path.
     const link = path.relative(REPO_ROOT, PER_PAGE_FILE);
     blocks.push(renderExtractSummary({ ...report, perPageLink: link }));
@@ -210,7 +210,7 @@ async function main(): Promise<number> {
   }
   if (realPages) {
     const link = path.relative(REPO_ROOT, REAL_PAGES_FILE);
-    const report = { run: realPages, ours: OURS, theirs: THEIRS, envLine, perPageLink: link };
+    const report = { run: realPages, ours: OURS, theirs: [THEIRS, THEIRS4], envLine, perPageLink: link };
     blocks.push(renderRealPagesSummary(report));
     mkdirSync(RESULTS_DIR, { recursive: true });
     writeFileSync(REAL_PAGES_FILE, renderRealPagesPerPage(report));
@@ -218,7 +218,7 @@ async function main(): Promise<number> {
     env.notes.push(...realPages.notes);
   }
   if (llm) {
-    blocks.push(renderLlmSummary({ run: llm, ours: OURS, theirs: THEIRS, envLine }));
+    blocks.push(renderLlmSummary({ run: llm, ours: OURS, theirs: [THEIRS, THEIRS4], envLine }));
     env.notes.push(...llm.notes);
   }
   if (act) blocks.push(renderActSummary({ run: act, ours: OURS, theirs: [THEIRS, THEIRS4], envLine }));
@@ -249,7 +249,7 @@ async function main(): Promise<number> {
   }
   const extractFailed = [extract, llm].some((run) => run?.pages.some((p) => [...p.outcomes.values()].some((o) => !o.ok)));
   // Stagehand failing a real page is part of the comparison; the target is Tendril's.
-  const realPagesFailed = realPages !== null && summarizeRealPages(realPages, OURS, THEIRS).target === false;
+  const realPagesFailed = realPages !== null && summarizeRealPages(realPages, OURS, [THEIRS, THEIRS4]).target === false;
   const actFailed = act !== null && [...act.outcomes.values()].some((o) => !o.ok);
   const hostedFailed = hosted !== null && !hosted.outcome.ok;
   const functionFailed = fn !== null && [...fn.outcomes.values()].some((o) => !o.ok);

@@ -38,6 +38,11 @@ export interface BenchSession {
    * it instead of its own wall time, so the pipe between the two is not counted.
    */
   lastMs?(): number | undefined;
+  /**
+   * For the same kind of adapter: how long the last `extractWithSchema` waited for its model, as the
+   * library's process measured it (the bench's model answer plus the pipe both ways), ms.
+   */
+  lastModelMs?(): number | undefined;
   // New measurements add the operations they need here and implement them in tendril.ts and
   // stagehand.ts.
 }

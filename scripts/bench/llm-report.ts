@@ -103,7 +103,7 @@ function metaLine(input: LlmReportInput, s: LlmSummary): string {
     input.envLine,
     `Tendril and Stagehand 3.7.3 constructed with \`model: { modelName: "${run.modelName}", apiKey, baseURL, fetch }\` pointing at one fake OpenAI server on loopback (\`test/support/fake-model.ts\`) that answers every request at once with a value valid for the JSON schema it was sent`,
     ...(theirs.some((col) => col.id === 'stagehand4')
-      ? ['Stagehand 4.4.0 (no `baseURL` any more) with `model: { generate }`, a callback in its node 22 child process that the bench answers by sending the request to the same fake as a Responses request through the same timing `fetch`; its wall time is taken in the child']
+      ? ['Stagehand 4.4.0 (no `baseURL` any more) with `model: { generate }`, a callback in its node 22 child process that the bench answers by sending the request to the same fake as a Responses request through the same `fetch`; its wall time and its model time (from calling back until the answer is back, the pipe included) are both taken in the child']
       : []),
     `overhead = wall time of one call minus the time its model requests took, timed by that \`fetch\` from sending to the whole reply${waited ? ` (median ${waited})` : ''}`,
     `prompt tokens = o200k_base tokens of the system and user text plus the JSON schema, summed over the call's requests`,

@@ -290,6 +290,7 @@ export async function loadStagehand4(log: (line: string) => void): Promise<Libra
     label: `Stagehand ${STAGEHAND4_VERSION}`,
     newSession(launch: LaunchSpec, options: SessionOptions = {}): BenchSession {
       let child: Child | null = null;
+      let modelMs: number | undefined;
       const live = (): Child => {
         if (!child) throw new Error('init() first');
         return child;
@@ -297,6 +298,7 @@ export async function loadStagehand4(log: (line: string) => void): Promise<Libra
       return {
         // The child times each operation itself, so the pipe is not counted.
         lastMs: () => child?.lastMs,
+        lastModelMs: () => modelMs,
         async init() {
           child = new Child(entry, zodEntry, options.model);
           await child.call('init', { executablePath: launch.executablePath, args: [...launch.args], headless: true, withModel: options.model !== undefined });
@@ -306,7 +308,12 @@ export async function loadStagehand4(log: (line: string) => void): Promise<Libra
         // 4.4.0 has no page-text extract(); its accessibility snapshot (iframes included) is the
         // text its own extract(instruction) sends the model.
         extractText: async () => (await live().call('pageText')) as string,
-        extractWithSchema: async (instruction, build) => ((await live().call('extract', { instruction, schema: schemaFor(build) })) as { data: unknown }).data,
+        async extractWithSchema(instruction, build) {
+          modelMs = undefined;
+          const out = (await live().call('extract', { instruction, schema: schemaFor(build) })) as { data: unknown; modelMs: number };
+          modelMs = out.modelMs;
+          return out.data;
+        },
         act: async (action) => (await live().call('act', { action: { ...action, arguments: [...action.arguments] } })) as { success: boolean },
         evaluate: (expression) => live().call('evaluate', { expression }),
         async close() {

@@ -47,7 +47,7 @@ export function renderActSummary(input: ActReportInput): string {
     `median of ${plural(iterations, 'timed call')} per library after ${warmups} untimed, libraries alternating, one browser each on one local page (\`scripts/bench/pages${run.pagePath}\`, loaded once, untimed)`,
     `timed: \`act({ selector: "${selector}", description: "${description}", method: "${method}", arguments: [] })\` until it resolves`,
     "after each call, untimed, the page's counter is read with the library's own `page.evaluate` and must have gone up by exactly one",
-    'both constructed with the fake model of `extract-llm`; a request to it fails the library',
+    'all constructed with the fake model of `extract-llm` (Stagehand 4.4.0 through its generate callback); a request to it fails the library',
     `ratio = ${ours.label} / each Stagehand`,
     ...(theirs.some((c) => c.id === 'stagehand4') ? ['Stagehand 4.4.0 runs in a node 22 child process, which times the call itself (the pipe is not counted)'] : []),
     '`npm run bench -- --only act`',

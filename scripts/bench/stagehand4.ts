@@ -21,6 +21,7 @@ const MIN_NODE: readonly [number, number] = [22, 18];
 
 /** Deadline for anything the child is asked that has no deadline of its own (init, close). */
 const CHILD_DEADLINE_MS = 60_000;
+const CLOSE_DEADLINE_MS = 15_000;
 
 /**
  * The package.json of `name` as Node would find it from `fromDir` (walking up node_modules folders);
@@ -320,7 +321,9 @@ export async function loadStagehand4(log: (line: string) => void): Promise<Libra
           const c = child;
           if (!c || c.gone) return;
           try {
-            await c.call('close');
+            // Shorter than other requests: a child stuck in an earlier operation holds this one
+            // behind it, and after a failure the bench wants the browser gone, not waited for.
+            await c.call('close', {}, CLOSE_DEADLINE_MS);
           } finally {
             const ms = c.lastMs;
             await c.end();

@@ -22,6 +22,8 @@ const MIN_NODE: readonly [number, number] = [22, 18];
 /** Deadline for anything the child is asked that has no deadline of its own (init, close). */
 const CHILD_DEADLINE_MS = 60_000;
 const CLOSE_DEADLINE_MS = 15_000;
+/** Deadline of one model request sent for the child (the child's own is the same: GEN_TIMEOUT_MS). */
+const MODEL_DEADLINE_MS = 60_000;
 
 /**
  * The package.json of `name` as Node would find it from `fromDir` (walking up node_modules folders);
@@ -155,6 +157,8 @@ async function askFakeModel(model: BenchModel, request: GenerateRequest): Promis
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${model.apiKey}` },
     body: JSON.stringify({ model: model.modelName.replace(/^openai\//, ''), instructions: request.systemPrompt, input, text: { format } }),
+    // The child gives up on it after as long; nothing here may wait longer.
+    signal: AbortSignal.timeout(MODEL_DEADLINE_MS),
   });
   if (!res.ok) throw new Error(`fake model answered HTTP ${res.status}`);
   const body = (await res.json()) as { output?: Array<{ content?: Array<{ text?: string }> }> };

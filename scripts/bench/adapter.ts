@@ -32,6 +32,17 @@ export interface BenchSession {
   dialogs?(): readonly DialogSeen[];
   /** Closes the client and the browser it launched. */
   close(): Promise<void>;
+  /**
+   * The duration of the operation that resolved last, as the library's own process measured it
+   * (ms), for an adapter that drives its library in another process: `TimedSession` then reports
+   * it instead of its own wall time, so the pipe between the two is not counted.
+   */
+  lastMs?(): number | undefined;
+  /**
+   * For the same kind of adapter: how long the last `extractWithSchema` waited for its model, as the
+   * library's process measured it (the bench's model answer plus the pipe both ways), ms.
+   */
+  lastModelMs?(): number | undefined;
   // New measurements add the operations they need here and implement them in tendril.ts and
   // stagehand.ts.
 }
@@ -125,7 +136,8 @@ export class TimedSession {
   async time(label: string, op: () => Promise<unknown>): Promise<number> {
     const t0 = performance.now();
     await withTimeout(`${this.lib.label} ${label}`, this.env.opTimeoutMs, op());
-    return performance.now() - t0;
+    const wall = performance.now() - t0;
+    return this.raw.lastMs?.() ?? wall;
   }
 
   /**

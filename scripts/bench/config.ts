@@ -17,7 +17,7 @@ export const BENCH_DOC_PATH = path.join(REPO_ROOT, 'docs', 'benchmarks.md');
 /** Latest full results that are committed (linked from the README block). */
 export const RESULTS_DIR = path.join(BENCH_DIR, 'results');
 export const DEMO_PATH = path.join(REPO_ROOT, 'scripts', 'demo.ts');
-export const LIBRARY_IDS: readonly string[] = ['tendril', 'stagehand'];
+export const LIBRARY_IDS: readonly string[] = ['tendril', 'stagehand', 'stagehand4'];
 
 /** Flags both libraries pass to Chromium, on top of whatever each adds itself. */
 export const CHROME_ARGS: readonly string[] = [

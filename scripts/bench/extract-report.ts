@@ -14,14 +14,15 @@ import {
 } from './extract-summary.js';
 import { DEMO_PARTS, type ExtractPage } from './extract-pages.js';
 import type { ExtractRun, Outcome, PageResult } from './measurements/extract.js';
-import type { Column } from './report.js';
+import { ratioHeading, type Column } from './report.js';
 import { recallValue } from './recall.js';
 import { formatMs } from './stats.js';
 
 export interface ExtractReportInput {
   readonly run: ExtractRun;
   readonly ours: Column;
-  readonly theirs: Column;
+  /** Stagehand 3.7.3 first (the targets are against it), then 4.4.0. */
+  readonly theirs: readonly Column[];
   /** "2026-11-22 · Chromium … · Node … · machine" */
   readonly envLine: string;
   /** Link to the per-page file, relative to where the summary is shown. */
@@ -65,36 +66,44 @@ function belowLine(b: Below): string {
   return `${pageId(b.page)} (${detail})`;
 }
 
+/** One summary row: its label, ours then each other library's cell, a ratio against each, the target. */
+type RowFn = (label: string, cells: readonly string[], ratios?: readonly string[], target?: string) => void;
+
 export function renderExtractSummary(input: ExtractReportInput): string {
   const { run, ours, theirs } = input;
+  const primary = theirs[0]!;
   const o = (p: PageResult | undefined, col: Column) => p?.outcomes.get(col.id);
   const table = run.pages.find((p) => p.page.kind === 'table');
   const demo = run.pages.find((p) => p.page.kind === 'demo');
-  const c = summarizeCorpus(run, { ours: ours.id, theirs: theirs.id });
+  const c = summarizeCorpus(run, { ours: ours.id, theirs: theirs.map((col) => col.id) });
   const rows: string[][] = [];
-  const row = (label: string, a: string, b: string, r = '', target = '') => rows.push([label, a, b, r, target]);
+  const row: RowFn = (label, cells, ratios = [], target = '') =>
+    rows.push([label, ...cells, ...theirs.map((_, i) => ratios[i] ?? ''), target]);
+  const all = [ours, ...theirs];
 
   if (table) {
     const label = table.page.label;
-    const [a, b] = [o(table, ours), o(table, theirs)];
-    const tr = ratio(medianMs(a), medianMs(b));
-    const br = ratio(bytesOf(a), bytesOf(b));
-    row(`${label}: time (median ms)`, msCell(a), msCell(b), formatRatio(medianMs(a), medianMs(b)), ratioTarget(tr, TARGETS.tableTime));
-    row(`${label}: bytes`, bytesCell(a), bytesCell(b), formatRatio(bytesOf(a), bytesOf(b)), ratioTarget(br, TARGETS.bytes));
-    row(`${label}: recall of its words`, recallCell(a), recallCell(b), pp(pageRecall(a) - pageRecall(b)));
+    const a = o(table, ours);
+    const bs = theirs.map((col) => o(table, col));
+    const timeRatios = bs.map((b) => formatRatio(medianMs(a), medianMs(b)));
+    const bytesRatios = bs.map((b) => formatRatio(bytesOf(a), bytesOf(b)));
+    row(`${label}: time (median ms)`, [a, ...bs].map(msCell), timeRatios, ratioTarget(ratio(medianMs(a), medianMs(bs[0])), TARGETS.tableTime));
+    row(`${label}: bytes`, [a, ...bs].map(bytesCell), bytesRatios, ratioTarget(ratio(bytesOf(a), bytesOf(bs[0])), TARGETS.bytes));
+    row(`${label}: recall of its words`, [a, ...bs].map(recallCell), bs.map((b) => pp(pageRecall(a) - pageRecall(b))));
   }
   if (demo) {
-    const [a, b] = [o(demo, ours), o(demo, theirs)];
+    const a = o(demo, ours);
+    const bs = theirs.map((col) => o(demo, col));
     const parts = (x: Outcome | undefined) => cell(x, (v) => `${DEMO_PARTS.length - (v.missing?.length ?? 0)}/${DEMO_PARTS.length}`);
-    row('demo page: time (median ms)', msCell(a), msCell(b), formatRatio(medianMs(a), medianMs(b)));
-    row('demo page: bytes', bytesCell(a), bytesCell(b), formatRatio(bytesOf(a), bytesOf(b)));
-    row('demo page: parts whose text is there (page, open + closed shadow root, 2 iframes)', parts(a), parts(b));
+    row('demo page: time (median ms)', [a, ...bs].map(msCell), bs.map((b) => formatRatio(medianMs(a), medianMs(b))));
+    row('demo page: bytes', [a, ...bs].map(bytesCell), bs.map((b) => formatRatio(bytesOf(a), bytesOf(b))));
+    row('demo page: parts whose text is there (page, open + closed shadow root, 2 iframes)', [a, ...bs].map(parts));
   }
   if (c.count > 0) corpusRows(c, input, row);
 
   const lines = [
-    `| \`extract()\` page text | ${ours.label} | ${theirs.label} | ratio | target |`,
-    '| --- | ---: | ---: | ---: | --- |',
+    `| \`extract()\` page text | ${all.map((col) => col.label).join(' | ')} | ${theirs.map(ratioHeading).join(' | ')} | target (against ${primary.label}) |`,
+    `| --- | ${all.map(() => '---:').join(' | ')} | ${theirs.map(() => '---:').join(' | ')} | --- |`,
     ...rows.map((r) => `| ${r.join(' | ')} |`),
     '',
   ];
@@ -102,44 +111,58 @@ export function renderExtractSummary(input: ExtractReportInput): string {
     const shown = c.below.slice(0, 10);
     const more = c.below.length - shown.length;
     lines.push(
-      `Real pages where ${ours.label}'s recall is more than ${100 * RECALL_SLACK} pp below ${theirs.label}'s, worst first: ` +
+      `Real pages where ${ours.label}'s recall is more than ${100 * RECALL_SLACK} pp below ${primary.label}'s, worst first: ` +
         `${shown.map(belowLine).join(', ')}${more > 0 ? `, and ${more} more` : ''}.`,
       '',
     );
   }
   for (const [id, pages] of c.failed) {
     if (!pages.length) continue;
-    const label = id === ours.id ? ours.label : theirs.label;
+    const label = all.find((col) => col.id === id)?.label ?? id;
     lines.push(`${label} failed on ${pages.length} real page(s): ${pages.slice(0, 10).map(pageId).join(', ')}${pages.length > 10 ? ', …' : ''}.`, '');
   }
+  if (theirs.some((col) => col.id === 'stagehand4')) lines.push(STAGEHAND4_NOTE, '');
   lines.push(metaLine(input, c), '', `Per page: [${input.perPageLink}](${input.perPageLink})`);
   return `${lines.join('\n')}\n`;
 }
 
-function corpusRows(c: CorpusSummary, input: ExtractReportInput, row: (...cells: string[]) => void): void {
+/** What stands for `extract()` in Stagehand 4.4.0, which has no page-text extract() any more. */
+export const STAGEHAND4_NOTE =
+  'Stagehand 4.4.0 has no page-text `extract()`; its column is `page.snapshot({ includeIframes: true }).formattedTree`, ' +
+  'the accessibility outline its `extract(instruction)` sends the model as `DOM:`, timed inside its node 22 child process.';
+
+function corpusRows(c: CorpusSummary, input: ExtractReportInput, row: RowFn): void {
   const { ours, theirs, run } = input;
+  const primary = theirs[0]!;
+  const all = [ours, ...theirs];
   const n = c.comparable.length;
-  // Totals and ratios only cover the pages both libraries got through; say so when that is not all.
-  const label = n === c.count ? `${c.count} real pages` : `${n} of ${c.count} real pages (those both got through)`;
+  // Totals and ratios only cover the pages every library got through; say so when that is not all.
+  const label = n === c.count ? `${c.count} real pages` : `${n} of ${c.count} real pages (those all got through)`;
   const of = (m: ReadonlyMap<string, number>, col: Column) => m.get(col.id) ?? Number.NaN;
   const secs = (ms: number) => (Number.isFinite(ms) ? `${(ms / 1000).toFixed(1)}` : 'n/a');
-  const [ta, tb] = [of(c.timeMs, ours), of(c.timeMs, theirs)];
-  const [ba, bb] = [of(c.bytes, ours), of(c.bytes, theirs)];
-  const ra = recallValue(c.recall.get(ours.id));
-  const rb = recallValue(c.recall.get(theirs.id));
+  const t = all.map((col) => of(c.timeMs, col));
+  const b = all.map((col) => of(c.bytes, col));
+  const r = all.map((col) => recallValue(c.recall.get(col.id)));
+  const against = <T,>(values: readonly number[], f: (a: number, x: number) => T): T[] => values.slice(1).map((x) => f(values[0]!, x));
   const iters = run.settings.corpusIterations;
-  row(`${label}: total time (s, ${iters === 1 ? 'one timed call' : `median of ${iters}`} per page)`, secs(ta), secs(tb), formatRatio(ta, tb), ratioTarget(ratio(ta, tb), TARGETS.corpusTime));
-  row(`${label}: median per-page time ratio`, '', '', Number.isFinite(c.medianTimeRatio) ? `${c.medianTimeRatio.toFixed(3)}×` : 'n/a');
-  row(`${label}: total bytes`, formatBytes(ba), formatBytes(bb), formatRatio(ba, bb), ratioTarget(ratio(ba, bb), TARGETS.bytes));
-  const recallPass = Number.isFinite(ra) && Number.isFinite(rb) ? ra >= rb : null;
-  row(`${label}: recall of \`articleBody\` words (pooled)`, pct(ra), pct(rb), pp(ra - rb), verdict(`≥ ${theirs.label}`, recallPass));
-  // Only when both libraries ran (Tendril failing everywhere still counts: every page is below).
-  const compared = run.pages.some((p) => p.page.kind === 'article' && p.outcomes.has(ours.id) && p.outcomes.has(theirs.id));
+  row(`${label}: total time (s, ${iters === 1 ? 'one timed call' : `median of ${iters}`} per page)`, t.map(secs), against(t, formatRatio), ratioTarget(ratio(t[0]!, t[1]!), TARGETS.corpusTime));
   row(
-    `${c.count} real pages: pages where recall is > ${100 * RECALL_SLACK} pp below ${theirs.label}'s (or failed)`,
-    compared ? String(c.below.length) : '—',
-    '',
-    '',
+    `${label}: median per-page time ratio`,
+    all.map(() => ''),
+    theirs.map((col) => {
+      const m = c.medianTimeRatio.get(col.id) ?? Number.NaN;
+      return Number.isFinite(m) ? `${m.toFixed(3)}×` : 'n/a';
+    }),
+  );
+  row(`${label}: total bytes`, b.map(formatBytes), against(b, formatRatio), ratioTarget(ratio(b[0]!, b[1]!), TARGETS.bytes));
+  const recallPass = Number.isFinite(r[0]!) && Number.isFinite(r[1]!) ? r[0]! >= r[1]! : null;
+  row(`${label}: recall of \`articleBody\` words (pooled)`, r.map(pct), against(r, (a, x) => pp(a - x)), verdict(`≥ ${primary.label}`, recallPass));
+  // Only when both libraries ran (Tendril failing everywhere still counts: every page is below).
+  const compared = run.pages.some((p) => p.page.kind === 'article' && p.outcomes.has(ours.id) && p.outcomes.has(primary.id));
+  row(
+    `${c.count} real pages: pages where recall is > ${100 * RECALL_SLACK} pp below ${primary.label}'s (or failed)`,
+    [compared ? String(c.below.length) : '—', ...theirs.map(() => '')],
+    [],
     verdict('none', compared ? c.below.length === 0 : null),
   );
 }
@@ -163,19 +186,22 @@ function metaLine(input: ExtractReportInput, c: CorpusSummary): string {
 /** The per-page file: every page, one row each, plus the pages to look at first. */
 export function renderPerPage(input: ExtractReportInput): string {
   const { run, ours, theirs } = input;
-  const c = summarizeCorpus(run, { ours: ours.id, theirs: theirs.id });
+  const primary = theirs[0]!;
+  const all = [ours, ...theirs];
+  const c = summarizeCorpus(run, { ours: ours.id, theirs: theirs.map((col) => col.id) });
   const lines = [
-    `# \`extract()\` per page: ${ours.label} vs ${theirs.label}`,
+    `# \`extract()\` per page: ${ours.label} vs ${theirs.map((col) => col.label).join(' and ')}`,
     '',
-    'Written by `npm run bench` (the extraction measurement); the summary is in the README.',
+    'Written by `npm run bench` (the extraction measurement); the summary is in docs/benchmarks.md.',
     '',
     metaLine(input, c),
     '',
-    `## Real pages where ${ours.label}'s recall is more than ${100 * RECALL_SLACK} pp below ${theirs.label}'s (${c.below.length})`,
+    ...(theirs.some((col) => col.id === 'stagehand4') ? [STAGEHAND4_NOTE, ''] : []),
+    `## Real pages where ${ours.label}'s recall is more than ${100 * RECALL_SLACK} pp below ${primary.label}'s (${c.below.length})`,
     '',
   ];
   if (c.below.length) {
-    lines.push(`| page | source | ${ours.label} recall | ${theirs.label} recall | difference |`, '| --- | --- | ---: | ---: | ---: |');
+    lines.push(`| page | source | ${ours.label} recall | ${primary.label} recall | difference |`, '| --- | --- | ---: | ---: | ---: |');
     for (const b of c.below) {
       const diff = Number.isNaN(b.ours) ? 'failed' : pp(b.ours - b.theirs);
       lines.push(`| ${pageId(b.page)} | ${host(b.page)} | ${Number.isNaN(b.ours) ? 'failed' : pct(b.ours)} | ${pct(b.theirs)} | ${diff} |`);
@@ -183,30 +209,34 @@ export function renderPerPage(input: ExtractReportInput): string {
   } else lines.push('None.');
 
   const failures = run.pages.flatMap((p) =>
-    [ours, theirs].flatMap((col) => {
+    all.flatMap((col) => {
       const o = p.outcomes.get(col.id);
       return o && !o.ok ? [`- ${pageId(p)}, ${col.label}: ${o.error}`] : [];
     }),
   );
   lines.push('', `## Failures (${failures.length})`, '', ...(failures.length ? failures : ['None.']));
 
-  const L = (s: string) => `${ours.label} ${s} | ${theirs.label} ${s}`;
-  lines.push(
-    '',
-    '## All pages',
-    '',
-    `| # | page | source | ${L('ms')} | time ratio | ${L('bytes')} | bytes ratio | ${L('recall')} | recall difference |`,
-    '| ---: | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
-  );
+  const L = (what: string) => all.map((col) => `${col.label} ${what}`);
+  const R = (what: string) => theirs.map((col) => `${what} ${ratioHeading(col).replace(/^ratio /, '')}`);
+  const heads = ['#', 'page', 'source', ...L('ms'), ...R('time ratio'), ...L('bytes'), ...R('bytes ratio'), ...L('recall'), ...R('recall difference')];
+  lines.push('', '## All pages', '', `| ${heads.join(' | ')} |`, `| ---: | --- | --- | ${heads.slice(3).map(() => '---:').join(' | ')} |`);
   run.pages.forEach((p, i) => {
-    const [a, b] = [p.outcomes.get(ours.id), p.outcomes.get(theirs.id)];
+    const a = p.outcomes.get(ours.id);
+    const bs = theirs.map((col) => p.outcomes.get(col.id));
     const hasTruth = p.page.truth !== undefined;
     const rec = (x: Outcome | undefined) => (hasTruth ? recallCell(x) : '—');
-    lines.push(
-      `| ${i + 1} | ${pageId(p)} | ${host(p)} | ${msCell(a)} | ${msCell(b)} | ${formatRatio(medianMs(a), medianMs(b))} | ` +
-        `${bytesCell(a)} | ${bytesCell(b)} | ${formatRatio(bytesOf(a), bytesOf(b))} | ${rec(a)} | ${rec(b)} | ` +
-        `${hasTruth ? pp(pageRecall(a) - pageRecall(b)) : '—'} |`,
-    );
+    const cells = [
+      String(i + 1),
+      pageId(p),
+      host(p),
+      ...[a, ...bs].map(msCell),
+      ...bs.map((b) => formatRatio(medianMs(a), medianMs(b))),
+      ...[a, ...bs].map(bytesCell),
+      ...bs.map((b) => formatRatio(bytesOf(a), bytesOf(b))),
+      ...[a, ...bs].map(rec),
+      ...bs.map((b) => (hasTruth ? pp(pageRecall(a) - pageRecall(b)) : '—')),
+    ];
+    lines.push(`| ${cells.join(' | ')} |`);
   });
   return `${lines.join('\n')}\n`;
 }

@@ -5,7 +5,8 @@ import { median } from './stats.js';
 
 export interface Pair {
   readonly ours: string;
-  readonly theirs: string;
+  /** Stagehand 3.7.3 first (targets, recall comparison and the median ratio are against it), then 4.4.0. */
+  readonly theirs: readonly string[];
 }
 
 /** Tendril's recall may trail Stagehand's by at most this much on any page. */
@@ -48,14 +49,16 @@ export interface CorpusSummary {
   readonly timeMs: ReadonlyMap<string, number>;
   readonly bytes: ReadonlyMap<string, number>;
   readonly recall: ReadonlyMap<string, Recall>;
-  readonly medianTimeRatio: number;
-  /** Pages where Tendril's recall is more than RECALL_SLACK below Stagehand's (or Tendril failed). */
+  /** Median over the comparable pages of Tendril's time / each other library's, by library id. */
+  readonly medianTimeRatio: ReadonlyMap<string, number>;
+  /** Pages where Tendril's recall is more than RECALL_SLACK below the first other library's (or Tendril failed). */
   readonly below: readonly Below[];
 }
 
 export function summarizeCorpus(run: ExtractRun, ids: Pair): CorpusSummary {
   const articles = run.pages.filter((p) => p.page.kind === 'article');
-  const libIds = [ids.ours, ids.theirs];
+  const libIds = [ids.ours, ...ids.theirs];
+  const primary = ids.theirs[0]!;
   const failed = new Map(libIds.map((id) => [id, articles.filter((p) => !ok(p.outcomes.get(id)) && p.outcomes.has(id))]));
   // A library that failed everywhere (or did not run) would otherwise leave no page to compare.
   const active = libIds.filter((id) => articles.some((p) => ok(p.outcomes.get(id))));
@@ -79,10 +82,14 @@ export function summarizeCorpus(run: ExtractRun, ids: Pair): CorpusSummary {
     bytes.set(id, b);
     recall.set(id, { matched, total });
   }
-  const ratios = comparable.map((p) => medianMs(p.outcomes.get(ids.ours)) / medianMs(p.outcomes.get(ids.theirs)));
+  const medianTimeRatio = new Map<string, number>();
+  for (const id of ids.theirs) {
+    const ratios = comparable.map((p) => medianMs(p.outcomes.get(ids.ours)) / medianMs(p.outcomes.get(id)));
+    medianTimeRatio.set(id, ratios.length ? median(ratios) : Number.NaN);
+  }
   const below: Below[] = [];
   for (const p of articles) {
-    const theirs = pageRecall(p.outcomes.get(ids.theirs));
+    const theirs = pageRecall(p.outcomes.get(primary));
     // Nothing to compare against, or Tendril was not run.
     if (!Number.isFinite(theirs) || !p.outcomes.has(ids.ours)) continue;
     const ours = pageRecall(p.outcomes.get(ids.ours));
@@ -97,7 +104,7 @@ export function summarizeCorpus(run: ExtractRun, ids: Pair): CorpusSummary {
     timeMs,
     bytes,
     recall,
-    medianTimeRatio: ratios.length ? median(ratios) : Number.NaN,
+    medianTimeRatio,
     below,
   };
 }

@@ -8,6 +8,8 @@ export interface FunctionReportInput {
   readonly run: FunctionRun;
   readonly ours: Column;
   readonly theirs: Column;
+  /** A library shown with a column of its own but not measured here, and why (Stagehand 4.4.0). */
+  readonly notRun?: { readonly col: Column; readonly why: string };
   /** "2026-11-22 · Chromium … · Node … · machine" */
   readonly envLine: string;
 }
@@ -54,12 +56,14 @@ function msCell(o: FunctionOutcome | undefined, pick: (c: { importMs: number; to
 export function renderFunctionSummary(input: FunctionReportInput): string {
   const { run, ours, theirs } = input;
   const [a, b] = [run.outcomes.get(ours.id), run.outcomes.get(theirs.id)];
+  const { notRun } = input;
   const lines = [
-    `| the reference function (\`examples/serverless\`), bundled by esbuild | ${ours.label} | ${theirs.label} | ratio | target |`,
-    '| --- | ---: | ---: | ---: | --- |',
+    `| the reference function (\`examples/serverless\`), bundled by esbuild | ${ours.label} | ${theirs.label} | ${notRun ? `${notRun.col.label} | ` : ''}ratio | target |`,
+    `| --- | ---: | ---: | ${notRun ? '---: | ' : ''}---: | --- |`,
   ];
+  const none = notRun ? 'n/a | ' : '';
   const row = (label: string, x: Cell, y: Cell, target?: number) =>
-    lines.push(`| ${label} | ${x.text} | ${y.text} | ${ratioText(x.value, y.value)} | ${target === undefined ? '' : verdict(x.value, y.value, target)} |`);
+    lines.push(`| ${label} | ${x.text} | ${y.text} | ${none}${ratioText(x.value, y.value)} | ${target === undefined ? '' : verdict(x.value, y.value, target)} |`);
   row('bundle: one minified ES module for Node', bytesCell(a), bytesCell(b), TARGETS.bytes);
   row('cold start: `import()` + first request, median (ms)', msCell(a, (c) => c.totalMs), msCell(b, (c) => c.totalMs), TARGETS.coldStart);
   row('… of which `import()`, median (ms)', msCell(a, (c) => c.importMs), msCell(b, (c) => c.importMs));
@@ -67,9 +71,10 @@ export function renderFunctionSummary(input: FunctionReportInput): string {
     const bytes = run.extensionBytes;
     const cell = bytes === null ? 'failed' : `${formatBytes(bytes)} (${bytes.toLocaleString('en-US')} B)`;
     const target = `< ${formatBytes(EXTENSION_TARGET_BYTES)}${bytes === null ? '' : `: ${bytes < EXTENSION_TARGET_BYTES ? 'pass' : 'FAIL'}`}`;
-    lines.push(`| \`tendril/extension\` (for Chrome extensions): one minified ES module, the AI SDK left out | ${cell} | — | | ${target} |`);
+    lines.push(`| \`tendril/extension\` (for Chrome extensions): one minified ES module, the AI SDK left out | ${cell} | — | ${none}| ${target} |`);
   }
   lines.push('');
+  if (notRun) lines.push(`${notRun.col.label}: n/a, ${notRun.why}.`, '');
   for (const col of [ours, theirs]) {
     const o = run.outcomes.get(col.id);
     if (o && !o.ok) lines.push(`${col.label} failed: ${o.error.replace(/\.+$/, '')}.`, '');

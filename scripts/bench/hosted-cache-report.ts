@@ -41,7 +41,7 @@ export function renderHostedCacheSummary(input: HostedCacheReportInput): string 
     '',
   );
   lines.push(
-    '**Tendril only**: Stagehand 3.7.3 has no hosted server one can run oneself, so unlike every other table here this one is no ratio against Stagehand; the ratio is HIT / MISS.',
+    '**Tendril only**: neither Stagehand 3.7.3 nor 4.4.0 has a hosted server one can run oneself (4.4.0\'s `apiUrl` is Browserbase\'s regional service), so unlike every other table here this one is no ratio against Stagehand (n/a for both); the ratio is HIT / MISS.',
     '',
   );
   if (!o.ok) lines.push(`Tendril failed: ${o.error.replace(/\.+$/, '')}.`, '');

@@ -1,12 +1,13 @@
 // Markdown for the extract-llm measurement (stdout and the README block).
 import type { LlmCall, LlmOutcome, LlmPageResult, LlmRun } from './measurements/extract-llm.js';
-import type { Column } from './report.js';
+import { ratioHeading, type Column } from './report.js';
 import { formatMs, formatRatio, median } from './stats.js';
 
 export interface LlmReportInput {
   readonly run: LlmRun;
   readonly ours: Column;
-  readonly theirs: Column;
+  /** Stagehand 3.7.3 first (the targets are against it), then 4.4.0. */
+  readonly theirs: readonly Column[];
   /** "2026-11-22 · Chromium … · Node … · machine" */
   readonly envLine: string;
 }
@@ -45,7 +46,8 @@ function values(s: LlmSummary, id: string, f: (c: LlmCall) => number): number[] 
 
 export function renderLlmSummary(input: LlmReportInput): string {
   const { run, ours, theirs } = input;
-  const s = summarizeLlm(run, [ours.id, theirs.id]);
+  const all = [ours, ...theirs];
+  const s = summarizeLlm(run, all.map((col) => col.id));
   const cell = (col: Column, f: (c: LlmCall) => number, show: (v: number[]) => string): { text: string; value: number } => {
     const v = values(s, col.id, f);
     if (!v.length) return { text: s.failed.get(col.id)?.length ? 'failed' : '—', value: Number.NaN };
@@ -63,21 +65,22 @@ export function renderLlmSummary(input: LlmReportInput): string {
     ['model requests per extract', (c) => c.requests, spread, null],
   ];
   const lines = [
-    `| \`extract(instruction, schema)\` with a fake model | ${ours.label} | ${theirs.label} | ratio | target |`,
-    '| --- | ---: | ---: | ---: | --- |',
+    `| \`extract(instruction, schema)\` with a fake model | ${all.map((col) => col.label).join(' | ')} | ${theirs.map(ratioHeading).join(' | ')} | target (against ${theirs[0]!.label}) |`,
+    `| --- | ${all.map(() => '---:').join(' | ')} | ${theirs.map(() => '---:').join(' | ')} | --- |`,
   ];
   for (const [label, f, show, target] of rows) {
-    const [a, b] = [cell(ours, f, show), cell(theirs, f, show)];
-    const ratio = a.value / b.value;
+    const a = cell(ours, f, show);
+    const bs = theirs.map((col) => cell(col, f, show));
+    const ratio = a.value / bs[0]!.value;
     const verdict = target === null || !Number.isFinite(ratio) ? '' : `≤ ${target.toFixed(2)}×: ${ratio <= target ? 'pass' : 'FAIL'}`;
-    lines.push(`| ${label} | ${a.text} | ${b.text} | ${formatRatio(a.value, b.value)} | ${verdict} |`);
+    lines.push(`| ${label} | ${[a, ...bs].map((c) => c.text).join(' | ')} | ${bs.map((b) => formatRatio(a.value, b.value)).join(' | ')} | ${verdict} |`);
   }
   lines.push('');
-  const kinds = [ours, theirs]
+  const kinds = all
     .filter((col) => run.requestKinds.get(col.id)?.size)
     .map((col) => `${col.label}: ${[...run.requestKinds.get(col.id)!].map((k) => `\`${k}\``).join(', ')}`);
   if (kinds.length) lines.push(`Requests seen (endpoint: properties of the JSON schema sent): ${kinds.join('; ')}.`, '');
-  for (const col of [ours, theirs]) {
+  for (const col of all) {
     const pages = s.failed.get(col.id) ?? [];
     if (!pages.length) continue;
     const shown = pages.slice(0, 5).map((p) => `${p.page.label} (${(p.outcomes.get(col.id) as { error: string }).error})`);
@@ -95,14 +98,17 @@ function metaLine(input: LlmReportInput, s: LlmSummary): string {
     const v = values(s, col.id, (c) => c.modelMs);
     return v.length ? `${formatMs(median(v))} ms ${col.label}` : null;
   };
-  const waited = [modelMs(ours), modelMs(theirs)].filter(Boolean).join(', ');
+  const waited = [ours, ...theirs].map(modelMs).filter(Boolean).join(', ');
   const parts = [
     input.envLine,
-    `both libraries constructed with \`model: { modelName: "${run.modelName}", apiKey, baseURL, fetch }\` pointing at one fake OpenAI server on loopback (\`test/support/fake-model.ts\`) that answers every request at once with a value valid for the JSON schema it was sent`,
+    `Tendril and Stagehand 3.7.3 constructed with \`model: { modelName: "${run.modelName}", apiKey, baseURL, fetch }\` pointing at one fake OpenAI server on loopback (\`test/support/fake-model.ts\`) that answers every request at once with a value valid for the JSON schema it was sent`,
+    ...(theirs.some((col) => col.id === 'stagehand4')
+      ? ['Stagehand 4.4.0 (no `baseURL` any more) with `model: { generate }`, a callback in its node 22 child process that the bench answers by sending the request to the same fake as a Responses request through the same `fetch`; its wall time and its model time (from calling back until the answer is back, the pipe included) are both taken in the child']
+      : []),
     `overhead = wall time of one call minus the time its model requests took, timed by that \`fetch\` from sending to the whole reply${waited ? ` (median ${waited})` : ''}`,
     `prompt tokens = o200k_base tokens of the system and user text plus the JSON schema, summed over the call's requests`,
     `pages: the demo page (median of ${plural(st.demoIterations, 'call')} after ${st.warmups} untimed) and ${run.corpusTotal === null ? 'no real pages (corpus missing)' : `the first ${articles} of ${run.corpusTotal} real pages (${st.corpusIterations === 1 ? 'one call' : `median of ${st.corpusIterations} calls`} each)`}`,
-    `rows: medians over the ${s.comparable.length} of ${run.pages.length} pages both got through · ratio = ${ours.label} / ${theirs.label}`,
+    `rows: medians over the ${s.comparable.length} of ${run.pages.length} pages all got through · ratio = ${ours.label} / that Stagehand`,
     'each call after an untimed `goto` (until `load`); one browser per library, libraries alternating',
     `a page slower than ${st.pageDeadlineMs / 1000} s counts as failed`,
     '`npm run bench -- --only extract-llm`',

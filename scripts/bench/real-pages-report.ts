@@ -3,13 +3,14 @@ import { formatBytes, host } from './extract-report.js';
 import { verdict } from './extract-summary.js';
 import type { Failed } from './measurement.js';
 import type { RealFailed, RealOutcome, RealPageResult, RealPagesRun, RealRead } from './measurements/real-pages.js';
-import type { Column } from './report.js';
+import { ratioHeading, type Column } from './report.js';
 import { formatMs, formatRatio, median } from './stats.js';
 
 export interface RealPagesReportInput {
   readonly run: RealPagesRun;
   readonly ours: Column;
-  readonly theirs: Column;
+  /** Stagehand 3.7.3 first, then 4.4.0: one column and one ratio each. */
+  readonly theirs: readonly Column[];
   /** "2026-11-22 · Chromium … · Node … · machine" */
   readonly envLine: string;
   /** Link to the per-page file, relative to where the summary is shown. */
@@ -37,9 +38,9 @@ export interface RealPagesSummary {
   readonly target: boolean | null;
 }
 
-export function summarizeRealPages(run: RealPagesRun, ours: Column, theirs: Column): RealPagesSummary {
+export function summarizeRealPages(run: RealPagesRun, ours: Column, theirs: readonly Column[]): RealPagesSummary {
   const pages = run.pages;
-  const ids = [ours.id, theirs.id].filter((id) => pages.some((p) => p.outcomes.has(id)));
+  const ids = [ours, ...theirs].map((col) => col.id).filter((id) => pages.some((p) => p.outcomes.has(id)));
   const readCount = new Map(ids.map((id) => [id, pages.filter((p) => read(p.outcomes.get(id))).length]));
   const causes = new Map<string, Map<string, RealPageResult[]>>();
   for (const id of ids) {
@@ -66,14 +67,15 @@ function times(s: RealPagesSummary, id: string, f: (o: RealRead) => number): num
 export function renderRealPagesSummary(input: RealPagesReportInput): string {
   const { run, ours, theirs } = input;
   const s = summarizeRealPages(run, ours, theirs);
-  const cols = [ours, theirs];
+  const cols = [ours, ...theirs];
   const ran = (col: Column) => s.read.has(col.id);
   const rows: string[][] = [];
-  const row = (label: string, a: string, b: string, r = '', target = '') => rows.push([label, a, b, r, target]);
+  // label, a cell per library, a ratio per other library, the target.
+  const row = (label: string, cells: readonly string[], ratios: readonly string[] = [], target = '') =>
+    rows.push([label, ...cells, ...theirs.map((_, i) => ratios[i] ?? ''), target]);
 
-  const [ra, rb] = cols.map((col) => (ran(col) ? `${s.read.get(col.id)} / ${s.count}` : '—')) as [string, string];
-  row('pages read', ra, rb, '', verdict(`every page read by ${ours.label}`, s.target));
-  // One row per cause either library failed with; a library without that failure shows 0.
+  row('pages read', cols.map((col) => (ran(col) ? `${s.read.get(col.id)} / ${s.count}` : '—')), [], verdict(`every page read by ${ours.label}`, s.target));
+  // One row per cause any library failed with; a library without that failure shows 0.
   const allCauses = new Map<string, number>();
   for (const byCause of s.causes.values()) for (const [cause, pages] of byCause) allCauses.set(cause, (allCauses.get(cause) ?? 0) + pages.length);
   const failedCell = (col: Column, cause: string | null) => {
@@ -81,28 +83,27 @@ export function renderRealPagesSummary(input: RealPagesReportInput): string {
     const byCause = s.causes.get(col.id)!;
     return String(cause === null ? [...byCause.values()].reduce((n, pages) => n + pages.length, 0) : (byCause.get(cause)?.length ?? 0));
   };
-  if (allCauses.size === 0) row('pages failed', failedCell(ours, null), failedCell(theirs, null));
-  for (const [cause] of [...allCauses].sort((a, b) => b[1] - a[1])) row(`failed: ${cause}`, failedCell(ours, cause), failedCell(theirs, cause));
+  if (allCauses.size === 0) row('pages failed', cols.map((col) => failedCell(col, null)));
+  for (const [cause] of [...allCauses].sort((a, b) => b[1] - a[1])) row(`failed: ${cause}`, cols.map((col) => failedCell(col, cause)));
 
   const n = s.comparable.length;
   if (n > 0) {
-    const bothRan = cols.every(ran);
-    const label = n === s.count ? `${s.count} pages` : `${n} of ${s.count} pages (those ${bothRan ? 'both' : 'it'} read)`;
+    const label = n === s.count ? `${s.count} pages` : `${n} of ${s.count} pages (those ${cols.filter(ran).length > 1 ? 'all' : 'it'} read)`;
     const stat = (col: Column, f: (o: RealRead) => number, of: (v: number[]) => number) => (ran(col) ? of(times(s, col.id, f)) : Number.NaN);
     const sum = (v: number[]) => v.reduce((t, x) => t + x, 0);
     const goto = (o: RealRead) => o.gotoMs;
     const extract = (o: RealRead) => o.extractMs;
     for (const [what, f] of [['`goto(url)`', goto], ['`extract()`', extract]] as const) {
-      const [ta, tb] = [stat(ours, f, sum), stat(theirs, f, sum)];
-      const [ma, mb] = [stat(ours, f, median), stat(theirs, f, median)];
-      row(`${label}: ${what} total (s)`, ran(ours) ? secs(ta) : '—', ran(theirs) ? secs(tb) : '—', formatRatio(ta, tb));
-      row(`${label}: ${what} median per page (ms)`, ran(ours) ? formatMs(ma) : '—', ran(theirs) ? formatMs(mb) : '—', formatRatio(ma, mb));
+      const totals = cols.map((col) => stat(col, f, sum));
+      const medians = cols.map((col) => stat(col, f, median));
+      row(`${label}: ${what} total (s)`, cols.map((col, i) => (ran(col) ? secs(totals[i]!) : '—')), totals.slice(1).map((t) => formatRatio(totals[0]!, t)));
+      row(`${label}: ${what} median per page (ms)`, cols.map((col, i) => (ran(col) ? formatMs(medians[i]!) : '—')), medians.slice(1).map((m) => formatRatio(medians[0]!, m)));
     }
   }
 
   const lines = [
-    `| \`goto(url)\` with each library's default, then \`extract()\`, on the real pages | ${ours.label} | ${theirs.label} | ratio | target |`,
-    '| --- | ---: | ---: | ---: | --- |',
+    `| \`goto(url)\` with each library's default, then \`extract()\`, on the real pages | ${cols.map((col) => col.label).join(' | ')} | ${theirs.map(ratioHeading).join(' | ')} | target |`,
+    `| --- | ${cols.map(() => '---:').join(' | ')} | ${theirs.map(() => '---:').join(' | ')} | --- |`,
     ...rows.map((r) => `| ${r.join(' | ')} |`),
     '',
   ];
@@ -138,7 +139,10 @@ function metaLine(input: RealPagesReportInput, s: RealPagesSummary): string {
     'one browser per library for all pages (warmed up on `basic.html`), libraries alternating page by page',
     'Chromium for every page started with `--host-resolver-rules=MAP * ~NOTFOUND, …` so remote resources fail at once',
     `a page not done within ${st.pageDeadlineMs / 1000} s counts as failed (its browser is replaced); an \`extract()\` with no text too`,
-    `times over the pages both read · ratio = ${ours.label} / ${theirs.label}`,
+    `times over the pages all read · ratio = ${ours.label} / that Stagehand`,
+    ...(theirs.some((col) => col.id === 'stagehand4')
+      ? ["Stagehand 4.4.0: its own `page.goto(url)`, then `page.snapshot({ includeIframes: true }).formattedTree` for `extract()` (it has no page-text `extract()`), both timed in its node 22 child process; its dialogs are not watched"]
+      : []),
   ];
   if (run.corpusTotal === null) parts.push('**corpus missing: real pages not run**');
   else if (s.count < run.corpusTotal) parts.push(`**only ${s.count} of ${run.corpusTotal} real pages (\`--corpus-limit\`)**`);
@@ -153,11 +157,11 @@ const dialogText = (d: { type: string; message: string; open: boolean }) =>
 export function renderRealPagesPerPage(input: RealPagesReportInput): string {
   const { run, ours, theirs } = input;
   const s = summarizeRealPages(run, ours, theirs);
-  const cols = [ours, theirs];
+  const cols = [ours, ...theirs];
   const lines = [
-    `# \`goto(url)\` (each library's default) + \`extract()\` per real page: ${ours.label} vs ${theirs.label}`,
+    `# \`goto(url)\` (each library's default) + \`extract()\` per real page: ${ours.label} vs ${theirs.map((col) => col.label).join(' and ')}`,
     '',
-    'Written by `npm run bench` (the real-pages measurement); the summary is in the README.',
+    'Written by `npm run bench` (the real-pages measurement); the summary is in docs/benchmarks.md.',
     '',
     metaLine(input, s),
     '',
@@ -185,34 +189,40 @@ export function renderRealPagesPerPage(input: RealPagesReportInput): string {
     '',
     `## JavaScript dialogs (${dialogLines.length})`,
     '',
-    `${ours.label} answers every dialog itself and says so in its log; ${theirs.label} answers none, so one it leaves open holds the page.`,
+    `${ours.label} answers every dialog itself and says so in its log; ${theirs[0]!.label} answers none, so one it leaves open holds the page.` +
+      (theirs.some((col) => col.id === 'stagehand4') ? ' Stagehand 4.4.0\'s dialogs are not watched.' : ''),
     '',
     ...(dialogLines.length ? dialogLines : ['None.']),
   );
 
-  const L = (what: string) => `${ours.label} ${what} | ${theirs.label} ${what}`;
-  lines.push(
-    '',
-    '## All pages',
-    '',
-    `| # | page | source | ${L('result')} | ${L('goto ms')} | goto ratio | ${L('extract ms')} | extract ratio | ${L('bytes')} |`,
-    '| ---: | --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
-  );
+  const L = (what: string) => cols.map((col) => `${col.label} ${what}`);
+  const R = (what: string) => theirs.map((col) => `${what} ${ratioHeading(col).replace(/^ratio /, '')}`);
+  const heads = ['#', 'page', 'source', ...L('result'), ...L('goto ms'), ...R('goto ratio'), ...L('extract ms'), ...R('extract ratio'), ...L('bytes')];
+  const aligns = heads.map((h, i) => (i === 0 ? '---:' : i < 3 || h.endsWith(' result') ? '---' : '---:'));
+  lines.push('', '## All pages', '', `| ${heads.join(' | ')} |`, `| ${aligns.join(' | ')} |`);
   const result = (o: RealOutcome | undefined) => (!o ? '—' : o.ok ? 'read' : `failed: ${causeOf(o)}`);
   const gotoOf = (o: RealOutcome | undefined) => (o && 'gotoMs' in o && o.gotoMs !== undefined ? o.gotoMs : Number.NaN);
   const extractOf = (o: RealOutcome | undefined) => read(o)?.extractMs ?? Number.NaN;
   const ms = (v: number, o: RealOutcome | undefined) => (Number.isFinite(v) ? formatMs(v) : o ? '' : '—');
+  const bytes = (o: RealOutcome | undefined) => {
+    const r = read(o);
+    return r ? formatBytes(r.bytes) : o ? '' : '—';
+  };
   run.pages.forEach((p, i) => {
-    const [a, b] = [p.outcomes.get(ours.id), p.outcomes.get(theirs.id)];
-    const bytes = (o: RealOutcome | undefined) => {
-      const r = read(o);
-      return r ? formatBytes(r.bytes) : o ? '' : '—';
-    };
-    lines.push(
-      `| ${i + 1} | ${pageId(p)} | ${host(p)} | ${result(a)} | ${result(b)} | ` +
-        `${ms(gotoOf(a), a)} | ${ms(gotoOf(b), b)} | ${formatRatio(gotoOf(a), gotoOf(b))} | ` +
-        `${ms(extractOf(a), a)} | ${ms(extractOf(b), b)} | ${formatRatio(extractOf(a), extractOf(b))} | ${bytes(a)} | ${bytes(b)} |`,
-    );
+    const os = cols.map((col) => p.outcomes.get(col.id));
+    const [a, ...bs] = os;
+    const cells = [
+      String(i + 1),
+      pageId(p),
+      host(p),
+      ...os.map(result),
+      ...os.map((o) => ms(gotoOf(o), o)),
+      ...bs.map((b) => formatRatio(gotoOf(a), gotoOf(b))),
+      ...os.map((o) => ms(extractOf(o), o)),
+      ...bs.map((b) => formatRatio(extractOf(a), extractOf(b))),
+      ...os.map(bytes),
+    ];
+    lines.push(`| ${cells.join(' | ')} |`);
   });
   return `${lines.join('\n')}\n`;
 }

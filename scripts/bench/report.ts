@@ -17,7 +17,8 @@ export interface Column {
 
 export interface TableInput {
   readonly ours: Column;
-  readonly theirs: Column;
+  /** The libraries compared with ours, one column and one ratio each (Stagehand 3.7.3, 4.4.0). */
+  readonly theirs: readonly Column[];
   readonly rows: readonly RowResult[];
   readonly meta: string;
 }
@@ -32,23 +33,29 @@ function cell(row: RowResult, id: string): { text: string; value: number } {
 }
 
 export function renderTable(input: TableInput): string {
+  const { ours, theirs } = input;
   const lines = [
-    `| measurement | ${input.ours.label} median (ms) | ${input.theirs.label} median (ms) | ratio |`,
-    '| --- | ---: | ---: | ---: |',
+    `| measurement | ${[ours, ...theirs].map((c) => `${c.label} median (ms)`).join(' | ')} | ${theirs.map(ratioHeading).join(' | ')} |`,
+    `| --- | ${[ours, ...theirs].map(() => '---:').join(' | ')} | ${theirs.map(() => '---:').join(' | ')} |`,
   ];
   for (const row of input.rows) {
-    const a = cell(row, input.ours.id);
-    const b = cell(row, input.theirs.id);
-    lines.push(`| ${row.label} | ${a.text} | ${b.text} | ${formatRatio(a.value, b.value)} |`);
+    const a = cell(row, ours.id);
+    const bs = theirs.map((c) => cell(row, c.id));
+    lines.push(`| ${row.label} | ${[a, ...bs].map((c) => c.text).join(' | ')} | ${bs.map((b) => formatRatio(a.value, b.value)).join(' | ')} |`);
   }
   return `${lines.join('\n')}\n\n${input.meta}\n`;
+}
+
+/** The heading of the ratio column against `col`: "ratio / 4.4.0" (ours divided by theirs). */
+export function ratioHeading(col: Column): string {
+  return `ratio / ${col.label.replace(/^Stagehand /, '')}`;
 }
 
 /** Spread of every sample set, for --verbose. */
 export function renderDetails(input: TableInput): string {
   const out: string[] = [];
   for (const row of input.rows) {
-    for (const col of [input.ours, input.theirs]) {
+    for (const col of [input.ours, ...input.theirs]) {
       const s = row.samples.get(col.id);
       if (s && s.length) out.push(`${row.label} — ${col.label}: ${s.map(formatMs).join(', ')}`);
       const f = row.failures.get(col.id);
@@ -97,24 +104,54 @@ const HEADLINE_ROWS = [
   /^`init\(\)`/,
 ];
 
-/** The README's short table: the headline rows of the full tables (label, both libraries, ratio, target). */
+/** Which headline column a full table's heading feeds (its columns differ from table to table). */
+function headlineColumn(heading: string): number {
+  if (heading.startsWith('Tendril')) return 0;
+  if (heading.startsWith('Stagehand 3.7.3')) return 1;
+  if (heading.startsWith('Stagehand 4.4.0')) return 2;
+  if (heading === 'ratio' || heading === 'ratio / 3.7.3') return 3;
+  if (heading === 'ratio / 4.4.0') return 4;
+  if (heading.startsWith('target')) return 5;
+  return -1;
+}
+
+/**
+ * The README's short table: the headline rows of the full tables (label, each library, the ratios
+ * against each Stagehand, target), each cell found by its table's column heading.
+ */
 export function renderHeadline(tables: string): string {
+  const lines = tables.split('\n');
+  const split = (line: string) => line.slice(1, -1).split(' | ').map((cell) => cell.trim());
+  // The column headings in force for each table row: those of the nearest header above it.
+  const headings: Array<string[] | null> = [];
+  let current: string[] | null = null;
+  lines.forEach((line, i) => {
+    if (line.startsWith('| ') && lines[i + 1]?.startsWith('| ---')) current = split(line);
+    else if (!line.startsWith('|')) current = null;
+    headings.push(current);
+  });
   const rows: string[] = [];
   for (const pattern of HEADLINE_ROWS) {
-    for (const line of tables.split('\n')) {
-      if (!line.startsWith('| ')) continue;
-      const cells = line.slice(1, -1).split(' | ').map((cell) => cell.trim());
-      if (!pattern.test(cells[0] ?? '')) continue;
-      // A row's label leans on its table's title; out of it, some need saying what they measure.
-      const label =
-        cells[0] === 'pages read'
-          ? "real pages, each library's default `goto` then `extract()`: pages read"
-          : /^(bundle|cold start)/.test(cells[0]!)
-            ? `the serverless function's ${cells[0]}`
-            : cells[0];
-      rows.push(`| ${[label, cells[1], cells[2], cells[3] ?? '', cells[4] ?? ''].join(' | ')} |`);
-      break;
-    }
+    const i = lines.findIndex((line, j) => line.startsWith('| ') && headings[j] && !lines[j + 1]?.startsWith('| ---') && pattern.test(split(line)[0] ?? ''));
+    if (i < 0) continue;
+    const cells = split(lines[i]!);
+    const out = ['', '', '', '', '', ''];
+    headings[i]!.forEach((heading, col) => {
+      const at = headlineColumn(heading);
+      if (at >= 0 && col > 0) out[at] = cells[col] ?? '';
+    });
+    // A row's label leans on its table's title; out of it, some need saying what they measure.
+    const label =
+      cells[0] === 'pages read'
+        ? "real pages, each library's default `goto` then `extract()`: pages read"
+        : /^(bundle|cold start)/.test(cells[0]!)
+          ? `the serverless function's ${cells[0]}`
+          : cells[0];
+    rows.push(`| ${[label, ...out].join(' | ')} |`);
   }
-  return ['| measurement | Tendril | Stagehand 3.7.3 | ratio | target |', '| --- | ---: | ---: | ---: | --- |', ...rows].join('\n');
+  return [
+    '| measurement | Tendril | Stagehand 3.7.3 | Stagehand 4.4.0 | ratio / 3.7.3 | ratio / 4.4.0 | target |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | --- |',
+    ...rows,
+  ].join('\n');
 }

@@ -41,6 +41,7 @@ import { HOSTED_CACHE_ID, MODEL_LATENCY_MS, runHostedCache, type HostedCacheRun 
 import { MEASUREMENTS } from './measurements/index.js';
 import { REAL_PAGES_ID, runRealPages, type RealPagesRun } from './measurements/real-pages.js';
 import { errorText, type ComparisonContext } from './measurement.js';
+import { STAGEHAND4_VERSION } from './stagehand4.js';
 import { ChromeReaper } from './procs.js';
 import { HEADLINE_END, HEADLINE_START, renderDetails, renderHeadline, renderTable, updateReadme, type Column, type RowResult } from './report.js';
 import { startServer, type Mount } from './server.js';
@@ -56,10 +57,13 @@ const REAL_PAGES_FILE = path.join(RESULTS_DIR, 'real-pages.md');
 
 const OURS: Column = { id: 'tendril', label: 'Tendril' };
 const THEIRS: Column = { id: 'stagehand', label: 'Stagehand 3.7.3' };
+/** Stagehand 4.4.0, run in a node 22 child process (stagehand4.ts). */
+const THEIRS4: Column = { id: 'stagehand4', label: 'Stagehand 4.4.0' };
 
 async function loadLibrary(id: string): Promise<LibraryAdapter> {
   if (id === OURS.id) return (await import('./tendril.js')).loadTendril();
   if (id === THEIRS.id) return (await import('./stagehand.js')).loadStagehand(log);
+  if (id === THEIRS4.id) return (await import('./stagehand4.js')).loadStagehand4(log);
   throw new Error(`unknown library ${id}`);
 }
 
@@ -67,7 +71,7 @@ async function main(): Promise<number> {
   const opts = parseOptions(process.argv.slice(2), process.env);
   const known = [...MEASUREMENTS.map((m) => m.id), EXTRACT_ID, REAL_PAGES_ID, EXTRACT_LLM_ID, ACT_ID, HOSTED_CACHE_ID, FUNCTION_ID];
   const unknown = opts.measurements?.filter((id) => !known.includes(id)) ?? [];
-  if (unknown.length) throw new Error(`unknown --only value(s) ${unknown.join(', ')} (libraries: tendril, stagehand; measurements: ${known.join(', ')})`);
+  if (unknown.length) throw new Error(`unknown --only value(s) ${unknown.join(', ')} (libraries: tendril, stagehand, stagehand4; measurements: ${known.join(', ')})`);
   const selected = (id: string) => !opts.measurements || opts.measurements.includes(id);
   const timing = MEASUREMENTS.filter((m) => selected(m.id));
   const launch = launchSpec();
@@ -107,7 +111,7 @@ async function main(): Promise<number> {
   // Libraries run in this order within every iteration (A B A B ...).
   const failures = new Map<string, string>(); // library id -> why it stopped
   const libs: LibraryAdapter[] = [];
-  for (const col of [OURS, THEIRS]) {
+  for (const col of [OURS, THEIRS, THEIRS4]) {
     if (opts.only && !opts.only.includes(col.id)) continue;
     try {
       libs.push(await loadLibrary(col.id));
@@ -188,13 +192,14 @@ async function main(): Promise<number> {
   const meta =
     `_${envLine} · ` +
     `median of ${plural(opts.iterations, 'iteration')} per library after ${plural(opts.warmups, 'untimed warm-up')} each, libraries alternating · ` +
-    `both launch the same headless Chromium; \`goto\` waits for \`load\` in both · ratio = Tendril / Stagehand (below 1: Tendril faster) · ` +
+    `all launch the same headless Chromium; \`goto\` waits for \`load\` in all · ratio = Tendril / that Stagehand (below 1: Tendril faster) · ` +
+    `Stagehand ${STAGEHAND4_VERSION} runs in a node 22 child process that times each operation itself (the pipe is not counted) · ` +
     `\`npm run bench\`_`;
-  const input = { ours: OURS, theirs: THEIRS, rows: results, meta };
+  const input = { ours: OURS, theirs: [THEIRS, THEIRS4], rows: results, meta };
   const blocks: string[] = [];
   if (results.length) blocks.push(renderTable(input));
   if (extract) {
-    const report = { run: extract, ours: OURS, theirs: THEIRS, envLine };
+    const report = { run: extract, ours: OURS, theirs: [THEIRS, THEIRS4], envLine };
     // The README links it from the repository root; stdout readers get the same path.
     const link = path.relative(REPO_ROOT, PER_PAGE_FILE);
     blocks.push(renderExtractSummary({ ...report, perPageLink: link }));
@@ -205,7 +210,7 @@ async function main(): Promise<number> {
   }
   if (realPages) {
     const link = path.relative(REPO_ROOT, REAL_PAGES_FILE);
-    const report = { run: realPages, ours: OURS, theirs: THEIRS, envLine, perPageLink: link };
+    const report = { run: realPages, ours: OURS, theirs: [THEIRS, THEIRS4], envLine, perPageLink: link };
     blocks.push(renderRealPagesSummary(report));
     mkdirSync(RESULTS_DIR, { recursive: true });
     writeFileSync(REAL_PAGES_FILE, renderRealPagesPerPage(report));
@@ -213,16 +218,24 @@ async function main(): Promise<number> {
     env.notes.push(...realPages.notes);
   }
   if (llm) {
-    blocks.push(renderLlmSummary({ run: llm, ours: OURS, theirs: THEIRS, envLine }));
+    blocks.push(renderLlmSummary({ run: llm, ours: OURS, theirs: [THEIRS, THEIRS4], envLine }));
     env.notes.push(...llm.notes);
   }
-  if (act) blocks.push(renderActSummary({ run: act, ours: OURS, theirs: THEIRS, envLine }));
+  if (act) blocks.push(renderActSummary({ run: act, ours: OURS, theirs: [THEIRS, THEIRS4], envLine }));
   if (hosted) {
     blocks.push(renderHostedCacheSummary({ run: hosted, envLine }));
     env.notes.push(...hosted.notes);
   }
   if (fn) {
-    blocks.push(renderFunctionSummary({ run: fn, ours: OURS, theirs: THEIRS, envLine }));
+    blocks.push(
+      renderFunctionSummary({
+        run: fn,
+        ours: OURS,
+        theirs: THEIRS,
+        envLine,
+        notRun: { col: THEIRS4, why: 'not measured yet: the function has not been written on Stagehand 4.4.0 (its `browserbase.launch` would have to reach the local hosted server, and its cold start needs node 22)' },
+      }),
+    );
     env.notes.push(...fn.notes);
   }
   const table = blocks.join('\n');
@@ -244,7 +257,7 @@ async function main(): Promise<number> {
   }
   const extractFailed = [extract, llm].some((run) => run?.pages.some((p) => [...p.outcomes.values()].some((o) => !o.ok)));
   // Stagehand failing a real page is part of the comparison; the target is Tendril's.
-  const realPagesFailed = realPages !== null && summarizeRealPages(realPages, OURS, THEIRS).target === false;
+  const realPagesFailed = realPages !== null && summarizeRealPages(realPages, OURS, [THEIRS, THEIRS4]).target === false;
   const actFailed = act !== null && [...act.outcomes.values()].some((o) => !o.ok);
   const hostedFailed = hosted !== null && !hosted.outcome.ok;
   const functionFailed = fn !== null && [...fn.outcomes.values()].some((o) => !o.ok);
@@ -263,7 +276,7 @@ function plural(n: number, noun: string): string {
 }
 
 function labelOf(id: string): string {
-  return id === OURS.id ? OURS.label : id === THEIRS.id ? THEIRS.label : id;
+  return [OURS, THEIRS, THEIRS4].find((c) => c.id === id)?.label ?? id;
 }
 
 main().then(

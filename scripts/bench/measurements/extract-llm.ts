@@ -71,7 +71,9 @@ export async function runExtractLlm(ctx: ComparisonContext): Promise<LlmRun> {
     const before = model.fake.requests.length;
     model.meter.take();
     const { ms, value } = await s.extractWithSchema(INSTRUCTION, SCHEMA);
-    const { ms: modelMs, requests: sent } = model.meter.take();
+    const { ms: fetchMs, requests: sent } = model.meter.take();
+    // A library in another process waits for its model through the pipe too; it times that wait itself.
+    const modelMs = s.raw.lastModelMs?.() ?? fetchMs;
     const requests = model.fake.requests.slice(before);
     // A request of an earlier, abandoned call arriving now would be counted here; say so instead.
     if (sent !== requests.length) throw new Error(`${sent} model requests sent but ${requests.length} received during the call`);

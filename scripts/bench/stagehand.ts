@@ -1,11 +1,11 @@
 // Stagehand 3.7.3, installed into a scratch folder on demand (never a project dependency).
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { BenchSession, DialogSeen, LibraryAdapter, SchemaBuilder, SessionOptions, ZodApi } from './adapter.js';
 import { clientOptions, SCRATCH_ROOT, type LaunchSpec } from './config.js';
+import { scratchInstall } from './scratch.js';
 
 export const STAGEHAND_VERSION = '3.7.3';
 const PACKAGE = '@browserbasehq/stagehand';
@@ -94,34 +94,18 @@ function isInstalled(): boolean {
 /** Installs Stagehand into .bench/stagehand-3.7.3/ unless that is already done. */
 export function ensureStagehandInstalled(log: (line: string) => void): void {
   if (isInstalled()) return;
-  mkdirSync(SCRATCH, { recursive: true });
-  // Without its own package.json npm would walk up and install into the project itself.
-  writeFileSync(
-    path.join(SCRATCH, 'package.json'),
-    `${JSON.stringify({ name: 'tendril-bench-stagehand', private: true, description: 'scratch install for npm run bench' }, null, 2)}\n`,
-  );
-  log(`installing ${INSTALL_SPECS.join(' ')} into ${path.relative(process.cwd(), SCRATCH) || SCRATCH} ...`);
-  const t0 = performance.now();
-  const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-  const result = spawnSync(npm, ['install', '--no-save', '--no-audit', '--no-fund', '--loglevel=error', ...INSTALL_SPECS], {
-    cwd: SCRATCH,
-    stdio: ['ignore', 'inherit', 'inherit'],
-    env: {
-      ...process.env,
-      // Stagehand 3 drives Chrome over CDP itself; nothing may fetch browser builds.
-      PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD: '1',
-      PUPPETEER_SKIP_DOWNLOAD: '1',
-      PUPPETEER_SKIP_CHROMIUM_DOWNLOAD: '1',
-    },
+  const seconds = scratchInstall(SCRATCH, 'tendril-bench-stagehand', INSTALL_SPECS, log, {
+    ...process.env,
+    // Stagehand 3 drives Chrome over CDP itself; nothing may fetch browser builds.
+    PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD: '1',
+    PUPPETEER_SKIP_DOWNLOAD: '1',
+    PUPPETEER_SKIP_CHROMIUM_DOWNLOAD: '1',
   });
-  if (result.status !== 0) {
-    throw new Error(`npm install in ${SCRATCH} failed (${result.error?.message ?? `exit ${result.status}`})`);
-  }
   if (installedVersion() !== STAGEHAND_VERSION) {
     throw new Error(`npm install finished but ${PACKAGE}@${STAGEHAND_VERSION} is not resolvable from ${SCRATCH}`);
   }
   writeFileSync(MARKER, `${INSTALL_SPECS.join(' ')}\n`);
-  log(`installed in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  log(`installed in ${seconds.toFixed(1)} s`);
 }
 
 /** Absolute path of a scratch package's ESM entry, from its package.json `exports`. */

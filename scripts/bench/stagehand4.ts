@@ -2,11 +2,12 @@
 // needs Node >= 22.18 and a global WebSocket; the bench runs on Node 20), and driven in a child
 // process (`stagehand4-child.mjs`) over JSON lines on stdio.
 import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { BenchTimeoutError, type BenchSession, type LibraryAdapter, type SchemaBuilder, type SessionOptions, type ZodApi } from './adapter.js';
 import { BENCH_DIR, SCRATCH_ROOT, type BenchModel, type LaunchSpec } from './config.js';
+import { scratchInstall } from './scratch.js';
 
 export const STAGEHAND4_VERSION = '4.4.0';
 const PACKAGE = '@browserbasehq/stagehand';
@@ -68,26 +69,12 @@ function isInstalled(): boolean {
 /** Installs Stagehand 4.4.0 and node 22 into .bench/stagehand-4.4.0/ unless that is already done. */
 export function ensureStagehand4Installed(log: (line: string) => void): void {
   if (isInstalled()) return;
-  mkdirSync(SCRATCH4, { recursive: true });
-  // Without its own package.json npm would walk up and install into the project itself.
-  writeFileSync(
-    path.join(SCRATCH4, 'package.json'),
-    `${JSON.stringify({ name: 'tendril-bench-stagehand4', private: true, description: 'scratch install for npm run bench' }, null, 2)}\n`,
-  );
-  log(`installing ${INSTALL_SPECS.join(' ')} into ${path.relative(process.cwd(), SCRATCH4) || SCRATCH4} ...`);
-  const t0 = performance.now();
-  const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-  const result = spawnSync(npm, ['install', '--no-save', '--no-audit', '--no-fund', '--loglevel=error', ...INSTALL_SPECS], {
-    cwd: SCRATCH4,
-    stdio: ['ignore', 'inherit', 'inherit'],
-    timeout: 300_000,
-  });
-  if (result.status !== 0) throw new Error(`npm install in ${SCRATCH4} failed (${result.error?.message ?? `exit ${result.status}`})`);
+  const seconds = scratchInstall(SCRATCH4, 'tendril-bench-stagehand4', INSTALL_SPECS, log);
   if (scratchVersion(PACKAGE) !== STAGEHAND4_VERSION) throw new Error(`npm install finished but ${PACKAGE}@${STAGEHAND4_VERSION} is not resolvable from ${SCRATCH4}`);
   const version = nodeVersion();
   if (!nodeIsRecentEnough(version)) throw new Error(`${NODE_BIN} is ${version ?? 'not runnable'}; Stagehand ${STAGEHAND4_VERSION} needs Node >= ${MIN_NODE.join('.')}`);
   writeFileSync(MARKER, `${INSTALL_SPECS.join(' ')}\n`);
-  log(`installed in ${((performance.now() - t0) / 1000).toFixed(1)} s (node ${version})`);
+  log(`installed in ${seconds.toFixed(1)} s (node ${version})`);
 }
 
 /** Absolute path of a package's ESM entry as Node resolves it from `fromDir` (so Stagehand's zod is its own). */

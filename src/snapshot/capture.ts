@@ -140,7 +140,15 @@ class Capture {
     // Every frame at once: out-of-process frames really work in parallel, and a frame the main
     // document hides is simply never stitched in.
     const frames = this.page.frames().filter((frame) => !frame.isDetached());
+    const tried = new Set(frames);
     await Promise.all(frames.map((frame) => this.#part(frame, frame === main, null)));
+    // A frame that came while the others were read (an out-of-process frame attaching late, as
+    // those of a document restored from the back-forward cache do) but whose iframe a parent
+    // showed: read it too, and what it holds, rather than leave its iframe empty.
+    for (let late = this.#lateFrames(tried); late.length; late = this.#lateFrames(tried)) {
+      for (const frame of late) tried.add(frame);
+      await Promise.all(late.map((frame) => this.#part(frame, false, null)));
+    }
     return this.#snapshot(main);
   }
 
@@ -158,6 +166,15 @@ class Capture {
     } finally {
       void scope.world.session.sendQuiet('Runtime.releaseObject', { objectId: scope.objectId });
     }
+  }
+
+  /** Frames not read yet that a read frame shows, or that sit inside one of those. */
+  #lateFrames(tried: Set<Frame>): Frame[] {
+    const out: Frame[] = [];
+    for (const { frame } of this.#parts.values()) {
+      for (const child of this.#childrenShown(frame)) if (!tried.has(child)) out.push(child);
+    }
+    return out;
   }
 
   #childrenShown(frame: Frame): Frame[] {

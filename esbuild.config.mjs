@@ -9,20 +9,25 @@ import { bundleExtensionEntry, EXTENSION_SIZE_TARGET } from './scripts/extension
 
 const pkg = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8'));
 
-async function bundlePageScript(entry, globalName) {
+/**
+ * A page script as the body of a function that returns the named export: bundled as ESM, whose one
+ * `export { x as name }` becomes `return x`. An IIFE with a globalName would carry esbuild's
+ * export helpers in every script, sent to every document; this carries nothing.
+ */
+async function bundlePageScript(entry, exportName) {
   const out = await build({
     entryPoints: [entry],
     bundle: true,
     write: false,
-    format: 'iife',
-    globalName,
+    format: 'esm',
     target: 'es2022',
     minify: process.env.PAGE_SCRIPTS_READABLE !== '1',
     legalComments: 'none',
   });
-  // The IIFE declares `var <globalName>`; the callers below wrap it in a function, so it stays a local
-  // and the page's global object is untouched.
-  return out.outputFiles[0].text;
+  const text = out.outputFiles[0].text;
+  const exported = /export\s*\{\s*([\w$]+)\s+as\s+([\w$]+)\s*\};?\s*$/.exec(text);
+  if (!exported || exported[2] !== exportName) throw new Error(`${entry} must export exactly one thing, ${exportName}; esbuild's output ends otherwise.`);
+  return `${text.slice(0, exported.index)}\nreturn ${exported[1]};`;
 }
 
 function writeModule(path, from, name, source) {
@@ -31,15 +36,15 @@ function writeModule(path, from, name, source) {
 
 async function buildPageScripts() {
   // The selector engine: an expression evaluated once per document, whose value the driver keeps.
-  const engine = await bundlePageScript('src/driver/injected/index.ts', '__tendrilEngine');
-  writeModule('src/driver/injected/generated.ts', 'src/driver/injected/', 'ENGINE_SOURCE', `(() => {${engine}\nreturn __tendrilEngine.createEngine();})()`);
+  const engine = await bundlePageScript('src/driver/injected/index.ts', 'createEngine');
+  writeModule('src/driver/injected/generated.ts', 'src/driver/injected/', 'ENGINE_SOURCE', `(() => {"use strict";${engine}})()()`);
   // The snapshot walk: a function declaration for Runtime.callFunctionOn, called on the engine.
-  const snapshot = await bundlePageScript('src/snapshot/page/index.ts', '__tendrilSnapshot');
+  const snapshot = await bundlePageScript('src/snapshot/page/index.ts', 'run');
   writeModule(
     'src/snapshot/page/generated.ts',
     'src/snapshot/page/',
     'CAPTURE_SOURCE',
-    `function (options, root, ...frames) { const engine = this; return (() => {${snapshot}\nreturn __tendrilSnapshot.run(engine, options, root, frames);})(); }`,
+    `function (options, root, ...frames) { const engine = this; return (() => {"use strict";${snapshot}})()(engine, options, root, frames); }`,
   );
 }
 

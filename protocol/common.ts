@@ -6,17 +6,7 @@ import * as z from 'zod/v4';
 
 export const PROTOCOL_VERSION = 1;
 
-/** Header names, lower-case as HTTP/2 and fetch() give them. */
-export const HEADERS = {
-  /** The hosted-service account key on every REST call. */
-  apiKey: 'x-hosted-api-key',
-  /** The model provider's key for extract/act/observe; used for the call, never stored or logged. */
-  modelApiKey: 'x-model-api-key',
-  /** `bypass` skips the server's result cache for this call (serverCache: false). */
-  cacheControl: 'x-hosted-cache',
-  /** `HIT` or `MISS` on a cached operation's response (absent when the cache was bypassed). */
-  cacheStatus: 'x-hosted-cache-status',
-} as const;
+export { HEADERS } from './headers.js';
 
 export const ErrorCode = z.enum([
   'bad_request',

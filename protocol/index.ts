@@ -4,3 +4,4 @@
 export * from './common.js';
 export * from './operations.js';
 export * from './sessions.js';
+export * from './model.js';

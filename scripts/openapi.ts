@@ -19,6 +19,8 @@ const COMPONENTS = {
   NavigateRequest: wire.NavigateRequest,
   StreamEvent: wire.StreamEvent,
   ErrorBody: wire.ErrorBody,
+  ModelRequest: wire.ModelRequest,
+  ModelReply: wire.ModelReply,
 } as const;
 
 const ref = (name: keyof typeof COMPONENTS) => ({ $ref: `#/components/schemas/${name}` });
@@ -82,6 +84,18 @@ export function buildOpenApi(): Record<string, unknown> {
         },
       },
       ...operations,
+      [wire.MODEL_PATH]: {
+        post: {
+          operationId: 'model',
+          summary: 'one structured model request, run by the server with its own providers (not cached)',
+          parameters: [{ name: wire.HEADERS.modelApiKey, in: 'header', required: false, schema: { type: 'string' } }],
+          requestBody: { required: true, ...json('ModelRequest') },
+          responses: {
+            '200': { description: 'the parsed answer and the tokens it used', ...json('ModelReply') },
+            ...errors('bad_request', 'unauthorized', 'forbidden', 'timeout', 'model_error', 'internal'),
+          },
+        },
+      },
     },
     components: {
       securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: wire.HEADERS.apiKey } },

@@ -2,6 +2,7 @@ import { attachToBrowser } from './browser/attach.js';
 import type { BrowserHandle } from './browser/browser.js';
 import { openExtensionBrowser } from './browser/extension.js';
 import { matchForeignPage } from './driver/foreignPage.js';
+import { watchDownloads } from './driver/download.js';
 import { connectHosted } from './browser/hosted.js';
 import { hostedAct, hostedExtract, hostedObserve } from './hosted/client.js';
 import type { Logger } from './logger.js';
@@ -54,10 +55,10 @@ async function open(env: SdkEnv, options: SdkOptions, logger: Logger, cdpTimeout
  * files cannot be managed here: the browser's own choice stands, and downloads are still reported.
  */
 async function downloads(browser: BrowserHandle, named: string | undefined, cdpUrl: string | undefined): Promise<Pick<OpenedBrowser, 'downloads' | 'removeDownloads'>> {
-  if (!isNode()) return { downloads: { folder: named } };
+  if (!isNode()) return { downloads: { folder: named, watch: watchDownloads } };
   const { downloadFolder } = await import('./browser/downloads.js');
   const made = downloadFolder(browser, named, cdpUrl);
-  return { downloads: { folder: made.folder }, removeDownloads: made.remove };
+  return { downloads: { folder: made.folder, watch: watchDownloads }, removeDownloads: made.remove };
 }
 
 async function startBridgeOn(browser: BrowserHandle, logger: Logger): Promise<SdkBridge | undefined> {

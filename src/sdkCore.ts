@@ -1,6 +1,6 @@
 import type { BrowserHandle } from './browser/browser.js';
 import type { HostedBrowser } from './browser/hosted.js';
-import { Context } from './driver/context.js';
+import { Context, type ContextOptions } from './driver/context.js';
 import { InvalidOptionError, MissingLLMConfigurationError, SdkStateError } from './errors.js';
 import { replayAction, runAct } from './act/act.js';
 import { runObserve } from './act/observe.js';
@@ -9,6 +9,7 @@ import { runExtraction } from './extract/extract.js';
 import type { hostedAct, hostedExtract, hostedObserve, HostedCall } from './hosted/client.js';
 import { isZodSchema, type ZodLike } from './extract/schema.js';
 import { parseModelConfiguration, type ModelSpec } from './llm/config.js';
+import type { ModelServer } from './llm/modelServer.js';
 import { Metrics } from './llm/metrics.js';
 import { Logger } from './logger.js';
 import type { matchForeignPage } from './driver/foreignPage.js';
@@ -16,7 +17,7 @@ import { Page } from './driver/page.js';
 import { watchedAction } from './driver/policy.js';
 import { checkDomainPolicy, type CheckedPolicy } from './util/domainPolicy.js';
 import { loadTracing, operationAttributes, traced } from './util/tracing.js';
-import { checkActOptions, checkEnvOptions, checkExtractOptions, isPlainObject } from './sdkOptions.js';
+import { checkActOptions, checkEnvOptions, checkExtractOptions, checkModelServer, isPlainObject } from './sdkOptions.js';
 import { captureSnapshot } from './snapshot/index.js';
 import { PageTexts } from './snapshot/views.js';
 import type {
@@ -59,7 +60,7 @@ export interface SdkRuntime {
 export interface OpenedBrowser {
   browser: BrowserHandle;
   /** Where downloads go (see ContextOptions.downloads); absent: none of the context's business. */
-  downloads?: { folder: string | undefined };
+  downloads?: ContextOptions['downloads'];
   /** Removes what was made for downloads; called on close and when init fails. */
   removeDownloads?: () => Promise<void>;
   /** Starts the connectURL() bridge; undefined when it could not start. Runs beside context.start(). */
@@ -84,6 +85,7 @@ const DEFAULT_MODEL_TIMEOUT_MS = 120_000;
 export class SdkCore {
   readonly logger: Logger;
   #options: SdkOptions;
+  readonly #modelServer: ModelServer | undefined;
   #browser: BrowserHandle | undefined;
   #context: Context | undefined;
   #initializing: Promise<void> | undefined;
@@ -108,6 +110,7 @@ export class SdkCore {
     }
     if (!runtime.envs.includes(env)) throw new InvalidOptionError(runtime.refuseEnv(env));
     checkEnvOptions(env, options);
+    this.#modelServer = checkModelServer(env, options);
     this.#env = env;
     const own = checkDomainPolicy(options.domainPolicy);
     let session: CheckedPolicy | undefined;
@@ -270,7 +273,7 @@ export class SdkCore {
       return withModel(instructionOrAction, model);
     }
     const action = instructionOrAction;
-    const model = parseModelConfiguration(checked.model ?? this.#options.model);
+    const model = this.#spec(checked.model);
     const hosted = await this.#hosted(checked, model, checked.timeout ?? this.#options.cdpTimeoutMs ?? DEFAULT_CDP_TIMEOUT_MS, page);
     if (hosted) {
       const { selector, description, method, arguments: args } = action;
@@ -326,12 +329,19 @@ export class SdkCore {
   }
 
   #requireModel(model: ModelConfiguration | undefined, what: string, hint: string): ModelSpec {
-    const spec = parseModelConfiguration(model ?? this.#options.model);
+    const spec = this.#spec(model);
     if (spec) return spec;
     throw new MissingLLMConfigurationError(
       `${what} needs a model: pass \`model\` to the Sdk constructor or in the options, ` +
         `for example { modelName: "openai/gpt-4.1-mini", apiKey: process.env.OPENAI_API_KEY }.${hint}`,
     );
+  }
+
+  /** The call's model, else the Sdk's; sent through the model server when there is one. */
+  #spec(model: ModelConfiguration | undefined): ModelSpec | undefined {
+    const spec = parseModelConfiguration(model ?? this.#options.model);
+    if (spec && this.#modelServer) spec.server = this.#modelServer;
+    return spec;
   }
 
   /** env "HOSTED": what a call sends to the service instead of running here; undefined when local. */

@@ -1,7 +1,9 @@
 // The checks of the Sdk's options and of each call's options: bad input fails here, with a typed
 // error naming the fix, before anything is sent to the browser or a model.
 import { InvalidOptionError } from './errors.js';
+import type { ModelServer } from './llm/modelServer.js';
 import type { ActOptions, ExtractOptions, PageTextView, SdkEnv, SdkOptions } from './types.js';
+import { envVar } from './util/env.js';
 
 /**
  * Options that mean nothing for `env` fail here, so a setting that would be ignored is not: the
@@ -33,6 +35,21 @@ export function checkEnvOptions(env: SdkEnv, options: SdkOptions): void {
   } else if (given('extension')) {
     throw new InvalidOptionError(`\`extension\` options are for env "EXTENSION" (inside a Chrome extension), not ${JSON.stringify(env)}.`);
   }
+}
+
+/** SdkOptions.modelServer, checked, with its key (HOSTED_API_KEY by default); undefined when not given. */
+export function checkModelServer(env: SdkEnv, options: SdkOptions): ModelServer | undefined {
+  const given = options.modelServer;
+  if (given === undefined) return undefined;
+  const url = isPlainObject(given) && typeof given.url === 'string' && URL.canParse(given.url) ? given.url : '';
+  const apiKey = isPlainObject(given) ? (given.apiKey ?? envVar('HOSTED_API_KEY')) : undefined;
+  if (env === 'HOSTED' || !/^https?:/.test(url) || typeof apiKey !== 'string' || !apiKey) {
+    throw new InvalidOptionError(
+      '`modelServer` must be { url, apiKey }: the http(s) URL of a Tendril hosted server and one of its HOSTED_API_KEYS (default: ' +
+        `HOSTED_API_KEY${apiKey ? '' : ', which is not set'}). Not with env "HOSTED", whose models already run on the server.`,
+    );
+  }
+  return { url, apiKey };
 }
 
 export function isPlainObject(value: unknown): value is Record<string, unknown> {

@@ -110,6 +110,14 @@ export interface SdkOptions {
   localBrowserLaunchOptions?: LocalBrowserLaunchOptions;
   /** Default model for calls that need one. */
   model?: ModelConfiguration;
+  /**
+   * Send model requests to a Tendril hosted server (its `POST /v1/model`) instead of straight to the
+   * provider; the server runs them with its own providers, and, when no key is given here, its own
+   * key. For an extension (which loads no provider package but OpenAI's), or to keep provider keys
+   * off this machine. `apiKey` is one of the server's HOSTED_API_KEYS (default `HOSTED_API_KEY`).
+   * Not with env `HOSTED`, whose models run on the server already.
+   */
+  modelServer?: { url: string; apiKey?: string };
   /** 0: errors only, 1: information (default), 2: everything, including protocol traffic. */
   verbose?: 0 | 1 | 2;
   /** Turns off the built-in pino output (the `logger` callback still receives lines). */

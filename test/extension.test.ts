@@ -12,7 +12,9 @@ import { Sdk as ExtensionSdk } from '../src/extension.js';
 import { BrowserConnectError, InvalidOptionError, Sdk } from '../src/index.js';
 import { Logger } from '../src/logger.js';
 import { startFixtureServers, type FixtureServers } from './fixtures/server.js';
-import { CHROME, TEST_ARGS } from './helpers.js';
+import { CHROME, HOSTED_TEST_ENV, TEST_ARGS } from './helpers.js';
+import { readServerConfig } from '../src/hosted/server/config.js';
+import { startHostedServer } from '../src/hosted/server/http.js';
 import { loadExtension, type LoadedExtension } from './extension/load.js';
 // @ts-expect-error: a plain ES module, without types
 import { buildExampleExtension } from '../scripts/build-extension.mjs';
@@ -67,7 +69,7 @@ describe('the tendril/extension bundle', () => {
     console.info(`tendril/extension: ${(bytes / 1000).toFixed(1)} kB minified without the AI SDK`);
     expect(bytes).toBeLessThan(EXTENSION_SIZE_TARGET);
     expect(inputs).toContain('src/extension.ts');
-    expect(inputs.filter((file) => /src\/browser\/(launch|bridge|downloads|attach|hosted)\.ts|src\/hosted\/|protocol\/|node_modules\/(ws|zod|pino)\//.test(file))).toEqual([]);
+    expect(inputs.filter((file) => /src\/browser\/(launch|bridge|downloads|attach|hosted)\.ts|src\/hosted\/|protocol\/(?!headers\.ts)|node_modules\/(ws|zod|pino)\//.test(file))).toEqual([]);
   });
 
   it('fails the build when a Node built-in slips in, naming the importer', async () => {
@@ -223,10 +225,35 @@ describe('Sdk({ env: "EXTENSION" }) in an extension service worker', () => {
     expect(await ext.attempt('extractWith', 'model', 'the product', { modelName: 'anthropic/claude-sonnet-4-5', apiKey: 'sk-extension-test' })).toEqual({
       error: {
         name: 'UnsupportedModelError',
-        message: expect.stringMatching(/needs the package @ai-sdk\/anthropic, which is imported at run time, .*outside Node .*Use openai, or a server speaking OpenAI's API/),
+        message: expect.stringMatching(/needs the package @ai-sdk\/anthropic, which is imported at run time, .*outside Node .*Use openai, a server speaking OpenAI's API .*, or `modelServer`/),
       },
     });
     expect(fake.requests).toHaveLength(1);
+  });
+
+  it('sends model calls to a hosted Tendril server with `modelServer`, which runs the provider the extension cannot load', async () => {
+    const server = await startHostedServer(
+      readServerConfig({ ...HOSTED_TEST_ENV, PORT: '0', HOSTED_API_KEYS: 'ext-model-server-key', CHROME_PATH: CHROME, CHROME_ARGS: TEST_ARGS.join(' ') }),
+      new Logger({ verbose: 0, disablePino: true }),
+    );
+    try {
+      const tabId = await ext.call<number>('openTab', servers.a.url('ext-product.html'));
+      const anthropic = { modelName: 'anthropic/claude-sonnet-4-5', apiKey: 'sk-ant-extension-test', baseURL: fake.url };
+      await ext.call('init', 'via-server', { tabIds: [tabId], model: anthropic, modelServer: { url: server.url, apiKey: 'ext-model-server-key' } });
+      fake.script((request) => ({
+        json: { name: 'Blue kettle', price: 24.5, tags: ['kitchen', 'steel'], link: idOf(request, 'link', 'Details of the kettle') },
+      }));
+      const out = await ext.call('extract', 'via-server', 'the product');
+      expect(out).toEqual({ name: 'Blue kettle', price: 24.5, tags: ['kitchen', 'steel'], link: servers.a.url('products/blue-kettle?ref=ext') });
+      // The server spoke Anthropic's Messages API, with the key the extension sent it.
+      expect(fake.requests).toHaveLength(1);
+      expect(fake.requests[0]!.endpoint).toBe('messages');
+      expect(fake.requests[0]!.headers['x-api-key']).toBe('sk-ant-extension-test');
+      expect(fake.requests[0]!.user).toContain('heading: Blue kettle');
+      await ext.call('close', 'via-server');
+    } finally {
+      await server.close();
+    }
   });
 
   it('observe() finds a button in an out-of-process iframe, and act() clicks it (from observe, then by instruction)', async () => {

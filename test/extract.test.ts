@@ -301,12 +301,13 @@ describe('model configuration', () => {
   });
 
   it('loads an installed optional provider package and sends it the key and endpoint given', async () => {
-    const error = await fixture.sdk
-      .extract('x', { model: { modelName: 'anthropic/claude-sonnet-4-5', apiKey: KEY, baseURL: fake.url, maxRetries: 0 } })
-      .catch((e: unknown) => e);
-    // The request reached our server through @ai-sdk/anthropic (its path and its key header).
-    expect(error).toBeInstanceOf(LLMResponseError);
-    expect((error as Error).message).toMatch(/anthropic\/claude-sonnet-4-5 .*HTTP 404.*no route for POST \/v1\/messages/);
+    fake.script(() => ({ json: { extraction: 'from the Messages API' } }));
+    const result = await fixture.sdk.extract('x', { model: { modelName: 'anthropic/claude-sonnet-4-5', apiKey: KEY, baseURL: fake.url, maxRetries: 0 } });
+    // The request reached our server through @ai-sdk/anthropic: its path, its key header, its model.
+    expect(result).toEqual({ extraction: 'from the Messages API' });
+    expect(fake.requests).toHaveLength(1);
+    expect(fake.requests[0]).toMatchObject({ endpoint: 'messages', model: 'claude-sonnet-4-5' });
+    expect(fake.requests[0]!.headers['x-api-key']).toBe(KEY);
   });
 
   it('raises MissingLLMConfigurationError when neither the call nor the Sdk has a model', async () => {

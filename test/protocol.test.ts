@@ -55,7 +55,7 @@ describe('protocol/openapi.json', () => {
   it('has every endpoint, and every $ref points at a component', () => {
     const doc = buildOpenApi() as { paths: Record<string, Record<string, unknown>>; components: { schemas: Record<string, unknown> } };
     expect(Object.keys(doc.paths).sort()).toEqual(
-      ['/v1/sessions', '/v1/sessions/{id}', ...Object.keys(wire.OPERATIONS).map((name) => `/v1/sessions/{id}/${name}`)].sort(),
+      ['/v1/model', '/v1/sessions', '/v1/sessions/{id}', ...Object.keys(wire.OPERATIONS).map((name) => `/v1/sessions/{id}/${name}`)].sort(),
     );
     expect(Object.keys(doc.paths['/v1/sessions/{id}']!).sort()).toEqual(['get', 'post']);
     const refs = [...JSON.stringify(doc).matchAll(/"\$ref":"#\/components\/schemas\/([^"]+)"/g)].map((match) => match[1]!);

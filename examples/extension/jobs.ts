@@ -6,6 +6,13 @@ export interface ModelSettings {
   modelName: string;
   apiKey?: string;
   baseURL?: string;
+  /**
+   * A hosted Tendril server that runs the model calls (SdkOptions.modelServer): for providers the
+   * extension cannot load (all but OpenAI and OpenAI-compatible ones), or to keep the key there.
+   */
+  serverUrl?: string;
+  /** One of that server's HOSTED_API_KEYS. */
+  serverKey?: string;
 }
 
 /** Where the settings live: chrome.storage.local, on this machine only (never synced). */

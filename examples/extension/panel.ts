@@ -14,6 +14,8 @@ async function load(): Promise<void> {
   field('modelName').value = saved?.modelName ?? '';
   field('apiKey').value = saved?.apiKey ?? '';
   field('baseURL').value = saved?.baseURL ?? '';
+  field('serverUrl').value = saved?.serverUrl ?? '';
+  field('serverKey').value = saved?.serverKey ?? '';
 }
 
 async function save(): Promise<void> {
@@ -22,6 +24,10 @@ async function save(): Promise<void> {
   const baseURL = field('baseURL').value.trim();
   if (apiKey) settings.apiKey = apiKey;
   if (baseURL) settings.baseURL = baseURL;
+  const serverUrl = field('serverUrl').value.trim();
+  const serverKey = field('serverKey').value.trim();
+  if (serverUrl) settings.serverUrl = serverUrl;
+  if (serverKey) settings.serverKey = serverKey;
   await chrome.storage.local.set({ [SETTINGS_KEY]: settings });
   document.getElementById('saved')!.textContent = 'Saved.';
 }

@@ -12,11 +12,12 @@ declare const chrome: {
   sidePanel?: { setPanelBehavior(behavior: { openPanelOnActionClick: boolean }): Promise<void> };
 };
 
-async function modelSettings(): Promise<ModelConfiguration | undefined> {
+async function modelSettings(): Promise<{ model?: ModelConfiguration; modelServer?: { url: string; apiKey: string } }> {
   const saved = (await chrome.storage.local.get(SETTINGS_KEY))[SETTINGS_KEY] as ModelSettings | undefined;
-  if (!saved?.modelName) return undefined;
-  const { modelName, apiKey, baseURL } = saved;
-  return { modelName, ...(apiKey ? { apiKey } : {}), ...(baseURL ? { baseURL } : {}) };
+  if (!saved?.modelName) return {};
+  const { modelName, apiKey, baseURL, serverUrl, serverKey } = saved;
+  const model = { modelName, ...(apiKey ? { apiKey } : {}), ...(baseURL ? { baseURL } : {}) };
+  return serverUrl ? { model, modelServer: { url: serverUrl, apiKey: serverKey ?? '' } } : { model };
 }
 
 /**
@@ -24,7 +25,7 @@ async function modelSettings(): Promise<ModelConfiguration | undefined> {
  * this browser" bar shows only while Tendril works, and close() leaves the tab as it was.
  */
 export async function run(job: Job): Promise<Outcome> {
-  const sdk = new Sdk({ env: 'EXTENSION', model: await modelSettings() });
+  const sdk = new Sdk({ env: 'EXTENSION', ...(await modelSettings()) });
   try {
     await sdk.init();
     const page = sdk.context.pages()[0]!;

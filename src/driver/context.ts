@@ -7,7 +7,7 @@ import type { Viewport } from '../types.js';
 import type { CheckedPolicy } from '../util/domainPolicy.js';
 import { Emitter } from '../util/emitter.js';
 import { deferred, withDeadline, type Deferred } from '../util/time.js';
-import { watchDownloads } from './download.js';
+import type { watchDownloads } from './download.js';
 import { Page } from './page.js';
 import { DomainGuard, releaseTarget } from './policy.js';
 
@@ -16,9 +16,11 @@ export interface ContextOptions {
   timeoutMs: number;
   /**
    * Where downloads go: a folder, or `{ folder: undefined }` for the browser's own choice (reported
-   * all the same). Absent: downloads are none of this context's business (a hosted browser).
+   * all the same), and the watcher that reports them: given by the opener, so that a build whose
+   * browser cannot report downloads (an extension: Browser.* is refused through chrome.debugger)
+   * carries none of it. Absent: downloads are none of this context's business (a hosted browser).
    */
-  downloads?: { folder: string | undefined };
+  downloads?: { folder: string | undefined; watch: typeof watchDownloads };
   /** The hosts pages may reach (checked); absent: every host, and no cost at all. */
   policy?: CheckedPolicy;
 }
@@ -53,7 +55,7 @@ export class Context extends Emitter<{ page: Page }> {
     await Promise.all([
       root.send('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: true, flatten: true }),
       downloads &&
-        watchDownloads(root, downloads.folder, (frameId) => this.#pageOfFrame(frameId), this.logger).catch((error: unknown) => {
+        downloads.watch(root, downloads.folder, (frameId) => this.#pageOfFrame(frameId), this.logger).catch((error: unknown) => {
           // A browser reached through an extension (the relay) has no browser session to ask:
           // its downloads go where the user's browser puts them, unreported, and the rest works.
           if (!(error instanceof ProtocolError)) throw error;

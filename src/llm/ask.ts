@@ -8,7 +8,8 @@ import { defaultMaxInputTokens } from './budget.js';
 import { describeModel, type ModelSpec } from './config.js';
 import { generateJson } from './generate.js';
 import type { Metrics, MetricsMethod } from './metrics.js';
-import { isLocalProvider, languageModel } from './providers.js';
+import { askModelServer } from './modelServer.js';
+import { apiKeyFor, isLocalProvider, languageModel } from './providers.js';
 
 const DEFAULT_RETRIES = 2;
 
@@ -26,7 +27,8 @@ export interface AnswerCache {
 export class ModelCall {
   private constructor(
     readonly spec: ModelSpec,
-    readonly model: LanguageModel,
+    /** Undefined when a model server runs the requests (spec.server). */
+    readonly model: LanguageModel | undefined,
     readonly label: string,
     readonly method: MetricsMethod,
     readonly deadline: Deadline,
@@ -46,9 +48,12 @@ export class ModelCall {
     metrics: Metrics;
     logger: Logger;
   }): Promise<ModelCall> {
-    const model = await languageModel(options.spec);
+    const { spec } = options;
+    // Through a model server, the provider's package is the server's business, not this process's.
+    const model = spec.server ? undefined : await languageModel(spec);
     const deadline = new Deadline(options.timeoutMs, options.what, 'Raise `timeout` (ms) in the options, or scope the page with `selector`.');
-    return new ModelCall(options.spec, model, describeModel(options.spec), options.method, deadline, options.metrics, options.logger);
+    const label = describeModel(spec) + (spec.server ? ` via ${new URL(spec.server.url).host}` : '');
+    return new ModelCall(spec, model, label, options.method, deadline, options.metrics, options.logger);
   }
 
   get maxInputTokens(): number {
@@ -62,17 +67,21 @@ export class ModelCall {
   /** One request; `part` names the chunk in the log. */
   async ask(system: string, user: string, schema: Record<string, unknown>, part?: string): Promise<unknown> {
     const apiKey = this.spec.apiKey;
-    const reply = await generateJson({
-      model: this.model,
-      label: this.label,
-      system,
-      user,
-      schema,
-      signal: this.deadline.signal,
-      maxRetries: this.spec.maxRetries ?? DEFAULT_RETRIES,
-      providerOptions: this.spec.providerSettings.providerOptions as Record<string, Record<string, unknown>> | undefined,
-      secrets: apiKey ? [apiKey] : [],
-    });
+    const maxRetries = this.spec.maxRetries ?? DEFAULT_RETRIES;
+    const { server } = this.spec;
+    const reply = server
+      ? await askModelServer(server, this.spec, apiKeyFor(this.spec), { system, user, schema, signal: this.deadline.signal, timeoutMs: this.deadline.remaining(), maxRetries })
+      : await generateJson({
+          model: this.model!,
+          label: this.label,
+          system,
+          user,
+          schema,
+          signal: this.deadline.signal,
+          maxRetries,
+          providerOptions: this.spec.providerSettings.providerOptions as Record<string, Record<string, unknown>> | undefined,
+          secrets: apiKey ? [apiKey] : [],
+        });
     this.metrics.recordCall(this.method, reply.usage);
     this.logger.debug(this.method, 'Model call', {
       model: this.label,

@@ -5,6 +5,7 @@
 import { InvalidAISDKModelFormatError, InvalidOptionError } from '../errors.js';
 import type { ModelConfiguration } from '../types.js';
 import { redactUrl } from '../util/redact.js';
+import type { ModelServer } from './modelServer.js';
 
 export interface ModelSpec {
   provider: string;
@@ -19,6 +20,8 @@ export interface ModelSpec {
   maxRetries?: number;
   /** Everything else: handed to the provider's factory (headers, organization, ...). */
   providerSettings: Record<string, unknown>;
+  /** A hosted Tendril server that runs the requests instead (SdkOptions.modelServer). */
+  server?: ModelServer;
 }
 
 // Names people already use in plain model ids; anything else needs "<provider>/".

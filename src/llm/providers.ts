@@ -48,6 +48,12 @@ export function isLocalProvider(provider: string): boolean {
   return PROVIDERS[provider]?.kind === 'local';
 }
 
+/** The endpoint requests for `spec` go to: its baseURL, a local server's usual one, or undefined (the provider's own). */
+export function endpointOf(spec: ModelSpec): string | undefined {
+  const info = PROVIDERS[spec.provider];
+  return spec.baseURL ?? (info?.kind === 'local' ? info.defaultBaseURL : undefined);
+}
+
 // Kept apart so bundlers leave the optional packages alone: they are resolved at run time, if present.
 const importOptional = (name: string): Promise<Record<string, unknown>> => import(/* @vite-ignore */ name);
 
@@ -136,7 +142,7 @@ async function build(
     const why = isNode()
       ? `which is not installed: run \`npm install ${info.pkg}\`.`
       : `which is imported at run time, and that failed (${(error as Error).message}): outside Node (a Chrome extension, an edge runtime) ` +
-        "it cannot be. Use openai, or a server speaking OpenAI's API (openai-compatible with model.baseURL).";
+        "it cannot be. Use openai, a server speaking OpenAI's API (openai-compatible with model.baseURL), or `modelServer`.";
     throw new UnsupportedModelError(`${describeModel(spec)} needs the package ${info.pkg}, ${why}`, { cause: error });
   }
   const factory = module[info.factory];

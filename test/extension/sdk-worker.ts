@@ -87,9 +87,10 @@ const harness = {
   closeTab: (tabId: number) => settle(() => chrome.tabs.remove(tabId).then(() => true)),
 
   /** `new Sdk({ env: "EXTENSION", ... })` and init(); the urls of its pages. */
-  init: (name: string, options: { tabIds?: number[]; model?: ModelConfiguration }) =>
+  init: (name: string, options: { tabIds?: number[]; model?: ModelConfiguration; modelServer?: { url: string; apiKey: string } }) =>
     settle(async () => {
-      const sdk = new Sdk({ env: 'EXTENSION', verbose: 0, disablePino: true, extension: options.tabIds ? { tabIds: options.tabIds } : undefined, model: options.model });
+      const extension = options.tabIds ? { tabIds: options.tabIds } : undefined;
+      const sdk = new Sdk({ env: 'EXTENSION', verbose: 0, disablePino: true, extension, model: options.model, modelServer: options.modelServer });
       await sdk.init();
       sdks.set(name, sdk);
       return { pages: sdk.context.pages().map((page) => page.url()) };

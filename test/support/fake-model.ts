@@ -1,6 +1,6 @@
 // A fake OpenAI-compatible model server for tests: a real HTTP server on loopback that answers
 // the two wire APIs the Vercel AI SDK's `@ai-sdk/openai` provider speaks (Responses and Chat
-// Completions). Tests point `createOpenAI({ baseURL: fake.url })` at it, so the whole client path
+// Completions), and Anthropic's Messages API (`@ai-sdk/anthropic`, not streamed). Tests point `createOpenAI({ baseURL: fake.url })` at it, so the whole client path
 // (request building, fetch, parsing, retries, aborts) runs for real; nothing inside the SDK is mocked.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -10,7 +10,7 @@ import o200kBase from 'js-tiktoken/ranks/o200k_base';
 
 export interface FakeRequest {
   index: number; // 0-based order of arrival
-  endpoint: 'responses' | 'chat';
+  endpoint: 'responses' | 'chat' | 'messages';
   body: any; // parsed JSON body
   headers: Record<string, string | string[] | undefined>;
   model: string;
@@ -55,6 +55,7 @@ export interface FakeModel {
 const ROUTES: Record<string, FakeRequest['endpoint']> = {
   '/v1/responses': 'responses',
   '/v1/chat/completions': 'chat',
+  '/v1/messages': 'messages',
 };
 
 // Building the o200k encoder parses a multi-megabyte rank table, so do it once per process.
@@ -100,8 +101,10 @@ function toFakeRequest(endpoint: FakeRequest['endpoint'], body: any, req: Incomi
   let schema: unknown;
   // Responses: `instructions` + `input` (a string, or items); Chat: `messages`.
   if (endpoint === 'responses' && typeof body.instructions === 'string') system.push(body.instructions);
+  // Messages: `system` (a string or text blocks) beside `messages`.
+  if (endpoint === 'messages' && body.system) system.push(textOf(body.system));
   const messages: any[] =
-    endpoint === 'chat'
+    endpoint !== 'responses'
       ? (body.messages ?? [])
       : typeof body.input === 'string'
         ? [{ role: 'user', content: body.input }]
@@ -114,6 +117,8 @@ function toFakeRequest(endpoint: FakeRequest['endpoint'], body: any, req: Incomi
   }
   if (endpoint === 'responses' && body.text?.format?.type === 'json_schema') schema = body.text.format.schema;
   if (endpoint === 'chat' && body.response_format?.type === 'json_schema') schema = body.response_format.json_schema?.schema;
+  // Messages: native structured output, or (older models) a forced tool named "json".
+  if (endpoint === 'messages') schema = body.output_config?.format?.schema ?? jsonTool(body)?.input_schema;
   const prompt = [system.join('\n'), user.join('\n')].filter((part) => part !== '').join('\n');
   return {
     index,
@@ -129,6 +134,10 @@ function toFakeRequest(endpoint: FakeRequest['endpoint'], body: any, req: Incomi
     aborted: false,
     receivedAt: Date.now(),
   };
+}
+
+function jsonTool(body: any): { name: string; input_schema: unknown } | undefined {
+  return Array.isArray(body.tools) ? body.tools.find((tool: any) => tool?.name === 'json') : undefined;
 }
 
 function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
@@ -160,6 +169,20 @@ function answer(res: ServerResponse, request: FakeRequest, text: string, complet
   const stream = request.body.stream === true;
   const pieces = text.match(/[\s\S]{1,16}/g) ?? [];
   const total = request.promptTokens + completionTokens;
+  if (request.endpoint === 'messages') {
+    const tool = jsonTool(request.body);
+    const content = tool ? [{ type: 'tool_use', id: `toolu_fake_${n}`, name: 'json', input: JSON.parse(text) }] : [{ type: 'text', text }];
+    return sendJson(res, 200, {
+      id: `msg_fake_${n}`,
+      type: 'message',
+      role: 'assistant',
+      model: request.model,
+      content,
+      stop_reason: tool ? 'tool_use' : 'end_turn',
+      stop_sequence: null,
+      usage: { input_tokens: request.promptTokens, output_tokens: completionTokens },
+    });
+  }
   if (request.endpoint === 'responses') {
     const content = [{ type: 'output_text', text, annotations: [] }];
     const message = { type: 'message', id: `msg_fake_${n}`, role: 'assistant', status: 'completed', content };

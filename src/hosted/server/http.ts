@@ -4,15 +4,19 @@
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { WebSocketServer } from 'ws';
-import { CreateSessionRequest, HEADERS, UpdateSessionRequest, type ErrorBody } from '../../../protocol/index.js';
+import { CreateSessionRequest, HEADERS, MODEL_PATH, UpdateSessionRequest, type ErrorBody } from '../../../protocol/index.js';
 import { HostedServiceError, InvalidOptionError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
 import type { HostedServerConfig } from './config.js';
 import { AdBlocker } from './adblock.js';
 import { openResultCache } from './cache.js';
+import { answerModelRequest } from './model.js';
+import { checkModelEndpoint } from './modelEndpoint.js';
+import { NetworkRules } from './networks.js';
 import { isOperation, runOperation } from './operations.js';
 import { arrivedAfterClose, header, parse, prepareAnswer, readJson } from './request.js';
 import { apiError, SessionManager } from './sessions.js';
+import { codeOf } from './stream.js';
 import { isKnownKey, verifyToken } from './tokens.js';
 import { loadTracing, traced, withIncomingTrace } from '../../util/tracing.js';
 
@@ -56,6 +60,7 @@ export async function startHostedServer(config: HostedServerConfig, logger: Logg
     handle(req, res).catch((error: unknown) => sendError(req, res, error, logger));
   });
 
+  const modelRules = new NetworkRules(config.allowNetworks);
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const url = new URL(req.url ?? '/', 'http://x');
     // For container health checks and load balancers: no key needed, and nothing in it is secret.
@@ -63,9 +68,22 @@ export async function startHostedServer(config: HostedServerConfig, logger: Logg
       return sendJson(req, res, 200, { ok: true, sessions: sessions.activeCount, maxSessions: config.maxSessions });
     }
     const parts = url.pathname.split('/').filter(Boolean);
-    if (parts[0] !== 'v1' || parts[1] !== 'sessions') throw apiError('not_found', `No route ${req.method} ${url.pathname}.`);
+    const modelRoute = url.pathname === MODEL_PATH;
+    if (!modelRoute && (parts[0] !== 'v1' || parts[1] !== 'sessions')) throw apiError('not_found', `No route ${req.method} ${url.pathname}.`);
     if (!isKnownKey(config.apiKeys, header(req, HEADERS.apiKey))) {
       throw apiError('unauthorized', `Missing or unknown API key: send a key this server accepts in the ${HEADERS.apiKey} header.`);
+    }
+    if (modelRoute) {
+      if (req.method !== 'POST') throw apiError('not_found', `No route ${req.method} ${url.pathname}.`);
+      const attributes = { 'http.request.method': 'POST', 'url.path': MODEL_PATH, 'tendril.operation': 'model' };
+      const body = await readJson(req);
+      await checkModelEndpoint((body as { model?: unknown } | null)?.model, modelRules);
+      const reply = await withIncomingTrace(req.headers, () => traced('tendril.server.model', attributes, () => answerModelRequest(req, body), 'server')).catch(
+        (error: unknown) => {
+          throw asWireError(error);
+        },
+      );
+      return sendJson(req, res, 200, reply);
     }
     const [, , id, action] = parts;
     const publicBase = config.publicUrl ?? baseUrl;
@@ -82,6 +100,7 @@ export async function startHostedServer(config: HostedServerConfig, logger: Logg
     if (id && isOperation(action) && req.method === 'POST') {
       const record = sessions.running(id);
       const body = await readJson(req);
+      await checkModelEndpoint((body as { model?: unknown } | null)?.model, modelRules);
       // A continuation of the client's trace, when it sent one and this process traces.
       const attributes = { 'http.request.method': 'POST', 'url.path': `/v1/sessions/{id}/${action}`, 'tendril.operation': action };
       return withIncomingTrace(req.headers, () =>
@@ -189,6 +208,16 @@ function sendJson(req: IncomingMessage, res: ServerResponse, status: number, bod
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) }).end(text);
 }
 
+/**
+ * An error of the caller's request or of its model (a bad model name, a provider's refusal, the
+ * deadline) as the protocol says it, with the client's error class; anything else stays internal.
+ */
+function asWireError(error: unknown): unknown {
+  const { code, name } = codeOf(error);
+  if (code === 'internal' || error instanceof HostedServiceError) return error;
+  return Object.assign(apiError(code, (error as Error).message), { wireName: name });
+}
+
 function sendError(req: IncomingMessage, res: ServerResponse, error: unknown, logger: Logger): void {
   const known = error instanceof HostedServiceError;
   if (!known) logger.error('hosted', `Request failed: ${(error as Error)?.message ?? String(error)}`);
@@ -198,6 +227,8 @@ function sendError(req: IncomingMessage, res: ServerResponse, error: unknown, lo
       message: known ? error.message : 'The server failed while handling the request; see its log.',
     },
   };
+  const name = (error as { wireName?: string }).wireName;
+  if (known && name) body.error.name = name;
   if (res.headersSent) return void res.end();
   if (known && error.retryAfterSeconds) res.setHeader('retry-after', String(error.retryAfterSeconds));
   sendJson(req, res, known ? error.status : 500, body);

@@ -50,7 +50,7 @@ async function pageOf(record: SessionRecord, pageId: string | undefined, logger:
 }
 
 /** The model the body names, with the key from its header; a bad one is the caller's mistake (400). */
-function modelOf(req: IncomingMessage, model: unknown): ModelSpec | undefined {
+export function modelOf(req: IncomingMessage, model: unknown): ModelSpec | undefined {
   const key = header(req, HEADERS.modelApiKey);
   const given = (typeof model === 'string' ? { modelName: model } : model) as ModelConfiguration | undefined;
   try {
@@ -60,7 +60,7 @@ function modelOf(req: IncomingMessage, model: unknown): ModelSpec | undefined {
   }
 }
 
-function requireModel(spec: ModelSpec | undefined, what: string): ModelSpec {
+export function requireModel(spec: ModelSpec | undefined, what: string): ModelSpec {
   if (spec) return spec;
   throw apiError('bad_request', `${what} needs a model: send \`model\` in the body and its key in the ${HEADERS.modelApiKey} header.`);
 }

@@ -1,0 +1,14 @@
+// Header names, apart from the schemas: a client that only sends requests (an extension's model
+// requests, see model.ts) needs them without loading zod.
+
+/** Header names, lower-case as HTTP/2 and fetch() give them. */
+export const HEADERS = {
+  /** The hosted-service account key on every REST call. */
+  apiKey: 'x-hosted-api-key',
+  /** The model provider's key for extract/act/observe; used for the call, never stored or logged. */
+  modelApiKey: 'x-model-api-key',
+  /** `bypass` skips the server's result cache for this call (serverCache: false). */
+  cacheControl: 'x-hosted-cache',
+  /** `HIT` or `MISS` on a cached operation's response (absent when the cache was bypassed). */
+  cacheStatus: 'x-hosted-cache-status',
+} as const;

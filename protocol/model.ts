@@ -1,0 +1,37 @@
+// POST /v1/model: one structured model request, run by the server with its own providers. For
+// clients that cannot load a provider's package (a Chrome extension loads only OpenAI's) or should
+// not hold the provider's key: with no x-model-api-key, the server's own key for that provider is used.
+// Not tied to a session, and never cached: the answer depends on nothing the server could key on.
+
+// A namespace import: bundlers can then leave out the parts of zod never used (its locales above all).
+import * as z from 'zod/v4';
+import { WireModel } from './operations.js';
+
+export const MODEL_PATH = '/v1/model';
+
+export const ModelRequest = z.object({
+  model: WireModel,
+  /** The instructions, as the system message. */
+  system: z.string(),
+  /** The user message: the task and the page text. */
+  prompt: z.string().min(1),
+  /** JSON Schema (root: an object) the answer must fit; sent to the provider as its structured output. */
+  schema: z.record(z.string(), z.unknown()),
+  /** Retries of a failed provider request (429, 5xx, network) within the timeout. Default 2. */
+  maxRetries: z.int().min(0).max(10).optional(),
+  /** Deadline of the request on the server, in ms. Default 120000, at most 600000. */
+  timeout: z.int().positive().max(600_000).optional(),
+});
+export type ModelRequest = z.infer<typeof ModelRequest>;
+
+export const ModelUsage = z.object({
+  promptTokens: z.number(),
+  completionTokens: z.number(),
+  reasoningTokens: z.number(),
+  cachedInputTokens: z.number(),
+  inferenceTimeMs: z.number(),
+});
+
+/** The parsed JSON the model answered (not validated against the schema: the client does that). */
+export const ModelReply = z.object({ value: z.unknown(), usage: ModelUsage });
+export type ModelReply = z.infer<typeof ModelReply>;

@@ -3,7 +3,7 @@
 // library as ESM and CJS.
 // `node esbuild.config.mjs --page-scripts` does only (1); tests and tsx need nothing more.
 import { build } from 'esbuild';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { EDGE_OPTIONS, edgeStubs } from './scripts/edge-stubs.mjs';
 import { bundleExtensionEntry, EXTENSION_SIZE_TARGET } from './scripts/extension-bundle.mjs';
 
@@ -76,14 +76,38 @@ async function buildLibrary() {
       outfile: 'dist/edge.js',
       plugins: [edgeStubs()],
     }),
-    // The command line (`npx tendril`): ESM, its shebang kept from src/cli/main.ts.
-    build({ ...common, entryPoints: ['src/cli/main.ts'], format: 'esm', outfile: 'dist/cli.js' }),
+    // The command line (`npx tendril`): ESM, its shebang kept from src/cli/main.ts. The MCP SDK is
+    // a devDependency bundled in here (its code used by `tendril mcp` is under a tenth of what an
+    // install of it weighs); its license goes with it (writeNotices).
+    build({ ...common, entryPoints: ['src/cli/main.ts'], format: 'esm', outfile: 'dist/cli.js', metafile: true }).then(writeNotices),
     // `tendril/extension`: no Node built-in either (the build fails naming it), and small.
     bundleExtensionEntry({ outfile: 'dist/extension.js' }),
     // `tendril/extension-relay`: the extension's side of `tendril relay`, on the same terms.
     bundleExtensionEntry({ outfile: 'dist/extension-relay.js', entry: 'src/extensionRelay.ts' }),
     reportExtensionSize(),
   ]);
+}
+
+/**
+ * dist/THIRD-PARTY-NOTICES.md: each package bundled into dist/cli.js (not installed beside it), its
+ * version, license and license text, as their licenses (Apache-2.0 for the MCP SDK) ask.
+ */
+function writeNotices({ metafile }) {
+  const packages = new Map();
+  for (const input of Object.keys(metafile.inputs)) {
+    const match = /(?:^|\/)node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(input);
+    if (match) packages.set(match[1], input.slice(0, match.index + match[0].length));
+  }
+  const sections = [...packages].sort(([a], [b]) => a.localeCompare(b)).map(([name, dir]) => {
+    const meta = JSON.parse(readFileSync(`${dir}package.json`, 'utf8'));
+    const licenseFile = readdirSync(dir).find((file) => /^(licen[cs]e|notice)(\.|$)/i.test(file));
+    if (!licenseFile) throw new Error(`${name} is bundled into dist/cli.js but has no LICENSE file to ship with it.`);
+    return `## ${name} ${meta.version} (${meta.license})\n\n\`\`\`\n${readFileSync(`${dir}${licenseFile}`, 'utf8').trim()}\n\`\`\`\n`;
+  });
+  writeFileSync(
+    'dist/THIRD-PARTY-NOTICES.md',
+    `# Third-party code in dist/cli.js\n\nBundled into the command line rather than installed beside it.\n\n${sections.join('\n')}`,
+  );
 }
 
 /** Prints what README says of `tendril/extension`: its size, minified, without the AI SDK. */

@@ -64,3 +64,42 @@ export async function startRedis(port: number, extra: string[] = []): Promise<Re
   };
 }
 
+
+export interface RedisCluster {
+  nodes: RedisServer[];
+  /** `host:port` of every node, as REDIS_CLUSTER_NODES takes them. */
+  seeds: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * `count` masters (no replicas) on loopback, slots spread by `redis-cli --cluster create`; ready
+ * once every node reports cluster_state:ok. Each node's bus port is chosen too (cluster-port), as
+ * port + 10000 may be taken or past 65535.
+ */
+export async function startRedisCluster(count: number, extra: string[] = []): Promise<RedisCluster> {
+  const nodes: RedisServer[] = [];
+  const stop = async () => void (await Promise.all(nodes.map((node) => node.stop())));
+  try {
+    for (let i = 0; i < count; i++) {
+      const [port, bus] = [await freePort(), await freePort()];
+      const cluster = ['--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-port', String(bus), '--cluster-node-timeout', '2000'];
+      nodes.push(await startRedis(port, [...cluster, ...extra]));
+    }
+    const auth = extra.includes('--requirepass') ? ['--no-auth-warning', '-a', extra[extra.indexOf('--requirepass') + 1]!] : [];
+    const addresses = nodes.map((node) => `127.0.0.1:${node.port}`);
+    const create = ['--cluster', 'create', ...addresses, '--cluster-replicas', '0', '--cluster-yes', ...auth];
+    await promisify(execFile)('redis-cli', create, { timeout: 30_000 });
+    const deadline = Date.now() + 30_000;
+    for (const node of nodes) {
+      while (!/cluster_state:ok/.test(await node.cli('CLUSTER', 'INFO'))) {
+        if (Date.now() > deadline) throw new Error(`The Redis Cluster on ${addresses.join(', ')} did not reach cluster_state:ok within 30 s.`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    }
+    return { nodes, seeds: addresses.join(','), stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}

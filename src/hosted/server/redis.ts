@@ -18,6 +18,12 @@ const QUEUE_LIMIT = 1000;
 
 type RedisModule = typeof import('redis');
 
+const FIXES: Record<RedisConfig['mode'], string> = {
+  single: `Start Redis there, correct REDIS_URL (${REDIS_URL_FORM}) and REDIS_USERNAME/REDIS_PASSWORD if set, or unset them to cache in memory.`,
+  cluster: 'Start the Cluster, correct REDIS_CLUSTER_NODES (host:port of some of its nodes), REDIS_USERNAME, REDIS_PASSWORD and REDIS_TLS, or unset them to cache in memory.',
+  sentinel: 'Start the sentinels and the master, correct REDIS_SENTINELS, REDIS_SENTINEL_NAME (the monitored master), REDIS_SENTINEL_PASSWORD, REDIS_USERNAME, REDIS_PASSWORD and REDIS_TLS, or unset them to cache in memory.',
+};
+
 /** What the cache needs of a node-redis client, cluster or sentinel: their types differ only elsewhere. */
 interface Backend {
   connect(): Promise<unknown>;
@@ -118,9 +124,10 @@ export class RedisCache implements ResultCache {
     } catch (error) {
       cache.#closed = true;
       cache.#backend.destroy();
-      const reason = sentence(String((error as Error).message || error));
-      const fix = 'Start Redis there, correct the configuration (REDIS_URL, REDIS_CLUSTER_NODES or REDIS_SENTINELS and REDIS_SENTINEL_NAME), or unset it to cache in memory.';
-      throw new InvalidOptionError(`Cannot use Redis (${config.where}): ${reason} ${fix} (REDIS_URL form: ${REDIS_URL_FORM}.)`, { cause: error });
+      // A Cluster's own error (no root node answered) hides why; the last node error says it.
+      const last = cache.#lastError && cache.#lastError !== error ? ` (${sentence(cache.#lastError.message).slice(0, -1)})` : '';
+      const reason = sentence(String((error as Error).message || error).replace(/\.$/, '') + last);
+      throw new InvalidOptionError(`Cannot use Redis (${config.where}): ${reason} ${FIXES[config.mode]}`, { cause: error });
     } finally {
       clearTimeout(timer);
     }

@@ -1,6 +1,6 @@
-// The hosted server's Redis result cache against a real three-node Redis Cluster (Debian's
-// redis-server on loopback ports): keys spread over the nodes, shared between instances, ACL users
-// on every node, and a node that hangs or dies.
+// The hosted server's Redis result cache against a real three-node Redis Cluster and a master
+// found through Redis Sentinel (Debian's redis-server on loopback ports): keys spread over the
+// nodes, shared between instances, ACL users on every node, and a node that hangs or dies.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InvalidOptionError } from '../src/errors.js';
@@ -10,7 +10,7 @@ import { RedisCache, type RedisCacheOptions } from '../src/hosted/server/redis.j
 import { readRedisConfig } from '../src/hosted/server/redis-config.js';
 import { Logger } from '../src/logger.js';
 import type { LogLine } from '../src/types.js';
-import { startRedisCluster, type RedisCluster, type RedisServer } from './support/redis.js';
+import { freePort, startRedis, startRedisCluster, startSentinel, type RedisCluster, type RedisServer } from './support/redis.js';
 
 const APP_PASSWORD = 'cluster-app-pw-not-for-logs';
 /** An ACL user on every node; the default user stays open for redis-cli and cluster creation. */
@@ -133,5 +133,53 @@ describe('RedisCache on a three-node Redis Cluster', () => {
     expect(errors).toHaveLength(1);
     expect(errors[0]!.message).toMatch(/Redis cache \(Cluster 127\.0\.0\.1:\d+/);
     expect(JSON.stringify(lines)).not.toContain(APP_PASSWORD);
+  });
+});
+
+describe('RedisCache through Redis Sentinel', () => {
+  const name = 'tendril-cache';
+  let master: RedisServer;
+  let sentinel: RedisServer;
+  const sentinelEnv = (env: Record<string, string> = {}) =>
+    readRedisConfig({ REDIS_SENTINELS: `127.0.0.1:${sentinel.port}`, REDIS_SENTINEL_NAME: name, REDIS_USERNAME: 'app', REDIS_PASSWORD: APP_PASSWORD, REDIS_DB: '3', ...env })!;
+
+  beforeAll(async () => {
+    master = await startRedis(await freePort(), APP_USER);
+    sentinel = await startSentinel(await freePort(), name, master.port);
+  }, 30_000);
+  afterAll(async () => {
+    await Promise.all([sentinel?.stop(), master?.stop()]);
+  });
+
+  it('finds the master through the sentinel and caches there, as the ACL user, in REDIS_DB', async () => {
+    const cache = await RedisCache.connect(sentinelEnv(), new Logger({ verbose: 0, disablePino: true }), { timeoutMs });
+    open.push(cache);
+    await cache.set('via-sentinel', { found: true });
+    expect(await cache.get('via-sentinel')).toEqual({ found: true });
+    expect(await master.cli('-n', '3', 'GET', `${PREFIX}via-sentinel`)).toBe('{"found":true}');
+    expect(await master.cli('-n', '0', 'EXISTS', `${PREFIX}via-sentinel`)).toBe('0');
+  });
+
+  it('refuses at start a master name the sentinel does not know, naming it and the sentinel', async () => {
+    const [error, elapsed] = await timed(() => RedisCache.connect(sentinelEnv({ REDIS_SENTINEL_NAME: 'no-such-master' }), new Logger({ verbose: 0, disablePino: true }), { timeoutMs, startTimeoutMs: 3000 }).catch((caught: unknown) => caught));
+    expect(error).toBeInstanceOf(InvalidOptionError);
+    expect((error as Error).message).toContain('master "no-such-master" via sentinels 127.0.0.1:' + sentinel.port);
+    expect((error as Error).message).toMatch(/No such master/);
+    expect((error as Error).message).toMatch(/REDIS_SENTINEL_NAME/);
+    expect(elapsed).toBeLessThan(3000 + 1000);
+  });
+
+  it('misses within the deadline while the master hangs', async () => {
+    const cache = await RedisCache.connect(sentinelEnv(), new Logger({ verbose: 0, disablePino: true }), { timeoutMs });
+    open.push(cache);
+    await cache.set('hang', 'value');
+    master.child.kill('SIGSTOP');
+    try {
+      const [got, elapsed] = await timed(() => cache.get('hang'));
+      expect(got).toBeUndefined();
+      expect(elapsed).toBeLessThan(timeoutMs + 500);
+    } finally {
+      master.child.kill('SIGCONT');
+    }
   });
 });

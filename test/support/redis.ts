@@ -1,7 +1,7 @@
 // A real redis-server (Debian's package; .ci/run installs it) on a loopback port, for the tests.
 
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
@@ -28,6 +28,22 @@ export interface RedisServer {
 export async function startRedis(port: number, extra: string[] = []): Promise<RedisServer> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'tendril-redis-'));
   const args = ['--save', '', '--appendonly', 'no', '--port', String(port), '--bind', '127.0.0.1', '--dir', dir, ...extra];
+  const auth = extra.includes('--requirepass') ? ['--no-auth-warning', '-a', extra[extra.indexOf('--requirepass') + 1]!] : [];
+  return spawnRedis(port, dir, args, 'Ready to accept connections', auth);
+}
+
+/**
+ * A Sentinel (redis-server in sentinel mode) watching the master at `masterPort` under `name`;
+ * ready once it logs that it monitors it. It rewrites its configuration file, so it gets one of its own.
+ */
+export async function startSentinel(port: number, name: string, masterPort: number, extra: string[] = []): Promise<RedisServer> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'tendril-sentinel-'));
+  const config = path.join(dir, 'sentinel.conf');
+  writeFileSync(config, `port ${port}\nbind 127.0.0.1\ndir ${dir}\nsentinel monitor ${name} 127.0.0.1 ${masterPort} 1\n`);
+  return spawnRedis(port, dir, [config, '--sentinel', ...extra], `+monitor master ${name}`, []);
+}
+
+async function spawnRedis(port: number, dir: string, args: string[], readyText: string, auth: string[]): Promise<RedisServer> {
   const child = spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'] });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const ready = new Promise<void>((resolve, reject) => {
@@ -40,7 +56,7 @@ export async function startRedis(port: number, extra: string[] = []): Promise<Re
     child.on('exit', (code, signal) => fail(new Error(`redis-server exited (${code ?? signal}) before it was ready:\n${output}`)));
     child.stdout!.on('data', (chunk: Buffer) => {
       output += chunk.toString();
-      if (output.includes('Ready to accept connections')) clearTimeout(timer), resolve();
+      if (output.includes(readyText)) clearTimeout(timer), resolve();
     });
     child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   });
@@ -51,7 +67,6 @@ export async function startRedis(port: number, extra: string[] = []): Promise<Re
     await rm(dir, { recursive: true, force: true });
     throw error;
   }
-  const auth = extra.includes('--requirepass') ? ['--no-auth-warning', '-a', extra[extra.indexOf('--requirepass') + 1]!] : [];
   return {
     port,
     child,
@@ -63,7 +78,6 @@ export async function startRedis(port: number, extra: string[] = []): Promise<Re
     },
   };
 }
-
 
 export interface RedisCluster {
   nodes: RedisServer[];

@@ -1,7 +1,13 @@
 // The hosted server's Redis result cache against a real redis-server (Debian's package; CI installs
 // it): round trips, sharing between instances, expiry, AUTH, and Redis dying, hanging and coming back.
 
+import { execFile } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { InvalidOptionError } from '../src/errors.js';
 import { MemoryCache, openResultCache } from '../src/hosted/server/cache.js';
@@ -39,6 +45,15 @@ function catching(work: () => unknown): unknown {
     return error;
   }
   return undefined;
+}
+
+/** Runs test/support/redis-child.ts on `url`: its report, once it exited by itself with `code`. */
+async function runChild(url: string, env: Record<string, string> = {}, code = 0): Promise<{ before: unknown; after: unknown; resources: string[]; stderr: string }> {
+  const run = runScript(fileURLToPath(new URL('./support/redis-child.ts', import.meta.url)), [url], env);
+  const exit = await Promise.race([run.exit, new Promise((resolve) => setTimeout(resolve, 20_000, 'no exit within 20 s'))]);
+  if (exit !== code) run.child.kill('SIGKILL');
+  expect(exit, run.stderr()).toBe(code);
+  return { ...(code === 0 ? JSON.parse(run.stdout()) : {}), stderr: run.stderr() };
 }
 
 /** Resolves with how long `work` took. */
@@ -268,15 +283,40 @@ describe('RedisCache on a running redis-server', () => {
 
   it('close() leaves no socket or timer behind: a process that used the cache then has nothing running', async () => {
     // In a process of its own, so that no other test's sockets and timers are counted.
-    const run = runScript(fileURLToPath(new URL('./support/redis-close-child.ts', import.meta.url)), [String(redis.port)]);
-    const code = await Promise.race([run.exit, new Promise((resolve) => setTimeout(resolve, 20_000, 'no exit within 20 s'))]);
-    if (code !== 0) run.child.kill('SIGKILL');
-    expect(code, run.stderr()).toBe(0);
-    const report = JSON.parse(run.stdout()) as { before: unknown; after: unknown; resources: string[] };
+    const report = await runChild(url);
     expect(report.before).toEqual({ ok: true });
     expect(report.after).toBeUndefined();
     expect(report.resources.filter((resource) => resource !== 'TTYWrap' && resource !== 'PipeWrap')).toEqual([]);
   }, 30_000);
+});
+
+describe('RedisCache over TLS (rediss://)', () => {
+  let redis: RedisServer;
+  let tlsPort: number;
+  let dir: string;
+  beforeAll(async () => {
+    dir = mkdtempSync(path.join(os.tmpdir(), 'tendril-redis-tls-'));
+    const [cert, key] = [path.join(dir, 'cert.pem'), path.join(dir, 'key.pem')];
+    const subject = ['-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'];
+    await promisify(execFile)('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-keyout', key, '-out', cert, ...subject]);
+    tlsPort = await freePort();
+    const tls = ['--tls-port', String(tlsPort), '--tls-cert-file', cert, '--tls-key-file', key, '--tls-ca-cert-file', cert, '--tls-auth-clients', 'no'];
+    redis = await startRedis(await freePort(), tls);
+  });
+  afterAll(async () => {
+    await redis?.stop();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  // NODE_EXTRA_CA_CERTS is read when Node starts, hence a child process.
+  it('connects with TLS to a server whose certificate the trusted CAs sign, and refuses one they do not', async () => {
+    const trusted = await runChild(`rediss://127.0.0.1:${tlsPort}/1`, { NODE_EXTRA_CA_CERTS: path.join(dir, 'cert.pem') });
+    expect(trusted.before).toEqual({ ok: true });
+    expect(await redis.cli('-n', '1', 'GET', 'tendril:cache:child')).toBe('{"ok":true}');
+    const untrusted = await runChild(`rediss://127.0.0.1:${tlsPort}`, {}, 1);
+    expect(untrusted.stderr).toMatch(/InvalidOptionError/);
+    expect(untrusted.stderr).toMatch(/self[- ]signed certificate/);
+  }, 60_000);
 });
 
 describe('RedisCache with AUTH', () => {

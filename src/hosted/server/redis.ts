@@ -110,8 +110,8 @@ export class RedisCache implements ResultCache {
   }
 
   /** So that a server given a wrong Redis fails at start, rather than quietly caching nothing. */
-  static async connect(config: RedisConfig, logger: Logger, options: RedisCacheOptions = {}, redis?: RedisModule): Promise<RedisCache> {
-    const cache = new RedisCache(redis ?? (await loadRedis()), config, logger, options);
+  static async connect(config: RedisConfig, logger: Logger, options: RedisCacheOptions = {}): Promise<RedisCache> {
+    const cache = new RedisCache(await loadRedis(), config, logger, options);
     const startTimeoutMs = options.startTimeoutMs ?? 10_000;
     let timer: NodeJS.Timeout | undefined;
     try {

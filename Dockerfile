@@ -3,13 +3,18 @@
 #   docker run -p 3000:3000 -e HOSTED_API_KEYS=change-me tendril-hosted
 # Several instances, Redis and a load balancer: examples/container/compose.yaml.
 
-# Build: the package as npm would install it (dist/), from a locked install.
+# Build: the package as npm would install it (dist/), from a locked install. The `redis` package
+# (an optional peer, needed for REDIS_URL and used by examples/container) is kept from that
+# install through the prune that drops the dev dependencies: its @redis/* parts depend on nothing else.
 FROM node:20-bookworm-slim AS build
 WORKDIR /src
 COPY package.json package-lock.json ./
 RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY . .
-RUN npm run build && npm prune --omit=dev --ignore-scripts --no-audit --no-fund
+RUN npm run build \
+ && mkdir /keep && cp -r node_modules/redis node_modules/@redis /keep/ \
+ && npm prune --omit=dev --ignore-scripts --no-audit --no-fund \
+ && cp -r /keep/redis /keep/@redis node_modules/
 
 FROM node:20-bookworm-slim
 # Chromium from Debian, with fonts so pages render text; tini is not used: the server is PID 1

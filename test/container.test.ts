@@ -71,6 +71,14 @@ describe('the Dockerfile', () => {
     expect(runtime!.findIndex((each) => each.op === 'USER')).toBeGreaterThan(lastRun);
   });
 
+  it('keeps the redis package (REDIS_URL needs it) through the prune of dev dependencies', () => {
+    const prune = build!.find((each) => each.op === 'RUN' && /npm prune\b.*--omit=dev/.test(each.args))!.args;
+    const [before, after] = [prune.slice(0, prune.indexOf('npm prune')), prune.slice(prune.indexOf('npm prune'))];
+    expect(before).toMatch(/cp -r node_modules\/redis node_modules\/@redis (\S+)/);
+    const kept = /cp -r node_modules\/redis node_modules\/@redis (\S+?)\/?\s/.exec(before)![1]!;
+    expect(after).toContain(`cp -r ${kept}/redis ${kept}/@redis node_modules/`);
+  });
+
   it('runs the server itself as PID 1 (exec form), stops it with SIGTERM, and checks its health on /healthz', () => {
     const entry = JSON.parse(last('ENTRYPOINT')!.args) as string[];
     expect(entry).toEqual(['node', 'dist/cli.js', 'hosted', 'serve']);

@@ -3,6 +3,7 @@
 
 import { createHash } from 'node:crypto';
 import type { Logger } from '../../logger.js';
+import type { RedisConfig } from './redis-config.js';
 
 export interface ResultCache {
   get(key: string): Promise<unknown | undefined>;
@@ -42,12 +43,12 @@ export class MemoryCache implements ResultCache {
 }
 
 /**
- * Redis when REDIS_URL is set, so that instances behind one load balancer share results; memory
- * otherwise. Rejects when that Redis cannot be used, so a wrong REDIS_URL stops the server at start.
+ * Redis when one is configured, so that instances behind one load balancer share results; memory
+ * otherwise. Rejects when that Redis cannot be used, so a wrong configuration stops the server at start.
  */
-export async function openResultCache(config: { redisUrl?: string }, logger: Logger): Promise<ResultCache> {
-  if (!config.redisUrl) return new MemoryCache();
-  // Loaded on demand: a server without Redis loads none of its client.
+export async function openResultCache(config: { redis?: RedisConfig }, logger: Logger): Promise<ResultCache> {
+  if (!config.redis) return new MemoryCache();
+  // Loaded on demand: a server without Redis loads neither this module nor the `redis` package.
   const { RedisCache } = await import('./redis.js');
-  return RedisCache.connect(config.redisUrl, logger);
+  return RedisCache.connect(config.redis, logger);
 }

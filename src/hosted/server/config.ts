@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
 import { InvalidOptionError } from '../../errors.js';
 import { readAllowedNetworks } from './networks.js';
+import { readRedisConfig, type RedisConfig } from './redis-config.js';
 
 export interface HostedServerConfig {
   port: number;
@@ -15,7 +16,8 @@ export interface HostedServerConfig {
   sessionTimeoutMs: number;
   /** The base URL clients reach this server at (behind a load balancer): used in connectUrl. */
   publicUrl?: string;
-  redisUrl?: string;
+  /** The result cache's Redis (REDIS_URL, REDIS_CLUSTER_NODES or REDIS_SENTINELS); none: in memory. */
+  redis?: RedisConfig;
   chromePath?: string;
   chromeArgs: string[];
   /** Hosts to block for blockAds sessions (hosts-file format); default @ghostery/trackerdb's ad and analytics domains. */
@@ -81,7 +83,7 @@ export function readServerConfig(env: Env = process.env): HostedServerConfig {
     maxSessions: integer(env, 'MAX_SESSIONS', 5, 1),
     sessionTimeoutMs: integer(env, 'SESSION_TIMEOUT_MS', 5 * 60_000, 1000),
     publicUrl: publicUrl?.replace(/\/+$/, ''),
-    redisUrl: env.REDIS_URL?.trim() || undefined,
+    redis: readRedisConfig(env),
     chromePath: env.CHROME_PATH?.trim() || undefined,
     chromeArgs: splitArgs(env.CHROME_ARGS ?? ''),
     blockListFile: env.BLOCK_LIST_FILE?.trim() || undefined,

@@ -48,6 +48,9 @@ async function buildPageScripts() {
   );
 }
 
+/** Packages dist/cli.js carries itself (see buildLibrary); every other one is imported at run time. */
+const CLI_BUNDLED = ['ai', '@ai-sdk/openai', '@opentelemetry/api'];
+
 async function buildLibrary() {
   const external = [
     ...Object.keys(pkg.dependencies ?? {}),
@@ -79,7 +82,21 @@ async function buildLibrary() {
     // The command line (`npx tendril`): ESM, its shebang kept from src/cli/main.ts. The MCP SDK is
     // a devDependency bundled in here (its code used by `tendril mcp` is under a tenth of what an
     // install of it weighs); its license goes with it (writeNotices).
-    build({ ...common, entryPoints: ['src/cli/main.ts'], format: 'esm', outfile: 'dist/cli.js', metafile: true }).then(writeNotices),
+    // The AI SDK likewise: an optional peer of the library, but `npx tendril mcp` and the hosted
+    // server ask models out of the box.
+    build({
+      ...common,
+      external: external.filter((name) => !CLI_BUNDLED.includes(name)),
+      entryPoints: ['src/cli/main.ts'],
+      format: 'esm',
+      outfile: 'dist/cli.js',
+      metafile: true,
+      // Names kept (stack traces stay readable), blanks and dead code out: half the bytes.
+      minifyWhitespace: true,
+      minifySyntax: true,
+      // The AI SDK's CommonJS dependencies require() Node built-ins: give the ES module a require.
+      banner: { js: "import { createRequire as __tendrilRequire } from 'node:module'; const require = __tendrilRequire(import.meta.url);" },
+    }).then(writeNotices),
     // `tendril/extension`: no Node built-in either (the build fails naming it), and small.
     bundleExtensionEntry({ outfile: 'dist/extension.js' }),
     // `tendril/extension-relay`: the extension's side of `tendril relay`, on the same terms.
@@ -98,11 +115,18 @@ function writeNotices({ metafile }) {
     const match = /(?:^|\/)node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(input);
     if (match) packages.set(match[1], input.slice(0, match.index + match[0].length));
   }
-  const sections = [...packages].sort(([a], [b]) => a.localeCompare(b)).map(([name, dir]) => {
+  const found = [...packages].sort(([a], [b]) => a.localeCompare(b)).map(([name, dir]) => {
     const meta = JSON.parse(readFileSync(`${dir}package.json`, 'utf8'));
-    const licenseFile = readdirSync(dir).find((file) => /^(licen[cs]e|notice)(\.|$)/i.test(file));
-    if (!licenseFile) throw new Error(`${name} is bundled into dist/cli.js but has no LICENSE file to ship with it.`);
-    return `## ${name} ${meta.version} (${meta.license})\n\n\`\`\`\n${readFileSync(`${dir}${licenseFile}`, 'utf8').trim()}\n\`\`\`\n`;
+    const file = readdirSync(dir).find((each) => /^(licen[cs]e|notice)(\.|$)/i.test(each));
+    return { name, version: meta.version, license: meta.license, text: file ? readFileSync(`${dir}${file}`, 'utf8').trim() : undefined };
+  });
+  // Some packages name their license but ship no copy of it: the same license's text, as another
+  // bundled package ships it, stands for it.
+  const sections = found.map(({ name, version, license, text }) => {
+    const stand = text ?? found.find((other) => other.text && other.license === license)?.text;
+    if (!stand) throw new Error(`${name} is bundled into dist/cli.js, but neither it nor another bundled package ships the text of its license (${license}).`);
+    const note = text ? '' : `The package ships no license file; the ${license} text:\n\n`;
+    return `## ${name} ${version} (${license})\n\n${note}\`\`\`\n${stand}\n\`\`\`\n`;
   });
   writeFileSync(
     'dist/THIRD-PARTY-NOTICES.md',

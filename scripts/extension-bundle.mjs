@@ -68,9 +68,23 @@ export function withoutTracing() {
   };
 }
 
-/** The plugins every extension build uses: no Node built-in, no pino, no tracing. */
+/**
+ * An extension's bundler always includes the AI SDK, so src/llm/aiSdk.ts's check for a missing
+ * package has nothing to catch there: a plain load stands in for it.
+ */
+export function withoutAiSdkCheck() {
+  return {
+    name: 'tendril-without-ai-sdk-check',
+    setup(b) {
+      b.onResolve({ filter: /(^|\/)aiSdk\.js$/ }, () => ({ path: 'aiSdk', namespace: 'tendril-without-ai-sdk-check' }));
+      b.onLoad({ filter: /.*/, namespace: 'tendril-without-ai-sdk-check' }, () => ({ contents: 'export const importAiSdk = (_name, load) => load();', loader: 'js' }));
+    },
+  };
+}
+
+/** The plugins every extension build uses: no Node built-in, no pino, no tracing, no AI SDK check. */
 export function extensionPlugins() {
-  return [noNodeBuiltins(), withoutPino(), withoutTracing()];
+  return [noNodeBuiltins(), withoutPino(), withoutTracing(), withoutAiSdkCheck()];
 }
 
 /**

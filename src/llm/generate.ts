@@ -5,6 +5,7 @@ import type { LanguageModel } from 'ai';
 import { LLMResponseError, TimeoutError } from '../errors.js';
 import type { ModelCallUsage } from './metrics.js';
 import { traced } from '../util/tracing.js';
+import { importAiSdk } from './aiSdk.js';
 
 export interface ModelRequest {
   model: LanguageModel;
@@ -32,7 +33,12 @@ export interface ModelReply {
  * "HOSTED", where models run on the service) neither loads it nor, bundled with it left out, needs it.
  */
 let aiSdk: Promise<typeof import('ai')> | undefined;
-const loadAiSdk = (): Promise<typeof import('ai')> => (aiSdk ??= import('ai'));
+const loadAiSdk = (): Promise<typeof import('ai')> => {
+  aiSdk ??= importAiSdk('ai', () => import('ai'));
+  // A failed load is tried again next time: the package may have been installed meanwhile.
+  aiSdk.catch(() => (aiSdk = undefined));
+  return aiSdk;
+};
 
 /** One structured request to the model, as a trace span with the model and the tokens it used. */
 export function generateJson(request: ModelRequest): Promise<ModelReply> {

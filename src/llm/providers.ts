@@ -5,6 +5,7 @@
 import type { LanguageModel } from 'ai';
 import { MissingLLMConfigurationError, UnsupportedModelError } from '../errors.js';
 import { envVar, isNode } from '../util/env.js';
+import { importAiSdk } from './aiSdk.js';
 import { describeModel, type ModelSpec } from './config.js';
 
 interface HostedProvider {
@@ -122,15 +123,16 @@ async function build(
   if (api !== undefined && api !== 'chat' && api !== 'responses') {
     throw new UnsupportedModelError(`\`model.api\` must be "chat" or "responses", not ${JSON.stringify(api)}.`);
   }
-  // Loaded by the first model built, like the AI SDK itself (see generate.ts).
-  const { createOpenAI } = await import('@ai-sdk/openai');
+  // Loaded by the first model built that needs it, like the AI SDK itself (see generate.ts).
+  const openai = () => importAiSdk('@ai-sdk/openai', () => import('@ai-sdk/openai'));
   if (info.kind === 'local') {
+    const { createOpenAI } = await openai();
     // Local servers implement Chat Completions, rarely the Responses API; most need no key at all.
     const provider = createOpenAI({ ...settings, apiKey: (settings.apiKey as string | undefined) ?? 'unused', name: spec.provider });
     return provider.chat(spec.modelId);
   }
   if (spec.provider === 'openai') {
-    const provider = createOpenAI(settings);
+    const provider = (await openai()).createOpenAI(settings);
     return api === 'chat' ? provider.chat(spec.modelId) : provider.responses(spec.modelId);
   }
   let module: Record<string, unknown>;

@@ -13,6 +13,13 @@ import { isLocalProvider, languageModel } from './providers.js';
 const DEFAULT_RETRIES = 2;
 
 /**
+ * Internal, for the MCP server's client sampling (src/mcp/sampling.ts): a model object built by our
+ * own code, carried in a model configuration under this key (a symbol: no JSON body can hold it),
+ * is used as it is instead of one built from the provider's name.
+ */
+export const MODEL_OBJECT = Symbol();
+
+/**
  * A cache that may answer instead of the model (the hosted server's): keyed by the text of the page
  * as the model would have read it, so a changed page is a miss. The caller adds the rest of the key.
  */
@@ -46,7 +53,7 @@ export class ModelCall {
     metrics: Metrics;
     logger: Logger;
   }): Promise<ModelCall> {
-    const model = await languageModel(options.spec);
+    const model = (options.spec.providerSettings as { [MODEL_OBJECT]?: LanguageModel })[MODEL_OBJECT] ?? (await languageModel(options.spec));
     const deadline = new Deadline(options.timeoutMs, options.what, 'Raise `timeout` (ms) in the options, or scope the page with `selector`.');
     return new ModelCall(options.spec, model, describeModel(options.spec), options.method, deadline, options.metrics, options.logger);
   }
@@ -61,7 +68,6 @@ export class ModelCall {
 
   /** One request; `part` names the chunk in the log. */
   async ask(system: string, user: string, schema: Record<string, unknown>, part?: string): Promise<unknown> {
-    const apiKey = this.spec.apiKey;
     const reply = await generateJson({
       model: this.model,
       label: this.label,
@@ -71,7 +77,7 @@ export class ModelCall {
       signal: this.deadline.signal,
       maxRetries: this.spec.maxRetries ?? DEFAULT_RETRIES,
       providerOptions: this.spec.providerSettings.providerOptions as Record<string, Record<string, unknown>> | undefined,
-      secrets: apiKey ? [apiKey] : [],
+      secrets: [this.spec.apiKey],
     });
     this.metrics.recordCall(this.method, reply.usage);
     this.logger.debug(this.method, 'Model call', {

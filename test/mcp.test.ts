@@ -305,12 +305,15 @@ describe('tendril mcp --port (Streamable HTTP)', () => {
     }
   }, 90_000);
 
-  it('refuses a wrong command line: --token without --port, a bad port', async () => {
+  it('refuses a wrong command line: --token without --port, a bad port, a bad --model-timeout', async () => {
     const noPort = runScript('src/cli/main.ts', ['mcp', '--token', 'x'], browserEnv());
     expect(await noPort.exit).toBe(2);
     expect(noPort.stderr()).toMatch(/--host and --token are for HTTP/);
     const badPort = runScript('src/cli/main.ts', ['mcp', '--port', 'eighty'], browserEnv());
     expect(await badPort.exit).toBe(2);
     expect(badPort.stderr()).toMatch(/--port takes a port number/);
+    const badTimeout = runScript('src/cli/main.ts', ['mcp', '--model-timeout', 'soon'], browserEnv());
+    expect(await badTimeout.exit).toBe(2);
+    expect(badTimeout.stderr()).toMatch(/--model-timeout takes a positive number of milliseconds, not "soon"/);
   });
 });

@@ -25,6 +25,8 @@ Model (extract, observe, act with an instruction):
   --model NAME         provider/model (default MODEL_NAME, else openai/gpt-4.1-mini); the key from
                        MODEL_API_KEY or the provider's own variable (OPENAI_API_KEY, …)
   --base-url URL       the model server's URL (default MODEL_BASE_URL), for OpenAI-compatible servers
+  --model-timeout MS   deadline of a tool call that asks a model (default 120000)
+  Without a key, a client that offers sampling lends its own model (sampling/createMessage).
 Other:
   --verbose            the library's log on stderr`;
 
@@ -37,6 +39,7 @@ const OPTIONS = {
   'chrome-args': { type: 'string' },
   model: { type: 'string' },
   'base-url': { type: 'string' },
+  'model-timeout': { type: 'string' },
   verbose: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -67,7 +70,7 @@ export async function mcpCommand(argv: string[]): Promise<number> {
     log(`WARNING: listening on ${http.host}, not loopback: whoever reaches this port drives the browser, and through it your network.`);
     if (!http.token) log('WARNING: and there is no --token: anyone at all can. Set --token or TENDRIL_MCP_TOKEN.');
   }
-  const url = await runMcpServer({ sdk, http, log });
+  const url = await runMcpServer({ sdk, http, log, modelTimeoutMs: modelTimeout(values['model-timeout']) });
   if (url) process.stdout.write(`tendril mcp listening on ${url}\n`);
   // The process lives on in its transport; the server decides when it ends.
   return new Promise<number>(() => undefined);
@@ -75,6 +78,16 @@ export async function mcpCommand(argv: string[]): Promise<number> {
 
 function parse(argv: string[]) {
   return parseFlags(argv, OPTIONS, MCP_USAGE).values;
+}
+
+/** The library's own default for calls that ask a model. */
+const DEFAULT_MODEL_TIMEOUT_MS = 120_000;
+
+function modelTimeout(raw: string | undefined): number {
+  if (raw === undefined) return DEFAULT_MODEL_TIMEOUT_MS;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value <= 0) throw new UsageError(`--model-timeout takes a positive number of milliseconds, not ${JSON.stringify(raw)}.`, MCP_USAGE);
+  return value;
 }
 
 function transport(values: { port?: string; host?: string; token?: string }): { port: number; host: string; loopback: boolean; token: string | undefined } | undefined {

@@ -14,6 +14,13 @@ import { apiKeyFor, isLocalProvider, languageModel } from './providers.js';
 const DEFAULT_RETRIES = 2;
 
 /**
+ * Internal, for the MCP server's client sampling (src/mcp/sampling.ts): a model object built by our
+ * own code, carried in a model configuration under this key (a symbol: no JSON body can hold it),
+ * is used as it is instead of one built from the provider's name.
+ */
+export const MODEL_OBJECT = Symbol();
+
+/**
  * A cache that may answer instead of the model (the hosted server's): keyed by the text of the page
  * as the model would have read it, so a changed page is a miss. The caller adds the rest of the key.
  */
@@ -50,7 +57,8 @@ export class ModelCall {
   }): Promise<ModelCall> {
     const { spec } = options;
     // Through a model server, the provider's package is the server's business, not this process's.
-    const model = spec.server ? undefined : await languageModel(spec);
+    const given = (spec.providerSettings as { [MODEL_OBJECT]?: LanguageModel })[MODEL_OBJECT];
+    const model = spec.server ? undefined : (given ?? (await languageModel(spec)));
     const deadline = new Deadline(options.timeoutMs, options.what, 'Raise `timeout` (ms) in the options, or scope the page with `selector`.');
     const label = describeModel(spec) + (spec.server ? ` via ${new URL(spec.server.url).host}` : '');
     return new ModelCall(spec, model, label, options.method, deadline, options.metrics, options.logger);
@@ -66,7 +74,6 @@ export class ModelCall {
 
   /** One request; `part` names the chunk in the log. */
   async ask(system: string, user: string, schema: Record<string, unknown>, part?: string): Promise<unknown> {
-    const apiKey = this.spec.apiKey;
     const maxRetries = this.spec.maxRetries ?? DEFAULT_RETRIES;
     const { server } = this.spec;
     const reply = server
@@ -80,7 +87,7 @@ export class ModelCall {
           signal: this.deadline.signal,
           maxRetries,
           providerOptions: this.spec.providerSettings.providerOptions as Record<string, Record<string, unknown>> | undefined,
-          secrets: apiKey ? [apiKey] : [],
+          secrets: [this.spec.apiKey],
         });
     this.metrics.recordCall(this.method, reply.usage);
     this.logger.debug(this.method, 'Model call', {

@@ -19,8 +19,8 @@ export interface ModelRequest {
   maxRetries: number;
   /** Per-call provider options (`providerOptions` of the model configuration). */
   providerOptions?: Record<string, Record<string, unknown>>;
-  /** Strings that must never appear in an error message (the API key). */
-  secrets: string[];
+  /** Strings that must never appear in an error message (the API key, when there is one). */
+  secrets: Array<string | undefined>;
 }
 
 export interface ModelReply {
@@ -64,7 +64,7 @@ async function generate(request: ModelRequest): Promise<ModelReply> {
       abortSignal: request.signal,
       maxRetries: request.maxRetries,
       // Any provider options the caller set (reasoning effort, ...) pass straight through.
-      ...(request.providerOptions ? { providerOptions: request.providerOptions as never } : {}),
+      providerOptions: request.providerOptions as never,
     });
     return { value: result.output, usage: usageOf(result.usage) };
   } catch (error) {
@@ -147,7 +147,7 @@ function clip(text: string): string {
   return text.length > 300 ? text.slice(0, 300) + '…' : text;
 }
 
-function scrub(message: string, secrets: string[]): string {
+function scrub(message: string, secrets: Array<string | undefined>): string {
   for (const secret of secrets) if (secret && secret.length >= 4) message = message.split(secret).join('***');
   return message;
 }

@@ -7,7 +7,7 @@ import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import type { SdkOptions } from '../types.js';
 import { serveHttp } from './http.js';
 import { BrowserSession } from './session.js';
-import { registerTools } from './tools.js';
+import { registerTools, type ToolSettings } from './tools.js';
 
 /** Kept equal to package.json's version (bundled code cannot count on finding that file). */
 const SERVER_VERSION = '3.0.0';
@@ -22,14 +22,16 @@ export interface McpServerSettings {
   sdk: SdkOptions;
   /** Streamable HTTP on this port; stdio when undefined. */
   http?: { port: number; host: string; loopback: boolean; token: string | undefined };
+  /** The deadline of a tool call that asks a model (extract, act, observe), in ms. */
+  modelTimeoutMs: number;
   /** Where the server's own lines go (stderr: stdout is the protocol's in stdio mode). */
   log: (line: string) => void;
 }
 
-export function serverFactory(session: BrowserSession): McpServerFactory {
+export function serverFactory(session: BrowserSession, tools: ToolSettings): McpServerFactory {
   return () => {
     const server = new McpServer({ name: 'tendril', version: SERVER_VERSION }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
-    registerTools(server, session);
+    registerTools(server, session, tools);
     return server;
   };
 }
@@ -40,7 +42,7 @@ export function serverFactory(session: BrowserSession): McpServerFactory {
  */
 export async function runMcpServer(settings: McpServerSettings): Promise<string | undefined> {
   const session = new BrowserSession(settings.sdk);
-  const factory = serverFactory(session);
+  const factory = serverFactory(session, { modelTimeoutMs: settings.modelTimeoutMs, log: settings.log });
   const onError = (error: Error) => settings.log(`${error.name}: ${error.message}`);
   let closeTransport: () => Promise<void>;
   let url: string | undefined;

@@ -13,7 +13,7 @@ export class BrowserSession {
   #current: Page | undefined;
   #closed = false;
 
-  constructor(private readonly options: SdkOptions) {}
+  constructor(readonly options: SdkOptions) {}
 
   /** The started Sdk; the first call starts it, and a failed start is tried again by the next call. */
   sdk(): Promise<Sdk> {

@@ -3,12 +3,27 @@
 // agent pays for every byte it is sent, so page text comes only when asked for.
 
 import { fromJsonSchema, type CallToolResult, type JsonSchemaType, type McpServer, type StandardSchemaWithJSON } from '@modelcontextprotocol/server';
-import { ConnectionClosedError, MissingLLMConfigurationError } from '../errors.js';
+import { ConnectionClosedError, MissingLLMConfigurationError, TimeoutError } from '../errors.js';
 import { schemaFromJson } from '../extract/jsonSchemaInput.js';
 import type { Page } from '../driver/page.js';
-import type { ActionInput, ExtractOptions, PageTextResult, PageTextView } from '../types.js';
+import type { ActionInput, ExtractOptions, ModelConfiguration, PageTextResult, PageTextView } from '../types.js';
+import { clientSampling, samplingModelConfiguration, serverHasModel, type Sample } from './sampling.js';
 import type { BrowserSession } from './session.js';
 
+/** What the server's tools are given besides the browser. */
+export interface ToolSettings {
+  /** The deadline of a tool call that asks a model, the client's sampling requests included. */
+  modelTimeoutMs: number;
+  /** A line for the server's log (stderr). */
+  log: (line: string) => void;
+}
+
+/** The model options of one tool call: the server's own model, or else the client's through sampling. */
+interface ToolCall {
+  modelOptions(): Promise<{ model?: ModelConfiguration; timeout: number }>;
+  /** Whether the call took them: its timeouts are then the model deadline's. */
+  askedModel: boolean;
+}
 
 const METHODS = ['click', 'doubleClick', 'hover', 'fill', 'type', 'press', 'selectOption', 'scrollTo', 'scrollIntoView', 'nextChunk', 'prevChunk'];
 
@@ -25,7 +40,7 @@ interface Tool {
   description: string;
   inputSchema: Record<string, unknown>;
   readOnly: boolean;
-  run(args: Record<string, unknown>, session: BrowserSession): Promise<CallToolResult>;
+  run(args: Record<string, unknown>, session: BrowserSession, call: ToolCall): Promise<CallToolResult>;
 }
 
 const TOOLS: Tool[] = [
@@ -94,10 +109,10 @@ const TOOLS: Tool[] = [
       required: ['instruction'],
     },
     readOnly: true,
-    async run(args, session) {
+    async run(args, session, call) {
       const sdk = await session.sdk();
       const page = await session.page();
-      const options: ExtractOptions = { page, selector: optionalString(args.selector) };
+      const options: ExtractOptions = { page, selector: optionalString(args.selector), ...(await call.modelOptions()) };
       const instruction = String(args.instruction);
       const result: unknown = args.schema === undefined ? await sdk.extract(instruction, options) : await sdk.extract(instruction, schemaFromJson(args.schema), options);
       // The hosted cache's verdict is about the run, not the data.
@@ -136,14 +151,17 @@ const TOOLS: Tool[] = [
       },
     },
     readOnly: false,
-    async run(args, session) {
+    async run(args, session, call) {
       const sdk = await session.sdk();
       const page = await session.page();
       const instruction = optionalString(args.instruction);
       const action = args.action as ActionInput | undefined;
       if ((instruction === undefined) === (action === undefined)) return failure('InvalidOptionError', 'Give act either `instruction` or `action`, not both and not neither.');
       const variables = args.variables as Record<string, string> | undefined;
-      const result = await sdk.act(instruction ?? action!, { page, variables });
+      // An action replays without a model, under the browser's deadline (only its self-healing, when
+      // the element is gone, would ask the server's model).
+      const model = instruction === undefined ? {} : await call.modelOptions();
+      const result = await sdk.act(instruction ?? action!, { page, variables, ...model });
       const done = `${result.message}${result.actions[0] ? `\nAction: ${JSON.stringify(result.actions[0])}` : ''}`;
       if (!result.success) return failure('ActionFailedError', done);
       return withPageText(args, session, await session.page(), done);
@@ -160,10 +178,10 @@ const TOOLS: Tool[] = [
       properties: { instruction: { type: 'string', description: 'What to look for. Default: the main actions of the page.' } },
     },
     readOnly: true,
-    async run(args, session) {
+    async run(args, session, call) {
       const sdk = await session.sdk();
       const page = await session.page();
-      const actions = await sdk.observe(optionalString(args.instruction), { page });
+      const actions = await sdk.observe(optionalString(args.instruction), { page, ...(await call.modelOptions()) });
       return text(actions.length ? JSON.stringify(actions, null, 2) : 'Nothing on the page fits.');
     },
   },
@@ -244,7 +262,7 @@ export const TOOL_NAMES = TOOLS.map((tool) => tool.name);
  */
 let compiled: Map<string, StandardSchemaWithJSON<Record<string, unknown>>> | undefined;
 
-export function registerTools(server: McpServer, session: BrowserSession): void {
+export function registerTools(server: McpServer, session: BrowserSession, settings: ToolSettings): void {
   compiled ??= new Map(TOOLS.map((tool) => [tool.name, fromJsonSchema<Record<string, unknown>>({ ...tool.inputSchema, additionalProperties: false } as JsonSchemaType)]));
   for (const tool of TOOLS) {
     server.registerTool(
@@ -255,27 +273,53 @@ export function registerTools(server: McpServer, session: BrowserSession): void 
         inputSchema: compiled.get(tool.name)!,
         annotations: { title: tool.title, readOnlyHint: tool.readOnly, openWorldHint: true },
       },
-      async (args) => {
+      async (args, ctx) => {
+        const call: ToolCall = {
+          askedModel: false,
+          modelOptions: () => {
+            call.askedModel = true;
+            return modelOptions(session, settings, clientSampling(server, ctx));
+          },
+        };
         try {
-          return await tool.run(args ?? {}, session);
+          return await tool.run(args ?? {}, session, call);
         } catch (error) {
           if (error instanceof ConnectionClosedError) await session.forget();
-          return errorResult(error);
+          return errorResult(error, call.askedModel);
         }
       },
     );
   }
 }
 
+let announced = false;
+
+/**
+ * The server's own model when it has one; else the client's, through sampling, when the client
+ * offers it; else the server's settings still, whose call then fails naming what is missing.
+ */
+async function modelOptions(session: BrowserSession, settings: ToolSettings, sample: Sample | undefined): Promise<{ model?: ModelConfiguration; timeout: number }> {
+  const timeout = settings.modelTimeoutMs;
+  if (!sample || (await serverHasModel(session.options))) return { timeout };
+  if (!announced) {
+    announced = true;
+    settings.log('the server has no model of its own (no key for it): extract, act and observe ask the client\'s model, through sampling');
+  }
+  return { model: samplingModelConfiguration(sample, timeout), timeout };
+}
+
 /** A tool error carries the typed error's name and message: the model can tell what to change. */
-function errorResult(error: unknown): CallToolResult {
+function errorResult(error: unknown, askedModel: boolean): CallToolResult {
   if (!(error instanceof Error)) return failure('Error', String(error));
   const hint =
     error instanceof MissingLLMConfigurationError
-      ? ' For the MCP server: start `tendril mcp` with --model (or MODEL_NAME) and the key in MODEL_API_KEY or the provider\'s variable.'
+      ? ' For the MCP server: start `tendril mcp` with --model (or MODEL_NAME) and the key in MODEL_API_KEY or the provider\'s variable;' +
+        ' or use it from an MCP client that offers sampling (the `sampling` capability), whose own model is then asked.'
       : error instanceof ConnectionClosedError
         ? ' The next call starts a new browser.'
-        : '';
+        : error instanceof TimeoutError && askedModel
+          ? ' For the MCP server: --model-timeout MS sets the deadline of a tool call that asks a model.'
+          : '';
   return failure(error.name, error.message + hint);
 }
 

@@ -1,12 +1,11 @@
 // What every method that asks a model shares: resolving the model once per call, one deadline whose
 // signal cancels the requests, and the bookkeeping of each request (metrics, a log line).
 
-import type { LanguageModel } from 'ai';
 import type { Logger } from '../logger.js';
 import { Deadline } from '../util/time.js';
 import { defaultMaxInputTokens } from './budget.js';
 import { describeModel, type ModelSpec } from './config.js';
-import { generateJson } from './generate.js';
+import { generateJson, type ModelObject } from './generate.js';
 import type { Metrics, MetricsMethod } from './metrics.js';
 import { askModelServer } from './modelServer.js';
 import { apiKeyFor, isLocalProvider, languageModel } from './providers.js';
@@ -35,7 +34,7 @@ export class ModelCall {
   private constructor(
     readonly spec: ModelSpec,
     /** Undefined when a model server runs the requests (spec.server). */
-    readonly model: LanguageModel | undefined,
+    readonly model: ModelObject | undefined,
     readonly label: string,
     readonly method: MetricsMethod,
     readonly deadline: Deadline,
@@ -57,7 +56,7 @@ export class ModelCall {
   }): Promise<ModelCall> {
     const { spec } = options;
     // Through a model server, the provider's package is the server's business, not this process's.
-    const given = (spec.providerSettings as { [MODEL_OBJECT]?: LanguageModel })[MODEL_OBJECT];
+    const given = (spec.providerSettings as { [MODEL_OBJECT]?: ModelObject })[MODEL_OBJECT];
     const model = spec.server ? undefined : (given ?? (await languageModel(spec)));
     const deadline = new Deadline(options.timeoutMs, options.what, 'Raise `timeout` (ms) in the options, or scope the page with `selector`.');
     const label = describeModel(spec) + (spec.server ? ` via ${new URL(spec.server.url).host}` : '');

@@ -7,8 +7,14 @@ import type { ModelCallUsage } from './metrics.js';
 import { traced } from '../util/tracing.js';
 import { importAiSdk } from './aiSdk.js';
 
+/**
+ * An AI SDK language model, opaque here: the published declarations must not name the `ai` package,
+ * an optional peer that a TypeScript project without it could not resolve.
+ */
+export type ModelObject = object;
+
 export interface ModelRequest {
-  model: LanguageModel;
+  model: ModelObject;
   /** provider/model, for messages. */
   label: string;
   system: string;
@@ -57,7 +63,7 @@ async function generate(request: ModelRequest): Promise<ModelReply> {
   const usageOf = (usage: Parameters<typeof toUsage>[0]) => toUsage(usage, Date.now() - started);
   try {
     const result = await generateText({
-      model: request.model,
+      model: request.model as LanguageModel,
       system: request.system,
       prompt: request.user,
       output: Output.object({ schema: jsonSchema<unknown>(request.schema as never), name: 'extraction' }),

@@ -2,7 +2,7 @@
 // model built; the other providers are optional peers, imported only when a call names them, so
 // nobody pays for what they don't use.
 
-import type { LanguageModel } from 'ai';
+import type { ModelObject } from './generate.js';
 import { MissingLLMConfigurationError, UnsupportedModelError } from '../errors.js';
 import { envVar, isNode } from '../util/env.js';
 import { importAiSdk } from './aiSdk.js';
@@ -58,7 +58,7 @@ export function endpointOf(spec: ModelSpec): string | undefined {
 // Kept apart so bundlers leave the optional packages alone: they are resolved at run time, if present.
 const importOptional = (name: string): Promise<Record<string, unknown>> => import(/* @vite-ignore */ name);
 
-const cache = new Map<string, Promise<LanguageModel>>();
+const cache = new Map<string, Promise<ModelObject>>();
 
 /** The key a call would use: the configured one, else the provider's environment variable. */
 export function apiKeyFor(spec: ModelSpec): string | undefined {
@@ -68,7 +68,7 @@ export function apiKeyFor(spec: ModelSpec): string | undefined {
 }
 
 /** The model for a spec; built once per provider, model, endpoint and key. */
-export function languageModel(spec: ModelSpec): Promise<LanguageModel> {
+export function languageModel(spec: ModelSpec): Promise<ModelObject> {
   const info = PROVIDERS[spec.provider];
   if (!info) {
     return Promise.reject(
@@ -119,7 +119,7 @@ async function build(
   info: HostedProvider | LocalProvider,
   settings: Record<string, unknown>,
   api: unknown,
-): Promise<LanguageModel> {
+): Promise<ModelObject> {
   if (api !== undefined && api !== 'chat' && api !== 'responses') {
     throw new UnsupportedModelError(`\`model.api\` must be "chat" or "responses", not ${JSON.stringify(api)}.`);
   }
@@ -151,6 +151,6 @@ async function build(
   if (typeof factory !== 'function') {
     throw new UnsupportedModelError(`${info.pkg} has no ${info.factory}(); install a version made for AI SDK 6 (ai@6).`);
   }
-  const provider = factory(settings) as (modelId: string) => LanguageModel;
+  const provider = factory(settings) as (modelId: string) => ModelObject;
   return provider(spec.modelId);
 }

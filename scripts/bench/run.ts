@@ -9,8 +9,10 @@
 //   npm run bench -- --only act                         # act(observeResult): a click, no model
 //   npm run bench -- --only hosted-cache                # env "HOSTED": server cache HIT vs MISS
 //   npm run bench -- --only function                    # the serverless function: bundle size, cold start
+//   npm run bench -- --only footprint --update-readme   # npm install of Tendril (packed) and both Stagehands
 //
 // Progress goes to stderr, the markdown table to stdout.
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { BenchEnv, LibraryAdapter } from './adapter.js';
@@ -37,6 +39,8 @@ import { ACT_ID, runAct, type ActRun } from './measurements/act.js';
 import { runExtract, type ExtractRun } from './measurements/extract.js';
 import { EXTRACT_LLM_ID, runExtractLlm, type LlmRun } from './measurements/extract-llm.js';
 import { FUNCTION_ID, runFunction, type FunctionRun } from './measurements/function.js';
+import { FOOTPRINT_ID, runFootprint } from './measurements/footprint.js';
+import { FOOTPRINT_END, FOOTPRINT_START, renderFootprint } from './footprint-report.js';
 import { HOSTED_CACHE_ID, MODEL_LATENCY_MS, runHostedCache, type HostedCacheRun } from './measurements/hosted-cache.js';
 import { MEASUREMENTS } from './measurements/index.js';
 import { REAL_PAGES_ID, runRealPages, type RealPagesRun } from './measurements/real-pages.js';
@@ -69,7 +73,7 @@ async function loadLibrary(id: string): Promise<LibraryAdapter> {
 
 async function main(): Promise<number> {
   const opts = parseOptions(process.argv.slice(2), process.env);
-  const known = [...MEASUREMENTS.map((m) => m.id), EXTRACT_ID, REAL_PAGES_ID, EXTRACT_LLM_ID, ACT_ID, HOSTED_CACHE_ID, FUNCTION_ID];
+  const known = [...MEASUREMENTS.map((m) => m.id), EXTRACT_ID, REAL_PAGES_ID, EXTRACT_LLM_ID, ACT_ID, HOSTED_CACHE_ID, FUNCTION_ID, FOOTPRINT_ID];
   const unknown = opts.measurements?.filter((id) => !known.includes(id)) ?? [];
   if (unknown.length) throw new Error(`unknown --only value(s) ${unknown.join(', ')} (libraries: tendril, stagehand, stagehand4; measurements: ${known.join(', ')})`);
   const selected = (id: string) => !opts.measurements || opts.measurements.includes(id);
@@ -189,6 +193,10 @@ async function main(): Promise<number> {
 
   const date = new Date().toISOString().slice(0, 10);
   const envLine = `${date} · ${chromium} · Node ${process.version} · ${machineLine()}`;
+  // No browser: npm installs into empty folders. Its own block of docs/benchmarks.md, so a run of
+  // it alone updates it.
+  const footprint = selected(FOOTPRINT_ID) ? runFootprint(log) : null;
+  const footprintBlock = footprint && renderFootprint(footprint, `${date} · Node ${process.version} · npm ${npmVersion()}`);
   const meta =
     `_${envLine} · ` +
     `median of ${plural(opts.iterations, 'iteration')} per library after ${plural(opts.warmups, 'untimed warm-up')} each, libraries alternating · ` +
@@ -240,6 +248,11 @@ async function main(): Promise<number> {
   }
   const table = blocks.join('\n');
   process.stdout.write(`\n${table}`);
+  if (footprintBlock) process.stdout.write(`\n${footprintBlock}`);
+  if (footprintBlock && opts.updateReadme) {
+    const res = updateReadme(BENCH_DOC_PATH, footprintBlock, FOOTPRINT_START, FOOTPRINT_END);
+    log(res.ok ? `updated the footprint block in ${BENCH_DOC_PATH}` : `warning: ${res.warning}`);
+  }
   for (const [id, why] of failures) env.notes.push(`${labelOf(id)}: ${why}`);
   for (const note of env.notes) process.stdout.write(`\n> ${note}\n`);
   if (opts.verbose) process.stderr.write(`\n${renderDetails(input)}\n`);
@@ -261,7 +274,8 @@ async function main(): Promise<number> {
   const actFailed = act !== null && [...act.outcomes.values()].some((o) => !o.ok);
   const hostedFailed = hosted !== null && !hosted.outcome.ok;
   const functionFailed = fn !== null && [...fn.outcomes.values()].some((o) => !o.ok);
-  const anyFailure = failures.size > 0 || results.some((r) => r.failures.size > 0) || extractFailed || realPagesFailed || actFailed || hostedFailed || functionFailed;
+  const footprintFailed = footprint !== null && footprint.some((o) => !o.ok);
+  const anyFailure = failures.size > 0 || results.some((r) => r.failures.size > 0) || extractFailed || realPagesFailed || actFailed || hostedFailed || functionFailed || footprintFailed;
   return anyFailure ? 1 : 0;
 }
 
@@ -269,6 +283,10 @@ function describe(r: Record<string, number>): string {
   return Object.entries(r)
     .map(([k, v]) => `${k} ${formatMs(v)} ms`)
     .join(', ');
+}
+
+function npmVersion(): string {
+  return spawnSync(process.platform === 'win32' ? 'npm.cmd' : 'npm', ['--version'], { encoding: 'utf8' }).stdout?.trim() || 'unknown';
 }
 
 function plural(n: number, noun: string): string {

@@ -58,8 +58,16 @@ export async function confineDownloads(browser: BrowserHandle, folder: string, m
     received.set(event.guid, 0);
     logger.info('hosted', 'A session page started a download', { session, file: event.suggestedFilename });
   });
+  const remove = (event: { guid: string; filePath?: string }) => {
+    const file = event.filePath ?? path.join(folder, event.guid);
+    if (path.dirname(path.resolve(file)) === path.resolve(folder)) void rm(file, { force: true }).catch(() => undefined);
+  };
   root.on('Browser.downloadProgress', (event) => {
-    if (cancelled.has(event.guid)) return;
+    if (cancelled.has(event.guid)) {
+      // The cancel lost the race with the last bytes (loopback is fast): the file goes instead.
+      if (event.state === 'completed') remove(event);
+      return;
+    }
     received.set(event.guid, Math.max(event.receivedBytes, event.state === 'completed' ? event.totalBytes : 0));
     let total = 0;
     for (const bytes of received.values()) total += bytes;
@@ -75,8 +83,7 @@ export async function confineDownloads(browser: BrowserHandle, folder: string, m
     }
     // It finished before the cancel could land (a fast link): the file goes instead.
     logger.info('hosted', `A session download was removed: it took the session past its ${maxBytes}-byte download limit`, { session });
-    const file = event.filePath ?? path.join(folder, event.guid);
-    if (path.dirname(path.resolve(file)) === path.resolve(folder)) void rm(file, { force: true }).catch(() => undefined);
+    remove(event);
   });
   await root.send('Browser.setDownloadBehavior', sessionDownloads(folder));
 }

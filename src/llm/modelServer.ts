@@ -17,6 +17,9 @@ export interface ModelServer {
   apiKey: string;
 }
 
+/** The server's ceiling (protocol/model.ts); a longer call keeps its own deadline here. */
+const MAX_TIMEOUT_MS = 600_000;
+
 /** Failures the client raises as the class a local call would; any other is a HostedServiceError. */
 const CLASSES: Record<string, new (message: string) => SdkError> = { LLMResponseError, MissingLLMConfigurationError, UnsupportedModelError };
 
@@ -33,7 +36,7 @@ export async function askModelServer(
   // The model as configured, without its key (a header); settings that are functions (a custom
   // fetch) cannot travel, and JSON leaves them out.
   const model = { ...spec.providerSettings, modelName: `${spec.provider}/${spec.modelId}`, baseURL: spec.baseURL };
-  const body = JSON.stringify({ model, system: request.system, prompt: request.user, schema: request.schema, maxRetries: request.maxRetries, timeout: request.timeoutMs });
+  const body = JSON.stringify({ model, system: request.system, prompt: request.user, schema: request.schema, maxRetries: request.maxRetries, timeout: Math.min(request.timeoutMs, MAX_TIMEOUT_MS) });
   let response: Response;
   let answer: { value?: unknown; usage?: ModelCallUsage; error?: { code?: string; message?: string; name?: string } } | undefined;
   try {

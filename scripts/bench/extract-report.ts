@@ -1,5 +1,6 @@
 // Markdown for the extraction measurement: the summary (stdout and README) and the per-page file.
 import {
+  TARGETS4,
   medianMs,
   ok,
   pageRecall,
@@ -67,7 +68,7 @@ function belowLine(b: Below): string {
 }
 
 /** One summary row: its label, ours then each other library's cell, a ratio against each, the target. */
-type RowFn = (label: string, cells: readonly string[], ratios?: readonly string[], target?: string) => void;
+type RowFn = (label: string, cells: readonly string[], ratios?: readonly string[], target?: string, target4?: string) => void;
 
 export function renderExtractSummary(input: ExtractReportInput): string {
   const { run, ours, theirs } = input;
@@ -77,8 +78,10 @@ export function renderExtractSummary(input: ExtractReportInput): string {
   const demo = run.pages.find((p) => p.page.kind === 'demo');
   const c = summarizeCorpus(run, { ours: ours.id, theirs: theirs.map((col) => col.id) });
   const rows: string[][] = [];
-  const row: RowFn = (label, cells, ratios = [], target = '') =>
-    rows.push([label, ...cells, ...theirs.map((_, i) => ratios[i] ?? ''), target]);
+  // Issue 18's targets against Stagehand 4.4.0, in a column of their own when it ran.
+  const four = theirs.findIndex((col) => col.id === 'stagehand4');
+  const row: RowFn = (label, cells, ratios = [], target = '', target4 = '') =>
+    rows.push([label, ...cells, ...theirs.map((_, i) => ratios[i] ?? ''), target, ...(four >= 0 ? [target4] : [])]);
   const all = [ours, ...theirs];
 
   if (table) {
@@ -87,7 +90,8 @@ export function renderExtractSummary(input: ExtractReportInput): string {
     const bs = theirs.map((col) => o(table, col));
     const timeRatios = bs.map((b) => formatRatio(medianMs(a), medianMs(b)));
     const bytesRatios = bs.map((b) => formatRatio(bytesOf(a), bytesOf(b)));
-    row(`${label}: time (median ms)`, [a, ...bs].map(msCell), timeRatios, ratioTarget(ratio(medianMs(a), medianMs(bs[0])), TARGETS.tableTime));
+    const b4 = four >= 0 ? bs[four] : undefined;
+    row(`${label}: time (median ms)`, [a, ...bs].map(msCell), timeRatios, ratioTarget(ratio(medianMs(a), medianMs(bs[0])), TARGETS.tableTime), ratioTarget(ratio(medianMs(a), medianMs(b4)), TARGETS4.tableTime));
     row(`${label}: bytes`, [a, ...bs].map(bytesCell), bytesRatios, ratioTarget(ratio(bytesOf(a), bytesOf(bs[0])), TARGETS.bytes));
     row(`${label}: recall of its words`, [a, ...bs].map(recallCell), bs.map((b) => pp(pageRecall(a) - pageRecall(b))));
   }
@@ -102,8 +106,8 @@ export function renderExtractSummary(input: ExtractReportInput): string {
   if (c.count > 0) corpusRows(c, input, row);
 
   const lines = [
-    `| \`extract()\` page text | ${all.map((col) => col.label).join(' | ')} | ${theirs.map(ratioHeading).join(' | ')} | target (against ${primary.label}) |`,
-    `| --- | ${all.map(() => '---:').join(' | ')} | ${theirs.map(() => '---:').join(' | ')} | --- |`,
+    `| \`extract()\` page text | ${all.map((col) => col.label).join(' | ')} | ${theirs.map(ratioHeading).join(' | ')} | target (against ${primary.label}) |${four >= 0 ? ` target (against ${theirs[four]!.label}) |` : ''}`,
+    `| --- | ${all.map(() => '---:').join(' | ')} | ${theirs.map(() => '---:').join(' | ')} | --- |${four >= 0 ? ' --- |' : ''}`,
     ...rows.map((r) => `| ${r.join(' | ')} |`),
     '',
   ];
@@ -145,7 +149,10 @@ function corpusRows(c: CorpusSummary, input: ExtractReportInput, row: RowFn): vo
   const r = all.map((col) => recallValue(c.recall.get(col.id)));
   const against = <T,>(values: readonly number[], f: (a: number, x: number) => T): T[] => values.slice(1).map((x) => f(values[0]!, x));
   const iters = run.settings.corpusIterations;
-  row(`${label}: total time (s, ${iters === 1 ? 'one timed call' : `median of ${iters}`} per page)`, t.map(secs), against(t, formatRatio), ratioTarget(ratio(t[0]!, t[1]!), TARGETS.corpusTime));
+  // The column of Stagehand 4.4.0 among all (ours first), for issue 18's targets.
+  const at4 = theirs.findIndex((col) => col.id === 'stagehand4') + 1;
+  const vs4 = (values: readonly number[], max: number) => (at4 > 0 ? ratioTarget(ratio(values[0]!, values[at4]!), max) : '');
+  row(`${label}: total time (s, ${iters === 1 ? 'one timed call' : `median of ${iters}`} per page)`, t.map(secs), against(t, formatRatio), ratioTarget(ratio(t[0]!, t[1]!), TARGETS.corpusTime), vs4(t, TARGETS4.corpusTime));
   row(
     `${label}: median per-page time ratio`,
     all.map(() => ''),
@@ -154,9 +161,16 @@ function corpusRows(c: CorpusSummary, input: ExtractReportInput, row: RowFn): vo
       return Number.isFinite(m) ? `${m.toFixed(3)}×` : 'n/a';
     }),
   );
-  row(`${label}: total bytes`, b.map(formatBytes), against(b, formatRatio), ratioTarget(ratio(b[0]!, b[1]!), TARGETS.bytes));
+  row(`${label}: total bytes`, b.map(formatBytes), against(b, formatRatio), ratioTarget(ratio(b[0]!, b[1]!), TARGETS.bytes), vs4(b, TARGETS4.bytes));
   const recallPass = Number.isFinite(r[0]!) && Number.isFinite(r[1]!) ? r[0]! >= r[1]! : null;
-  row(`${label}: recall of \`articleBody\` words (pooled)`, r.map(pct), against(r, (a, x) => pp(a - x)), verdict(`≥ ${primary.label}`, recallPass));
+  const recallPass4 = at4 > 0 && Number.isFinite(r[0]!) && Number.isFinite(r[at4]!) ? r[0]! >= r[at4]! : null;
+  row(
+    `${label}: recall of \`articleBody\` words (pooled)`,
+    r.map(pct),
+    against(r, (a, x) => pp(a - x)),
+    verdict(`≥ ${primary.label}`, recallPass),
+    at4 > 0 ? verdict(`≥ ${theirs[at4 - 1]!.label}`, recallPass4) : '',
+  );
   // Only when both libraries ran (Tendril failing everywhere still counts: every page is below).
   const compared = run.pages.some((p) => p.page.kind === 'article' && p.outcomes.has(ours.id) && p.outcomes.has(primary.id));
   row(

@@ -49,7 +49,8 @@ interface Started {
   cancelled: () => Promise<void>;
 }
 
-async function start(env: Record<string, string>, options: { sampling: boolean; args?: string[] }): Promise<Started> {
+/** `modern`: the client negotiates protocol revision 2026-07-28, where the server asks through `input_required` results. */
+async function start(env: Record<string, string>, options: { sampling: boolean; args?: string[]; modern?: boolean }): Promise<Started> {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: ['--import', 'tsx', 'src/cli/main.ts', 'mcp', ...(options.args ?? [])],
@@ -58,7 +59,10 @@ async function start(env: Record<string, string>, options: { sampling: boolean; 
   });
   let stderr = '';
   transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const client = new Client({ name: 'tendril-sampling-test', version: '1.0.0' }, { capabilities: options.sampling ? { sampling: {} } : {} });
+  const client = new Client(
+    { name: 'tendril-sampling-test', version: '1.0.0' },
+    { capabilities: options.sampling ? { sampling: {} } : {}, ...(options.modern && { versionNegotiation: { mode: 'auto' as const } }) },
+  );
   const requests: SamplingRequest[] = [];
   let reply: (request: SamplingRequest) => Reply = () => ({ text: '' });
   let onCancel: (() => void) | undefined;
@@ -170,6 +174,26 @@ describe('tendril mcp without a model, from a client that offers sampling', () =
       expect(observed[0]).toMatchObject({ method: 'fill', selector: expect.stringMatching(/^xpath=\/html/) });
       expect(requests).toHaveLength(4);
       expect(stderr()).toMatch(/no model of its own.*sampling/);
+    } finally {
+      await client.close();
+    }
+  }, 90_000);
+
+  it('a client of revision 2026-07-28 over stdio is asked through input_required rounds: extract and act work, the click done once', async () => {
+    const { client, requests, answer } = await start(browserEnv(), { sampling: true, modern: true });
+    try {
+      expect(client.getNegotiatedProtocolVersion()).toBe('2026-07-28');
+      await ok(client, 'navigate', { url: fixtures.a.url('frames.html') });
+      answer((request) => json({ heading: nameOf(request, 'heading'), button: nameOf(request, 'button', /oopif/) }));
+      const schema = { type: 'object', properties: { heading: { type: 'string' }, button: { type: 'string' } }, required: ['heading', 'button'] };
+      expect(JSON.parse(await ok(client, 'extract', { instruction: 'The heading and the button inside the frame', schema }))).toEqual({ heading: 'Top', button: 'closed in oopif' });
+      expect(requests).toHaveLength(1);
+
+      await ok(client, 'navigate', { url: fixtures.a.url('act.html') });
+      answer((request) => json({ elementId: idOf(request, 'button', 'Top button'), method: 'click', arguments: [], description: 'the top button' }));
+      await ok(client, 'act', { instruction: 'click the top button' });
+      expect(requests).toHaveLength(2);
+      expect(await ok(client, 'page_text', { selector: '#top-state' })).toMatch(/top clicked 1\b/);
     } finally {
       await client.close();
     }

@@ -21,6 +21,7 @@ import { MODEL_OBJECT } from '../llm/ask.js';
 import { parseModelConfiguration } from '../llm/config.js';
 import { languageModel } from '../llm/providers.js';
 import type { ModelConfiguration, SdkOptions } from '../types.js';
+import { isRoundEnd } from './rounds.js';
 
 type LanguageModelV3 = Extract<LanguageModel, { specificationVersion: 'v3' }>;
 type CallOptions = Parameters<LanguageModelV3['doGenerate']>[0];
@@ -49,10 +50,10 @@ const NO_USAGE: GenerateResult['usage'] = {
 
 /**
  * The client's sampling for this tool call, if it offers it: it declared the `sampling` capability
- * at initialize. A request of protocol revision 2026-07-28 carries its own envelope, and there the
- * server cannot send requests to the client (that revision asks through `input_required` results,
- * which would re-run the whole tool call per model request): no sampling then. Nor over stateless
- * HTTP, where no initialize is remembered.
+ * at initialize, and the server sends it `sampling/createMessage` requests while the call runs. A
+ * request of protocol revision 2026-07-28 carries its own envelope, and there the server cannot send
+ * requests to the client: src/mcp/rounds.ts asks through `input_required` results instead. Nor can a
+ * 2025-era request over stateless HTTP, where no initialize is remembered.
  */
 export function clientSampling(server: McpServer, ctx: ServerContext): Sample | undefined {
   if (ctx.mcpReq.envelope !== undefined) return undefined;
@@ -78,11 +79,14 @@ export async function serverHasModel(options: SdkOptions): Promise<boolean> {
   }
 }
 
-/** A per-call model configuration whose model is the client's, each request bounded by `timeoutMs`. */
-export function samplingModelConfiguration(sample: Sample, timeoutMs: number): ModelConfiguration {
+/**
+ * A per-call model configuration whose model is the client's, each request bounded by `timeoutMs`;
+ * `maxParallelCalls` of a large page's chunks asked at once (default 4).
+ */
+export function samplingModelConfiguration(sample: Sample, timeoutMs: number, maxParallelCalls?: number): ModelConfiguration {
   // No retries: a request the user declined is not asked again, and a client's failures are not a
   // provider's rate limits.
-  return { modelName: SAMPLING_MODEL_NAME, maxRetries: 0, [MODEL_OBJECT]: samplingModel(sample, timeoutMs) } as ModelConfiguration;
+  return { modelName: SAMPLING_MODEL_NAME, maxRetries: 0, maxParallelCalls, [MODEL_OBJECT]: samplingModel(sample, timeoutMs) } as ModelConfiguration;
 }
 
 function samplingModel(sample: Sample, timeoutMs: number): LanguageModelV3 {
@@ -111,6 +115,7 @@ function samplingModel(sample: Sample, timeoutMs: number): LanguageModelV3 {
           { signal: options.abortSignal, timeout: timeoutMs, maxTotalTimeout: timeoutMs },
         );
       } catch (error) {
+        if (isRoundEnd(error)) throw error;
         throw new Error(samplingFailure(error, timeoutMs), { cause: error });
       }
       const text = replyText(result.content);

@@ -8,6 +8,7 @@ import { schemaFromJson } from '../extract/jsonSchemaInput.js';
 import type { Page } from '../driver/page.js';
 import type { ActionInput, ExtractOptions, ModelConfiguration, PageTextResult, PageTextView } from '../types.js';
 import { clientSampling, samplingModelConfiguration, serverHasModel, type Sample } from './sampling.js';
+import { CHUNKS_PER_ROUND, declaresSampling, isModernRequest, SamplingRounds } from './rounds.js';
 import type { BrowserSession } from './session.js';
 
 /** What the server's tools are given besides the browser. */
@@ -274,18 +275,23 @@ export function registerTools(server: McpServer, session: BrowserSession, settin
         annotations: { title: tool.title, readOnlyHint: tool.readOnly, openWorldHint: true },
       },
       async (args, ctx) => {
+        // On revision 2026-07-28 the client's model is asked in rounds, the call running again in each.
+        const rounds = isModernRequest(ctx) && declaresSampling(ctx) ? await SamplingRounds.start(ctx, tool.name, args) : undefined;
+        if (rounds && !(rounds instanceof SamplingRounds)) return rounds;
         const call: ToolCall = {
           askedModel: false,
           modelOptions: () => {
             call.askedModel = true;
-            return modelOptions(session, settings, clientSampling(server, ctx));
+            return modelOptions(session, settings, rounds ? { sample: rounds.sample, parallel: CHUNKS_PER_ROUND } : { sample: clientSampling(server, ctx) });
           },
         };
         try {
           return await tool.run(args ?? {}, session, call);
         } catch (error) {
+          const more = await rounds?.inputRequired(error);
+          if (more) return more;
           if (error instanceof ConnectionClosedError) await session.forget();
-          return errorResult(error, call.askedModel);
+          return errorResult(error, call.askedModel, ctx.http?.req !== undefined && !isModernRequest(ctx));
         }
       },
     );
@@ -298,23 +304,31 @@ let announced = false;
  * The server's own model when it has one; else the client's, through sampling, when the client
  * offers it; else the server's settings still, whose call then fails naming what is missing.
  */
-async function modelOptions(session: BrowserSession, settings: ToolSettings, sample: Sample | undefined): Promise<{ model?: ModelConfiguration; timeout: number }> {
+async function modelOptions(
+  session: BrowserSession,
+  settings: ToolSettings,
+  { sample, parallel }: { sample: Sample | undefined; parallel?: number },
+): Promise<{ model?: ModelConfiguration; timeout: number }> {
   const timeout = settings.modelTimeoutMs;
   if (!sample || (await serverHasModel(session.options))) return { timeout };
   if (!announced) {
     announced = true;
     settings.log('the server has no model of its own (no key for it): extract, act and observe ask the client\'s model, through sampling');
   }
-  return { model: samplingModelConfiguration(sample, timeout), timeout };
+  return { model: samplingModelConfiguration(sample, timeout, parallel), timeout };
 }
 
-/** A tool error carries the typed error's name and message: the model can tell what to change. */
-function errorResult(error: unknown, askedModel: boolean): CallToolResult {
+/**
+ * A tool error carries the typed error's name and message: the model can tell what to change.
+ * `statelessLegacy`: a 2025-era request over HTTP, which cannot say whether its client samples.
+ */
+function errorResult(error: unknown, askedModel: boolean, statelessLegacy: boolean): CallToolResult {
   if (!(error instanceof Error)) return failure('Error', String(error));
   const hint =
     error instanceof MissingLLMConfigurationError
       ? ' For the MCP server: start `tendril mcp` with --model (or MODEL_NAME) and the key in MODEL_API_KEY or the provider\'s variable;' +
-        ' or use it from an MCP client that offers sampling (the `sampling` capability), whose own model is then asked.'
+        ' or use it from an MCP client that offers sampling (the `sampling` capability), whose own model is then asked.' +
+        (statelessLegacy ? ' Over HTTP, that takes a client of protocol revision 2026-07-28: a 2025-era request does not say what its client offers.' : '')
       : error instanceof ConnectionClosedError
         ? ' The next call starts a new browser.'
         : error instanceof TimeoutError && askedModel

@@ -7,6 +7,7 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFixtureServers, type FixtureServers } from './fixtures/server.js';
+import { call, idOf, nameOf, ok, textOf, type Result } from './support/mcp.js';
 import { CHROME, TEST_ARGS } from './helpers.js';
 import { runScript, waitForLine, type Run } from './support/child.js';
 
@@ -25,11 +26,6 @@ afterAll(async () => {
   await server?.exit;
   await fixtures?.close();
 });
-
-interface Result {
-  isError?: boolean;
-  content: Array<{ type: string; text?: string }>;
-}
 
 interface SamplingRequest {
   systemPrompt: string;
@@ -66,32 +62,6 @@ async function connect(options: { sampling: boolean }): Promise<Connected> {
   }
   await client.connect(new StreamableHTTPClientTransport(new URL(url)));
   return { client, requests, answer: (next) => (reply = next) };
-}
-
-async function call(client: Client, name: string, args: Record<string, unknown> = {}): Promise<Result> {
-  return (await client.callTool({ name, arguments: args })) as Result;
-}
-
-const textOf = (result: Result): string => result.content.map((part) => part.text ?? '').join('\n');
-
-async function ok(client: Client, name: string, args: Record<string, unknown> = {}): Promise<string> {
-  const result = await call(client, name, args);
-  expect({ name, isError: result.isError ?? false, text: result.isError ? textOf(result) : '' }).toEqual({ name, isError: false, text: '' });
-  return textOf(result);
-}
-
-/** The name on the first line of the prompt's page text with this role, as a model reading it would find it. */
-function nameOf(request: SamplingRequest, role: string, near?: RegExp): string {
-  const lines = request.user.split('\n').filter((line) => new RegExp(`^\\s*(\\[\\d+-\\d+\\] )?${role}: `).test(line) && (!near || near.test(line)));
-  if (!lines[0]) throw new Error(`no ${role} in the prompt:\n${request.user}`);
-  return lines[0].replace(/^\s*(\[\d+-\d+\] )?[a-z]+: /, '').replace(/(\s*\[[^\]]*\])+\s*$/, '').trim();
-}
-
-/** The id of the line `role: name` in the prompt. */
-function idOf(request: SamplingRequest, role: string, name: string): string {
-  const match = new RegExp(`\\[(\\d+-\\d+)\\] ${role}: ${name}`).exec(request.user);
-  if (!match) throw new Error(`no ${role} "${name}" in the prompt:\n${request.user}`);
-  return match[1]!;
 }
 
 describe('tendril mcp --port without a model, from a 2026-07-28 client that offers sampling', () => {

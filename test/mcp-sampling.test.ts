@@ -7,6 +7,7 @@ import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFixtureServers, type FixtureServers } from './fixtures/server.js';
+import { call, idOf, nameOf, ok, textOf } from './support/mcp.js';
 import { CHROME, TEST_ARGS } from './helpers.js';
 import { startFakeModel, type FakeModel } from './support/fake-model.js';
 
@@ -21,11 +22,6 @@ afterAll(async () => {
 
 const browserEnv = () => ({ CHROME_PATH: CHROME, CHROME_ARGS: TEST_ARGS.join(' ') });
 const modelEnv = () => ({ MODEL_NAME: 'openai/gpt-4.1-mini', MODEL_API_KEY: 'sk-sampling-test', MODEL_BASE_URL: fake.url });
-
-interface Result {
-  isError?: boolean;
-  content: Array<{ type: string; text?: string }>;
-}
 
 /** What the client's handler was sent. */
 interface SamplingRequest {
@@ -91,33 +87,6 @@ async function start(env: Record<string, string>, options: { sampling: boolean; 
   }
   await client.connect(transport);
   return { client, stderr: () => stderr, requests, answer: (next) => (reply = next), cancelled: () => cancelledOnce };
-}
-
-async function call(client: Client, name: string, args: Record<string, unknown> = {}): Promise<Result> {
-  return (await client.callTool({ name, arguments: args })) as Result;
-}
-
-const textOf = (result: Result): string => result.content.map((part) => part.text ?? '').join('\n');
-
-async function ok(client: Client, name: string, args: Record<string, unknown> = {}): Promise<string> {
-  const result = await call(client, name, args);
-  expect({ name, isError: result.isError ?? false, text: result.isError ? textOf(result) : '' }).toEqual({ name, isError: false, text: '' });
-  return textOf(result);
-}
-
-/** The name on the first line of the prompt's page text with this role, as a model reading it would find it. */
-function nameOf(request: SamplingRequest, role: string, near?: RegExp): string {
-  const lines = request.user.split('\n').filter((line) => new RegExp(`^\\s*(\\[\\d+-\\d+\\] )?${role}: `).test(line) && (!near || near.test(line)));
-  if (!lines[0]) throw new Error(`no ${role} in the prompt:\n${request.user}`);
-  // Attributes such as `[level=1]` follow the name.
-  return lines[0].replace(/^\s*(\[\d+-\d+\] )?[a-z]+: /, '').replace(/(\s*\[[^\]]*\])+\s*$/, '').trim();
-}
-
-/** The id of the line `role: name` in the prompt. */
-function idOf(request: SamplingRequest, role: string, name: string): string {
-  const match = new RegExp(`\\[(\\d+-\\d+)\\] ${role}: ${name}`).exec(request.user);
-  if (!match) throw new Error(`no ${role} "${name}" in the prompt:\n${request.user}`);
-  return match[1]!;
 }
 
 const json = (value: unknown): Reply => ({ text: JSON.stringify(value) });

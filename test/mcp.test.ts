@@ -7,9 +7,10 @@ import { readFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFixtureServers, type FixtureServers } from './fixtures/server.js';
+import { call, idOf, ok, textOf } from './support/mcp.js';
 import { CHROME, descendants, processAlive, TEST_ARGS, waitUntilGone } from './helpers.js';
 import { runScript, waitForLine } from './support/child.js';
-import { startFakeModel, type FakeModel, type FakeRequest } from './support/fake-model.js';
+import { startFakeModel, type FakeModel } from './support/fake-model.js';
 import { readPng } from './support/png.js';
 
 const TOOLS = ['act', 'back', 'extract', 'navigate', 'observe', 'page_text', 'screenshot', 'tabs'];
@@ -26,24 +27,6 @@ afterAll(async () => {
 /** What the server needs to launch the test Chromium; the model settings come on top when wanted. */
 const browserEnv = () => ({ CHROME_PATH: CHROME, CHROME_ARGS: TEST_ARGS.join(' ') });
 const modelEnv = () => ({ MODEL_NAME: 'openai/gpt-4.1-mini', MODEL_API_KEY: 'sk-mcp-test', MODEL_BASE_URL: fake.url });
-
-interface Result {
-  isError?: boolean;
-  content: Array<{ type: string; text?: string; data?: string; mimeType?: string }>;
-}
-
-async function call(client: Client, name: string, args: Record<string, unknown> = {}): Promise<Result> {
-  return (await client.callTool({ name, arguments: args })) as Result;
-}
-
-const textOf = (result: Result): string => result.content.map((part) => part.text ?? '').join('\n');
-
-/** A text result that is not an error, as its text. */
-async function ok(client: Client, name: string, args: Record<string, unknown> = {}): Promise<string> {
-  const result = await call(client, name, args);
-  expect({ name, isError: result.isError ?? false, text: result.isError ? textOf(result) : '' }).toEqual({ name, isError: false, text: '' });
-  return textOf(result);
-}
 
 async function startStdio(env: Record<string, string>): Promise<{ client: Client; transport: StdioClientTransport; stderr: () => string; problems: Error[] }> {
   const transport = new StdioClientTransport({
@@ -76,13 +59,6 @@ function browsersOf(pid: number, main = false): number[] {
       return false;
     }
   });
-}
-
-/** The id of the line `role: name` in a prompt, as a model reading it would pick. */
-function idOf(request: FakeRequest, role: string, name: string): string {
-  const match = new RegExp(`\\[(\\d+-\\d+)\\] ${role}: ${name}`).exec(request.user);
-  if (!match) throw new Error(`no ${role} "${name}" in the prompt:\n${request.user}`);
-  return match[1]!;
 }
 
 describe('tendril mcp over stdio', () => {

@@ -7,8 +7,7 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFixtureServers, type FixtureServers } from './fixtures/server.js';
-import { call, idOf, nameOf, ok, textOf, type Result } from './support/mcp.js';
-import { CHROME, TEST_ARGS } from './helpers.js';
+import { browserEnv, call, idOf, nameOf, ok, textOf, type Result } from './support/mcp.js';
 import { runScript, waitForLine, type Run } from './support/child.js';
 
 let fixtures: FixtureServers;
@@ -18,7 +17,7 @@ beforeAll(async () => {
   fixtures = await startFixtureServers();
   // No model settings: MODEL_* and provider keys of the developer's shell must not give the server one.
   const noModel = { MODEL_NAME: '', MODEL_API_KEY: '', MODEL_BASE_URL: '', OPENAI_API_KEY: '', ANTHROPIC_API_KEY: '', GOOGLE_GENERATIVE_AI_API_KEY: '' };
-  server = runScript('src/cli/main.ts', ['mcp', '--port', '0'], { ...noModel, CHROME_PATH: CHROME, CHROME_ARGS: TEST_ARGS.join(' ') });
+  server = runScript('src/cli/main.ts', ['mcp', '--port', '0'], { ...noModel, ...browserEnv() });
   [, url] = (await waitForLine(server, /listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)/)) as [string, string];
 }, 30_000);
 afterAll(async () => {

@@ -7,8 +7,7 @@ import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFixtureServers, type FixtureServers } from './fixtures/server.js';
-import { call, idOf, nameOf, ok, textOf } from './support/mcp.js';
-import { CHROME, TEST_ARGS } from './helpers.js';
+import { browserEnv, call, idOf, nameOf, ok, textOf } from './support/mcp.js';
 import { startFakeModel, type FakeModel } from './support/fake-model.js';
 
 let fixtures: FixtureServers;
@@ -20,7 +19,6 @@ afterAll(async () => {
   await Promise.all([fixtures?.close(), fake?.close()]);
 });
 
-const browserEnv = () => ({ CHROME_PATH: CHROME, CHROME_ARGS: TEST_ARGS.join(' ') });
 const modelEnv = () => ({ MODEL_NAME: 'openai/gpt-4.1-mini', MODEL_API_KEY: 'sk-sampling-test', MODEL_BASE_URL: fake.url });
 
 /** What the client's handler was sent. */

@@ -7,8 +7,8 @@ import { readFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFixtureServers, type FixtureServers } from './fixtures/server.js';
-import { call, idOf, ok, textOf } from './support/mcp.js';
-import { CHROME, descendants, processAlive, TEST_ARGS, waitUntilGone } from './helpers.js';
+import { browserEnv, call, idOf, ok, textOf } from './support/mcp.js';
+import { descendants, processAlive, waitUntilGone } from './helpers.js';
 import { runScript, waitForLine } from './support/child.js';
 import { startFakeModel, type FakeModel } from './support/fake-model.js';
 import { readPng } from './support/png.js';
@@ -24,8 +24,6 @@ afterAll(async () => {
   await Promise.all([fixtures?.close(), fake?.close()]);
 });
 
-/** What the server needs to launch the test Chromium; the model settings come on top when wanted. */
-const browserEnv = () => ({ CHROME_PATH: CHROME, CHROME_ARGS: TEST_ARGS.join(' ') });
 const modelEnv = () => ({ MODEL_NAME: 'openai/gpt-4.1-mini', MODEL_API_KEY: 'sk-mcp-test', MODEL_BASE_URL: fake.url });
 
 async function startStdio(env: Record<string, string>): Promise<{ client: Client; transport: StdioClientTransport; stderr: () => string; problems: Error[] }> {

@@ -2,6 +2,10 @@
 // a sampling prompt what a model reading it would find.
 import type { Client } from '@modelcontextprotocol/client';
 import { expect } from 'vitest';
+import { CHROME, TEST_ARGS } from '../helpers.js';
+
+/** What a `tendril mcp` child needs to launch the test Chromium; model settings come on top when wanted. */
+export const browserEnv = () => ({ CHROME_PATH: CHROME, CHROME_ARGS: TEST_ARGS.join(' ') });
 
 export interface Result {
   isError?: boolean;

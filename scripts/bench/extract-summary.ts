@@ -117,10 +117,10 @@ export function summarizeCorpus(run: ExtractRun, ids: Pair): CorpusSummary {
 }
 
 /** "≤ 0.10×: pass" / "≤ 0.10×: **FAIL**" / "≤ 0.10×: n/a" for a ratio target. */
-export function ratioTarget(ratio: number, max: number): string {
+export function ratioTarget(ratio: number, max: number, of = ''): string {
   // 1/15 shows as "≤ 1/15×", not as a rounded 0.07 that a 0.068 would seem to meet.
   const goal = Number.isInteger(1 / max) && max < 0.1 ? `1/${1 / max}` : max.toFixed(2);
-  return verdict(`≤ ${goal}×`, Number.isFinite(ratio) ? ratio <= max : null);
+  return verdict(`≤ ${goal}×${of ? ` ${of}` : ''}`, Number.isFinite(ratio) ? ratio <= max : null);
 }
 
 export function verdict(goal: string, pass: boolean | null): string {

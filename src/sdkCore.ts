@@ -8,6 +8,7 @@ import { checkAction } from './act/perform.js';
 import { runExtraction } from './extract/extract.js';
 import type { hostedAct, hostedExtract, hostedObserve, HostedCall } from './hosted/client.js';
 import { isZodSchema, type ZodLike } from './extract/schema.js';
+import { DEFAULT_MODEL_TIMEOUT_MS } from './llm/ask.js';
 import { parseModelConfiguration, type ModelSpec } from './llm/config.js';
 import type { ModelServer } from './llm/modelServer.js';
 import { Metrics } from './llm/metrics.js';
@@ -75,8 +76,6 @@ export interface SdkBridge {
 }
 
 const DEFAULT_CDP_TIMEOUT_MS = 30_000;
-/** Model calls are slower than the browser: a large page in chunks can take a minute or more. */
-const DEFAULT_MODEL_TIMEOUT_MS = 120_000;
 
 /**
  * The client, whatever its runtime: `init()` gets a browser, `context` holds its pages, `close()`

@@ -4,8 +4,9 @@
 import { isIP } from 'node:net';
 import { splitArgs } from '../hosted/server/config.js';
 import { runMcpServer } from '../mcp/server.js';
+import { DEFAULT_MODEL_TIMEOUT_MS } from '../llm/ask.js';
 import type { SdkOptions } from '../types.js';
-import { parseFlags, UsageError } from './usage.js';
+import { parseFlags, parsePort, UsageError } from './usage.js';
 
 export const MCP_USAGE = `tendril mcp [flags]
 
@@ -80,9 +81,6 @@ function parse(argv: string[]) {
   return parseFlags(argv, OPTIONS, MCP_USAGE).values;
 }
 
-/** The library's own default for calls that ask a model. */
-const DEFAULT_MODEL_TIMEOUT_MS = 120_000;
-
 function modelTimeout(raw: string | undefined): number {
   if (raw === undefined) return DEFAULT_MODEL_TIMEOUT_MS;
   const value = Number(raw);
@@ -96,8 +94,7 @@ function transport(values: { port?: string; host?: string; token?: string }): { 
     if (values.host !== undefined || values.token !== undefined) throw new UsageError('--host and --token are for HTTP: give --port too.', MCP_USAGE);
     return undefined;
   }
-  const port = Number(values.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new UsageError(`--port takes a port number, not ${JSON.stringify(values.port)}.`, MCP_USAGE);
+  const port = parsePort(values.port, MCP_USAGE);
   if (token !== undefined && !token.trim()) throw new UsageError('--token is empty.', MCP_USAGE);
   const host = values.host ?? '127.0.0.1';
   return { port, host, loopback: isLoopback(host), token };

@@ -4,7 +4,7 @@
 
 import { Logger } from '../logger.js';
 import { startRelay } from '../relay/server.js';
-import { parseFlags, UsageError } from './usage.js';
+import { parseFlags, parsePort } from './usage.js';
 
 export const RELAY_USAGE = `tendril relay [--port <n>] [--host <address>]
 
@@ -36,8 +36,7 @@ export async function relayCommand(argv: string[]): Promise<number> {
     process.stdout.write(`${RELAY_USAGE}\n`);
     return 0;
   }
-  const port = values.port === undefined ? 9333 : Number(values.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be a port number, not "${values.port}".`, RELAY_USAGE);
+  const port = values.port === undefined ? 9333 : parsePort(values.port, RELAY_USAGE);
   const host = values.host ?? '127.0.0.1';
   const logger = new Logger({ verbose: values.verbose ? 2 : values.quiet ? 0 : 1 });
   const relay = await startRelay({

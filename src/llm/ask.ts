@@ -10,7 +10,14 @@ import type { Metrics, MetricsMethod } from './metrics.js';
 import { askModelServer } from './modelServer.js';
 import { apiKeyFor, isLocalProvider, languageModel } from './providers.js';
 
-const DEFAULT_RETRIES = 2;
+/** Retries of a failed model request (429, 5xx, network) when the model configuration names none. */
+export const DEFAULT_RETRIES = 2;
+/**
+ * Deadline of a call that asks a model when the caller gives none (the library's, the MCP server's,
+ * the hosted server's): model calls are slower than the browser, and a large page in chunks can
+ * take a minute or more.
+ */
+export const DEFAULT_MODEL_TIMEOUT_MS = 120_000;
 
 /**
  * Internal, for the MCP server's client sampling (src/mcp/sampling.ts): a model object built by our

@@ -61,6 +61,12 @@ export async function startHostedServer(config: HostedServerConfig, logger: Logg
   });
 
   const modelRules = new NetworkRules(config.allowNetworks);
+  /** A request body that may name a model: one this server may not call is refused before any work. */
+  const readBody = async (req: IncomingMessage): Promise<unknown> => {
+    const body = await readJson(req);
+    await checkModelEndpoint((body as { model?: unknown } | null)?.model, modelRules);
+    return body;
+  };
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const url = new URL(req.url ?? '/', 'http://x');
     // For container health checks and load balancers: no key needed, and nothing in it is secret.
@@ -75,14 +81,10 @@ export async function startHostedServer(config: HostedServerConfig, logger: Logg
     }
     if (modelRoute) {
       if (req.method !== 'POST') throw apiError('not_found', `No route ${req.method} ${url.pathname}.`);
-      const attributes = { 'http.request.method': 'POST', 'url.path': MODEL_PATH, 'tendril.operation': 'model' };
-      const body = await readJson(req);
-      await checkModelEndpoint((body as { model?: unknown } | null)?.model, modelRules);
-      const reply = await withIncomingTrace(req.headers, () => traced('tendril.server.model', attributes, () => answerModelRequest(req, body), 'server')).catch(
-        (error: unknown) => {
-          throw asWireError(error);
-        },
-      );
+      const body = await readBody(req);
+      const reply = await serverSpan(req, 'model', MODEL_PATH, () => answerModelRequest(req, body)).catch((error: unknown) => {
+        throw asWireError(error);
+      });
       return sendJson(req, res, 200, reply);
     }
     const [, , id, action] = parts;
@@ -99,13 +101,8 @@ export async function startHostedServer(config: HostedServerConfig, logger: Logg
     }
     if (id && isOperation(action) && req.method === 'POST') {
       const record = sessions.running(id);
-      const body = await readJson(req);
-      await checkModelEndpoint((body as { model?: unknown } | null)?.model, modelRules);
-      // A continuation of the client's trace, when it sent one and this process traces.
-      const attributes = { 'http.request.method': 'POST', 'url.path': `/v1/sessions/{id}/${action}`, 'tendril.operation': action };
-      return withIncomingTrace(req.headers, () =>
-        traced(`tendril.server.${action}`, attributes, () => runOperation(action, record, body, req, res, cache, logger), 'server'),
-      );
+      const body = await readBody(req);
+      return serverSpan(req, action, `/v1/sessions/{id}/${action}`, () => runOperation(action, record, body, req, res, cache, logger));
     }
     throw apiError('not_found', `No route ${req.method} ${url.pathname}.`);
   };
@@ -206,6 +203,12 @@ function sendJson(req: IncomingMessage, res: ServerResponse, status: number, bod
   prepareAnswer(req, res);
   const text = JSON.stringify(body);
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) }).end(text);
+}
+
+/** One server span for a POST, continuing the client's trace when it sent one and this process traces. */
+function serverSpan<T>(req: IncomingMessage, operation: string, path: string, work: () => Promise<T>): Promise<T> {
+  const attributes = { 'http.request.method': 'POST', 'url.path': path, 'tendril.operation': operation };
+  return withIncomingTrace(req.headers, () => traced(`tendril.server.${operation}`, attributes, work, 'server'));
 }
 
 /**

@@ -5,42 +5,37 @@
 import type { IncomingMessage } from 'node:http';
 import { ModelRequest, type ModelReply } from '../../../protocol/index.js';
 import { TimeoutError } from '../../errors.js';
+import { DEFAULT_MODEL_TIMEOUT_MS, DEFAULT_RETRIES } from '../../llm/ask.js';
 import { describeModel } from '../../llm/config.js';
 import { generateJson } from '../../llm/generate.js';
 import { apiKeyFor, languageModel } from '../../llm/providers.js';
+import { Deadline } from '../../util/time.js';
 import { modelOf, requireModel } from './operations.js';
 import { parse } from './request.js';
-
-const DEFAULT_TIMEOUT_MS = 120_000;
-const DEFAULT_RETRIES = 2;
 
 export async function answerModelRequest(req: IncomingMessage, raw: unknown): Promise<ModelReply> {
   const body = parse(ModelRequest, raw);
   const spec = requireModel(modelOf(req, body.model), `POST /v1/model`);
   const model = await languageModel(spec);
-  const timeoutMs = body.timeout ?? DEFAULT_TIMEOUT_MS;
-  const controller = new AbortController();
   const label = describeModel(spec);
-  const timer = setTimeout(() => controller.abort(new TimeoutError(`${label} did not answer within ${timeoutMs} ms.`, timeoutMs)), timeoutMs);
+  const deadline = new Deadline(body.timeout ?? DEFAULT_MODEL_TIMEOUT_MS, `The request to ${label}`);
   // A client that gave up (its own deadline, a closed tab) should not keep the provider busy.
-  const gone = () => controller.abort(new TimeoutError('The client closed the connection before the model answered.', 0));
+  const gone = () => deadline.abort(new TimeoutError('The client closed the connection before the model answered.', 0));
   req.socket.once('close', gone);
   try {
-    const key = apiKeyFor(spec);
-    const providerOptions = spec.providerSettings.providerOptions as Record<string, Record<string, unknown>> | undefined;
     return await generateJson({
       model,
       label,
       system: body.system,
       user: body.prompt,
       schema: body.schema,
-      signal: controller.signal,
+      signal: deadline.signal,
       maxRetries: body.maxRetries ?? DEFAULT_RETRIES,
-      ...(providerOptions ? { providerOptions } : {}),
-      secrets: key ? [key] : [],
+      providerOptions: spec.providerSettings.providerOptions as Record<string, Record<string, unknown>> | undefined,
+      secrets: [apiKeyFor(spec)],
     });
   } finally {
-    clearTimeout(timer);
+    deadline.dispose();
     req.socket.off('close', gone);
   }
 }

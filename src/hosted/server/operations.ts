@@ -11,7 +11,7 @@ import { UrlNotAllowedError } from '../../errors.js';
 import type { Page } from '../../driver/page.js';
 import { runServerExtraction } from '../../extract/extract.js';
 import { fromJsonSchema } from '../../extract/jsonSchema.js';
-import type { AnswerCache } from '../../llm/ask.js';
+import { DEFAULT_MODEL_TIMEOUT_MS, type AnswerCache } from '../../llm/ask.js';
 import { describeModel, parseModelConfiguration, type ModelSpec } from '../../llm/config.js';
 import { Metrics } from '../../llm/metrics.js';
 import type { Logger } from '../../logger.js';
@@ -23,7 +23,6 @@ import { apiError } from './sessions.js';
 import { EventStream, type CacheStatus } from './stream.js';
 import { nonWebReason, shownUrl, urlRefusalMessage } from './webUrl.js';
 
-const MODEL_TIMEOUT_MS = 120_000;
 const BROWSER_TIMEOUT_MS = 30_000;
 const contexts = new WeakMap<SessionRecord, Promise<Context>>();
 
@@ -118,7 +117,7 @@ async function extract(job: Job): Promise<void> {
     instruction: request.instruction,
     selector: request.selector,
     node,
-    timeoutMs: request.timeout ?? MODEL_TIMEOUT_MS,
+    timeoutMs: request.timeout ?? DEFAULT_MODEL_TIMEOUT_MS,
     model,
     logger: job.stream.logger,
     metrics: new Metrics(),
@@ -137,7 +136,7 @@ async function observe(job: Job): Promise<void> {
     page,
     instruction: request.instruction,
     selector: request.selector,
-    timeoutMs: request.timeout ?? MODEL_TIMEOUT_MS,
+    timeoutMs: request.timeout ?? DEFAULT_MODEL_TIMEOUT_MS,
     model,
     logger: job.stream.logger,
     metrics: new Metrics(),
@@ -156,7 +155,7 @@ async function act(job: Job): Promise<void> {
   ready(job);
   const variables = request.variables ?? {};
   const withModel = (what: string, spec: ModelSpec, cache?: AnswerCache) =>
-    runAct({ page, instruction: what, variables, timeoutMs: request.timeout ?? MODEL_TIMEOUT_MS, model: spec, logger: job.stream.logger, metrics: new Metrics(), cache });
+    runAct({ page, instruction: what, variables, timeoutMs: request.timeout ?? DEFAULT_MODEL_TIMEOUT_MS, model: spec, logger: job.stream.logger, metrics: new Metrics(), cache });
   if (instruction && instructed) {
     // Variables are not part of the key: the cached action keeps its %placeholders%.
     const cache = job.cache && cacheHook(job.cache, ['act', instruction, describeModel(instructed)]);

@@ -46,6 +46,10 @@ async function buildPageScripts() {
     'CAPTURE_SOURCE',
     `function (options, root, ...frames) { const engine = this; return (() => {"use strict";${snapshot}})()(engine, options, root, frames); }`,
   );
+  // The closed-shadow-root watch: an expression whose value takes the binding's name, run in the
+  // page's main world before the page's scripts.
+  const watch = await bundlePageScript('src/driver/shadowWatch/index.ts', 'watchClosedRoots');
+  writeModule('src/driver/shadowWatch/generated.ts', 'src/driver/shadowWatch/', 'WATCH_SOURCE', `(() => {"use strict";${watch}})()`);
 }
 
 /** Packages dist/cli.js carries itself (see buildLibrary); every other one is imported at run time. */

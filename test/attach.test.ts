@@ -149,6 +149,22 @@ describe('attaching to a running Chrome', () => {
     }
   });
 
+  it('reads closed roots of a page loaded before it attached, which no closed-root watch reports on', async () => {
+    const { id } = (await CDP.New({ port: chrome.port, url: servers.a.url('/snap-shadow-watch.html') })) as { id: string };
+    const sdk = new Sdk(attachOptions(chrome.wsUrl));
+    try {
+      await sdk.init();
+      const page = sdk.context.pages().find((each) => each.targetId === id)!;
+      await page.waitForLoadState('load', { timeoutMs: 10_000 });
+      const { pageText } = await sdk.extract({ page });
+      expect(pageText).toMatch(/before words[\s\S]*middle words[\s\S]*after words/);
+      expect(pageText).toMatch(/declarative words[\s\S]*parsed light/);
+    } finally {
+      await sdk.close();
+      await CDP.Close({ port: chrome.port, id });
+    }
+  });
+
   it('explains cdpUrl values it cannot use', async () => {
     await expect(new Sdk(attachOptions('ftp://example/x')).init()).rejects.toBeInstanceOf(InvalidOptionError);
     await expect(new Sdk(attachOptions('/no/such/DevToolsActivePort')).init()).rejects.toBeInstanceOf(InvalidOptionError);

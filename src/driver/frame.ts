@@ -12,6 +12,12 @@ export const WORLD_NAME = '__tendril_world__';
 export interface World {
   session: CdpSession;
   contextId: number;
+  /**
+   * Main worlds only, once the closed-root watch (driver/shadowWatch) reported from this document:
+   * closed roots it attached, and calls that may have parsed declarative ones. Undefined: not
+   * watched (a document older than our session, or one the watch could not reach).
+   */
+  closedRoots?: { attached: number; declarative: number; scannedAt?: number };
 }
 
 /** The selector engine injected into a frame's isolated world, as a handle the host calls. */

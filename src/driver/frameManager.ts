@@ -8,6 +8,8 @@ import { handleDialog } from './dialog.js';
 import { Frame, WORLD_NAME, type World } from './frame.js';
 import type { Page } from './page.js';
 import { releaseTarget } from './policy.js';
+import { WATCH_SOURCE } from './shadowWatch/generated.js';
+
 
 const LIFECYCLE_EVENT: Record<WaitUntil, string> = {
   commit: 'commit',
@@ -39,6 +41,13 @@ export class FrameManager {
    * in-process frames, which Chrome does not announce again (see #restoreFrames).
    */
   restored: { loaderId: string; frames: Promise<void> } | undefined;
+
+  /**
+   * The binding the closed-root watch reports through. The watch removes it before the page's own
+   * scripts run; a document that was there before us keeps it until it navigates, so its name
+   * says nothing about us.
+   */
+  readonly #watchBinding = `_${Math.random().toString(36).slice(2, 12)}`;
 
   constructor(
     private readonly page: Page,
@@ -93,6 +102,12 @@ export class FrameManager {
         );
       }
     }
+    // The closed-root watch, for every document the target makes from now on. Best effort: without
+    // it a capture scans for closed roots as it would in a document that was there before us.
+    setup.push(
+      session.sendQuiet('Runtime.addBinding', { name: this.#watchBinding }),
+      session.sendQuiet('Page.addScriptToEvaluateOnNewDocument', { source: `${WATCH_SOURCE}(${JSON.stringify(this.#watchBinding)})` }),
+    );
     setup.push(session.send('Runtime.runIfWaitingForDebugger'));
     try {
       await Promise.all(setup);
@@ -347,6 +362,15 @@ export class FrameManager {
       else return;
       this.#contexts.get(session)?.set(context.id, { frame, world });
       frame.changed.emit('change', undefined);
+    });
+    session.on('Runtime.bindingCalled', ({ name, payload, executionContextId }) => {
+      if (name !== this.#watchBinding) return;
+      const world = this.#contexts.get(session)?.get(executionContextId)?.world;
+      const count = Number(payload.slice(1));
+      if (!world || !Number.isInteger(count)) return;
+      const seen = (world.closedRoots ??= { attached: 0, declarative: 0 });
+      if (payload[0] === 'c') seen.attached = Math.max(seen.attached, count);
+      else if (payload[0] === 'd') seen.declarative = Math.max(seen.declarative, count);
     });
     session.on('Runtime.executionContextDestroyed', ({ executionContextId }) => {
       const contexts = this.#contexts.get(session);

@@ -2,7 +2,7 @@ import type { Protocol } from 'devtools-protocol';
 import type { CdpSession } from '../cdp/session.js';
 import { ProtocolError, TimeoutError } from '../errors.js';
 import { isContextGone, objectGroup as newObjectGroup } from './evaluate.js';
-import type { Frame } from './frame.js';
+import type { EngineHandle, Frame } from './frame.js';
 
 /**
  * How far one DOM.describeNode of a too-deep document reaches. The protocol's encoder refuses a
@@ -13,6 +13,9 @@ import type { Frame } from './frame.js';
 const SLICE_DEPTH = 100;
 /** describeNode calls in flight at once while following the cut-off edges of a deep document. */
 const IN_FLIGHT = 8;
+
+/** Suspects looked at one by one; past this many, one scan of the whole document costs less. */
+const PROBE_LIMIT = 200;
 
 /**
  * Finds the closed shadow roots of the frame's document through DOM.describeNode (which sees what
@@ -31,7 +34,51 @@ export async function registerClosedShadowRoots(frame: Frame, timeoutMs: number)
   } finally {
     void session.sendQuiet('Runtime.releaseObject', { objectId: doc.result.objectId });
   }
+  return register(engine, closed, deadline);
+}
+
+/**
+ * Looks at each element the frame's last walk suspected of hosting a closed root (DOM.describeNode
+ * of an element alone names its shadow roots) and registers the closed ones. Returns how many were
+ * new, or null when there are so many suspects that one scan of the document costs less.
+ */
+export async function probeSuspects(frame: Frame, suspects: number, timeoutMs: number): Promise<number | null> {
+  if (suspects > PROBE_LIMIT) return null;
+  const deadline = Date.now() + timeoutMs;
+  const remaining = () => Math.max(1, deadline - Date.now());
+  const engine = await frame.engine(timeoutMs);
+  const { session } = engine.world;
+  const objectGroup = newObjectGroup('shadow');
+  try {
+    const { result } = await session.send(
+      'Runtime.callFunctionOn',
+      { functionDeclaration: 'function () { return this.suspects(); }', objectId: engine.objectId, objectGroup },
+      { timeoutMs: remaining() },
+    );
+    if (!result.objectId) return 0;
+    const { result: properties } = await session.send('Runtime.getProperties', { objectId: result.objectId, ownProperties: true }, { timeoutMs: remaining() });
+    const hosts = properties.flatMap((property) => (/^\d+$/.test(property.name) && property.value?.objectId ? [property.value.objectId] : []));
+    const roots = await Promise.all(
+      hosts.map((objectId) =>
+        session.send('DOM.describeNode', { objectId, depth: 0 }, { timeoutMs: remaining() }).then(
+          ({ node }) => node.shadowRoots?.find((root) => root.shadowRootType === 'closed')?.backendNodeId,
+          (error: unknown) => {
+            if (error instanceof TimeoutError || isContextGone(error)) throw error;
+            return undefined; // removed meanwhile
+          },
+        ),
+      ),
+    );
+    return await register(engine, roots.filter((id): id is number => id !== undefined), deadline);
+  } finally {
+    void session.sendQuiet('Runtime.releaseObjectGroup', { objectGroup });
+  }
+}
+
+/** Hands the closed roots (backend node ids) to the engine; returns how many it did not know. */
+async function register(engine: EngineHandle, closed: number[], deadline: number): Promise<number> {
   if (closed.length === 0) return 0;
+  const { session, contextId } = engine.world;
   const remaining = () => Math.max(1, deadline - Date.now());
   const objectGroup = newObjectGroup('shadow');
   try {

@@ -9,7 +9,7 @@ import { isContextGone, objectGroup } from '../driver/evaluate.js';
 import type { EngineHandle, Frame } from '../driver/frame.js';
 import { resolveSelector, type ResolvedElement } from '../driver/locator.js';
 import type { Page } from '../driver/page.js';
-import { registerClosedShadowRoots } from '../driver/shadow.js';
+import { probeSuspects, registerClosedShadowRoots } from '../driver/shadow.js';
 import { withDeadline } from '../util/time.js';
 import type { CaptureOptions, CaptureResult } from './page/types.js';
 import { callPageScript } from './call.js';
@@ -26,7 +26,7 @@ export interface CaptureSnapshotOptions {
   view?: 'full' | 'viewport' | 'interactive';
 }
 
-/** Documents up to this many elements are always scanned for closed shadow roots (it costs little). */
+/** Documents up to this many elements that the closed-root watch does not report on are always scanned. */
 const SMALL_DOCUMENT = 3000;
 const FRAME_MARK = '\u0001';
 
@@ -262,18 +262,15 @@ class Capture {
       });
       const walk = async () => ({ ...(await callPageScript<CaptureResult>(frame, engine, options, args, remaining())), key });
       let result = await walk();
-      if (result.needsScan) {
-        let learned: number;
-        try {
-          learned = await registerClosedShadowRoots(frame, remaining());
-        } catch (error) {
-          // The document went away after it was read whole: what was read stands.
-          if (isContextGone(error)) return result;
-          throw error;
-        }
-        void session.sendQuiet('Runtime.callFunctionOn', { functionDeclaration: 'function () { this.markSuspectsScanned(); }', objectId: engine.objectId });
-        if (learned > 0) result = await walk();
+      let learned: number;
+      try {
+        learned = await findClosedRoots(frame, engine, result.scan, remaining);
+      } catch (error) {
+        // The document went away after it was read whole: what was read stands.
+        if (isContextGone(error)) return result;
+        throw error;
       }
+      if (learned > 0) result = await walk();
       return result;
     } finally {
       void session.sendQuiet('Runtime.releaseObjectGroup', { objectGroup: group });
@@ -334,6 +331,42 @@ class Capture {
     }
     return prefix;
   }
+}
+
+/**
+ * Finds the closed shadow roots a walk could not enter, as cheaply as the document allows, and
+ * returns how many were new (the caller then walks again). The elements the walk suspected of
+ * hosting one are looked at one by one. Beyond them, the whole document is scanned (one
+ * serialisation of it, which costs more than the walk) only where a closed root may still hide:
+ * in a document the closed-root watch reports on (driver/shadowWatch), when it attached more closed
+ * roots than are known, or parsed declarative ones through script; in a document older than our
+ * session, when it is small enough to scan for little. Chrome's own error pages have none.
+ */
+async function findClosedRoots(frame: Frame, engine: EngineHandle, scan: CaptureResult['scan'], remaining: () => number): Promise<number> {
+  if (frame.url().startsWith('chrome-error:')) return 0;
+  const watched = frame.mainWorld?.closedRoots;
+  const reported = watched ? watched.attached + watched.declarative : 0;
+  const scanned = () => void engine.world.session.sendQuiet('Runtime.callFunctionOn', { functionDeclaration: 'function () { this.markSuspectsScanned(); }', objectId: engine.objectId });
+  const whole = async (learned: number) => {
+    const found = await registerClosedShadowRoots(frame, remaining());
+    if (watched) watched.scannedAt = reported;
+    scanned();
+    return learned + found;
+  };
+  let learned = 0;
+  if (scan.suspects > 0 && (watched || !scan.small)) {
+    const probed = await probeSuspects(frame, scan.suspects, remaining());
+    if (probed === null) return whole(0);
+    scanned();
+    learned = probed;
+  }
+  if (watched) {
+    const allKnown = watched.declarative === 0 && scan.known + learned >= watched.attached;
+    if (allKnown || watched.scannedAt === reported) return learned;
+  } else if (!scan.small) {
+    return learned;
+  }
+  return whole(learned);
 }
 
 /** The F of `[F-N]` for the frames there are now: tree order. */

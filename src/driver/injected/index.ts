@@ -52,6 +52,9 @@ export function createEngine(): Engine {
     noteSuspects(els: Element[]): void {
       suspects = Array.from(els);
     },
+    suspects(): Element[] {
+      return suspects;
+    },
     markSuspectsScanned(): void {
       for (const el of suspects) scanned.add(el);
       suspects = [];

@@ -20,6 +20,8 @@ export interface Engine {
   /** Page scripts (the snapshot walk) report elements that may host a closed root we have not seen;
    *  after the host scanned the document, they are remembered so the next walk does not ask again. */
   noteSuspects(els: Element[]): void;
+  /** The suspects of the last walk, for the host to look at each one over CDP. */
+  suspects(): Element[];
   markSuspectsScanned(): void;
   isScanned(el: Element): boolean;
   /** Holds the elements behind the node ids of the latest few snapshots of this document, so the

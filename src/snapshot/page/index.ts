@@ -38,7 +38,7 @@ function capture(engine: EngineLike, options: CaptureOptions, root: Element | nu
   });
   const renderer = new Renderer(options.frame, lensFor(options));
   const start = root ?? document.documentElement;
-  if (!start) return renderer.result(false);
+  if (!start) return renderer.result({ small: false, suspects: 0, known: 0 });
   const walker = new Walker(engine, frames);
   const items = walker.walk(start);
   if (options.rootLine) renderer.rootLine(clean(document.title));
@@ -47,7 +47,7 @@ function capture(engine: EngineLike, options: CaptureOptions, root: Element | nu
   engine.keep(options.key, renderer.elements);
   // A scoped walk sees only part of the document, but a scan always reads all of it.
   const size = root ? document.getElementsByTagName('*').length : walker.elements;
-  return renderer.result(size <= options.smallDocument || walker.suspects.length > 0);
+  return renderer.result({ small: size <= options.smallDocument, suspects: walker.suspects.length, known: engine.closedRootCount() });
 }
 
 function lensFor(options: CaptureOptions): Lens | null {

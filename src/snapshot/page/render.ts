@@ -74,9 +74,9 @@ export class Renderer {
     }
   }
 
-  result(needsScan: boolean): CaptureResult {
+  result(scan: CaptureResult['scan']): CaptureResult {
     const text = this.lens?.text() ?? this.lines.join('\n');
-    const result: CaptureResult = { text, links: this.links, frames: this.frames, needsScan };
+    const result: CaptureResult = { text, links: this.links, frames: this.frames, scan };
     const viewport = this.lens?.report();
     if (viewport) result.viewport = viewport;
     return result;

@@ -50,8 +50,12 @@ export interface CaptureResult {
   links: Array<number | string>;
   /** Flat [frameKey, node number of its Iframe line, ...] in the order the frames appear. */
   frames: Array<number | string>;
-  /** The document may hold closed shadow roots the walk could not enter. */
-  needsScan: boolean;
+  /**
+   * What the host needs to decide whether to look for closed shadow roots the walk could not enter:
+   * whether the document is small enough to scan whole, the elements that may host one (kept by
+   * the engine), and how many closed roots the engine knows in this document.
+   */
+  scan: { small: boolean; suspects: number; known: number };
   /** Only with view 'viewport'. */
   viewport?: ViewportReport;
 }
@@ -60,6 +64,7 @@ export interface CaptureResult {
 export interface EngineLike {
   rootOf(el: Element): ShadowRoot | null;
   noteSuspects(els: Element[]): void;
+  closedRootCount(): number;
   isScanned(el: Element): boolean;
   keep(key: string, elements: Element[]): void;
   kept(key: string): Element[] | null;

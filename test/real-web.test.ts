@@ -161,6 +161,17 @@ describe('frames that fail or hang', () => {
     expect(pageText).toContain('leaf text');
   });
 
+  it("shows a frame that ended on Chrome's error page as its Iframe line, without the error page's text", async () => {
+    await page.goto(servers.a.url('/frame-failing.html'), { timeoutMs: 5000 });
+    const failed = page.frames().filter((frame) => frame.url().startsWith('chrome-error:'));
+    expect(failed).toHaveLength(2);
+    const pageText = await text();
+    expect(pageText.match(/\] Iframe/g)).toHaveLength(4);
+    expect(pageText).toContain('leaf text');
+    // Chrome's words, not the site's: "The webpage at http://127.0.0.1:9/ad.html might be temporarily down…"
+    expect(pageText).not.toContain('ad.html');
+  });
+
   it('the default goto resolves when a frame never answers, logs it, and keeps late frames', async () => {
     await page.goto(servers.a.url('/frame-hanging.html'), { waitUntil: 'domcontentloaded', timeoutMs: 3000 });
     lines.length = 0;

@@ -139,7 +139,7 @@ class Capture {
     const main = this.page.mainFrame();
     // Every frame at once: out-of-process frames really work in parallel, and a frame the main
     // document hides is simply never stitched in.
-    const frames = this.page.frames().filter((frame) => !frame.isDetached());
+    const frames = this.page.frames().filter((frame) => frame === main || readable(frame));
     const tried = new Set(frames);
     await Promise.all(frames.map((frame) => this.#part(frame, frame === main, null)));
     // A frame that came while the others were read (an out-of-process frame attaching late, as
@@ -182,7 +182,7 @@ class Capture {
     const out: Frame[] = [];
     for (let i = 0; i < shown.length; i += 2) {
       const child = this.page.frameManager.frame(shown[i] as string);
-      if (child && !child.isDetached()) out.push(child);
+      if (child && readable(child)) out.push(child);
     }
     return out;
   }
@@ -367,6 +367,14 @@ async function findClosedRoots(frame: Frame, engine: EngineHandle, scan: Capture
     return learned;
   }
   return whole(learned);
+}
+
+/**
+ * A child frame worth reading: attached, and showing a document of its own rather than Chrome's
+ * error page (an iframe whose document failed to load keeps its Iframe line, with nothing under it).
+ */
+function readable(frame: Frame): boolean {
+  return !frame.isDetached() && !frame.url().startsWith('chrome-error:');
 }
 
 /** The F of `[F-N]` for the frames there are now: tree order. */

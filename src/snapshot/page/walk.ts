@@ -291,6 +291,8 @@ function hrefOf(el: Element): string | undefined {
   if (raw === null) return undefined;
   // Already absolute and plain: as written (resolving costs more than the rest of the link).
   if (/^https?:\/\/[^\s\\]*$/i.test(raw)) return raw;
+  // The browser's own resolution, against the document's base URL and encoding, with no URL object.
+  if (el instanceof HTMLAnchorElement || el instanceof HTMLAreaElement) return el.href || raw;
   try {
     return new URL(raw, el.baseURI).href;
   } catch {

@@ -60,7 +60,9 @@ export function withoutTracing() {
           'export const injectTraceHeaders = () => {};',
           'export const withIncomingTrace = (_headers, work) => work();',
           'export const spanUrl = (url) => url;',
-          'export const operationAttributes = () => ({});',
+          'export const tracedOperation = (_operation, _env, _metrics, _pageOf, work) => work();',
+          'export const tracedGoto = (_page, _url, _waitUntil, work) => work();',
+          'export const tracedModelRequest = (_label, work) => work();',
         ].join('\n'),
         loader: 'js',
       }));

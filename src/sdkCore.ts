@@ -17,7 +17,7 @@ import type { matchForeignPage } from './driver/foreignPage.js';
 import { Page } from './driver/page.js';
 import { watchedAction } from './driver/policy.js';
 import { checkDomainPolicy, type CheckedPolicy } from './util/domainPolicy.js';
-import { loadTracing, operationAttributes, traced } from './util/tracing.js';
+import { loadTracing, tracedOperation } from './util/tracing.js';
 import { checkActOptions, checkEnvOptions, checkExtractOptions, checkModelServer, isPlainObject } from './sdkOptions.js';
 import { captureSnapshot } from './snapshot/index.js';
 import { PageTexts } from './snapshot/views.js';
@@ -314,17 +314,10 @@ export class SdkCore {
 
   /** One public operation as a trace span (src/util/tracing.ts): its page, frames, bytes, tokens, cache status, error. */
   #traced<T>(operation: string, options: unknown, work: () => Promise<T>): Promise<T> {
-    const before = this.#metrics.snapshot().total;
-    return traced(`tendril.${operation}`, { 'tendril.env': this.#env }, async (span) => {
-      const result = await work();
-      // Measuring a large result (its bytes) costs time: only for a span something records.
-      if (!span.recording) return result;
+    return tracedOperation(operation, this.#env, this.#metrics, () => {
       const given = (options as { page?: unknown } | undefined)?.page;
-      const page = given instanceof Page ? given : this.#context?.activePage();
-      const after = this.#metrics.snapshot().total;
-      span.set(operationAttributes(page, result, { prompt: after.promptTokens - before.promptTokens, completion: after.completionTokens - before.completionTokens }));
-      return result;
-    });
+      return given instanceof Page ? given : this.#context?.activePage();
+    }, work);
   }
 
   #requireModel(model: ModelConfiguration | undefined, what: string, hint: string): ModelSpec {

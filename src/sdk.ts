@@ -7,6 +7,7 @@ import { connectHosted } from './browser/hosted.js';
 import { hostedService } from './hosted/client.js';
 import type { Logger } from './logger.js';
 import { SdkCore, type OpenedBrowser, type SdkBridge, type SdkRuntime } from './sdkCore.js';
+import { checkEnvOptions, sessionPolicy } from './sdkOptions.js';
 import type { SdkEnv, SdkOptions } from './types.js';
 import { isNode } from './util/env.js';
 
@@ -20,6 +21,8 @@ const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
 const fullRuntime: SdkRuntime = {
   envs: ['LOCAL', 'HOSTED', 'EXTENSION'],
   refuseEnv: (env) => `env ${JSON.stringify(env)} is not available.`,
+  checkEnv: checkEnvOptions,
+  policy: sessionPolicy,
   noBridge: (env) =>
     env === 'EXTENSION'
       ? 'connectURL() is not available with env "EXTENSION": it serves a WebSocket from Node, which an extension does not have. Use sdk.context.pages().'

@@ -17,7 +17,7 @@ import { Page } from './driver/page.js';
 import { watchedAction } from './driver/policy.js';
 import { checkDomainPolicy, type CheckedPolicy } from './util/domainPolicy.js';
 import { loadTracing, tracedOperation } from './util/tracing.js';
-import { checkActOptions, checkEnvOptions, checkExtractOptions, checkModelServer, isPlainObject } from './sdkOptions.js';
+import { checkActOptions, checkExtractOptions, checkModelServer, isPlainObject } from './sdkOptions.js';
 import { captureSnapshot } from './snapshot/index.js';
 import { PageTexts } from './snapshot/views.js';
 import type {
@@ -47,6 +47,13 @@ export interface SdkRuntime {
   readonly envs: readonly SdkEnv[];
   /** Why another env cannot be used here, and what to do instead. */
   refuseEnv(env: SdkEnv): string;
+  /** Fails on options that mean nothing for `env` (sdkOptions.ts checkEnvOptions). */
+  checkEnv(env: SdkEnv, options: SdkOptions): void;
+  /**
+   * The domainPolicy the driver enforces, given the Sdk's own (checked); without this, the Sdk's
+   * own. The main entry's takes a hosted session's (sdkOptions.ts sessionPolicy).
+   */
+  policy?(env: SdkEnv, options: SdkOptions, own: CheckedPolicy | undefined): CheckedPolicy | undefined;
   /** Gets the browser for `env`; on failure, lets go of whatever it had got. */
   open(env: SdkEnv, options: SdkOptions, logger: Logger, cdpTimeoutMs: number): Promise<OpenedBrowser>;
   /** Why connectURL() is unavailable with this runtime and env. */
@@ -108,18 +115,11 @@ export class SdkCore {
       throw new InvalidOptionError(`env must be "LOCAL", "HOSTED" or "EXTENSION", not ${JSON.stringify(env)}.`);
     }
     if (!runtime.envs.includes(env)) throw new InvalidOptionError(runtime.refuseEnv(env));
-    checkEnvOptions(env, options);
+    runtime.checkEnv(env, options);
     this.#modelServer = checkModelServer(env, options);
     this.#env = env;
     const own = checkDomainPolicy(options.domainPolicy);
-    let session: CheckedPolicy | undefined;
-    try {
-      session = checkDomainPolicy(options.hostedSessionCreateParams?.domainPolicy);
-    } catch (error) {
-      throw new InvalidOptionError(`hostedSessionCreateParams.${(error as Error).message}`);
-    }
-    // HOSTED: the session's own policy when it has one (the one the server is told to enforce).
-    this.#policy = env === 'HOSTED' ? (options.hostedSessionCreateParams?.domainPolicy !== undefined ? session : own) : own;
+    this.#policy = runtime.policy ? runtime.policy(env, options, own) : own;
   }
 
   /** The browser's pages. Available once `init()` has resolved. */

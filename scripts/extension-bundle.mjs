@@ -28,16 +28,17 @@ export function noNodeBuiltins() {
 
 /**
  * The extension's Sdk always turns pino off (src/extension.ts sends log lines to the console: pino
- * writes to file descriptors, which an extension does not have), so pino is left out: a stub stands
- * in for it, failing loudly should anything ever call it. It saves a tenth of the bundle.
+ * writes to file descriptors, which an extension does not have), so src/util/pinoSink.ts, and pino
+ * with it, is left out: a stub stands in for it, failing loudly should anything ever call it. It
+ * saves a tenth of the bundle.
  */
 export function withoutPino() {
   return {
     name: 'tendril-without-pino',
     setup(b) {
-      b.onResolve({ filter: /^pino$/ }, () => ({ path: 'pino', namespace: 'tendril-without-pino' }));
+      b.onResolve({ filter: /\/util\/pinoSink\.js$/ }, () => ({ path: 'pinoSink', namespace: 'tendril-without-pino' }));
       b.onLoad({ filter: /.*/, namespace: 'tendril-without-pino' }, () => ({
-        contents: 'export default function pino() { throw new Error("pino is left out of tendril/extension: log lines go to the console or to the `logger` option."); }',
+        contents: 'export function pinoSink() { throw new Error("pino is left out of tendril/extension: log lines go to the console or to the `logger` option."); }',
         loader: 'js',
       }));
     },
@@ -60,7 +61,9 @@ export function withoutTracing() {
           'export const injectTraceHeaders = () => {};',
           'export const withIncomingTrace = (_headers, work) => work();',
           'export const spanUrl = (url) => url;',
-          'export const operationAttributes = () => ({});',
+          'export const tracedOperation = (_operation, _env, _metrics, _pageOf, work) => work();',
+          'export const tracedGoto = (_page, _url, _waitUntil, work) => work();',
+          'export const tracedModelRequest = (_label, work) => work();',
         ].join('\n'),
         loader: 'js',
       }));

@@ -5,12 +5,14 @@
 import { openExtensionBrowser } from './browser/extension.js';
 import type { LogLine, SdkOptions } from './types.js';
 import { SdkCore, type SdkRuntime } from './sdkCore.js';
+import { checkExtensionOptions } from './sdkOptions.js';
 
 const extensionRuntime: SdkRuntime = {
   envs: ['EXTENSION'],
   refuseEnv: (env) =>
     `tendril/extension runs only env "EXTENSION" (the tabs of the browser this extension runs in). env ${JSON.stringify(env)} ` +
     "launches or reaches a browser from a server: use `import { Sdk } from 'tendril'` in Node or an edge runtime for it.",
+  checkEnv: (_env, options) => checkExtensionOptions(options),
   noBridge: () =>
     'connectURL() is not available in an extension: it serves a WebSocket from Node. Use sdk.context.pages(), or chrome.debugger directly.',
   open: async (_env, options, logger, cdpTimeoutMs) => ({ browser: await openExtensionBrowser(options.extension, logger, cdpTimeoutMs) }),

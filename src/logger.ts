@@ -1,5 +1,5 @@
-import pino from 'pino';
 import type { LogLine } from './types.js';
+import { pinoSink, type LogSink } from './util/pinoSink.js';
 
 const SECRET_KEY = /key|token|secret|password|authorization|cookie/i;
 
@@ -20,14 +20,10 @@ export interface LoggerOptions {
   logger?: (line: LogLine) => void;
 }
 
-/**
- * Lines go to the caller's `logger` callback and, unless disabled, to pino on stderr (stdout is
- * left to the program using us). pino is used without transports: those start worker threads,
- * which break in bundled serverless code.
- */
+/** Lines go to the caller's `logger` callback and, unless disabled, to pino on stderr (util/pinoSink.ts). */
 export class Logger {
   readonly verbose: 0 | 1 | 2;
-  #pino: pino.Logger | undefined;
+  #pino: LogSink | undefined;
 
   constructor(private readonly options: LoggerOptions = {}) {
     this.verbose = options.verbose ?? 1;
@@ -45,11 +41,7 @@ export class Logger {
       }
     }
     if (this.options.disablePino) return;
-    this.#pino ??= pino({ level: 'debug', base: undefined }, pino.destination({ dest: 2, sync: true }));
-    const fields = { category, ...line.auxiliary };
-    if (level === 0) this.#pino.error(fields, message);
-    else if (level === 1) this.#pino.info(fields, message);
-    else this.#pino.debug(fields, message);
+    (this.#pino ??= pinoSink())(level, category, message, line.auxiliary);
   }
 
   error(category: string, message: string, auxiliary?: Record<string, unknown>): void {

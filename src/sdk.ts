@@ -4,9 +4,10 @@ import { openExtensionBrowser } from './browser/extension.js';
 import { matchForeignPage } from './driver/foreignPage.js';
 import { watchDownloads } from './driver/download.js';
 import { connectHosted } from './browser/hosted.js';
-import { hostedAct, hostedExtract, hostedObserve } from './hosted/client.js';
+import { hostedService } from './hosted/client.js';
 import type { Logger } from './logger.js';
 import { SdkCore, type OpenedBrowser, type SdkBridge, type SdkRuntime } from './sdkCore.js';
+import { checkEnvOptions, sessionPolicy } from './sdkOptions.js';
 import type { SdkEnv, SdkOptions } from './types.js';
 import { isNode } from './util/env.js';
 
@@ -20,7 +21,8 @@ const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
 const fullRuntime: SdkRuntime = {
   envs: ['LOCAL', 'HOSTED', 'EXTENSION'],
   refuseEnv: (env) => `env ${JSON.stringify(env)} is not available.`,
-  hosted: { extract: hostedExtract, act: hostedAct, observe: hostedObserve },
+  checkEnv: checkEnvOptions,
+  policy: sessionPolicy,
   noBridge: (env) =>
     env === 'EXTENSION'
       ? 'connectURL() is not available with env "EXTENSION": it serves a WebSocket from Node, which an extension does not have. Use sdk.context.pages().'
@@ -35,7 +37,7 @@ async function open(env: SdkEnv, options: SdkOptions, logger: Logger, cdpTimeout
   const connectTimeoutMs = launch.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
   if (env === 'HOSTED') {
     const browser = await connectHosted(options, logger, connectTimeoutMs, cdpTimeoutMs);
-    return { browser, startBridge: () => startBridgeOn(browser, logger) };
+    return { browser, startBridge: () => startBridgeOn(browser, logger), service: hostedService(browser, options, logger) };
   }
   const browser = launch.cdpUrl
     ? await attachToBrowser(launch.cdpUrl, launch.cdpHeaders, connectTimeoutMs, logger, cdpTimeoutMs)

@@ -1,12 +1,11 @@
 import type { BrowserHandle } from './browser/browser.js';
-import type { HostedBrowser } from './browser/hosted.js';
 import { Context, type ContextOptions } from './driver/context.js';
 import { InvalidOptionError, MissingLLMConfigurationError, SdkStateError } from './errors.js';
 import { replayAction, runAct } from './act/act.js';
 import { runObserve } from './act/observe.js';
 import { checkAction } from './act/perform.js';
 import { runExtraction } from './extract/extract.js';
-import type { hostedAct, hostedExtract, hostedObserve, HostedCall } from './hosted/client.js';
+import type { HostedService } from './hosted/client.js';
 import { isZodSchema, type ZodLike } from './extract/schema.js';
 import { DEFAULT_MODEL_TIMEOUT_MS } from './llm/ask.js';
 import { parseModelConfiguration, type ModelSpec } from './llm/config.js';
@@ -17,8 +16,8 @@ import type { matchForeignPage } from './driver/foreignPage.js';
 import { Page } from './driver/page.js';
 import { watchedAction } from './driver/policy.js';
 import { checkDomainPolicy, type CheckedPolicy } from './util/domainPolicy.js';
-import { loadTracing, operationAttributes, traced } from './util/tracing.js';
-import { checkActOptions, checkEnvOptions, checkExtractOptions, checkModelServer, isPlainObject } from './sdkOptions.js';
+import { loadTracing, tracedOperation } from './util/tracing.js';
+import { checkActOptions, checkExtractOptions, checkModelServer, isPlainObject } from './sdkOptions.js';
 import { captureSnapshot } from './snapshot/index.js';
 import { PageTexts } from './snapshot/views.js';
 import type {
@@ -48,10 +47,15 @@ export interface SdkRuntime {
   readonly envs: readonly SdkEnv[];
   /** Why another env cannot be used here, and what to do instead. */
   refuseEnv(env: SdkEnv): string;
+  /** Fails on options that mean nothing for `env` (sdkOptions.ts checkEnvOptions). */
+  checkEnv(env: SdkEnv, options: SdkOptions): void;
+  /**
+   * The domainPolicy the driver enforces, given the Sdk's own (checked); without this, the Sdk's
+   * own. The main entry's takes a hosted session's (sdkOptions.ts sessionPolicy).
+   */
+  policy?(env: SdkEnv, options: SdkOptions, own: CheckedPolicy | undefined): CheckedPolicy | undefined;
   /** Gets the browser for `env`; on failure, lets go of whatever it had got. */
   open(env: SdkEnv, options: SdkOptions, logger: Logger, cdpTimeoutMs: number): Promise<OpenedBrowser>;
-  /** Operations run by the hosted service (env "HOSTED"). */
-  readonly hosted?: { extract: typeof hostedExtract; act: typeof hostedAct; observe: typeof hostedObserve };
   /** Why connectURL() is unavailable with this runtime and env. */
   noBridge(env: SdkEnv): string;
   /** Finds the page of a Playwright or Puppeteer page object (they exist only where Node runs). */
@@ -68,6 +72,8 @@ export interface OpenedBrowser {
   startBridge?: () => Promise<SdkBridge | undefined>;
   /** The size of every page's viewport, when this Sdk sets it. */
   viewport?: { width: number; height: number };
+  /** env "HOSTED": the service that runs extract, act and observe instead of this Sdk (hosted/client.ts). */
+  service?: HostedService;
 }
 
 export interface SdkBridge {
@@ -96,6 +102,7 @@ export class SdkCore {
   readonly #runtime: SdkRuntime;
   readonly #env: SdkEnv;
   #removeDownloads: (() => Promise<void>) | undefined;
+  #service: HostedService | undefined;
   /** The domainPolicy this Sdk's driver enforces on every page and frame; undefined without one. */
   readonly #policy: CheckedPolicy | undefined;
 
@@ -108,18 +115,11 @@ export class SdkCore {
       throw new InvalidOptionError(`env must be "LOCAL", "HOSTED" or "EXTENSION", not ${JSON.stringify(env)}.`);
     }
     if (!runtime.envs.includes(env)) throw new InvalidOptionError(runtime.refuseEnv(env));
-    checkEnvOptions(env, options);
+    runtime.checkEnv(env, options);
     this.#modelServer = checkModelServer(env, options);
     this.#env = env;
     const own = checkDomainPolicy(options.domainPolicy);
-    let session: CheckedPolicy | undefined;
-    try {
-      session = checkDomainPolicy(options.hostedSessionCreateParams?.domainPolicy);
-    } catch (error) {
-      throw new InvalidOptionError(`hostedSessionCreateParams.${(error as Error).message}`);
-    }
-    // HOSTED: the session's own policy when it has one (the one the server is told to enforce).
-    this.#policy = env === 'HOSTED' ? (options.hostedSessionCreateParams?.domainPolicy !== undefined ? session : own) : own;
+    this.#policy = runtime.policy ? runtime.policy(env, options, own) : own;
   }
 
   /** The browser's pages. Available once `init()` has resolved. */
@@ -161,6 +161,7 @@ export class SdkCore {
     await tracing;
     this.#browser = opened.browser;
     this.#removeDownloads = opened.removeDownloads;
+    this.#service = opened.service;
     const context = new Context(this.#browser, this.logger, {
       viewport: opened.viewport,
       timeoutMs: cdpTimeoutMs,
@@ -222,18 +223,11 @@ export class SdkCore {
       );
     }
     const model = this.#requireModel(options.model, 'extract(instruction)', ' extract() without an instruction returns the page text and needs no model.');
-    const hosted = await this.#hosted(options, model, options.timeout ?? DEFAULT_MODEL_TIMEOUT_MS);
-    if (hosted) return this.#runtime.hosted!.extract(hosted, first, schemaGiven ? (second as ZodLike) : undefined, options.selector);
-    return runExtraction({
-      page: await this.#pageFor(options.page),
-      instruction: first,
-      schema: schemaGiven ? (second as ZodLike) : undefined,
-      selector: options.selector,
-      timeoutMs: options.timeout ?? DEFAULT_MODEL_TIMEOUT_MS,
-      model,
-      logger: this.logger,
-      metrics: this.#metrics,
-    });
+    const page = await this.#pageFor(options.page);
+    const timeoutMs = options.timeout ?? DEFAULT_MODEL_TIMEOUT_MS;
+    const schema = schemaGiven ? (second as ZodLike) : undefined;
+    if (this.#service) return this.#service.extract({ options, model, timeoutMs, page }, first, schema, options.selector);
+    return runExtraction({ page, instruction: first, schema, selector: options.selector, timeoutMs, model, logger: this.logger, metrics: this.#metrics });
   }
 
   /**
@@ -266,21 +260,23 @@ export class SdkCore {
     if (typeof instructionOrAction === 'string') {
       if (!instructionOrAction.trim()) throw new InvalidOptionError('act() needs an instruction, such as "click the Sign in button".');
       const model = this.#requireModel(checked.model, 'act(instruction)', ' act(action) with an action from observe() needs none.');
-      const hosted = await this.#hosted(checked, model, checked.timeout ?? DEFAULT_MODEL_TIMEOUT_MS, page);
+      const timeoutMs = checked.timeout ?? DEFAULT_MODEL_TIMEOUT_MS;
+      const service = this.#service;
       // The service acts; this Sdk's own driver refuses what the domainPolicy refuses, and says so.
-      if (hosted) return watchedAction(page, hosted.timeoutMs, () => this.#runtime.hosted!.act(hosted, { instruction: instructionOrAction }, checked.variables));
+      if (service) return watchedAction(page, timeoutMs, () => service.act({ options: checked, model, timeoutMs, page }, { instruction: instructionOrAction }, checked.variables));
       return withModel(instructionOrAction, model);
     }
     const action = instructionOrAction;
     const model = this.#spec(checked.model);
-    const hosted = await this.#hosted(checked, model, checked.timeout ?? this.#options.cdpTimeoutMs ?? DEFAULT_CDP_TIMEOUT_MS, page);
-    if (hosted) {
+    const timeoutMs = checked.timeout ?? this.#options.cdpTimeoutMs ?? DEFAULT_CDP_TIMEOUT_MS;
+    const service = this.#service;
+    if (service) {
       const { selector, description, method, arguments: args } = action;
-      return watchedAction(page, hosted.timeoutMs, () => this.#runtime.hosted!.act(hosted, { action: { selector, description, method, arguments: args } }, checked.variables));
+      return watchedAction(page, timeoutMs, () => service.act({ options: checked, model, timeoutMs, page }, { action: { selector, description, method, arguments: args } }, checked.variables));
     }
     const description = action.description?.trim();
     return replayAction(page, action, {
-      timeoutMs: checked.timeout ?? this.#options.cdpTimeoutMs ?? DEFAULT_CDP_TIMEOUT_MS,
+      timeoutMs,
       variables,
       logger: this.logger,
       heal: model && description ? () => withModel(`${action.method ?? 'click'}: ${description}`, model) : undefined,
@@ -299,13 +295,13 @@ export class SdkCore {
     const checked = checkExtractOptions(options) as ObserveOptions;
     const page = await this.#pageFor(checked.page);
     const model = this.#requireModel(checked.model, 'observe()', '');
-    const hosted = await this.#hosted(checked, model, checked.timeout ?? DEFAULT_MODEL_TIMEOUT_MS, page);
-    if (hosted) return this.#runtime.hosted!.observe(hosted, instruction, checked.selector);
+    const timeoutMs = checked.timeout ?? DEFAULT_MODEL_TIMEOUT_MS;
+    if (this.#service) return this.#service.observe({ options: checked, model, timeoutMs, page }, instruction, checked.selector);
     return runObserve({
       page,
       instruction,
       selector: checked.selector,
-      timeoutMs: checked.timeout ?? DEFAULT_MODEL_TIMEOUT_MS,
+      timeoutMs,
       model,
       logger: this.logger,
       metrics: this.#metrics,
@@ -314,17 +310,10 @@ export class SdkCore {
 
   /** One public operation as a trace span (src/util/tracing.ts): its page, frames, bytes, tokens, cache status, error. */
   #traced<T>(operation: string, options: unknown, work: () => Promise<T>): Promise<T> {
-    const before = this.#metrics.snapshot().total;
-    return traced(`tendril.${operation}`, { 'tendril.env': this.#env }, async (span) => {
-      const result = await work();
-      // Measuring a large result (its bytes) costs time: only for a span something records.
-      if (!span.recording) return result;
+    return tracedOperation(operation, this.#env, this.#metrics, () => {
       const given = (options as { page?: unknown } | undefined)?.page;
-      const page = given instanceof Page ? given : this.#context?.activePage();
-      const after = this.#metrics.snapshot().total;
-      span.set(operationAttributes(page, result, { prompt: after.promptTokens - before.promptTokens, completion: after.completionTokens - before.completionTokens }));
-      return result;
-    });
+      return given instanceof Page ? given : this.#context?.activePage();
+    }, work);
   }
 
   #requireModel(model: ModelConfiguration | undefined, what: string, hint: string): ModelSpec {
@@ -341,27 +330,6 @@ export class SdkCore {
     const spec = parseModelConfiguration(model ?? this.#options.model);
     if (spec && this.#modelServer) spec.server = this.#modelServer;
     return spec;
-  }
-
-  /** env "HOSTED": what a call sends to the service instead of running here; undefined when local. */
-  async #hosted(
-    options: { model?: ModelConfiguration; serverCache?: boolean; page?: unknown },
-    model: ModelSpec | undefined,
-    timeoutMs: number,
-    resolved?: Page,
-  ): Promise<HostedCall | undefined> {
-    const browser = this.#browser;
-    if (!browser || !('api' in browser) || !this.#runtime.hosted) return undefined;
-    const page = resolved ?? (await this.#pageFor(options.page));
-    return {
-      browser: browser as HostedBrowser,
-      pageId: page.targetId,
-      configured: options.model ?? this.#options.model,
-      model,
-      serverCache: options.serverCache ?? this.#options.serverCache ?? true,
-      timeoutMs,
-      logger: this.logger,
-    };
   }
 
   async #pageText(options: ExtractOptions): Promise<PageTextResult> {

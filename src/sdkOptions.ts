@@ -3,6 +3,7 @@
 import { InvalidOptionError } from './errors.js';
 import type { ModelServer } from './llm/modelServer.js';
 import type { ActOptions, ExtractOptions, PageTextView, SdkEnv, SdkOptions } from './types.js';
+import { checkDomainPolicy, type CheckedPolicy } from './util/domainPolicy.js';
 import { envVar } from './util/env.js';
 
 /**
@@ -11,30 +12,49 @@ import { envVar } from './util/env.js';
  * the hosted settings are for env "HOSTED".
  */
 export function checkEnvOptions(env: SdkEnv, options: SdkOptions): void {
-  const given = (name: keyof SdkOptions) => options[name] !== undefined;
-  if (env === 'EXTENSION') {
-    if (given('localBrowserLaunchOptions')) {
-      throw new InvalidOptionError(
-        'localBrowserLaunchOptions is for env "LOCAL": with env "EXTENSION" nothing is launched or attached by URL, the ' +
-          "extension debugs its own browser's tabs through chrome.debugger. Name them with `extension: { tabIds }` instead.",
-      );
-    }
-    if (given('downloadsPath')) {
-      throw new InvalidOptionError(
-        'downloadsPath needs Node (a folder of files) and a browser of our own; with env "EXTENSION" the user\'s browser keeps its ' +
-          'own download settings. Leave downloadsPath out.',
-      );
-    }
-    for (const name of ['apiKey', 'projectId', 'hostedApiUrl', 'hostedSessionCreateParams', 'serverCache'] as const) {
-      if (given(name)) throw new InvalidOptionError(`${name} is for env "HOSTED" (a remote browser); with env "EXTENSION" leave it out.`);
-    }
-    const tabIds = options.extension?.tabIds;
-    if (tabIds !== undefined && (!Array.isArray(tabIds) || tabIds.length === 0 || !tabIds.every((id) => Number.isInteger(id) && id >= 0))) {
-      throw new InvalidOptionError('`extension.tabIds` must be a non-empty array of tab ids (chrome.tabs.Tab.id), or left out for the active tab.');
-    }
-  } else if (given('extension')) {
+  if (env === 'EXTENSION') checkExtensionOptions(options);
+  else if (options.extension !== undefined) {
     throw new InvalidOptionError(`\`extension\` options are for env "EXTENSION" (inside a Chrome extension), not ${JSON.stringify(env)}.`);
   }
+}
+
+/** checkEnvOptions for env "EXTENSION": all that tendril/extension, which has no other env, needs. */
+export function checkExtensionOptions(options: SdkOptions): void {
+  const given = (name: keyof SdkOptions) => options[name] !== undefined;
+  if (given('localBrowserLaunchOptions')) {
+    throw new InvalidOptionError(
+      'localBrowserLaunchOptions is for env "LOCAL": with env "EXTENSION" nothing is launched or attached by URL, the ' +
+        "extension debugs its own browser's tabs through chrome.debugger. Name them with `extension: { tabIds }` instead.",
+    );
+  }
+  if (given('downloadsPath')) {
+    throw new InvalidOptionError(
+      'downloadsPath needs Node (a folder of files) and a browser of our own; with env "EXTENSION" the user\'s browser keeps its ' +
+        'own download settings. Leave downloadsPath out.',
+    );
+  }
+  for (const name of ['apiKey', 'projectId', 'hostedApiUrl', 'hostedSessionCreateParams', 'serverCache'] as const) {
+    if (given(name)) throw new InvalidOptionError(`${name} is for env "HOSTED" (a remote browser); with env "EXTENSION" leave it out.`);
+  }
+  const tabIds = options.extension?.tabIds;
+  if (tabIds !== undefined && (!Array.isArray(tabIds) || tabIds.length === 0 || !tabIds.every((id) => Number.isInteger(id) && id >= 0))) {
+    throw new InvalidOptionError('`extension.tabIds` must be a non-empty array of tab ids (chrome.tabs.Tab.id), or left out for the active tab.');
+  }
+}
+
+/**
+ * The domainPolicy the Sdk's driver enforces, given its own (checked): with env "HOSTED", the
+ * session's (the one the server is told to enforce) when it has one. The session's is checked
+ * whatever the env.
+ */
+export function sessionPolicy(env: SdkEnv, options: SdkOptions, own: CheckedPolicy | undefined): CheckedPolicy | undefined {
+  let session: CheckedPolicy | undefined;
+  try {
+    session = checkDomainPolicy(options.hostedSessionCreateParams?.domainPolicy);
+  } catch (error) {
+    throw new InvalidOptionError(`hostedSessionCreateParams.${(error as Error).message}`);
+  }
+  return env === 'HOSTED' ? (options.hostedSessionCreateParams?.domainPolicy !== undefined ? session : own) : own;
 }
 
 /** SdkOptions.modelServer, checked, with its key (HOSTED_API_KEY by default); undefined when not given. */

@@ -11,7 +11,7 @@ import {
   typeIntoElement,
 } from '../driver/elementActions.js';
 import { parseKeys } from '../driver/input.js';
-import { resolveSelector } from '../driver/locator.js';
+import { releaseElement, resolveSelector } from '../driver/locator.js';
 import { NetworkTracker } from '../driver/network.js';
 import type { Page } from '../driver/page.js';
 import { watchedAction } from '../driver/policy.js';
@@ -128,7 +128,6 @@ async function performMethod(page: Page, method: ActMethod, action: Action, time
   const args = action.arguments ?? [];
   NetworkTracker.for(page).noteAction();
   const element = await resolveSelector(page, action.selector, timeoutMs);
-  const release = () => void element.world.session.sendQuiet('Runtime.releaseObject', { objectId: element.objectId });
   try {
     switch (method) {
       case 'click':
@@ -156,7 +155,7 @@ async function performMethod(page: Page, method: ActMethod, action: Action, time
         return await scrollElement(element, { by: method === 'nextChunk' ? 'next' : 'prev' }, timeoutMs);
     }
   } finally {
-    release();
+    releaseElement(element);
   }
 }
 

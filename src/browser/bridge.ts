@@ -8,7 +8,8 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
-import type { Connection, ConnectionTap, RawMessage } from '../cdp/connection.js';
+import type { Connection, RawMessage } from '../cdp/connection.js';
+import { tapsOf, type ConnectionTap } from '../cdp/taps.js';
 import type { Logger } from '../logger.js';
 
 export class CdpBridge {
@@ -90,6 +91,7 @@ interface ClientMessage {
  * while a guard's check waits on the browser.
  */
 export function serveClient(connection: Connection, socket: WebSocket, logger: Logger, guard?: BridgeGuard): void {
+  const taps = tapsOf(connection);
   let browserSession: string | undefined;
   const queued: string[] = [];
   /** Set while a command waits on an asynchronous check: later ones wait behind it. */
@@ -111,7 +113,7 @@ export function serveClient(connection: Connection, socket: WebSocket, logger: L
   };
   const refuse = (message: ClientMessage, text: string) => answer(message, { error: { code: -32000, message: text } });
   const forward = (message: ClientMessage, params: unknown, afterReply?: (result: Record<string, unknown>) => Promise<string | undefined>) => {
-    const sent = connection.sendRaw({ method: message.method, params, sessionId: message.sessionId ?? browserSession }, (reply) => {
+    const sent = taps.sendRaw({ method: message.method, params, sessionId: message.sessionId ?? browserSession }, (reply) => {
       if (reply.error) return answer(message, { error: reply.error });
       const result = (reply.result ?? {}) as Record<string, unknown>;
       if (!afterReply) return answer(message, { result });
@@ -140,7 +142,7 @@ export function serveClient(connection: Connection, socket: WebSocket, logger: L
     if (!guard) return void forward(message, message.params);
     const sessionId = message.sessionId ?? browserSession!;
     const params = message.params !== null && typeof message.params === 'object' && !Array.isArray(message.params) ? (message.params as Record<string, unknown>) : {};
-    const ownSession = message.sessionId === undefined || (typeof sessionId === 'string' && connection.tapOf(sessionId) === tap);
+    const ownSession = message.sessionId === undefined || (typeof sessionId === 'string' && taps.tapOf(sessionId) === tap);
     const failed = (error: unknown) => refuse(message, `${message.method} could not be checked by the hosted server: ${(error as Error)?.message ?? error}`);
     let verdict: Verdict | Promise<Verdict>;
     try {
@@ -174,7 +176,7 @@ export function serveClient(connection: Connection, socket: WebSocket, logger: L
   const offDisconnect = connection.on('disconnected', (reason) => socket.close(1011, `the browser is gone: ${reason}`.slice(0, 120)));
   socket.on('close', () => {
     offDisconnect();
-    const sessions = connection.releaseTap(tap);
+    const sessions = taps.releaseTap(tap);
     if (browserSession) void connection.rootSession.sendQuiet('Target.detachFromTarget', { sessionId: browserSession });
     guard?.closed?.();
     logger.debug('bridge', 'A client of connectURL() left', { sessions: sessions.length });
@@ -183,7 +185,7 @@ export function serveClient(connection: Connection, socket: WebSocket, logger: L
     .send('Target.attachToBrowserTarget')
     .then(({ sessionId }) => {
       browserSession = sessionId;
-      connection.claim(sessionId, tap);
+      taps.claim(sessionId, tap);
       logger.debug('bridge', 'A client connected through connectURL()');
       for (const text of queued.splice(0)) receive(text);
     })

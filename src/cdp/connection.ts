@@ -17,14 +17,6 @@ interface Pending {
   timer?: ReturnType<typeof setTimeout>;
 }
 
-/**
- * Another client sharing this connection (the bridge gives Playwright or Puppeteer one): the
- * sessions it opened are its own, and their messages go to it untouched instead of to ours.
- */
-export interface ConnectionTap {
-  deliver(message: RawMessage): void;
-}
-
 export type RawMessage = Message;
 
 interface Message {
@@ -60,8 +52,11 @@ export class Connection extends Emitter<{ disconnected: string }> {
   #pending = new Map<number, Pending>();
   #sessions = new Map<string, CdpSession>();
   #closedReason: string | undefined;
-  #claimed = new Map<string, ConnectionTap>();
-  #tapPending = new Map<number, (reply: Message) => void>();
+  /**
+   * @internal Sees each answer and event first, and keeps those of other clients sharing this
+   * connection (cdp/taps.ts, the connectURL() bridge's): true when it took the message.
+   */
+  intercept?: (message: RawMessage) => boolean;
 
   constructor(
     private readonly transport: Transport,
@@ -133,38 +128,15 @@ export class Connection extends Emitter<{ disconnected: string }> {
     this.transport.close();
   }
 
-  /** Routes a session's events (and those of sessions it attaches to) to `tap` from now on. */
-  claim(sessionId: string, tap: ConnectionTap): void {
-    this.#claimed.set(sessionId, tap);
-  }
-
-  /** The tap a session belongs to, if a tap's. */
-  tapOf(sessionId: string): ConnectionTap | undefined {
-    return this.#claimed.get(sessionId);
-  }
-
-  /** Forgets every session `tap` had claimed. */
-  releaseTap(tap: ConnectionTap): string[] {
-    const released: string[] = [];
-    for (const [sessionId, owner] of this.#claimed) {
-      if (owner !== tap) continue;
-      this.#claimed.delete(sessionId);
-      released.push(sessionId);
-    }
-    return released;
-  }
-
   /**
-   * Sends a tap's command as it is (its own session and parameters); `onReply` gets the raw answer.
-   * False when the connection is closed: the tap's own connection should end the same way.
+   * @internal Sends another client's message (cdp/taps.ts) under this connection's next id, which
+   * `sending` learns first. False when the connection is closed.
    */
-  sendRaw(message: { method: string; params?: unknown; sessionId?: string }, onReply: (reply: Message) => void): boolean {
+  sendWithNextId(message: Omit<Message, 'id'>, sending: (id: number) => void): boolean {
     if (this.#closedReason !== undefined) return false;
     const id = this.#nextId++;
-    this.#tapPending.set(id, onReply);
-    const out: Message = { id, method: message.method, params: message.params ?? {} };
-    if (message.sessionId) out.sessionId = message.sessionId;
-    this.transport.send(JSON.stringify(out));
+    sending(id);
+    this.transport.send(JSON.stringify({ id, ...message }));
     return true;
   }
 
@@ -187,12 +159,7 @@ export class Connection extends Emitter<{ disconnected: string }> {
       return;
     }
     if (message.id !== undefined) {
-      const forTap = this.#tapPending.get(message.id);
-      if (forTap) {
-        this.#tapPending.delete(message.id);
-        forTap(message);
-        return;
-      }
+      if (this.intercept?.(message)) return;
       const pending = this.#pending.get(message.id);
       if (!pending) return; // Timed out earlier; the late answer has nobody to go to.
       this.#pending.delete(message.id);
@@ -220,15 +187,7 @@ export class Connection extends Emitter<{ disconnected: string }> {
     }
     if (!message.method) return;
     const sessionId = message.sessionId ?? '';
-    const tap = this.#claimed.get(sessionId);
-    if (tap) {
-      // A session the tap attached to is the tap's too; ours never hear of it.
-      const params = message.params as { sessionId?: string } | undefined;
-      if (message.method === 'Target.attachedToTarget' && params?.sessionId) this.#claimed.set(params.sessionId, tap);
-      if (message.method === 'Target.detachedFromTarget' && params?.sessionId) this.#claimed.delete(params.sessionId);
-      tap.deliver(message);
-      return;
-    }
+    if (this.intercept?.(message)) return;
     this.options.trace?.(`← ${sessionId ? sessionId.slice(0, 8) + ' ' : ''}${message.method}`);
     // Create the child session before anyone hears of it, so its first events already find it.
     if (message.method === 'Target.attachedToTarget') {
@@ -281,10 +240,6 @@ export class Connection extends Emitter<{ disconnected: string }> {
     }
     for (const session of this.#sessions.values()) session.markDetached(reason);
     this.#sessions.clear();
-    // Taps hear of it through 'disconnected' and end their own connections, which fails their
-    // pending commands the way a closed browser should.
-    this.#tapPending.clear();
-    this.#claimed.clear();
     this.emit('disconnected', reason);
     this.removeAllListeners();
   }

@@ -157,11 +157,11 @@ export class ExtensionTransport implements Transport {
     try {
       targetInfo = await withDeadline(this.#targetInfoOf(tabId), this.#timeoutMs, `Reading tab ${tabId}'s target`);
     } catch (error) {
-      await this.api.detach({ tabId }).catch(() => undefined);
+      await this.#letGo(tabId);
       throw new BrowserConnectError(`Attached to tab ${tabId} but could not read its target: ${errorText(error)}.`, { cause: error });
     }
     if (this.#closed) {
-      await this.api.detach({ tabId }).catch(() => undefined);
+      await this.#letGo(tabId);
       throw new ConnectionClosedError(`Cannot attach to tab ${tabId}: the extension transport was closed meanwhile.`);
     }
     const tab: Tab = { tabId, sessionId: `${TAB_SESSION_PREFIX}${tabId}`, targetInfo };
@@ -176,7 +176,7 @@ export class ExtensionTransport implements Transport {
   async detachTab(tabId: number, reason = 'the extension detached from the tab'): Promise<void> {
     if (!this.#tabs.has(tabId)) return;
     this.#dropTab(tabId, reason);
-    await this.api.detach({ tabId }).catch(() => undefined);
+    await this.#letGo(tabId);
   }
 
   send(text: string): void {
@@ -236,7 +236,7 @@ export class ExtensionTransport implements Transport {
     this.#closed = true;
     this.api.onEvent.removeListener(this.#onEvent);
     this.api.onDetach.removeListener(this.#onDetach);
-    for (const tabId of this.#tabs.keys()) void this.api.detach({ tabId }).catch(() => undefined);
+    for (const tabId of this.#tabs.keys()) void this.#letGo(tabId);
     this.#tabs.clear();
     this.#tabOfSession.clear();
     this.#children.clear();
@@ -382,6 +382,11 @@ export class ExtensionTransport implements Transport {
     this.#emit({ method: 'Target.detachedFromTarget', params: { sessionId: tab.sessionId, targetId: tab.targetInfo.targetId } });
     if (this.#discover) this.#emit({ method: 'Target.targetDestroyed', params: { targetId: tab.targetInfo.targetId } });
     this.options.onTabDetached?.(tabId, reason);
+  }
+
+  /** Detaches chrome.debugger from a tab, whether or not it still can (the tab may be gone). */
+  #letGo(tabId: number): Promise<unknown> {
+    return this.api.detach({ tabId }).catch(() => undefined);
   }
 
   #reply(id: number, sessionId: string | undefined, result?: unknown, error?: Message['error']): void {

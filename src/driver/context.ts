@@ -1,7 +1,7 @@
 import type { Protocol } from 'devtools-protocol';
 import type { BrowserHandle } from '../browser/browser.js';
 import type { CdpSession } from '../cdp/session.js';
-import { ProtocolError, SdkError } from '../errors.js';
+import { SdkError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { Viewport } from '../types.js';
 import type { CheckedPolicy } from '../util/domainPolicy.js';
@@ -54,15 +54,7 @@ export class Context extends Emitter<{ page: Page }> {
     const downloads = this.options.downloads;
     await Promise.all([
       root.send('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: true, flatten: true }),
-      downloads &&
-        downloads.watch(root, downloads.folder, (frameId) => this.#pageOfFrame(frameId), this.logger).catch((error: unknown) => {
-          // A browser reached through an extension (the relay) has no browser session to ask:
-          // its downloads go where the user's browser puts them, unreported, and the rest works.
-          if (!(error instanceof ProtocolError)) throw error;
-          this.logger.info('download', 'This browser does not report downloads to Tendril; pages download as the browser decides', {
-            reason: error.message,
-          });
-        }),
+      downloads?.watch(root, downloads.folder, () => this.#pages, this.logger),
     ]);
     // Chrome announces the targets that already exist before it answers the command above.
     await Promise.all(this.#preparing.values());
@@ -107,10 +99,6 @@ export class Context extends Emitter<{ page: Page }> {
   /** @internal */
   async closeTarget(targetId: string): Promise<void> {
     await this.browser.connection.rootSession.send('Target.closeTarget', { targetId });
-  }
-
-  #pageOfFrame(frameId: string): Page | undefined {
-    return this.#pages.find((page) => page.frameManager.frame(frameId) !== undefined);
   }
 
   /** @internal */

@@ -4,7 +4,7 @@
 
 import type { Protocol } from 'devtools-protocol';
 import type { CdpSession } from '../cdp/session.js';
-import { SdkError } from '../errors.js';
+import { ProtocolError, SdkError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { deferred, type Deferred } from '../util/time.js';
 import type { Page } from './page.js';
@@ -72,18 +72,19 @@ export class Download {
 }
 
 /**
- * Sets where the browser saves downloads and hands each one to its page. `folder` undefined keeps
- * the browser's own choice (a browser on another machine), still reporting downloads.
+ * Sets where the browser saves downloads and hands each one to the page of the frame it came from
+ * (among `pages()`). `folder` undefined keeps the browser's own choice (a browser on another
+ * machine), still reporting downloads.
  */
 export async function watchDownloads(
   root: CdpSession,
   folder: string | undefined,
-  pageOfFrame: (frameId: string) => Page | undefined,
+  pages: () => Page[],
   logger: Logger,
 ): Promise<void> {
   const pending = new Map<string, Download>();
   root.on('Browser.downloadWillBegin', (event) => {
-    const page = pageOfFrame(event.frameId);
+    const page = pages().find((each) => each.frameManager.frame(event.frameId) !== undefined);
     const download = new Download(root, event, page);
     pending.set(event.guid, download);
     logger.info('download', 'A page started a download', { url: event.url, file: event.suggestedFilename, folder });
@@ -93,11 +94,20 @@ export async function watchDownloads(
     const download = pending.get(event.guid);
     if (download?.settle(event, folder)) pending.delete(event.guid);
   });
-  await root.send('Browser.setDownloadBehavior', {
-    behavior: folder === undefined ? 'default' : 'allow',
-    downloadPath: folder,
-    eventsEnabled: true,
-  });
+  await root
+    .send('Browser.setDownloadBehavior', {
+      behavior: folder === undefined ? 'default' : 'allow',
+      downloadPath: folder,
+      eventsEnabled: true,
+    })
+    .catch((error: unknown) => {
+      // A browser reached through an extension (the relay) has no browser session to ask:
+      // its downloads go where the user's browser puts them, unreported, and the rest works.
+      if (!(error instanceof ProtocolError)) throw error;
+      logger.info('download', 'This browser does not report downloads to Tendril; pages download as the browser decides', {
+        reason: error.message,
+      });
+    });
 }
 
 function joinPath(folder: string | undefined, name: string): string {

@@ -21,13 +21,8 @@ export interface Point {
  * animation frame apart agree.
  */
 export async function clickablePoint(element: ResolvedElement, timeoutMs: number): Promise<Point> {
-  const session = element.world.session;
-  await session.send('DOM.scrollIntoViewIfNeeded', { objectId: element.objectId }, { timeoutMs }).catch((error: Error) => {
-    throw new ElementNotActionableError(`it is not rendered (${error.message})`);
-  });
-  const owners = await ownerChain(element.frame, timeoutMs);
+  const owners = await scrollIntoView(element, timeoutMs);
   if (!owners.length) return measure(element, owners, timeoutMs);
-  for (const owner of owners) await owner.session.sendQuiet('DOM.scrollIntoViewIfNeeded', { backendNodeId: owner.backendNodeId });
   let last: Point | undefined;
   for (let attempt = 0; attempt < 10; attempt++) {
     // The browser routes a mouse event by the frames' last composited frames, so let them draw.
@@ -42,6 +37,16 @@ export async function clickablePoint(element: ResolvedElement, timeoutMs: number
 interface Owner {
   session: CdpSession;
   backendNodeId: number;
+}
+
+/** Scrolls the element into view in its frame, then its frame in each out-of-process frame above; resolves with their owners. */
+async function scrollIntoView(element: ResolvedElement, timeoutMs: number): Promise<Owner[]> {
+  await element.world.session.send('DOM.scrollIntoViewIfNeeded', { objectId: element.objectId }, { timeoutMs }).catch((error: Error) => {
+    throw new ElementNotActionableError(`it is not rendered (${error.message})`);
+  });
+  const owners = await ownerChain(element.frame, timeoutMs);
+  for (const owner of owners) await owner.session.sendQuiet('DOM.scrollIntoViewIfNeeded', { backendNodeId: owner.backendNodeId });
+  return owners;
 }
 
 /** The <iframe> elements that hold the element's out-of-process frames, innermost first. */
@@ -84,11 +89,7 @@ async function measureBox(element: ResolvedElement, owners: Owner[], timeoutMs: 
  * viewport: what a screenshot of the element clips to. Measured once the frames drew, as above.
  */
 export async function visibleBox(element: ResolvedElement, timeoutMs: number): Promise<Box> {
-  await element.world.session.send('DOM.scrollIntoViewIfNeeded', { objectId: element.objectId }, { timeoutMs }).catch((error: Error) => {
-    throw new ElementNotActionableError(`it is not rendered (${error.message})`);
-  });
-  const owners = await ownerChain(element.frame, timeoutMs);
-  for (const owner of owners) await owner.session.sendQuiet('DOM.scrollIntoViewIfNeeded', { backendNodeId: owner.backendNodeId });
+  const owners = await scrollIntoView(element, timeoutMs);
   await nextFrames(element, timeoutMs);
   return measureBox(element, owners, timeoutMs);
 }
@@ -163,25 +164,30 @@ export interface KeyDefinition {
   text?: string;
 }
 
+/** A key's definition; `code` is the key's name unless given. */
+function named(key: string, keyCode: number, code = key, text?: string): KeyDefinition {
+  return text === undefined ? { key, code, keyCode } : { key, code, keyCode, text };
+}
+
 const NAMED_KEYS: Record<string, KeyDefinition> = {
-  Enter: { key: 'Enter', code: 'Enter', keyCode: 13, text: '\r' },
-  Tab: { key: 'Tab', code: 'Tab', keyCode: 9 },
-  Escape: { key: 'Escape', code: 'Escape', keyCode: 27 },
-  Backspace: { key: 'Backspace', code: 'Backspace', keyCode: 8 },
-  Delete: { key: 'Delete', code: 'Delete', keyCode: 46 },
-  Space: { key: ' ', code: 'Space', keyCode: 32, text: ' ' },
-  ArrowUp: { key: 'ArrowUp', code: 'ArrowUp', keyCode: 38 },
-  ArrowDown: { key: 'ArrowDown', code: 'ArrowDown', keyCode: 40 },
-  ArrowLeft: { key: 'ArrowLeft', code: 'ArrowLeft', keyCode: 37 },
-  ArrowRight: { key: 'ArrowRight', code: 'ArrowRight', keyCode: 39 },
-  Home: { key: 'Home', code: 'Home', keyCode: 36 },
-  End: { key: 'End', code: 'End', keyCode: 35 },
-  PageUp: { key: 'PageUp', code: 'PageUp', keyCode: 33 },
-  PageDown: { key: 'PageDown', code: 'PageDown', keyCode: 34 },
-  Shift: { key: 'Shift', code: 'ShiftLeft', keyCode: 16 },
-  Control: { key: 'Control', code: 'ControlLeft', keyCode: 17 },
-  Alt: { key: 'Alt', code: 'AltLeft', keyCode: 18 },
-  Meta: { key: 'Meta', code: 'MetaLeft', keyCode: 91 },
+  Enter: named('Enter', 13, 'Enter', '\r'),
+  Tab: named('Tab', 9),
+  Escape: named('Escape', 27),
+  Backspace: named('Backspace', 8),
+  Delete: named('Delete', 46),
+  Space: named(' ', 32, 'Space', ' '),
+  ArrowUp: named('ArrowUp', 38),
+  ArrowDown: named('ArrowDown', 40),
+  ArrowLeft: named('ArrowLeft', 37),
+  ArrowRight: named('ArrowRight', 39),
+  Home: named('Home', 36),
+  End: named('End', 35),
+  PageUp: named('PageUp', 33),
+  PageDown: named('PageDown', 34),
+  Shift: named('Shift', 16, 'ShiftLeft'),
+  Control: named('Control', 17, 'ControlLeft'),
+  Alt: named('Alt', 18, 'AltLeft'),
+  Meta: named('Meta', 91, 'MetaLeft'),
 };
 
 const ALIASES: Record<string, string> = {
@@ -201,9 +207,9 @@ const ALIASES: Record<string, string> = {
 const MODIFIER_BITS: Record<string, number> = { Alt: 1, Control: 2, Meta: 4, Shift: 8 };
 
 function keyDefinition(name: string): KeyDefinition {
-  const named = NAMED_KEYS[name] ?? NAMED_KEYS[ALIASES[name.toLowerCase()] ?? ''] ??
+  const known = NAMED_KEYS[name] ?? NAMED_KEYS[ALIASES[name.toLowerCase()] ?? ''] ??
     Object.values(NAMED_KEYS).find((key) => key.key.toLowerCase() === name.toLowerCase());
-  if (named) return named;
+  if (known) return known;
   if ([...name].length === 1) {
     const upper = name.toUpperCase();
     const code = /[a-z]/i.test(name) ? `Key${upper}` : /\d/.test(name) ? `Digit${name}` : '';

@@ -21,6 +21,11 @@ export interface ResolvedElement {
 
 const MAX_FRAME_HOPS = 32;
 
+/** Lets go of an element's handle, without waiting (its target may be gone already). */
+export function releaseElement(element: ResolvedElement): void {
+  void element.world.session.sendQuiet('Runtime.releaseObject', { objectId: element.objectId });
+}
+
 export function isXPath(selector: string): boolean {
   return /^(xpath=|\/|\(|\.\.?\/)/.test(selector.trim());
 }
@@ -136,7 +141,7 @@ export class Locator {
         what: `on "${this.selector}"`,
       });
     } finally {
-      void session.sendQuiet('Runtime.releaseObject', { objectId: element.objectId });
+      releaseElement(element);
     }
   }
 
@@ -151,7 +156,7 @@ export class Locator {
   /** The frame the element lives in (useful after crossing iframes). */
   async frame(): Promise<Frame> {
     const element = await this.resolve();
-    void element.world.session.sendQuiet('Runtime.releaseObject', { objectId: element.objectId });
+    releaseElement(element);
     return element.frame;
   }
 }

@@ -15,7 +15,7 @@ import type { Logger } from '../logger.js';
 import type { GotoOptions, Viewport, WaitUntil } from '../types.js';
 import { Emitter } from '../util/emitter.js';
 import { withDeadline } from '../util/time.js';
-import { spanUrl, traced } from '../util/tracing.js';
+import { tracedGoto } from '../util/tracing.js';
 import type { Context } from './context.js';
 import type { Dialog } from './dialog.js';
 import type { Download } from './download.js';
@@ -117,12 +117,7 @@ export class Page extends Emitter<PageEvents> {
    * and logs what was still loading then: one tracker that never answers does not fail the navigation.
    */
   goto(url: string, options: GotoOptions = {}): Promise<NavigationResponse | null> {
-    const attributes = { 'url.full': typeof url === 'string' ? spanUrl(url) : undefined, 'tendril.wait_until': options?.waitUntil ?? 'default' };
-    return traced('tendril.goto', attributes, async (span) => {
-      const response = await this.#goto(url, options);
-      span.set({ 'http.response.status_code': response?.status(), 'tendril.frames': this.frames().length });
-      return response;
-    });
+    return tracedGoto(this, url, options?.waitUntil, () => this.#goto(url, options));
   }
 
   async #goto(url: string, options: GotoOptions): Promise<NavigationResponse | null> {

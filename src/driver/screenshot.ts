@@ -5,6 +5,7 @@
 import { ElementNotActionableError } from '../errors.js';
 import { withDeadline } from '../util/time.js';
 import { visibleBox } from './input.js';
+import { releaseElement } from './locator.js';
 import type { Page } from './page.js';
 
 export async function captureScreenshot(page: Page, selector: string | undefined, timeoutMs: number): Promise<Uint8Array> {
@@ -32,7 +33,7 @@ async function elementClip(page: Page, selector: string, timeoutMs: number): Pro
     }
     return { x: left + view.pageX, y: top + view.pageY, width: right - left, height: bottom - top, scale: 1 };
   } finally {
-    void element.world.session.sendQuiet('Runtime.releaseObject', { objectId: element.objectId });
+    releaseElement(element);
   }
 }
 

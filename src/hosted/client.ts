@@ -11,7 +11,7 @@ import type { ZodLike } from '../extract/schema.js';
 import type { ModelSpec } from '../llm/config.js';
 import { apiKeyFor } from '../llm/providers.js';
 import type { Logger } from '../logger.js';
-import type { ActionInput, ActResult, ModelConfiguration, ObserveResult } from '../types.js';
+import type { ActionInput, ActResult, ModelConfiguration, ObserveResult, SdkOptions } from '../types.js';
 
 export interface HostedCall {
   browser: HostedBrowser;
@@ -23,6 +23,43 @@ export interface HostedCall {
   serverCache: boolean;
   timeoutMs: number;
   logger: Logger;
+}
+
+/** What the Sdk knows of one call: its own options, its model (resolved), deadline and page. */
+export interface ServiceCall {
+  options: { model?: ModelConfiguration; serverCache?: boolean };
+  model: ModelSpec | undefined;
+  timeoutMs: number;
+  page: { targetId: string };
+}
+
+/** extract, act and observe as the service runs them; the Sdk sends its calls here with env "HOSTED". */
+export interface HostedService {
+  extract(call: ServiceCall, instruction: string, schema: ZodLike | undefined, selector: string | undefined): Promise<unknown>;
+  act(call: ServiceCall, what: { instruction: string } | { action: ActionInput }, variables: Record<string, string> | undefined): Promise<ActResult>;
+  observe(call: ServiceCall, instruction: string | undefined, selector: string | undefined): Promise<ObserveResult[]>;
+}
+
+/**
+ * The service of a hosted session, given by the Sdk's opener (sdk.ts) beside the browser, so that
+ * a build without env "HOSTED" (tendril/extension) carries none of it. A call's own model and
+ * serverCache win over the Sdk's.
+ */
+export function hostedService(browser: HostedBrowser, sdkOptions: SdkOptions, logger: Logger): HostedService {
+  const toCall = ({ options, model, timeoutMs, page }: ServiceCall): HostedCall => ({
+    browser,
+    pageId: page.targetId,
+    configured: options.model ?? sdkOptions.model,
+    model,
+    serverCache: options.serverCache ?? sdkOptions.serverCache ?? true,
+    timeoutMs,
+    logger,
+  });
+  return {
+    extract: (call, instruction, schema, selector) => hostedExtract(toCall(call), instruction, schema, selector),
+    act: (call, what, variables) => hostedAct(toCall(call), what, variables),
+    observe: (call, instruction, selector) => hostedObserve(toCall(call), instruction, selector),
+  };
 }
 
 async function send(call: HostedCall, name: OperationName, body: Record<string, unknown>): Promise<{ data: unknown; cacheStatus?: 'HIT' | 'MISS' }> {

@@ -4,7 +4,7 @@
 import type { LanguageModel } from 'ai';
 import { LLMResponseError, TimeoutError } from '../errors.js';
 import type { ModelCallUsage } from './metrics.js';
-import { traced } from '../util/tracing.js';
+import { tracedModelRequest } from '../util/tracing.js';
 import { importAiSdk } from './aiSdk.js';
 
 /**
@@ -48,13 +48,7 @@ const loadAiSdk = (): Promise<typeof import('ai')> => {
 
 /** One structured request to the model, as a trace span with the model and the tokens it used. */
 export function generateJson(request: ModelRequest): Promise<ModelReply> {
-  // The label is "provider/model", or "provider/model at <baseURL>": the address stays out.
-  const [system, ...name] = request.label.split(' ')[0]!.split('/');
-  return traced('tendril.model.request', { 'gen_ai.system': system, 'gen_ai.request.model': name.join('/') || system }, async (span) => {
-    const reply = await generate(request);
-    span.set({ 'gen_ai.usage.input_tokens': reply.usage.promptTokens, 'gen_ai.usage.output_tokens': reply.usage.completionTokens });
-    return reply;
-  }, 'client');
+  return tracedModelRequest(request.label, () => generate(request));
 }
 
 async function generate(request: ModelRequest): Promise<ModelReply> {

@@ -22,36 +22,50 @@ interface LocalProvider {
   defaultBaseURL?: string;
 }
 
-const PROVIDERS: Record<string, HostedProvider | LocalProvider> = {
-  openai: { kind: 'hosted', pkg: '@ai-sdk/openai', factory: 'createOpenAI', env: ['OPENAI_API_KEY'] },
-  anthropic: { kind: 'hosted', pkg: '@ai-sdk/anthropic', factory: 'createAnthropic', env: ['ANTHROPIC_API_KEY'] },
-  google: {
-    kind: 'hosted',
-    pkg: '@ai-sdk/google',
-    factory: 'createGoogleGenerativeAI',
-    env: ['GOOGLE_GENERATIVE_AI_API_KEY', 'GEMINI_API_KEY'],
-  },
-  groq: { kind: 'hosted', pkg: '@ai-sdk/groq', factory: 'createGroq', env: ['GROQ_API_KEY'] },
-  mistral: { kind: 'hosted', pkg: '@ai-sdk/mistral', factory: 'createMistral', env: ['MISTRAL_API_KEY'] },
-  xai: { kind: 'hosted', pkg: '@ai-sdk/xai', factory: 'createXai', env: ['XAI_API_KEY'] },
-  deepseek: { kind: 'hosted', pkg: '@ai-sdk/deepseek', factory: 'createDeepSeek', env: ['DEEPSEEK_API_KEY'] },
-  ollama: { kind: 'local', defaultBaseURL: 'http://127.0.0.1:11434/v1' },
-  vllm: { kind: 'local', defaultBaseURL: 'http://127.0.0.1:8000/v1' },
-  llamacpp: { kind: 'local', defaultBaseURL: 'http://127.0.0.1:8080/v1' },
-  lmstudio: { kind: 'local', defaultBaseURL: 'http://127.0.0.1:1234/v1' },
-  'openai-compatible': { kind: 'local' },
+/**
+ * Providers with a package of their own, `@ai-sdk/<provider>`: its factory, then the environment
+ * variables holding the key, tried in order. Tuples rather than objects: this table is in the
+ * extension bundle, which has a size budget (scripts/extension-bundle.mjs).
+ */
+const HOSTED: Record<string, [factory: string, ...env: string[]]> = {
+  openai: ['createOpenAI', 'OPENAI_API_KEY'],
+  anthropic: ['createAnthropic', 'ANTHROPIC_API_KEY'],
+  google: ['createGoogleGenerativeAI', 'GOOGLE_GENERATIVE_AI_API_KEY', 'GEMINI_API_KEY'],
+  groq: ['createGroq', 'GROQ_API_KEY'],
+  mistral: ['createMistral', 'MISTRAL_API_KEY'],
+  xai: ['createXai', 'XAI_API_KEY'],
+  deepseek: ['createDeepSeek', 'DEEPSEEK_API_KEY'],
 };
 
-export const SUPPORTED_PROVIDERS = Object.keys(PROVIDERS);
+/** Local providers and the port of their usual address on this machine (none for a generic OpenAI-compatible server). */
+const LOCAL: Record<string, number | undefined> = {
+  ollama: 11434,
+  vllm: 8000,
+  llamacpp: 8080,
+  lmstudio: 1234,
+  'openai-compatible': undefined,
+};
+
+function providerInfo(provider: string): HostedProvider | LocalProvider | undefined {
+  if (Object.hasOwn(HOSTED, provider)) {
+    const [factory, ...env] = HOSTED[provider]!;
+    return { kind: 'hosted', pkg: `@ai-sdk/${provider}`, factory, env };
+  }
+  if (!Object.hasOwn(LOCAL, provider)) return undefined;
+  const port = LOCAL[provider];
+  return { kind: 'local', defaultBaseURL: port === undefined ? undefined : `http://127.0.0.1:${port}/v1` };
+}
+
+export const SUPPORTED_PROVIDERS = [...Object.keys(HOSTED), ...Object.keys(LOCAL)];
 
 /** Providers whose model we can build without a key (their servers usually ask for none). */
 export function isLocalProvider(provider: string): boolean {
-  return PROVIDERS[provider]?.kind === 'local';
+  return Object.hasOwn(LOCAL, provider);
 }
 
 /** The endpoint requests for `spec` go to: its baseURL, a local server's usual one, or undefined (the provider's own). */
 export function endpointOf(spec: ModelSpec): string | undefined {
-  const info = PROVIDERS[spec.provider];
+  const info = providerInfo(spec.provider);
   return spec.baseURL ?? (info?.kind === 'local' ? info.defaultBaseURL : undefined);
 }
 
@@ -62,14 +76,14 @@ const cache = new Map<string, Promise<ModelObject>>();
 
 /** The key a call would use: the configured one, else the provider's environment variable. */
 export function apiKeyFor(spec: ModelSpec): string | undefined {
-  const info = PROVIDERS[spec.provider];
+  const info = providerInfo(spec.provider);
   if (spec.apiKey !== undefined || !info || info.kind !== 'hosted') return spec.apiKey;
   return info.env.map(envVar).find(Boolean);
 }
 
 /** The model for a spec; built once per provider, model, endpoint and key. */
 export function languageModel(spec: ModelSpec): Promise<ModelObject> {
-  const info = PROVIDERS[spec.provider];
+  const info = providerInfo(spec.provider);
   if (!info) {
     return Promise.reject(
       new UnsupportedModelError(

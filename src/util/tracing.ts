@@ -91,12 +91,57 @@ function clean(attributes: Attributes): Record<string, string | number | boolean
   return out;
 }
 
-/** What an operation span says of its page and result (structural, so this file needs no driver). */
-export function operationAttributes(
-  page: { url(): string; frames(): unknown[] } | undefined,
-  result: unknown,
-  tokens: { prompt: number; completion: number },
-): Attributes {
+/**
+ * A public operation (extract, act, observe) as a span: its env, then its page, frames, bytes,
+ * tokens (from `metrics`, before and after) and cache status. `pageOf` names the page it used.
+ */
+export function tracedOperation<T>(
+  operation: string,
+  env: string,
+  metrics: { snapshot(): { total: { promptTokens: number; completionTokens: number } } },
+  pageOf: () => SpanPage | undefined,
+  work: () => Promise<T>,
+): Promise<T> {
+  const before = metrics.snapshot().total;
+  return traced(`tendril.${operation}`, { 'tendril.env': env }, async (span) => {
+    const result = await work();
+    // Measuring a large result (its bytes) costs time: only for a span something records.
+    if (!span.recording) return result;
+    const after = metrics.snapshot().total;
+    span.set(operationAttributes(pageOf(), result, { prompt: after.promptTokens - before.promptTokens, completion: after.completionTokens - before.completionTokens }));
+    return result;
+  });
+}
+
+/** page.goto() as a span: the URL and how it waits, then the response's status and the page's frames. */
+export function tracedGoto<T extends { status(): number } | null>(page: SpanPage, url: unknown, waitUntil: string | undefined, work: () => Promise<T>): Promise<T> {
+  const attributes = { 'url.full': typeof url === 'string' ? spanUrl(url) : undefined, 'tendril.wait_until': waitUntil ?? 'default' };
+  return traced('tendril.goto', attributes, async (span) => {
+    const response = await work();
+    span.set({ 'http.response.status_code': response?.status(), 'tendril.frames': page.frames().length });
+    return response;
+  });
+}
+
+/** One model request as a client span: the provider and model of `label` ("provider/model[ at <baseURL>]"), then the tokens. */
+export function tracedModelRequest<T extends { usage: { promptTokens: number; completionTokens: number } }>(label: string, work: () => Promise<T>): Promise<T> {
+  // The address stays out.
+  const [system, ...name] = label.split(' ')[0]!.split('/');
+  return traced('tendril.model.request', { 'gen_ai.system': system, 'gen_ai.request.model': name.join('/') || system }, async (span) => {
+    const reply = await work();
+    span.set({ 'gen_ai.usage.input_tokens': reply.usage.promptTokens, 'gen_ai.usage.output_tokens': reply.usage.completionTokens });
+    return reply;
+  }, 'client');
+}
+
+/** The page as spans describe it (structural, so this file needs no driver). */
+interface SpanPage {
+  url(): string;
+  frames(): unknown[];
+}
+
+/** What an operation span says of its page and result. */
+function operationAttributes(page: SpanPage | undefined, result: unknown, tokens: { prompt: number; completion: number }): Attributes {
   const attributes: Attributes = {
     'tendril.tokens.prompt': tokens.prompt,
     'tendril.tokens.completion': tokens.completion,

@@ -7,6 +7,7 @@
 
 import type { BridgeGuard, GuardedCommand, Verdict } from '../../browser/bridge.js';
 import type { Connection } from '../../cdp/connection.js';
+import { tapsOf } from '../../cdp/taps.js';
 import { HOSTED_REFUSAL, ProtocolError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
 import type { SessionRecord } from './sessions.js';
@@ -272,7 +273,7 @@ class HostedGuard implements BridgeGuard {
   #ask(sessionId: string, method: string, params: Record<string, unknown> = {}): Promise<Record<string, unknown>> {
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`${method} did not answer within ${CHECK_TIMEOUT_MS} ms`)), CHECK_TIMEOUT_MS);
-      const sent = this.connection.sendRaw({ method, params, sessionId }, (reply) => {
+      const sent = tapsOf(this.connection).sendRaw({ method, params, sessionId }, (reply) => {
         clearTimeout(timer);
         if (reply.error) reject(new Error(`${method} failed: ${reply.error.message}`));
         else resolve((reply.result ?? {}) as Record<string, unknown>);

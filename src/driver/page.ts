@@ -181,7 +181,7 @@ export class Page extends Emitter<PageEvents> {
   }
 
   /**
-   * While a navigation waits for `load` after a document is interactive, gets that frame's
+   * While a navigation waits for `load`, gets that frame's
    * isolated world and selector engine ready (the main frame's and those of the frames in it, up to
    * PREPARED_FRAMES), so the read or action that usually follows a goto does not pay for them after
    * `load`, when the renderer is busiest. Best effort: a document replaced meanwhile just makes the
@@ -194,7 +194,9 @@ export class Page extends Emitter<PageEvents> {
       // Frames of the document being replaced are not worth it: they go with it.
       if (prepared.size >= PREPARED_FRAMES || f.isDetached() || frame.committedLoaderId !== loaderId) return;
       if (f !== frame && !f.hasDocument) return;
-      if (f.loaderId !== f.committedLoaderId || !f.lifecycle.has('DOMContentLoaded')) return;
+      // From the commit on, not from DOMContentLoaded: a frame that commits late (an out-of-process
+      // iframe, typically) is otherwise interactive only just before the page's `load`.
+      if (!f.committedLoaderId || f.loaderId !== f.committedLoaderId) return;
       const key = `${f.id} ${f.committedLoaderId}`;
       if (prepared.has(key)) return;
       prepared.add(key);

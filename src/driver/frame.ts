@@ -8,6 +8,9 @@ import { ENGINE_SOURCE } from './injected/generated.js';
 
 /** Name of our isolated world: page scripts cannot see or tamper with what we run there. */
 export const WORLD_NAME = '__tendril_world__';
+/** The object group of the frames' owner-element handles (see Frame.ownerHandle). */
+const OWNER_GROUP = 'tendril-owners';
+const OWNER_RELEASE_GRACE_MS = 10_000;
 
 export interface World {
   session: CdpSession;
@@ -52,6 +55,7 @@ export class Frame {
   #creatingWorld: Promise<World> | undefined;
   #engine: EngineHandle | undefined;
   #installing: { world: World; done: Promise<EngineHandle> } | undefined;
+  #owner: { world: World; objectId: Promise<string | undefined> } | undefined;
 
   constructor(
     readonly page: Page,
@@ -97,6 +101,50 @@ export class Frame {
     if (!this.parent) return null;
     const { backendNodeId } = await this.parent.session.send('DOM.getFrameOwner', { frameId: this.id }, { timeoutMs });
     return backendNodeId;
+  }
+
+  /**
+   * @internal A handle, in the parent frame's isolated world, on the element that holds this frame,
+   * resolved once per parent document (the element of a frame never changes: a moved iframe is a
+   * new frame) and let go when this frame detaches. Undefined for the main frame.
+   */
+  async ownerHandle(timeoutMs: number): Promise<string | undefined> {
+    const parent = this.parent;
+    if (!parent) return undefined;
+    const { world } = await parent.engine(timeoutMs);
+    if (!sameWorld(this.#owner?.world, world)) {
+      const objectId = (async () => {
+        const backendNodeId = await this.ownerElementId(timeoutMs);
+        if (backendNodeId === null) return undefined;
+        const { object } = await world.session.send(
+          'DOM.resolveNode',
+          { backendNodeId, executionContextId: world.contextId, objectGroup: OWNER_GROUP },
+          { timeoutMs },
+        );
+        return object.objectId;
+      })();
+      const owner = { world, objectId };
+      this.#owner = owner;
+      objectId.catch(() => this.#owner === owner && (this.#owner = undefined));
+    }
+    return this.#owner!.objectId;
+  }
+
+  /**
+   * @internal The frame is gone: its element's handle is let go, after a grace, since a read of
+   * the parent that began before the frame went may be about to pass it to the page.
+   */
+  releaseOwner(): void {
+    const owner = this.#owner;
+    this.#owner = undefined;
+    if (!owner) return;
+    const timer = setTimeout(() => {
+      void owner.objectId.then(
+        (objectId) => objectId && void owner.world.session.sendQuiet('Runtime.releaseObject', { objectId }),
+        () => undefined,
+      );
+    }, OWNER_RELEASE_GRACE_MS);
+    (timer as { unref?: () => void }).unref?.();
   }
 
   /** Runs `fn(arg)` (or evaluates an expression) in the frame's main world and returns the result. */

@@ -297,6 +297,7 @@ export class FrameManager {
   #removeFrame(frame: Frame): void {
     for (const child of [...frame.children]) this.#removeFrame(child);
     frame.detached = true;
+    frame.releaseOwner();
     frame.parent?.children.delete(frame);
     this.frames.delete(frame.id);
     frame.changed.emit('change', undefined);

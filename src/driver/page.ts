@@ -201,6 +201,8 @@ export class Page extends Emitter<PageEvents> {
       if (prepared.has(key)) return;
       prepared.add(key);
       f.engine(PREPARE_TIMEOUT_MS).catch(() => undefined);
+      // And the handle a read of its parent passes for its element.
+      f.ownerHandle(PREPARE_TIMEOUT_MS).catch(() => undefined);
     };
     const watch = (f: Frame) => {
       offs.push(f.changed.on('change', () => check(f)));

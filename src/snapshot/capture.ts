@@ -3,7 +3,7 @@
 // child frame that goes away is skipped, the frame the caller asked about is not).
 
 import type { Protocol } from 'devtools-protocol';
-import { ElementNotFoundError, PageClosedError, SdkDomProcessError, SdkError, SdkEvalError, TargetClosedError, TimeoutError } from '../errors.js';
+import { ElementNotFoundError, PageClosedError, ProtocolError, SdkDomProcessError, SdkError, SdkEvalError, TargetClosedError, TimeoutError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { isContextGone, objectGroup } from '../driver/evaluate.js';
 import type { EngineHandle, Frame } from '../driver/frame.js';
@@ -218,6 +218,9 @@ class Capture {
       try {
         return await this.#walk(frame, engine, scope, rootLine, top, deadline);
       } catch (error) {
+        // A handle on an iframe's element was let go before the walk used it (a read that took
+        // longer than Frame.releaseOwner's grace): walk again, without the frames gone since.
+        if (isStaleHandle(error) && attempt < 3) continue;
         // A new document replaced the one we were walking: walk the new one, once here (run()
         // goes on trying for the frame asked about). A scope element belonged to the old
         // document: run() looks it up again.
@@ -243,7 +246,7 @@ class Capture {
       const children = frame.childFrames().filter((child) => !child.isDetached());
       const owners = await Promise.all(
         children.map((child) =>
-          ownerHandle(child, engine, group, remaining()).catch((error: unknown) => {
+          child.ownerHandle(remaining()).catch((error: unknown) => {
             if (error instanceof TimeoutError) throw error;
             return undefined; // detached meanwhile: the walk will not find its iframe, which is right
           }),
@@ -409,6 +412,11 @@ async function ownerHandle(child: Frame, parentEngine: EngineHandle, group: stri
   const { session, contextId } = parentEngine.world;
   const { object } = await session.send('DOM.resolveNode', { backendNodeId, executionContextId: contextId, objectGroup: group }, { timeoutMs });
   return object.objectId;
+}
+
+/** A handle passed to the page was let go before the command ran. */
+function isStaleHandle(error: unknown): boolean {
+  return error instanceof ProtocolError && /Could not find object with given id/.test(error.message);
 }
 
 /** Errors of the frame the caller asked about, in the contract's terms. */

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+// What a read sends the browser: closed-root scans only where the watch says a root may hide, iframe elements looked up once.
 import type { LogLine } from '../src/index.js';
 import { useBrowser } from './helpers.js';
 import { excerpt } from './snapshot-text.js';
@@ -50,3 +51,19 @@ describe('the closed-root watch', () => {
     expect(await fixture.page.evaluate(() => document.getElementById('slotted')!.shadowRoot)).toBeNull();
   });
 });
+
+describe('what a read after goto has left to do', () => {
+  it("looks up each iframe's element once per document, not on every read", async () => {
+    sent.length = 0;
+    await fixture.page.goto(fixture.servers.a.url('/frames.html'));
+    const children = fixture.page.frames().filter((frame) => frame.parentFrame());
+    expect(children.length).toBeGreaterThanOrEqual(4);
+    for (let read = 0; read < 3; read++) {
+      const { pageText } = await fixture.sdk.extract({ page: fixture.page });
+      expect(pageText).toContain('from srcdoc');
+    }
+    const lookups = sent.filter((line) => line.startsWith('→') && line.endsWith('DOM.getFrameOwner'));
+    expect(lookups).toHaveLength(children.length);
+  });
+});
+

@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'vitest';
 // What a read sends the browser: closed-root scans only where the watch says a root may hide, iframe elements looked up once.
+import { describe, expect, it } from 'vitest';
 import type { LogLine } from '../src/index.js';
 import { useBrowser } from './helpers.js';
 import { excerpt } from './snapshot-text.js';

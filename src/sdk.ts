@@ -3,6 +3,7 @@ import type { BrowserHandle } from './browser/browser.js';
 import { openExtensionBrowser } from './browser/extension.js';
 import { matchForeignPage } from './driver/foreignPage.js';
 import { watchDownloads } from './driver/download.js';
+import { WATCH_SOURCE } from './driver/shadowWatch/generated.js';
 import { connectHosted } from './browser/hosted.js';
 import { hostedService } from './hosted/client.js';
 import type { Logger } from './logger.js';
@@ -37,7 +38,7 @@ async function open(env: SdkEnv, options: SdkOptions, logger: Logger, cdpTimeout
   const connectTimeoutMs = launch.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
   if (env === 'HOSTED') {
     const browser = await connectHosted(options, logger, connectTimeoutMs, cdpTimeoutMs);
-    return { browser, startBridge: () => startBridgeOn(browser, logger), service: hostedService(browser, options, logger) };
+    return { browser, startBridge: () => startBridgeOn(browser, logger), service: hostedService(browser, options, logger), closedRootWatch: WATCH_SOURCE };
   }
   const browser = launch.cdpUrl
     ? await attachToBrowser(launch.cdpUrl, launch.cdpHeaders, connectTimeoutMs, logger, cdpTimeoutMs)
@@ -45,7 +46,7 @@ async function open(env: SdkEnv, options: SdkOptions, logger: Logger, cdpTimeout
       await (await import('./browser/launch.js')).launchChrome(launch, logger, cdpTimeoutMs);
   try {
     const startBridge = () => startBridgeOn(browser, logger);
-    return { browser, viewport: launch.viewport, startBridge, ...(await downloads(browser, options.downloadsPath, launch.cdpUrl)) };
+    return { browser, viewport: launch.viewport, startBridge, closedRootWatch: WATCH_SOURCE, ...(await downloads(browser, options.downloadsPath, launch.cdpUrl)) };
   } catch (error) {
     await browser.close();
     throw error;

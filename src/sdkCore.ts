@@ -72,6 +72,8 @@ export interface OpenedBrowser {
   startBridge?: () => Promise<SdkBridge | undefined>;
   /** The size of every page's viewport, when this Sdk sets it. */
   viewport?: { width: number; height: number };
+  /** See ContextOptions.closedRootWatch. */
+  closedRootWatch?: string;
   /** env "HOSTED": the service that runs extract, act and observe instead of this Sdk (hosted/client.ts). */
   service?: HostedService;
 }
@@ -167,6 +169,7 @@ export class SdkCore {
       timeoutMs: cdpTimeoutMs,
       downloads: opened.downloads,
       policy: this.#policy,
+      closedRootWatch: opened.closedRootWatch,
     });
     // The bridge server needs nothing from the context: start both at once.
     await Promise.all([

@@ -23,6 +23,12 @@ export interface ContextOptions {
   downloads?: { folder: string | undefined; watch: typeof watchDownloads };
   /** The hosts pages may reach (checked); absent: every host, and no cost at all. */
   policy?: CheckedPolicy;
+  /**
+   * The closed-root watch's page script (driver/shadowWatch), added to every document the pages
+   * make: given by the Node opener. Absent (the extension's build): closed roots are found by
+   * scanning, as in documents older than the session.
+   */
+  closedRootWatch?: string;
 }
 
 /**
@@ -34,6 +40,11 @@ export class Context extends Emitter<{ page: Page }> {
   #pages: Page[] = [];
   #preparing = new Map<string, Promise<Page | undefined>>();
   #awaited = new Map<string, Deferred<Page | undefined>>();
+  /** @internal See ContextOptions.closedRootWatch. */
+  get closedRootWatch(): string | undefined {
+    return this.options.closedRootWatch;
+  }
+
   /** @internal Enforces the domainPolicy on every session of this context; undefined without one. */
   readonly guard: DomainGuard | undefined;
 

@@ -8,7 +8,6 @@ import { handleDialog } from './dialog.js';
 import { Frame, WORLD_NAME, type World } from './frame.js';
 import type { Page } from './page.js';
 import { releaseTarget } from './policy.js';
-import { WATCH_SOURCE } from './shadowWatch/generated.js';
 
 
 const LIFECYCLE_EVENT: Record<WaitUntil, string> = {
@@ -104,10 +103,13 @@ export class FrameManager {
     }
     // The closed-root watch, for every document the target makes from now on. Best effort: without
     // it a capture scans for closed roots as it would in a document that was there before us.
-    setup.push(
-      session.sendQuiet('Runtime.addBinding', { name: this.#watchBinding }),
-      session.sendQuiet('Page.addScriptToEvaluateOnNewDocument', { source: `${WATCH_SOURCE}(${JSON.stringify(this.#watchBinding)})` }),
-    );
+    const watch = this.page.closedRootWatch;
+    if (watch) {
+      setup.push(
+        session.sendQuiet('Runtime.addBinding', { name: this.#watchBinding }),
+        session.sendQuiet('Page.addScriptToEvaluateOnNewDocument', { source: `${watch}(${JSON.stringify(this.#watchBinding)})` }),
+      );
+    }
     setup.push(session.send('Runtime.runIfWaitingForDebugger'));
     try {
       await Promise.all(setup);

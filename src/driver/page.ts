@@ -79,6 +79,11 @@ export class Page extends Emitter<PageEvents> {
     await this.frameManager.adoptSession(this.session);
   }
 
+  /** @internal See ContextOptions.closedRootWatch. */
+  get closedRootWatch(): string | undefined {
+    return this.context.closedRootWatch;
+  }
+
   /** @internal The context's domainPolicy guard; undefined when there is no policy. */
   get guard(): DomainGuard | undefined {
     return this.context.guard;

@@ -22,6 +22,7 @@ import type { SessionRecord } from './sessions.js';
 import { apiError } from './sessions.js';
 import { EventStream, type CacheStatus } from './stream.js';
 import { nonWebReason, shownUrl, urlRefusalMessage } from './webUrl.js';
+import { WATCH_SOURCE } from '../../driver/shadowWatch/generated.js';
 
 const BROWSER_TIMEOUT_MS = 30_000;
 const contexts = new WeakMap<SessionRecord, Promise<Context>>();
@@ -32,7 +33,7 @@ function contextOf(record: SessionRecord, logger: Logger): Promise<Context> {
   if (!context) {
     // The session's domainPolicy on the server's own driver too: an act() the server runs fails with
     // DomainPolicyError and leaves the page where it was, rather than land on the proxy's refusal.
-    const created = new Context(record.browser!, logger, { timeoutMs: BROWSER_TIMEOUT_MS, policy: record.domainPolicy });
+    const created = new Context(record.browser!, logger, { timeoutMs: BROWSER_TIMEOUT_MS, policy: record.domainPolicy, closedRootWatch: WATCH_SOURCE });
     context = created.start().then(() => created);
     context.catch(() => contexts.delete(record));
     contexts.set(record, context);

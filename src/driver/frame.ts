@@ -106,7 +106,7 @@ export class Frame {
   /**
    * @internal A handle, in the parent frame's isolated world, on the element that holds this frame,
    * resolved once per parent document (the element of a frame never changes: a moved iframe is a
-   * new frame) and let go when this frame detaches. Undefined for the main frame.
+   * new frame) and let go some time after this frame detaches. Undefined for the main frame.
    */
   async ownerHandle(timeoutMs: number): Promise<string | undefined> {
     const parent = this.parent;

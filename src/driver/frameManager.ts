@@ -9,7 +9,6 @@ import { Frame, WORLD_NAME, type World } from './frame.js';
 import type { Page } from './page.js';
 import { releaseTarget } from './policy.js';
 
-
 const LIFECYCLE_EVENT: Record<WaitUntil, string> = {
   commit: 'commit',
   domcontentloaded: 'DOMContentLoaded',

@@ -8,6 +8,8 @@ import { ENGINE_SOURCE } from './injected/generated.js';
 
 /** Name of our isolated world: page scripts cannot see or tamper with what we run there. */
 export const WORLD_NAME = '__tendril_world__';
+/** Where Chrome's error page (a failed or refused navigation) lives. */
+export const ERROR_PAGE_URL = 'chrome-error:';
 /** The object group of the frames' owner-element handles (see Frame.ownerHandle). */
 const OWNER_GROUP = 'tendril-owners';
 const OWNER_RELEASE_GRACE_MS = 10_000;
@@ -82,6 +84,11 @@ export class Frame {
 
   childFrames(): Frame[] {
     return [...this.children];
+  }
+
+  /** @internal The frame shows Chrome's error page: its document failed to load or was refused. */
+  showsErrorPage(): boolean {
+    return this.#url.startsWith(ERROR_PAGE_URL);
   }
 
   /** True when this frame runs in a different renderer process than its parent (an OOPIF). */

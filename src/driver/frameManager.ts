@@ -5,7 +5,7 @@ import type { Logger } from '../logger.js';
 import type { WaitUntil } from '../types.js';
 import { withDeadline } from '../util/time.js';
 import { handleDialog } from './dialog.js';
-import { Frame, WORLD_NAME, type World } from './frame.js';
+import { ERROR_PAGE_URL, Frame, WORLD_NAME, type World } from './frame.js';
 import type { Page } from './page.js';
 import { releaseTarget } from './policy.js';
 
@@ -443,5 +443,5 @@ function isInside(frame: Frame, ancestor: Frame): boolean {
 
 /** A committed document that is not Chrome's error page (a failed or refused navigation). */
 function isRealDocument(frame: Protocol.Page.Frame): boolean {
-  return !frame.unreachableUrl && !frame.url.startsWith('chrome-error:');
+  return !frame.unreachableUrl && !frame.url.startsWith(ERROR_PAGE_URL);
 }

@@ -322,15 +322,10 @@ class Capture {
     for (let at = frame; at.parent; at = at.parent) {
       const parent = at.parent;
       const engine = await parent.engine(this.#remaining());
-      const group = objectGroup('snapshot');
-      try {
-        const owner = await ownerHandle(at, engine, group, this.#remaining());
-        const options: CaptureOptions = { mode: 'element', key: '', frame: 0, frameKeys: [], rootLine: false, smallDocument: 0 };
-        const path = await callPageScript<string>(parent, engine, options, [{ value: null }, { objectId: owner }], this.#remaining());
-        prefix = path + prefix;
-      } finally {
-        void engine.world.session.sendQuiet('Runtime.releaseObjectGroup', { objectGroup: group });
-      }
+      const owner = await at.ownerHandle(this.#remaining());
+      const options: CaptureOptions = { mode: 'element', key: '', frame: 0, frameKeys: [], rootLine: false, smallDocument: 0 };
+      const path = await callPageScript<string>(parent, engine, options, [{ value: null }, { objectId: owner }], this.#remaining());
+      prefix = path + prefix;
     }
     return prefix;
   }
@@ -346,7 +341,7 @@ class Capture {
  * session, when it is small enough to scan for little. Chrome's own error pages have none.
  */
 async function findClosedRoots(frame: Frame, engine: EngineHandle, scan: CaptureResult['scan'], remaining: () => number): Promise<number> {
-  if (frame.url().startsWith('chrome-error:')) return 0;
+  if (frame.showsErrorPage()) return 0;
   const watched = frame.mainWorld?.closedRoots;
   const reported = watched ? watched.attached + watched.declarative : 0;
   const scanned = () => void engine.world.session.sendQuiet('Runtime.callFunctionOn', { functionDeclaration: 'function () { this.markSuspectsScanned(); }', objectId: engine.objectId });
@@ -377,7 +372,7 @@ async function findClosedRoots(frame: Frame, engine: EngineHandle, scan: Capture
  * error page (an iframe whose document failed to load keeps its Iframe line, with nothing under it).
  */
 function readable(frame: Frame): boolean {
-  return !frame.isDetached() && !frame.url().startsWith('chrome-error:');
+  return !frame.isDetached() && !frame.showsErrorPage();
 }
 
 /** The F of `[F-N]` for the frames there are now: tree order. */
@@ -403,15 +398,6 @@ function parsed(frame: Frame, ms: number): Promise<void> {
     const off = frame.changed.on('change', check);
     check();
   });
-}
-
-/** A handle, in the parent frame's isolated world, on the iframe element that holds `child`. */
-async function ownerHandle(child: Frame, parentEngine: EngineHandle, group: string, timeoutMs: number): Promise<string | undefined> {
-  const backendNodeId = await child.ownerElementId(timeoutMs);
-  if (backendNodeId === null) return undefined;
-  const { session, contextId } = parentEngine.world;
-  const { object } = await session.send('DOM.resolveNode', { backendNodeId, executionContextId: contextId, objectGroup: group }, { timeoutMs });
-  return object.objectId;
 }
 
 /** A handle passed to the page was let go before the command ran. */

@@ -92,6 +92,11 @@ let extensionDir: string;
 let ext: LoadedExtension;
 const model = () => ({ modelName: 'openai/gpt-4.1-mini', apiKey: 'sk-extension-test', baseURL: fake.url });
 
+/** The product of ext-product.html: the fake model answers it (with the link's id), extract returns it (with the link's URL). */
+const KETTLE = { name: 'Blue kettle', price: 24.5, tags: ['kitchen', 'steel'] };
+const answerKettle = () => fake.script((request) => ({ json: { ...KETTLE, link: idOf(request, 'link', 'Details of the kettle') } }));
+const extractedKettle = () => ({ ...KETTLE, link: servers.a.url('products/blue-kettle?ref=ext') });
+
 async function buildTestExtension(): Promise<string> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'tendril-test-sdk-extension-'));
   await build({
@@ -212,11 +217,8 @@ describe('Sdk({ env: "EXTENSION" }) in an extension service worker', () => {
     const url = servers.a.url('ext-product.html');
     const tabId = await ext.call<number>('openTab', url);
     await ext.call('init', 'model', { tabIds: [tabId], model: model() });
-    fake.script((request) => ({
-      json: { name: 'Blue kettle', price: 24.5, tags: ['kitchen', 'steel'], link: idOf(request, 'link', 'Details of the kettle') },
-    }));
-    const out = await ext.call('extract', 'model', 'the product');
-    expect(out).toEqual({ name: 'Blue kettle', price: 24.5, tags: ['kitchen', 'steel'], link: servers.a.url('products/blue-kettle?ref=ext') });
+    answerKettle();
+    expect(await ext.call('extract', 'model', 'the product')).toEqual(extractedKettle());
     expect(fake.requests).toHaveLength(1);
     expect(fake.requests[0]!.user).toContain('heading: Blue kettle');
     expect(fake.requests[0]!.headers.authorization).toBe('Bearer sk-extension-test');
@@ -240,11 +242,8 @@ describe('Sdk({ env: "EXTENSION" }) in an extension service worker', () => {
       const tabId = await ext.call<number>('openTab', servers.a.url('ext-product.html'));
       const anthropic = { modelName: 'anthropic/claude-sonnet-4-5', apiKey: 'sk-ant-extension-test', baseURL: fake.url };
       await ext.call('init', 'via-server', { tabIds: [tabId], model: anthropic, modelServer: { url: server.url, apiKey: 'ext-model-server-key' } });
-      fake.script((request) => ({
-        json: { name: 'Blue kettle', price: 24.5, tags: ['kitchen', 'steel'], link: idOf(request, 'link', 'Details of the kettle') },
-      }));
-      const out = await ext.call('extract', 'via-server', 'the product');
-      expect(out).toEqual({ name: 'Blue kettle', price: 24.5, tags: ['kitchen', 'steel'], link: servers.a.url('products/blue-kettle?ref=ext') });
+      answerKettle();
+      expect(await ext.call('extract', 'via-server', 'the product')).toEqual(extractedKettle());
       // The server spoke Anthropic's Messages API, with the key the extension sent it.
       expect(fake.requests).toHaveLength(1);
       expect(fake.requests[0]!.endpoint).toBe('messages');

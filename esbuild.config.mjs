@@ -25,8 +25,9 @@ async function bundlePageScript(entry, exportName) {
     legalComments: 'none',
   });
   const text = out.outputFiles[0].text;
-  const exported = /export\s*\{\s*([\w$]+)\s+as\s+([\w$]+)\s*\};?\s*$/.exec(text);
-  if (!exported || exported[2] !== exportName) throw new Error(`${entry} must export exactly one thing, ${exportName}; esbuild's output ends otherwise.`);
+  // Minified, esbuild renames the export (`export{x as name}`); readable, it keeps the name.
+  const exported = /export\s*\{\s*([\w$]+)(?:\s+as\s+([\w$]+))?\s*\};?\s*$/.exec(text);
+  if (!exported || (exported[2] ?? exported[1]) !== exportName) throw new Error(`${entry} must export exactly one thing, ${exportName}; esbuild's output ends otherwise.`);
   return `${text.slice(0, exported.index)}\nreturn ${exported[1]};`;
 }
 
@@ -38,14 +39,9 @@ async function buildPageScripts() {
   // The selector engine: an expression evaluated once per document, whose value the driver keeps.
   const engine = await bundlePageScript('src/driver/injected/index.ts', 'createEngine');
   writeModule('src/driver/injected/generated.ts', 'src/driver/injected/', 'ENGINE_SOURCE', `(() => {"use strict";${engine}})()()`);
-  // The snapshot walk: a function declaration for Runtime.callFunctionOn, called on the engine.
+  // The snapshot walk: an expression whose value is the walk's entry point (see src/snapshot/call.ts).
   const snapshot = await bundlePageScript('src/snapshot/page/index.ts', 'run');
-  writeModule(
-    'src/snapshot/page/generated.ts',
-    'src/snapshot/page/',
-    'CAPTURE_SOURCE',
-    `function (options, root, ...frames) { const engine = this; return (() => {"use strict";${snapshot}})()(engine, options, root, frames); }`,
-  );
+  writeModule('src/snapshot/page/generated.ts', 'src/snapshot/page/', 'READER_SOURCE', `(() => {"use strict";${snapshot}})()`);
   // The closed-shadow-root watch: an expression whose value takes the binding's name, run in the
   // page's main world before the page's scripts.
   const watch = await bundlePageScript('src/driver/shadowWatch/index.ts', 'watchClosedRoots');

@@ -19,6 +19,7 @@ import { checkDomainPolicy, type CheckedPolicy } from './util/domainPolicy.js';
 import { loadTracing, tracedOperation } from './util/tracing.js';
 import { checkActOptions, checkExtractOptions, checkModelServer, isPlainObject } from './sdkOptions.js';
 import { captureSnapshot } from './snapshot/index.js';
+import { READER_SOURCE } from './snapshot/page/generated.js';
 import { PageTexts } from './snapshot/views.js';
 import type {
   ActionInput,
@@ -170,6 +171,7 @@ export class SdkCore {
       downloads: opened.downloads,
       policy: this.#policy,
       closedRootWatch: opened.closedRootWatch,
+      reader: READER_SOURCE,
     });
     // The bridge server needs nothing from the context: start both at once.
     await Promise.all([

@@ -29,6 +29,13 @@ export interface ContextOptions {
    * scanning, as in documents older than the session.
    */
   closedRootWatch?: string;
+  /**
+   * An expression installed beside each frame's selector engine, as its `read` (the snapshot
+   * layer's page script): compiled when a navigation prepares the frame, not by the first read
+   * after `load`, and sent once per document rather than with every read. Absent: the reader is
+   * sent with the first read of each document instead.
+   */
+  reader?: string;
 }
 
 /**
@@ -43,6 +50,11 @@ export class Context extends Emitter<{ page: Page }> {
   /** @internal See ContextOptions.closedRootWatch. */
   get closedRootWatch(): string | undefined {
     return this.options.closedRootWatch;
+  }
+
+  /** @internal See ContextOptions.reader. */
+  get reader(): string | undefined {
+    return this.options.reader;
   }
 
   /** @internal Enforces the domainPolicy on every session of this context; undefined without one. */

@@ -29,6 +29,8 @@ export interface World {
 export interface EngineHandle {
   world: World;
   objectId: string;
+  /** The engine has the context's reader installed as its `read` (see ContextOptions.reader). */
+  reader: boolean;
 }
 
 /**
@@ -253,15 +255,17 @@ export class Frame {
   }
 
   async #install(world: World, timeoutMs: number): Promise<EngineHandle> {
+    const reader = this.page.reader;
+    const expression = reader ? `(() => { const engine = ${ENGINE_SOURCE}; engine.read = ${reader}; return engine; })()` : ENGINE_SOURCE;
     const { result, exceptionDetails } = await world.session.send(
       'Runtime.evaluate',
-      { expression: ENGINE_SOURCE, contextId: world.contextId, returnByValue: false },
+      { expression, contextId: world.contextId, returnByValue: false },
       { timeoutMs },
     );
     if (exceptionDetails || !result.objectId) {
       throw new SdkEvalError(`Could not install the selector engine in frame ${this.#url}: ${exceptionDetails?.text ?? 'no object'}`);
     }
-    this.#engine = { world, objectId: result.objectId };
+    this.#engine = { world, objectId: result.objectId, reader: reader !== undefined };
     return this.#engine;
   }
 }

@@ -84,6 +84,11 @@ export class Page extends Emitter<PageEvents> {
     return this.context.closedRootWatch;
   }
 
+  /** @internal See ContextOptions.reader. */
+  get reader(): string | undefined {
+    return this.context.reader;
+  }
+
   /** @internal The context's domainPolicy guard; undefined when there is no policy. */
   get guard(): DomainGuard | undefined {
     return this.context.guard;

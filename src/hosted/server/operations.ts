@@ -23,6 +23,7 @@ import { apiError } from './sessions.js';
 import { EventStream, type CacheStatus } from './stream.js';
 import { nonWebReason, shownUrl, urlRefusalMessage } from './webUrl.js';
 import { WATCH_SOURCE } from '../../driver/shadowWatch/generated.js';
+import { READER_SOURCE } from '../../snapshot/page/generated.js';
 
 const BROWSER_TIMEOUT_MS = 30_000;
 const contexts = new WeakMap<SessionRecord, Promise<Context>>();
@@ -33,7 +34,7 @@ function contextOf(record: SessionRecord, logger: Logger): Promise<Context> {
   if (!context) {
     // The session's domainPolicy on the server's own driver too: an act() the server runs fails with
     // DomainPolicyError and leaves the page where it was, rather than land on the proxy's refusal.
-    const created = new Context(record.browser!, logger, { timeoutMs: BROWSER_TIMEOUT_MS, policy: record.domainPolicy, closedRootWatch: WATCH_SOURCE });
+    const created = new Context(record.browser!, logger, { timeoutMs: BROWSER_TIMEOUT_MS, policy: record.domainPolicy, closedRootWatch: WATCH_SOURCE, reader: READER_SOURCE });
     context = created.start().then(() => created);
     context.catch(() => contexts.delete(record));
     contexts.set(record, context);

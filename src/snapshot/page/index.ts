@@ -1,6 +1,7 @@
-// Entry point of the snapshot page script. esbuild bundles this folder into CAPTURE_SOURCE
-// (generated.ts); the host calls it with Runtime.callFunctionOn, `this` being the frame's selector engine
-// in our isolated world, then the options, the scope root (or null) and the frames' iframe elements.
+// Entry point of the snapshot page script. esbuild bundles this folder into READER_SOURCE
+// (generated.ts), which the host installs beside the frame's selector engine in our isolated world
+// (src/snapshot/call.ts) and calls with the engine, the options, the scope root (or null) and the
+// frames' iframe elements.
 
 import { InteractiveLens } from './interactive.js';
 import { Renderer, type Lens } from './render.js';

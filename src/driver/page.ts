@@ -203,14 +203,16 @@ export class Page extends Emitter<PageEvents> {
     const check = (f: Frame) => {
       // Frames of the document being replaced are not worth it: they go with it.
       if (prepared.size >= PREPARED_FRAMES || f.isDetached() || frame.committedLoaderId !== loaderId) return;
-      if (f !== frame && !f.hasDocument) return;
+      // Chrome's error page is never read, but its parent's read passes its element all the same.
+      const errorPage = f.showsErrorPage();
+      if (f !== frame && !f.hasDocument && !errorPage) return;
       // From the commit on, not from DOMContentLoaded: a frame that commits late (an out-of-process
       // iframe, typically) is otherwise interactive only just before the page's `load`.
       if (!f.committedLoaderId || f.loaderId !== f.committedLoaderId) return;
       const key = `${f.id} ${f.committedLoaderId}`;
       if (prepared.has(key)) return;
       prepared.add(key);
-      f.engine(PREPARE_TIMEOUT_MS).catch(() => undefined);
+      if (!errorPage) f.engine(PREPARE_TIMEOUT_MS).catch(() => undefined);
       // And the handle a read of its parent passes for its element.
       f.ownerHandle(PREPARE_TIMEOUT_MS).catch(() => undefined);
     };

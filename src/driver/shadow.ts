@@ -38,11 +38,27 @@ export async function registerClosedShadowRoots(frame: Frame, timeoutMs: number)
 }
 
 /**
+ * Asks the frame's engine for the elements its last walk suspected of hosting a closed root, as one
+ * array handle in `objectGroup` (undefined when there are none). Sent right behind the walk, on the
+ * same session, it answers for that walk without waiting for the walk's reply first.
+ */
+export function suspectsHandle(engine: EngineHandle, objectGroup: string, timeoutMs: number): Promise<string | undefined> {
+  return engine.world.session
+    .send(
+      'Runtime.callFunctionOn',
+      { functionDeclaration: 'function () { const s = this.suspects(); return s.length ? s : undefined; }', objectId: engine.objectId, objectGroup },
+      { timeoutMs },
+    )
+    .then(({ result }) => result.objectId);
+}
+
+/**
  * Looks at each element the frame's last walk suspected of hosting a closed root (DOM.describeNode
  * of an element alone names its shadow roots) and registers the closed ones. Returns how many were
- * new, or null when there are so many suspects that one scan of the document costs less.
+ * new, or null when there are so many suspects that one scan of the document costs less. `handle`:
+ * the suspects as suspectsHandle gave them, when the caller asked already.
  */
-export async function probeSuspects(frame: Frame, suspects: number, timeoutMs: number): Promise<number | null> {
+export async function probeSuspects(frame: Frame, suspects: number, timeoutMs: number, handle?: Promise<string | undefined>): Promise<number | null> {
   if (suspects > PROBE_LIMIT) return null;
   const deadline = Date.now() + timeoutMs;
   const remaining = () => Math.max(1, deadline - Date.now());
@@ -50,13 +66,9 @@ export async function probeSuspects(frame: Frame, suspects: number, timeoutMs: n
   const { session } = engine.world;
   const objectGroup = newObjectGroup('shadow');
   try {
-    const { result } = await session.send(
-      'Runtime.callFunctionOn',
-      { functionDeclaration: 'function () { return this.suspects(); }', objectId: engine.objectId, objectGroup },
-      { timeoutMs: remaining() },
-    );
-    if (!result.objectId) return 0;
-    const { result: properties } = await session.send('Runtime.getProperties', { objectId: result.objectId, ownProperties: true }, { timeoutMs: remaining() });
+    const array = await (handle ?? suspectsHandle(engine, objectGroup, remaining()));
+    if (!array) return 0;
+    const { result: properties } = await session.send('Runtime.getProperties', { objectId: array, ownProperties: true }, { timeoutMs: remaining() });
     const hosts = properties.flatMap((property) => (/^\d+$/.test(property.name) && property.value?.objectId ? [property.value.objectId] : []));
     const roots = await Promise.all(
       hosts.map((objectId) =>

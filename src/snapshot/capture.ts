@@ -9,7 +9,7 @@ import { isContextGone, objectGroup } from '../driver/evaluate.js';
 import type { EngineHandle, Frame } from '../driver/frame.js';
 import { resolveSelector, type ResolvedElement } from '../driver/locator.js';
 import type { Page } from '../driver/page.js';
-import { probeSuspects, registerClosedShadowRoots } from '../driver/shadow.js';
+import { probeSuspects, registerClosedShadowRoots, suspectsHandle } from '../driver/shadow.js';
 import { withDeadline } from '../util/time.js';
 import type { CaptureOptions, CaptureResult } from './page/types.js';
 import { callPageScript } from './call.js';
@@ -264,10 +264,14 @@ class Capture {
         args.push({ objectId });
       });
       const walk = async () => ({ ...(await callPageScript<CaptureResult>(frame, engine, options, args, remaining())), key });
-      let result = await walk();
+      const reading = walk();
+      // Asked right behind the walk: a probe of what it suspects then saves a round trip.
+      const suspects = frame.showsErrorPage() ? undefined : suspectsHandle(engine, group, remaining());
+      suspects?.catch(() => undefined);
+      let result = await reading;
       let learned: number;
       try {
-        learned = await findClosedRoots(frame, engine, result.scan, remaining);
+        learned = await findClosedRoots(frame, engine, result.scan, remaining, suspects);
       } catch (error) {
         // The document went away after it was read whole: what was read stands.
         if (isContextGone(error)) return result;
@@ -340,7 +344,13 @@ class Capture {
  * roots than are known, or parsed declarative ones through script; in a document older than our
  * session, when it is small enough to scan for little. Chrome's own error pages have none.
  */
-async function findClosedRoots(frame: Frame, engine: EngineHandle, scan: CaptureResult['scan'], remaining: () => number): Promise<number> {
+async function findClosedRoots(
+  frame: Frame,
+  engine: EngineHandle,
+  scan: CaptureResult['scan'],
+  remaining: () => number,
+  suspects: Promise<string | undefined> | undefined,
+): Promise<number> {
   if (frame.showsErrorPage()) return 0;
   const watched = frame.mainWorld?.closedRoots;
   const reported = watched ? watched.attached + watched.declarative : 0;
@@ -353,7 +363,7 @@ async function findClosedRoots(frame: Frame, engine: EngineHandle, scan: Capture
   };
   let learned = 0;
   if (scan.suspects > 0 && (watched || !scan.small)) {
-    const probed = await probeSuspects(frame, scan.suspects, remaining());
+    const probed = await probeSuspects(frame, scan.suspects, remaining(), suspects);
     if (probed === null) return whole(0);
     scanned();
     learned = probed;

@@ -39,10 +39,18 @@ interface Open {
   /** ...or from a list when they are not siblings (a slot's assigned nodes). */
   list: Node[] | null;
   i: number;
+  /**
+   * Where its content goes: a list of its own, or, for a box that adds no node, its parent's (which
+   * saves copying everything inside a stack of plain boxes up one level at a time).
+   */
   items: Item[];
+  /** '' for a box that adds no node. */
+  role: string;
   visible: boolean;
   /** Display is inline (or contents): its text flows into its neighbours'. Null until needed. */
   inline: boolean | null;
+  /** May host a closed root, which its first element child, when it comes, will tell. */
+  askFirstChild: boolean;
   /** Inside a table used for layout: its rows and cells are plain boxes. */
   layout: boolean;
   /** A label's text already names its control. */
@@ -73,7 +81,8 @@ export class Walker {
   ) {}
 
   walk(root: Element): Item[] {
-    const top: Open = { el: root, tag: '', next: null, list: [root], i: 0, items: [], visible: true, inline: false, layout: false, dropText: false };
+    const top: Open = { el: root, tag: '', next: null, list: [root], i: 0, items: [], role: '', visible: true, inline: false, askFirstChild: false, layout: false, dropText: false };
+    blankIn = null;
     const stack: Open[] = [top];
     while (stack.length) {
       const open = stack[stack.length - 1]!;
@@ -97,9 +106,19 @@ export class Walker {
 
   private enter(el: Element, parent: Open): Open | null {
     const tag = el.localName;
-    if (SKIP.has(tag)) return null;
+    // The parent's question (see mayHostClosedRoot) is answered here, from this element's own
+    // visibility check, rather than by a check of its own.
+    const asked = parent.askFirstChild;
+    parent.askFirstChild = false;
+    if (SKIP.has(tag)) {
+      if (asked && unrendered(el)) this.suspects.push(parent.el);
+      return null;
+    }
     const attributes = el.hasAttributes();
-    if (attributes && el.getAttribute('aria-hidden') === 'true') return null;
+    if (attributes && el.getAttribute('aria-hidden') === 'true') {
+      if (asked && unrendered(el)) this.suspects.push(parent.el);
+      return null;
+    }
     // One native check answers "rendered and visible" for nearly every element; the computed style,
     // which costs an object and two strings, is read only when it says no, to tell display:none
     // (skip the subtree) from visibility:hidden or display:contents (children may still show).
@@ -110,6 +129,8 @@ export class Walker {
       if (style.display === 'none') return null;
       visible = style.visibility === 'visible';
       inline = inFlow(style);
+      // Not rendered at all (visibility aside), though not display:none: a child a shadow root left out.
+      if (asked && (visible || !el.checkVisibility())) this.suspects.push(parent.el);
     }
     this.elements++;
     switch (tag) {
@@ -140,38 +161,43 @@ export class Walker {
     const root = this.engine.rootOf(el);
     let next: Node | null = null;
     let list: Node[] | null = null;
+    let askFirstChild = false;
     if (root) next = root.firstChild;
     else if (tag === 'slot') list = (el as HTMLSlotElement).assignedNodes({ flatten: true });
     else if (tag === 'details' && !(el as HTMLDetailsElement).open) list = Array.from(el.children).filter((c) => c.localName === 'summary');
     else {
       next = el.firstChild;
-      if (this.mayHostClosedRoot(el, tag)) this.suspects.push(el);
+      askFirstChild = this.mayHostClosedRoot(el, tag);
     }
-    if (attributes && el.getAttribute('hidden') === 'until-found') [next, list] = [null, null];
-    return {
-      el,
-      tag,
-      next,
-      list,
-      i: 0,
-      items: [],
-      visible,
-      inline,
-      layout: tag === 'table' ? isLayoutTable(el as HTMLTableElement) : parent.layout,
-      dropText: tag === 'label' && !!(el as HTMLLabelElement).control,
-    };
+    if (attributes && el.getAttribute('hidden') === 'until-found') {
+      [next, list] = [null, null];
+      if (askFirstChild && el.firstElementChild && unrendered(el.firstElementChild)) this.suspects.push(el);
+      askFirstChild = false;
+    }
+    const layout = tag === 'table' ? isLayoutTable(el as HTMLTableElement) : parent.layout;
+    let role = visible ? roleOf(el, tag) : '';
+    if (layout && TABLE_PARTS.has(role) && !el.hasAttribute('role')) role = '';
+    let items: Item[];
+    if (role) items = [];
+    else {
+      // A generic box adds no line; a block one still keeps its text apart from its neighbours'.
+      inline ??= inFlow(getComputedStyle(el));
+      items = parent.items;
+      if (!inline) pushBreak(items);
+    }
+    const dropText = tag === 'label' && !!(el as HTMLLabelElement).control;
+    return { el, tag, next, list, i: 0, items, role, visible, inline, askFirstChild, layout, dropText };
   }
 
   private leave(open: Open, parent: Open): void {
-    const { el, tag, items } = open;
-    let role = open.visible ? roleOf(el, tag) : '';
-    if (open.layout && TABLE_PARTS.has(role) && !el.hasAttribute('role')) role = '';
+    const { el, tag, items, role } = open;
+    // No element child came to answer: an empty box that takes space may draw a shadow root's content.
+    if (open.askFirstChild && !clean(el.textContent)) {
+      const box = el.getBoundingClientRect();
+      if (box.width > 0 && box.height > 0) this.suspects.push(el);
+    }
     if (!role) {
-      // A generic box adds no line; a block one still keeps its text apart from its neighbours'.
-      const inline = open.inline ?? inFlow(getComputedStyle(el));
-      if (!inline) pushBreak(parent.items);
-      for (const item of items) pushItem(parent.items, item);
-      if (!inline) pushBreak(parent.items);
+      if (!open.inline) pushBreak(items);
       return;
     }
     let name = authorName(el);
@@ -221,18 +247,22 @@ export class Walker {
 
   /**
    * Page script cannot see closed shadow roots. Custom elements, and boxes that take space while
-   * showing none of their own content, are where one may hide; the host scans for them.
+   * showing none of their own content, are where one may hide; the host scans for them. A custom
+   * element is a suspect at once (true is returned for a plain box, whose first element child, or
+   * the lack of one, answers later: a light child that a root leaves unslotted is not rendered).
    */
   private mayHostClosedRoot(el: Element, tag: string): boolean {
-    if (!tag.includes('-') && !SHADOW_HOSTS.has(tag)) return false;
+    const custom = tag.includes('-');
+    if (!custom && !SHADOW_HOSTS.has(tag)) return false;
     if (this.engine.isScanned(el)) return false;
-    if (tag.includes('-')) return true;
-    const first = el.firstElementChild;
-    if (first) return !first.checkVisibility() && getComputedStyle(first).display !== 'none';
-    if (clean(el.textContent)) return false;
-    const box = el.getBoundingClientRect();
-    return box.width > 0 && box.height > 0;
+    if (custom) this.suspects.push(el);
+    return !custom;
   }
+}
+
+/** Not rendered, though not display:none either. */
+function unrendered(el: Element): boolean {
+  return !el.checkVisibility() && getComputedStyle(el).display !== 'none';
 }
 
 const CELLS = new Set(['cell', 'gridcell', 'columnheader', 'rowheader']);
@@ -377,12 +407,22 @@ function onlyText(items: Item[]): boolean {
   return text;
 }
 
+/** A list whose last push was blank text after a boundary, at that length (see pushText). */
+let blankIn: Item[] | null = null;
+let blankAt = 0;
+
 function pushText(items: Item[], text: string, el: Element): void {
   const last = items[items.length - 1];
   if (last !== undefined && last !== BREAK && last.k === 1) last.text += text;
-  // Blank text opening an inline element (`word<b> </b>word`) is the only space between two words:
-  // it is kept so that it can merge into the text around the element.
-  else if (items.length === 0 || text.trim()) items.push({ k: 1, text, el });
+  // Blank text right after a boundary is left out, but remembered: where the boundary is an inline
+  // link (`<a>Inc.</a><b> </b><b>Then</b>`), it is the only space between the words on each side.
+  else if (text.trim()) items.push({ k: 1, text: blankIn === items && blankAt === items.length ? ` ${text}` : text, el });
+  // Blank text opening a list (`word<b> </b>word`) can merge into the text around it later.
+  else if (items.length === 0) items.push({ k: 1, text, el });
+  else {
+    blankIn = items;
+    blankAt = items.length;
+  }
 }
 
 /**
@@ -398,8 +438,3 @@ function pushNode(items: Item[], node: NodeItem | FrameItem): void {
   items.push(node, BREAK);
 }
 
-function pushItem(items: Item[], item: Item): void {
-  if (item === BREAK) pushBreak(items);
-  else if (item.k === 1) pushText(items, item.text, item.el);
-  else items.push(item);
-}

@@ -83,6 +83,7 @@ export class Walker {
   walk(root: Element): Item[] {
     const top: Open = { el: root, tag: '', next: null, list: [root], i: 0, items: [], role: '', visible: true, inline: false, askFirstChild: false, layout: false, dropText: false };
     blankIn = null;
+    edgesIn = null;
     const stack: Open[] = [top];
     while (stack.length) {
       const open = stack[stack.length - 1]!;
@@ -177,16 +178,11 @@ export class Walker {
     const layout = tag === 'table' ? isLayoutTable(el as HTMLTableElement) : parent.layout;
     let role = visible ? roleOf(el, tag) : '';
     if (layout && TABLE_PARTS.has(role) && !el.hasAttribute('role')) role = '';
-    let items: Item[];
-    if (role) items = [];
-    else {
-      // A generic box adds no line; a block one still keeps its text apart from its neighbours'.
-      inline ??= inFlow(getComputedStyle(el));
-      items = parent.items;
-      if (!inline) pushBreak(items);
-    }
     const dropText = tag === 'label' && !!(el as HTMLLabelElement).control;
-    return { el, tag, next, list, i: 0, items, role, visible, inline, askFirstChild, layout, dropText };
+    const open: Open = { el, tag, next, list, i: 0, items: role ? [] : parent.items, role, visible, inline, askFirstChild, layout, dropText };
+    // A generic box adds no line, but a block one keeps its text apart from its neighbours'.
+    if (!role) edge(open);
+    return open;
   }
 
   private leave(open: Open, parent: Open): void {
@@ -197,7 +193,7 @@ export class Walker {
       if (box.width > 0 && box.height > 0) this.suspects.push(el);
     }
     if (!role) {
-      if (!open.inline) pushBreak(items);
+      edge(open);
       return;
     }
     let name = authorName(el);
@@ -407,16 +403,47 @@ function onlyText(items: Item[]): boolean {
   return text;
 }
 
+/**
+ * Where a generic box starts or ends right after text, its display decides whether the text that
+ * comes next runs on or starts anew. Reading a computed style costs more than the rest of a box,
+ * so it is read only there (see pushText): nearly all boxes start and end next to other boxes.
+ */
+let edgesIn: Item[] | null = null;
+let edgesAt = 0;
+const edges: Open[] = [];
+
+function edge(open: Open): void {
+  const items = open.items;
+  const last = items[items.length - 1];
+  if (last === undefined || last === BREAK || last.k !== 1) return;
+  if (edgesIn !== items || edgesAt !== items.length) {
+    edgesIn = items;
+    edgesAt = items.length;
+    edges.length = 0;
+  }
+  edges.push(open);
+}
+
+function isBlock(open: Open): boolean {
+  return !(open.inline ??= inFlow(getComputedStyle(open.el)));
+}
+
 /** A list whose last push was blank text after a boundary, at that length (see pushText). */
 let blankIn: Item[] | null = null;
 let blankAt = 0;
 
 function pushText(items: Item[], text: string, el: Element): void {
-  const last = items[items.length - 1];
+  let last = items[items.length - 1];
+  const blank = !text.trim();
+  // Blank text runs on either way: only words decide whether the boxes passed since are blocks.
+  if (!blank && last !== undefined && last !== BREAK && last.k === 1 && edgesIn === items && edgesAt === items.length) {
+    edgesIn = null;
+    if (edges.some(isBlock)) items.push((last = BREAK));
+  }
   if (last !== undefined && last !== BREAK && last.k === 1) last.text += text;
   // Blank text right after a boundary is left out, but remembered: where the boundary is an inline
   // link (`<a>Inc.</a><b> </b><b>Then</b>`), it is the only space between the words on each side.
-  else if (text.trim()) items.push({ k: 1, text: blankIn === items && blankAt === items.length ? ` ${text}` : text, el });
+  else if (!blank) items.push({ k: 1, text: blankIn === items && blankAt === items.length ? ` ${text}` : text, el });
   // Blank text opening a list (`word<b> </b>word`) can merge into the text around it later.
   else if (items.length === 0) items.push({ k: 1, text, el });
   else {

@@ -531,9 +531,13 @@ describe('node maps', () => {
   it('resolves link URLs against the frame base URL', async () => {
     const snap = await snapshot();
     const relative = mustFind(snap.text, 'link', 'relative link');
-    expect(snap.urlOf(relative.id)).toBe(`${fixture.servers.a.origin}/base/rel/page.html`);
+    expect(snap.urlOf(relative.id)).toBe(`${fixture.servers.b.origin}/base/rel/page.html`);
     const absolute = mustFind(snap.text, 'link', 'absolute link');
     expect(snap.urlOf(absolute.id)).toBe(`${fixture.servers.b.origin}/absolute/page.html?q=1`);
+    // Paths from the root: against the base's origin, dot segments removed, what needs it encoded.
+    expect(snap.urlOf(mustFind(snap.text, 'link', 'rooted link').id)).toBe(`${fixture.servers.b.origin}/rooted/page.html?q=1#top`);
+    expect(snap.urlOf(mustFind(snap.text, 'link', 'dotted link').id)).toBe(`${fixture.servers.b.origin}/dotted/page.html`);
+    expect(snap.urlOf(mustFind(snap.text, 'link', 'encoded link').id)).toBe(`${fixture.servers.b.origin}/rooted/caf%C3%A9%20menu.html`);
     const shadowLink = mustFind(snap.text, 'link', 'open shadow link');
     expect(snap.urlOf(shadowLink.id)).toBe(`${fixture.servers.a.origin}/shadow-target`);
   });

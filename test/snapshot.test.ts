@@ -307,6 +307,20 @@ describe('form state', () => {
   });
 });
 
+describe('where words meet', () => {
+  const text = themeText('/snap-join.html');
+
+  it('keeps the space between a link and the words after it when other markup comes between', async () => {
+    mustFind(await text(), 'paragraph', 'Read the Terms (updated 2018) and Acme Inc. Then go.');
+  });
+
+  it('runs inline boxes on, and starts anew at block ones, even empty', async () => {
+    const pageText = await text();
+    mustFind(pageText, 'paragraph', 'Hyphenated and boxed words and nestedruns.');
+    for (const run of ['first run', 'second run', 'third runfourth']) mustFindText(pageText, run);
+  });
+});
+
 describe('accessible names', () => {
   const text = themeText('/snap-names.html');
 

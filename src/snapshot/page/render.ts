@@ -2,7 +2,7 @@
 // engine holds the latest capture's list), so XPaths are built later, only for the ids asked about.
 
 import { clean } from './text.js';
-import { BREAK, type Item } from './walk.js';
+import { BREAK, type Item } from './items.js';
 import type { CaptureResult, ViewportReport } from './types.js';
 
 export const FRAME_MARK = '\u0001';

@@ -11,6 +11,7 @@ import { launchChrome } from '../src/browser/launch.js';
 import { Context } from '../src/driver/context.js';
 import { Logger } from '../src/logger.js';
 import { captureSnapshot } from '../src/snapshot/index.js';
+import { READER_SOURCE } from '../src/snapshot/page/generated.js';
 import { startFixtureServers, type FixtureServers } from './fixtures/server.js';
 import { CHROME, TEST_ARGS } from './helpers.js';
 import { loadExtension, type LoadedExtension } from './extension/load.js';
@@ -203,7 +204,7 @@ describe('our driver over ExtensionTransport', () => {
 async function localText(url: string): Promise<string> {
   const local = await launchChrome({ executablePath: CHROME, args: TEST_ARGS }, new Logger({ verbose: 0, disablePino: true }), STEP_TIMEOUT_MS);
   try {
-    const context = new Context(local, new Logger({ verbose: 0, disablePino: true }), { timeoutMs: STEP_TIMEOUT_MS });
+    const context = new Context(local, new Logger({ verbose: 0, disablePino: true }), { timeoutMs: STEP_TIMEOUT_MS, reader: READER_SOURCE });
     await context.start();
     const page = await context.newPage(url);
     await page.waitForLoadState('load');

@@ -30,12 +30,12 @@ export interface ContextOptions {
    */
   closedRootWatch?: string;
   /**
-   * An expression installed beside each frame's selector engine, as its `read` (the snapshot
-   * layer's page script): compiled when a navigation prepares the frame, not by the first read
-   * after `load`, and sent once per document rather than with every read. Absent: the reader is
-   * sent with the first read of each document instead.
+   * An expression installed beside each frame's selector engine, as its `read`: the snapshot
+   * layer's page script (READER_SOURCE), given by whoever opens the context since the driver does
+   * not know that layer. Compiled when a navigation prepares the frame, not by the first read after
+   * `load`, and sent once per document rather than with every read.
    */
-  reader?: string;
+  reader: string;
 }
 
 /**
@@ -53,7 +53,7 @@ export class Context extends Emitter<{ page: Page }> {
   }
 
   /** @internal See ContextOptions.reader. */
-  get reader(): string | undefined {
+  get reader(): string {
     return this.options.reader;
   }
 

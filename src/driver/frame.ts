@@ -29,8 +29,6 @@ export interface World {
 export interface EngineHandle {
   world: World;
   objectId: string;
-  /** The engine has the context's reader installed as its `read` (see ContextOptions.reader). */
-  reader: boolean;
 }
 
 /**
@@ -255,8 +253,8 @@ export class Frame {
   }
 
   async #install(world: World, timeoutMs: number): Promise<EngineHandle> {
-    const reader = this.page.reader;
-    const expression = reader ? `(() => { const engine = ${ENGINE_SOURCE}; engine.read = ${reader}; return engine; })()` : ENGINE_SOURCE;
+    // The reader goes in with the engine, as its `read` (see ContextOptions.reader).
+    const expression = `(() => { const engine = ${ENGINE_SOURCE}; engine.read = ${this.page.reader}; return engine; })()`;
     const { result, exceptionDetails } = await world.session.send(
       'Runtime.evaluate',
       { expression, contextId: world.contextId, returnByValue: false },
@@ -265,7 +263,7 @@ export class Frame {
     if (exceptionDetails || !result.objectId) {
       throw new SdkEvalError(`Could not install the selector engine in frame ${this.#url}: ${exceptionDetails?.text ?? 'no object'}`);
     }
-    this.#engine = { world, objectId: result.objectId, reader: reader !== undefined };
+    this.#engine = { world, objectId: result.objectId };
     return this.#engine;
   }
 }

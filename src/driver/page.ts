@@ -85,7 +85,7 @@ export class Page extends Emitter<PageEvents> {
   }
 
   /** @internal See ContextOptions.reader. */
-  get reader(): string | undefined {
+  get reader(): string {
     return this.context.reader;
   }
 

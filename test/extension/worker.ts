@@ -9,6 +9,7 @@ import type { BrowserHandle } from '../../src/browser/browser.js';
 import { Context } from '../../src/driver/context.js';
 import { Logger } from '../../src/logger.js';
 import { captureSnapshot } from '../../src/snapshot/index.js';
+import { READER_SOURCE } from '../../src/snapshot/page/generated.js';
 
 interface ChromeTab {
   id?: number;
@@ -250,7 +251,7 @@ const harness = {
       const handle: BrowserHandle = { connection: ownConnection, kind: 'attached', close: async () => ownConnection.close() };
       const tabId = await openTab(url);
       await own.attachTab(tabId);
-      const context = new Context(handle, new Logger({ verbose: 0, disablePino: true }), { timeoutMs: TIMEOUT_MS });
+      const context = new Context(handle, new Logger({ verbose: 0, disablePino: true }), { timeoutMs: TIMEOUT_MS, reader: READER_SOURCE });
       await context.start();
       const page = context.pages()[0]!;
       const frames = page.frames().map((frame) => ({ url: frame.url(), outOfProcess: frame.isOutOfProcess() }));

@@ -89,12 +89,9 @@ export class Walker {
     // visibility check, rather than by a check of its own.
     const asked = parent.askFirstChild;
     parent.askFirstChild = false;
-    if (SKIP.has(tag)) {
-      if (asked && unrendered(el)) this.suspects.push(parent.el);
-      return null;
-    }
-    const attributes = el.hasAttributes();
-    if (attributes && el.getAttribute('aria-hidden') === 'true') {
+    const skipped = SKIP.has(tag);
+    const attributes = !skipped && el.hasAttributes();
+    if (skipped || (attributes && el.getAttribute('aria-hidden') === 'true')) {
       if (asked && unrendered(el)) this.suspects.push(parent.el);
       return null;
     }

@@ -41,6 +41,8 @@ export const LOAD_GRACE_MS = 15_000;
 /** Frames whose reader a navigation prepares while it waits for `load` (see #prepareReader). */
 const PREPARED_FRAMES = 20;
 const PREPARE_TIMEOUT_MS = 10_000;
+/** How long a page may take to go after Target.closeTarget before it is asked again (see close). */
+const CLOSE_AGAIN_MS = 500;
 const WAIT_UNTIL: readonly WaitUntil[] = ['commit', 'domcontentloaded', 'load', 'networkidle'];
 
 /** What a page announces: dialogs it opens, files it downloads, and its end (closed, crashed, or detached). */
@@ -336,7 +338,16 @@ export class Page extends Emitter<PageEvents> {
     if (this.#closed) return;
     const closed = new Promise<void>((resolve) => this.#closedWaiters.add(resolve));
     await this.context.closeTarget(this.targetId);
-    await withDeadline(closed, this.defaultTimeoutMs, 'Closing the page');
+    // Chrome can answer Target.closeTarget with success and still drop the close, when it meets a
+    // navigation's commit that gives the main frame a new host (crbug.com/536385539): the tab lives
+    // on and never detaches. A page that reloads itself meets it often. Asking again closes it;
+    // asking a target that is already closing does nothing.
+    const again = setInterval(() => void this.context.closeTarget(this.targetId).catch(() => undefined), CLOSE_AGAIN_MS);
+    try {
+      await withDeadline(closed, this.defaultTimeoutMs, 'Closing the page');
+    } finally {
+      clearInterval(again);
+    }
   }
 
   /** @internal */

@@ -49,7 +49,7 @@ async function read(expression: string, frameUrlPart?: string): Promise<unknown>
 
 /** The id of the line `role: name` in the prompt, as a model reading it would pick; `last` for the later of two. */
 function idOf(request: FakeRequest, role: string, name: string, last = false): string {
-  const matches = [...request.user.matchAll(new RegExp(`\\[(\\d+-\\d+)\\] ${role}: ${name}`, 'g'))];
+  const matches = [...request.user.matchAll(new RegExp(`\\[((?:\\d+-)?\\d+)\\] ${role}: ${name}`, 'g'))];
   const match = last ? matches.at(-1) : matches[0];
   if (!match) throw new Error(`no ${role} "${name}" in the prompt:\n${request.user}`);
   return match[1]!;
@@ -68,6 +68,16 @@ describe('act(instruction)', () => {
     expect(await read(`document.getElementById('top-state').textContent`)).toBe('top clicked 1');
     expect(fake.requests).toHaveLength(1);
     expect(fake.requests[0]!.user).toContain('click the top button');
+  });
+
+  it("writes the top document's ids without a frame, and still reads a model's answer that adds the 0-", async () => {
+    fake.script((request) => {
+      const id = idOf(request, 'button', 'Top button');
+      expect(id).toMatch(/^\d+$/);
+      return { json: { elementId: `[0-${id}]`, method: 'click', arguments: [], description: 'click Top button' } };
+    });
+    expect((await sdk.act('click the top button', { model: model() })).success).toBe(true);
+    expect(await read(`document.getElementById('top-state').textContent`)).toBe('top clicked 1');
   });
 
   it('clicks inside a cross-origin (out-of-process) iframe, at the right coordinates', async () => {

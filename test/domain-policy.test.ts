@@ -317,7 +317,7 @@ describe('env "HOSTED"', () => {
 
 /** The id of the line `role: name` in the prompt, as a model reading it would pick. */
 function idOf(request: FakeRequest, role: string, name: string): string {
-  const match = new RegExp(`\\[(\\d+-\\d+)\\] ${role}: ${name}`).exec(request.user);
+  const match = new RegExp(`\\[((?:\\d+-)?\\d+)\\] ${role}: ${name}`).exec(request.user);
   if (!match) throw new Error(`no ${role} "${name}" in the prompt:\n${request.user}`);
   return match[1]!;
 }

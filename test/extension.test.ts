@@ -140,7 +140,7 @@ async function readInTarget(urlPart: string, type: 'page' | 'iframe', expression
 
 /** The id the page text gives the line `role: name`, as a model reading the prompt would find it. */
 function idOf(request: FakeRequest, role: string, name: string, last = false): string {
-  const matches = [...request.user.matchAll(new RegExp(`\\[(\\d+-\\d+)\\] ${role}: ${name}`, 'g'))];
+  const matches = [...request.user.matchAll(new RegExp(`\\[((?:\\d+-)?\\d+)\\] ${role}: ${name}`, 'g'))];
   const match = last ? matches.at(-1) : matches[0];
   if (!match) throw new Error(`no ${role} "${name}" in the prompt:\n${request.user}`);
   return match[1]!;
@@ -297,7 +297,7 @@ describe('Sdk({ env: "EXTENSION" }) in an extension service worker', () => {
     const { targetInfos } = await root.send('Target.getTargets');
     await root.send('Target.closeTarget', { targetId: targetInfos.find((each) => each.url === doomed)!.targetId });
     release();
-    expect(await ext.attempt('finish', 'two')).toEqual({ error: { name: 'PageClosedError', message: expect.stringMatching(/^The page closed while act\("click the text"\) was running: click on \[\d+-\d+\] paragraph: leaf text was not done/) } });
+    expect(await ext.attempt('finish', 'two')).toEqual({ error: { name: 'PageClosedError', message: expect.stringMatching(/^The page closed while act\("click the text"\) was running: click on \[(?:\d+-)?\d+\] paragraph: leaf text was not done/) } });
     expect(await ext.call('pages', 'two')).toEqual([keep]);
     expect(await ext.call<string>('pageText', 'two', keep)).toContain('paragraph: leaf text');
     await ext.call('close', 'two');

@@ -57,7 +57,7 @@ describe('reading schemas', () => {
         later: { anyOf: [{ type: 'number' }, { type: 'null' }] },
         length: { type: 'string' },
         count: { type: 'integer', exclusiveMinimum: 0, maximum: 10 },
-        home: { type: 'string', description: 'Home page. The id of the link element in the page text (such as "0-12"), not a URL.' },
+        home: { type: 'string', description: 'Home page. The id of the link element in the page text (such as "12" or "1-12"), not a URL.' },
       });
     });
   }
@@ -158,11 +158,11 @@ describe('merging chunks', () => {
 
 describe('chunking', () => {
   const text = [
-    '[0-0] RootWebArea: Page',
-    '  [0-1] main',
-    '    [0-2] heading: Title',
-    ...Array.from({ length: 400 }, (_, i) => `    [0-${i + 3}] paragraph: line number ${i} with a few words in it`),
-    '  [0-999] contentinfo: footer text',
+    '[0] RootWebArea: Page',
+    '  [1] main',
+    '    [2] heading: Title',
+    ...Array.from({ length: 400 }, (_, i) => `    [${i + 3}] paragraph: line number ${i} with a few words in it`),
+    '  [999] contentinfo: footer text',
   ].join('\n');
 
   it('keeps every line once, in order, with the enclosing lines at the head of later chunks', () => {
@@ -173,13 +173,13 @@ describe('chunking', () => {
     expect(own).toEqual(text.split('\n'));
     for (const chunk of chunks) expect(estimateTokens(chunk.text)).toBeLessThanOrEqual(budget);
     for (const chunk of chunks.slice(1, -1)) {
-      expect(chunk.text.split('\n').slice(0, chunk.contextLines)).toEqual(['[0-0] RootWebArea: Page', '  [0-1] main']);
+      expect(chunk.text.split('\n').slice(0, chunk.contextLines)).toEqual(['[0] RootWebArea: Page', '  [1] main']);
     }
   });
 
   it('cuts a line longer than a chunk into pieces instead of dropping any of it', () => {
     const words = Array.from({ length: 3000 }, (_, i) => `word${i}`);
-    const long = `[0-0] RootWebArea: Long\n  [0-1] paragraph: ${words.join(' ')}\n  [0-2] paragraph: after`;
+    const long = `[0] RootWebArea: Long\n  [1] paragraph: ${words.join(' ')}\n  [2] paragraph: after`;
     const chunks = splitIntoChunks(long, 500);
     expect(chunks.length).toBeGreaterThan(5);
     const joined = chunks.map((chunk) => chunk.text.split('\n').slice(chunk.contextLines).join(' ')).join(' ');

@@ -26,7 +26,7 @@ const model = (extra: Record<string, unknown> = {}) => ({ modelName: 'openai/gpt
 
 /** The id the page text gives the link with this name, as a model reading the prompt would find it. */
 function linkId(request: FakeRequest, name: string): string {
-  const match = new RegExp(`\\[(\\d+-\\d+)\\] link: ${name}\\b`).exec(request.user);
+  const match = new RegExp(`\\[((?:\\d+-)?\\d+)\\] link: ${name}\\b`).exec(request.user);
   if (!match) throw new Error(`no link "${name}" in the prompt:\n${request.user}`);
   return match[1]!;
 }
@@ -58,7 +58,7 @@ describe('extract(instruction)', () => {
     // The top page, the closed shadow root and the out-of-process iframe all reach the model.
     for (const text of ['Widget A', 'Widget B', 'Widget C', 'Great widgets, said Ada.']) expect(request.user).toContain(text);
     // No link fields asked for, so no node ids: they would cost tokens and help nothing.
-    expect(request.user).not.toMatch(/\[\d+-\d+\]/);
+    expect(request.user).not.toMatch(/^\s*\[(?:\d+-)?\d+\] /m);
     expect(request.user).toContain('\n      heading: Widget A [level=3]\n');
     const after = fixture.sdk.metrics;
     expect(after.extract.operations - before.extract.operations).toBe(1);
@@ -142,7 +142,7 @@ describe('extract(instruction, schema)', () => {
       expect(item.properties.link.description).toMatch(/id of the link/);
       // With link fields, links (and only links) keep their ids.
       const user = fake.requests[0]!.user;
-      expect(user).toMatch(/\n\s+\[0-\d+\] link: Details of Widget A\n/);
+      expect(user).toMatch(/\n\s+\[\d+\] link: Details of Widget A\n/);
       expect(user).toMatch(/\n\s+heading: Widget A \[level=3\]\n/);
       expect(item.properties.note.anyOf).toEqual([{ type: 'string' }, { type: 'null' }]);
     });

@@ -47,7 +47,7 @@ const functionEnv = (extra: Record<string, string> = {}) => ({
 /** The model: picks the top button for act, and for extract reads the state line from the prompt. */
 function script(request: FakeRequest) {
   if (JSON.stringify(request.schema).includes('elementId')) {
-    return { json: { elementId: /\[(\d+-\d+)\] button: Top button/.exec(request.user)![1], method: 'click', arguments: [], description: 'the top button' } };
+    return { json: { elementId: /\[((?:\d+-)?\d+)\] button: Top button/.exec(request.user)![1], method: 'click', arguments: [], description: 'the top button' } };
   }
   return { json: { value: /top clicked \d+|top idle/.exec(request.user)?.[0] ?? 'not found' } };
 }

@@ -179,7 +179,7 @@ describe('the hosted server', () => {
 
 describe('server-side extract and its cache', () => {
   const model = () => ({ modelName: 'openai/gpt-4.1-mini', apiKey: MODEL_KEY, baseURL: fake.url });
-  const linkId = (request: FakeRequest, name: string) => new RegExp(`\\[(\\d+-\\d+)\\] link: ${name}`).exec(request.user)![1]!;
+  const linkId = (request: FakeRequest, name: string) => new RegExp(`\\[((?:\\d+-)?\\d+)\\] link: ${name}`).exec(request.user)![1]!;
 
   it('answers MISS, then HIT without asking the model again, and MISS once the page changed', async () => {
     fake.reset();
@@ -262,7 +262,7 @@ describe('server-side extract and its cache', () => {
 describe('server-side act, observe and navigate', () => {
   const model = () => ({ modelName: 'openai/gpt-4.1-mini', apiKey: MODEL_KEY, baseURL: fake.url });
   const idOf = (request: FakeRequest, role: string, name: string) => {
-    const match = new RegExp(`\\[(\\d+-\\d+)\\] ${role}: ${name}`).exec(request.user);
+    const match = new RegExp(`\\[((?:\\d+-)?\\d+)\\] ${role}: ${name}`).exec(request.user);
     if (!match) throw new Error(`no ${role} "${name}" in the prompt`);
     return match[1]!;
   };

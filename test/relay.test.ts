@@ -185,7 +185,7 @@ describe('tendril relay', () => {
     const page = sdk!.context.pages()[0]!;
     await page.goto(servers.a.url('act.html'));
     fake.script((request: FakeRequest) => {
-      const id = [...request.user.matchAll(/\[(\d+-\d+)\] button: Frame button/g)].at(-1)?.[1];
+      const id = [...request.user.matchAll(/\[((?:\d+-)?\d+)\] button: Frame button/g)].at(-1)?.[1];
       if (!id) throw new Error(`no frame button in the prompt:\n${request.user}`);
       return { json: { elementId: id, method: 'click', arguments: [], description: 'click Frame button' } };
     });
@@ -195,7 +195,7 @@ describe('tendril relay', () => {
 
     // observe() finds the closed shadow root's button; act(action) replays it without the model.
     fake.script((request: FakeRequest) => {
-      const id = /\[(\d+-\d+)\] button: Shadow button/.exec(request.user)?.[1];
+      const id = /\[((?:\d+-)?\d+)\] button: Shadow button/.exec(request.user)?.[1];
       if (!id) throw new Error(`no shadow button in the prompt:\n${request.user}`);
       return { json: { elements: [{ elementId: id, description: 'the shadow button', method: 'click', arguments: [] }] } };
     });

@@ -1,8 +1,9 @@
 // Reading the pageText of extract() / captureSnapshot() in tests. One node per line:
-//   <indent>[<F>-<N>] <role>[: <name>][ [state]]...
+//   <indent>[<N>] <role>[: <name>][ [state]]...   (the top document)
+//   <indent>[<F>-<N>] <role>[: <name>][ [state]]... (frame F)
 // Helpers match roles and names, never exact ids.
 
-const LINE = /^( *)\[(\d+)-(\d+)\] ([^:\[]+?)(?:: (.*?))?((?: \[[^\]]+\])*)$/;
+const LINE = /^( *)\[(?:(\d+)-)?(\d+)\] ([^:\[]+?)(?:: (.*?))?((?: \[[^\]]+\])*)$/;
 
 export interface Line {
   /** Position among the non-empty lines. */
@@ -40,9 +41,9 @@ export function parse(pageText: string): Parsed {
     lines.push({
       index: lines.length,
       indent: spaces!.length,
-      frame: Number(frame),
+      frame: Number(frame ?? 0),
       node: Number(node),
-      id: `${frame}-${node}`,
+      id: `${frame ?? 0}-${node}`,
       role: role!,
       name,
       states: [...(states ?? '').matchAll(/ \[([^\]]+)\]/g)].map((m) => m[1]!),

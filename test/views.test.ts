@@ -4,6 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { applyDelta, InvalidOptionError, type Page } from '../src/index.js';
 import { diffPageText } from '../src/snapshot/delta.js';
+import { formatId, idKey, shownId } from '../src/snapshot/ids.js';
 import { useBrowser } from './helpers.js';
 
 const fixture = useBrowser();
@@ -102,8 +103,8 @@ describe('interactive view', () => {
     // The ids are the full text's: the same id names the same Edit button there, under that row.
     const fullLines = full.split('\n');
     edits.forEach((edit, i) => {
-      const id = /\[\d+-\d+\]/.exec(edit)![0];
-      const at = fullLines.findIndex((line) => line.includes(id));
+      const id = /^ *(\[(?:\d+-)?\d+\])/.exec(edit)![1];
+      const at = fullLines.findIndex((line) => line.trimStart().startsWith(`${id} `));
       expect(fullLines[at]!.trim()).toBe(edit.slice(0, edit.indexOf(' (row:')).trim());
       expect(fullLines[at - 1]).toContain(`row: ${people[i]} |`);
     });
@@ -116,7 +117,7 @@ describe('interactive view', () => {
     expect(view).toContain('Open the menu');
     expect(view).toContain('Editable note');
     // An out-of-process frame's controls sit under its Iframe line, with the frame's own ids.
-    expect(view).toMatch(/^ {2}\[0-\d+\] Iframe: Payment\n {4}\[1-\d+\] button: Pay now \(heading: Payment\)$/m);
+    expect(view).toMatch(/^ {2}\[\d+\] Iframe: Payment\n {4}\[1-\d+\] button: Pay now \(heading: Payment\)$/m);
     expect(view).not.toContain('Card ending');
   });
 });
@@ -134,7 +135,7 @@ describe('delta view', () => {
     const current = await text(undefined, page);
     expect(current).toContain('Status: shipped');
     const changes = delta.split('\n').filter((line) => /^[-~+=] /.test(line));
-    expect(changes).toEqual([expect.stringMatching(/^~ +\[0-\d+\] paragraph: Status: shipped$/)]);
+    expect(changes).toEqual([expect.stringMatching(/^~ +\[\d+\] paragraph: Status: shipped$/)]);
     expect(applyDelta(previous, delta)).toBe(current);
     expect(delta.length).toBeLessThan(current.length / 5);
     await page.close();
@@ -147,9 +148,9 @@ describe('delta view', () => {
     const delta = await text('delta', page);
     const current = await text(undefined, page);
     const edits = delta.split('\n').filter((line) => /^[-~+] /.test(line));
-    expect(edits).toEqual([expect.stringMatching(/^\+ +\[0-\d+\] paragraph: Note: customer called$/)]);
+    expect(edits).toEqual([expect.stringMatching(/^\+ +\[\d+\] paragraph: Note: customer called$/)]);
     // Every line after the note moved down one id: one range says so.
-    expect(delta).toMatch(/^= \[0-\d+\]\.\.\[0-\d+\] → \[0-\d+\]\.\.\[0-\d+\]$/m);
+    expect(delta).toMatch(/^= \[\d+\]\.\.\[\d+\] → \[\d+\]\.\.\[\d+\]$/m);
     expect(applyDelta(previous, delta)).toBe(current);
     expect(delta.length).toBeLessThan(current.length / 5);
     await page.close();
@@ -173,7 +174,7 @@ describe('applyDelta', () => {
       .map(({ frame, depth, body }) => {
         const node = next.get(frame) ?? 0;
         next.set(frame, node + 1);
-        return `${'  '.repeat(depth)}[${frame}-${node}] ${body}`;
+        return `${'  '.repeat(depth)}${frame ? `[${frame}-${node}]` : `[${node}]`} ${body}`;
       })
       .join('\n');
   }
@@ -208,12 +209,23 @@ describe('applyDelta', () => {
     expect(deltas).toBeGreaterThan(180);
   });
 
+  it('writes ids as the text does, and reads them back however they come', () => {
+    expect([formatId(0, 12), formatId(3, 4)]).toEqual(['[12]', '[3-4]']);
+    for (const written of ['12', '[12]', '0-12', '[0-12]', ' 0-12 ']) {
+      expect(idKey(written)).toBe('0-12');
+      expect(shownId(written)).toBe('12');
+    }
+    expect([idKey('[3-4]'), shownId('3-4')]).toEqual(['3-4', '3-4']);
+    // Not ids: left as they are (trimmed), never mistaken for one.
+    for (const text of ['0-abc', 'https://example.org/1', '1-2-3', '']) expect([idKey(` ${text}`), shownId(text)]).toEqual([text, text]);
+  });
+
   it('says when there is nothing to compare, and refuses a delta taken against another text', () => {
-    expect(applyDelta('', '# page text (no previous text of this page to compare with)\n[0-0] RootWebArea: A')).toBe('[0-0] RootWebArea: A');
+    expect(applyDelta('', '# page text (no previous text of this page to compare with)\n[0] RootWebArea: A')).toBe('[0] RootWebArea: A');
     const before = render([{ frame: 0, depth: 0, body: 'RootWebArea: A' }, ...Array.from({ length: 30 }, (_, i) => ({ frame: 0, depth: 1, body: `link: item ${i}` }))]);
     const after = before.replace('link: item 20', 'link: item twenty');
     const delta = diffPageText(before, after);
-    expect(delta.split('\n').filter((line) => /^[-~+=] /.test(line))).toEqual(['~   [0-21] link: item twenty']);
+    expect(delta.split('\n').filter((line) => /^[-~+=] /.test(line))).toEqual(['~   [21] link: item twenty']);
     expect(() => applyDelta('[5-5] RootWebArea: other', delta)).toThrow(/another text/);
     expect(() => applyDelta(before, 'not a delta')).toThrow(/not a page text delta/);
   });

@@ -14,6 +14,7 @@ import {
 import { ModelCall } from '../llm/ask.js';
 import type { Logger } from '../logger.js';
 import type { ActionInput, ActResult, ObserveResult } from '../types.js';
+import { shownId } from '../snapshot/ids.js';
 import { checkAction, perform } from './perform.js';
 import { partLabel, readForModel, type ModelRequestBase } from './observe.js';
 import { ACT_SCHEMA, ACT_SYSTEM, actUser } from './prompt.js';
@@ -76,7 +77,8 @@ async function actWithin(request: ActRequest, call: ModelCall, retry?: string): 
   if (!choice?.elementId) {
     return { success: false, message: `No element on the page fits "${request.instruction}".`, actionDescription: choice?.description ?? request.instruction, actions: [] };
   }
-  const id = choice.elementId.trim().replace(/^\[|\]$/g, '');
+  // As the page text writes it (a model may still write the top document's ids with their 0-).
+  const id = shownId(choice.elementId);
   const xpath = await snapshot.xpathOf(id);
   const action: ObserveResult = {
     selector: xpath ? `xpath=${xpath}` : `[${id}]`,

@@ -10,6 +10,7 @@ import { estimateTokens } from '../llm/budget.js';
 import type { ModelSpec } from '../llm/config.js';
 import type { Metrics } from '../llm/metrics.js';
 import type { Logger } from '../logger.js';
+import { idKey } from '../snapshot/ids.js';
 import { captureSnapshot, type Snapshot } from '../snapshot/index.js';
 import type { ObserveResult } from '../types.js';
 import { inParallel } from '../util/parallel.js';
@@ -92,7 +93,7 @@ async function observeWithin(request: ModelRequestBase & { instruction?: string;
   const seen = new Set<string>();
   const out: ObserveResult[] = [];
   for (const element of elements) {
-    const xpath = xpaths.get(element.elementId.trim().replace(/^\[|\]$/g, ''));
+    const xpath = xpaths.get(idKey(element.elementId));
     if (!xpath) {
       request.logger.info('observe', 'Left out an element the model named that is not on the page', { elementId: element.elementId });
       continue;

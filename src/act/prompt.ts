@@ -1,5 +1,5 @@
-// The words and schemas of act() and observe(). Element ids are the snapshot's `[F-N]`; the model
-// answers with them and we turn them into XPaths, so it never has to write a selector.
+// The words and schemas of act() and observe(). Element ids are the snapshot's `[N]` and `[F-N]`;
+// the model answers with them and we turn them into XPaths, so it never has to write a selector.
 
 import { METHOD_HELP, METHODS } from './perform.js';
 
@@ -31,7 +31,7 @@ const args = { type: 'array', items: { type: 'string' } };
 export const ACT_SCHEMA = {
   type: 'object',
   properties: {
-    elementId: { anyOf: [{ type: 'string' }, { type: 'null' }], description: 'The id in brackets, such as "0-12".' },
+    elementId: { anyOf: [{ type: 'string' }, { type: 'null' }], description: 'The id in brackets, such as "12" or "1-12".' },
     method,
     arguments: args,
     description: { type: 'string', description: 'The action in a few words, such as "click the Sign in button".' },
@@ -48,7 +48,7 @@ export const OBSERVE_SCHEMA = {
       items: {
         type: 'object',
         properties: {
-          elementId: { type: 'string', description: 'The id in brackets, such as "0-12".' },
+          elementId: { type: 'string', description: 'The id in brackets, such as "12" or "1-12".' },
           description: { type: 'string', description: 'The element and what acting on it does.' },
           method,
           arguments: args,

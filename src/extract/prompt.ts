@@ -12,12 +12,12 @@ const BASE_PROMPT = [
 export function systemPrompt(links: boolean): string {
   return [
     ...BASE_PROMPT,
-    ...(links ? ['Links start with an id in brackets; for a link field give that id (such as "0-12"), never a URL.'] : []),
+    ...(links ? ['Links start with an id in brackets; for a link field give that id (such as "12" or "1-12"), never a URL.'] : []),
   ].join('\n');
 }
 
-const ID = /^(\s*)\[\d+-\d+\] /;
-const LINK = /^\s*\[\d+-\d+\] link\b/;
+const ID = /^(\s*)\[(?:\d+-)?\d+\] /;
+const LINK = /^\s*\[(?:\d+-)?\d+\] link\b/;
 
 /**
  * The page text as the model gets it: node ids only on links, and only when the schema has link

@@ -7,7 +7,7 @@ import type { SchemaNode } from './schema.js';
 
 type Json = Record<string, unknown>;
 
-const LINK_HINT = 'The id of the link element in the page text (such as "0-12"), not a URL.';
+const LINK_HINT = 'The id of the link element in the page text (such as "12" or "1-12"), not a URL.';
 
 /**
  * JSON Schema for the model. In `partial` mode (one chunk of a larger page) every field outside

@@ -8,6 +8,7 @@
 // a shortest edit script (Myers), and ids that moved on unchanged lines are stated as ranges.
 //
 // Format: a first line `# delta since the previous page text: <counts>`, then hunks, then moves.
+// Ids are written as in the text: [N] in the top document, [F-N] in frame F (see ids.ts).
 //   @ after [F-N]      (or `@ top`) where the hunk goes: after the previous text's line [F-N]
 //   ~ <line>           the next previous line changed into <line> (its new id and indentation)
 //   - [F-N] <text>     the next previous line, [F-N], was removed
@@ -16,12 +17,14 @@
 // When there is nothing to compare with, or a delta would not be shorter than the text, the answer
 // is `# page text (<why>)` followed by the full text.
 
+import { formatId, idKey, LINE_ID, lineId } from './ids.js';
+
 const DELTA_HEAD = '# delta since the previous page text:';
 const FULL_HEAD = '# page text';
 /** Beyond this many line edits, a delta is no use (and the diff's memory grows with its square). */
 const MAX_EDITS = 1500;
 
-const ID = /^( *)\[(\d+)-(\d+)\]/;
+const ID = LINE_ID;
 
 /** The answer for a page read for the first time. */
 export function firstRead(text: string): string {
@@ -58,24 +61,24 @@ export function applyDelta(previous: string, delta: string): string {
   const index = new Map<string, number>();
   old.forEach((line, i) => {
     const id = ID.exec(line);
-    if (id) index.set(`${id[2]}-${id[3]}`, i);
+    if (id) index.set(lineId(id).join('-'), i);
   });
   const hunks: Array<{ after: number; ops: string[] }> = [];
   const moves = new Map<number, Array<[from: number, to: number, frame: number, start: number]>>();
   for (const line of delta.split('\n').slice(1)) {
     if (line.startsWith('@ ')) {
       const target = line.slice(2);
-      const after = target === 'top' ? -1 : index.get(/^after \[(\d+-\d+)\]$/.exec(target)?.[1] ?? '');
+      const after = target === 'top' ? -1 : index.get(idKey(/^after (\[(?:\d+-)?\d+\])$/.exec(target)?.[1] ?? ''));
       if (after === undefined) throw new Error(`applyDelta: the previous text has no line ${target}; was the delta taken against another text?`);
       hunks.push({ after, ops: [] });
     } else if (/^[-~+] /.test(line) && hunks.length) {
       hunks[hunks.length - 1]!.ops.push(line);
     } else if (line.startsWith('= ')) {
-      const move = /^= \[(\d+)-(\d+)\](?:\.\.\[\d+-(\d+)\])? → \[(\d+)-(\d+)\]/.exec(line);
+      const move = /^= \[(?:(\d+)-)?(\d+)\](?:\.\.\[(?:\d+-)?(\d+)\])? → \[(?:(\d+)-)?(\d+)\]/.exec(line);
       if (!move) throw new Error(`applyDelta: cannot read the line "${line}".`);
-      const frame = Number(move[1]);
+      const frame = Number(move[1] ?? 0);
       const list = moves.get(frame) ?? [];
-      list.push([Number(move[2]), Number(move[3] ?? move[2]), Number(move[4]), Number(move[5])]);
+      list.push([Number(move[2]), Number(move[3] ?? move[2]), Number(move[4] ?? 0), Number(move[5])]);
       moves.set(frame, list);
     } else if (line) {
       throw new Error(`applyDelta: cannot read the line "${line}".`);
@@ -83,11 +86,10 @@ export function applyDelta(previous: string, delta: string): string {
   }
   const moved = (line: string): string => {
     const id = ID.exec(line);
-    const list = id && moves.get(Number(id[2]));
-    if (!list) return line;
-    const node = Number(id[3]);
-    const move = list.find(([from, to]) => node >= from && node <= to);
-    return move ? `${id[1]}[${move[2]}-${node - move[0] + move[3]}]${line.slice(id[0].length)}` : line;
+    if (!id) return line;
+    const [frame, node] = lineId(id);
+    const move = moves.get(frame)?.find(([from, to]) => node >= from && node <= to);
+    return move ? `${id[1]}${formatId(move[2], node - move[0] + move[3])}${line.slice(id[0].length)}` : line;
   };
   const out: string[] = [];
   let i = 0;
@@ -103,8 +105,8 @@ export function applyDelta(previous: string, delta: string): string {
       if (op[0] === '-') {
         const gone = ID.exec(op.slice(2));
         const there = ID.exec(old[i]!);
-        if (gone && (!there || gone[2] !== there[2] || gone[3] !== there[3])) {
-          throw new Error(`applyDelta: the delta removes [${gone[2]}-${gone[3]}] where the previous text has another line; was it taken against another text?`);
+        if (gone && (!there || lineId(gone).join('-') !== lineId(there).join('-'))) {
+          throw new Error(`applyDelta: the delta removes ${formatId(...lineId(gone))} where the previous text has another line; was it taken against another text?`);
         }
       } else {
         out.push(op.slice(2));
@@ -135,7 +137,7 @@ function kindOf(line: string): string {
 
 function idOf(line: string): [frame: number, node: number] | null {
   const id = ID.exec(line);
-  return id ? [Number(id[2]), Number(id[3])] : null;
+  return id ? lineId(id) : null;
 }
 
 function encode(previous: string, current: string): string | null {
@@ -172,7 +174,7 @@ function encode(previous: string, current: string): string | null {
     if (!dels.length && !ins.length) return null; // cannot happen with a monotone alignment
     const anchor = after < 0 ? null : idOf(a[after]!);
     if (after >= 0 && !anchor) return null;
-    body.push(anchor ? `@ after [${anchor[0]}-${anchor[1]}]` : '@ top');
+    body.push(anchor ? `@ after ${formatId(...anchor)}` : '@ top');
     for (let k = 0; k < Math.max(dels.length, ins.length); k++) {
       const gone = dels[k];
       const come = ins[k];
@@ -229,8 +231,8 @@ class Moves {
       .sort((x, y) => x.oldFrame - y.oldFrame || x.from - y.from)
       .map(({ oldFrame, from, to, frame, start }) =>
         from === to
-          ? `= [${oldFrame}-${from}] → [${frame}-${start}]`
-          : `= [${oldFrame}-${from}]..[${oldFrame}-${to}] → [${frame}-${start}]..[${frame}-${start + to - from}]`,
+          ? `= ${formatId(oldFrame, from)} → ${formatId(frame, start)}`
+          : `= ${formatId(oldFrame, from)}..${formatId(oldFrame, to)} → ${formatId(frame, start)}..${formatId(frame, start + to - from)}`,
       );
   }
 

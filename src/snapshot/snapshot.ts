@@ -1,5 +1,6 @@
 import type { Frame } from '../driver/frame.js';
 import { callPageScript } from './call.js';
+import { idKey } from './ids.js';
 import type { CaptureOptions, CaptureResult } from './page/types.js';
 
 /** One captured frame: its ordinal (the F of `[F-N]`), and where it sits in its parent. */
@@ -16,7 +17,7 @@ export interface FramePart {
 }
 
 /**
- * The page as text plus the maps beside it: node id (`F-N`) → absolute URL for links, read at
+ * The page as text plus the maps beside it: node id (`N` or `F-N`, see ids.ts) → absolute URL for links, read at
  * capture time, and → absolute XPath (crossing frames and shadow roots), built on request from the
  * elements the page keeps for the latest capture of each document. An XPath is therefore available
  * while that document is still there and not captured again; after that it is undefined.
@@ -41,7 +42,7 @@ export class Snapshot {
 
   /** Absolute URL of a link node; undefined for nodes that are not links. */
   urlOf(id: string): string | undefined {
-    return this.#urls.get(normalise(id));
+    return this.#urls.get(idKey(id));
   }
 
   /** Every link node id with its URL, in page order within each frame. */
@@ -49,17 +50,17 @@ export class Snapshot {
     return this.#urls;
   }
 
-  /** Absolute XPath of the element behind a node id such as "0-12"; undefined if unknown or gone. */
+  /** Absolute XPath of the element behind a node id such as "12" or "1-12"; undefined if unknown or gone. */
   async xpathOf(id: string): Promise<string | undefined> {
-    return (await this.xpathsOf([id])).get(normalise(id));
+    return (await this.xpathsOf([id])).get(idKey(id));
   }
 
   /** XPaths of many ids at once: one call per frame. Ids that are unknown or gone are left out. */
   async xpathsOf(ids: Iterable<string>): Promise<Map<string, string>> {
     const byPart = new Map<FramePart, Array<[string, number]>>();
     for (const raw of ids) {
-      const id = normalise(raw);
-      const match = /^(\d+)-(\d+)$/.exec(id);
+      const id = idKey(raw);
+      const match = /^(\d+)-(\d+)$/.exec(id); // idKey's form
       const part = match && this.#parts.get(Number(match[1]));
       if (!part) continue;
       const list = byPart.get(part) ?? [];
@@ -108,6 +109,3 @@ export class Snapshot {
   }
 }
 
-function normalise(id: string): string {
-  return String(id).trim().replace(/^\[|\]$/g, '');
-}

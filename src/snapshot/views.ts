@@ -6,6 +6,7 @@
 import type { Page } from '../driver/page.js';
 import { intersect, isEmpty, overlaps, translate, type Rect } from './page/rect.js';
 import { diffPageText, firstRead } from './delta.js';
+import { LINE_ID, lineId } from './ids.js';
 import type { FramePart } from './snapshot.js';
 
 /** A frame's lines kept: those shown in its window, those within a rect of it, all, or none. */
@@ -56,8 +57,6 @@ function keeperOf(part: FramePart, region: Region): (node: number) => boolean {
   return (node) => kept.has(node);
 }
 
-const ID = /^ *\[(\d+)-(\d+)\]/;
-
 /** The lines `keep` accepts, with every line above them in the tree (by indentation). */
 export function keepWithAncestors(text: string, keep: (frame: number, node: number) => boolean): string {
   if (!text) return text;
@@ -67,8 +66,8 @@ export function keepWithAncestors(text: string, keep: (frame: number, node: numb
   lines.forEach((line, index) => {
     const indent = line.length - line.trimStart().length;
     while (open.length && open[open.length - 1]!.indent >= indent) open.pop();
-    const id = ID.exec(line);
-    if (id && keep(Number(id[1]), Number(id[2]))) {
+    const id = LINE_ID.exec(line);
+    if (id && keep(...lineId(id))) {
       kept[index] = 1;
       // Once an ancestor is kept, so are the ones above it.
       for (let i = open.length - 1; i >= 0 && !kept[open[i]!.index]; i--) kept[open[i]!.index] = 1;

@@ -27,15 +27,15 @@ export async function ok(client: Client, name: string, args: Record<string, unkn
 
 /** The name on the first line of the prompt's page text with this role, as a model reading it would find it. */
 export function nameOf(request: { user: string }, role: string, near?: RegExp): string {
-  const lines = request.user.split('\n').filter((line) => new RegExp(`^\\s*(\\[\\d+-\\d+\\] )?${role}: `).test(line) && (!near || near.test(line)));
+  const lines = request.user.split('\n').filter((line) => new RegExp(`^\\s*(\\[(?:\\d+-)?\\d+\\] )?${role}: `).test(line) && (!near || near.test(line)));
   if (!lines[0]) throw new Error(`no ${role} in the prompt:\n${request.user}`);
   // Attributes such as `[level=1]` follow the name.
-  return lines[0].replace(/^\s*(\[\d+-\d+\] )?[a-z]+: /, '').replace(/(\s*\[[^\]]*\])+\s*$/, '').trim();
+  return lines[0].replace(/^\s*(\[(?:\d+-)?\d+\] )?[a-z]+: /, '').replace(/(\s*\[[^\]]*\])+\s*$/, '').trim();
 }
 
 /** The id of the line `role: name` in the prompt. */
 export function idOf(request: { user: string }, role: string, name: string): string {
-  const match = new RegExp(`\\[(\\d+-\\d+)\\] ${role}: ${name}`).exec(request.user);
+  const match = new RegExp(`\\[((?:\\d+-)?\\d+)\\] ${role}: ${name}`).exec(request.user);
   if (!match) throw new Error(`no ${role} "${name}" in the prompt:\n${request.user}`);
   return match[1]!;
 }

@@ -85,7 +85,8 @@ export class Renderer {
   #line(level: number, role: string, name: string, states: string, el: Element): number {
     const id = this.elements.length;
     this.elements.push(el);
-    const body = `[${this.frame}-${id}] ${role}${name ? `: ${name}` : ''}${states}`;
+    // The top document's ids go without their frame (see snapshot/ids.ts).
+    const body = `${this.frame ? `[${this.frame}-${id}]` : `[${id}]`} ${role}${name ? `: ${name}` : ''}${states}`;
     if (!this.lens?.replacesText) this.lines.push(this.#indent(level) + body);
     this.lens?.line(id, level, body, role, name, el);
     return id;

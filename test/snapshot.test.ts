@@ -160,6 +160,27 @@ describe('shadow roots', () => {
     mustFind(pageText, 'button', 'closed shadow button');
   });
 
+  it('includes closed roots declared in the markup, one inside another too, and acts in them by selector', async () => {
+    // The parser attaches these: no script runs, so only the roots themselves tell Tendril.
+    await fixture.page.goto(fixture.servers.a.url('/snap-dsd.html'));
+    const pageText = (await fixture.sdk.extract({ page: fixture.page })).pageText;
+    const order = [
+      'Light text before the hosts.',
+      'closed declarative paragraph',
+      'closed card heading',
+      'slotted light text',
+      'closed card footer',
+      'open declarative paragraph',
+      'nested closed paragraph',
+      'Light text after the hosts.',
+    ].map((name) => mustFind(pageText, undefined, name).index);
+    expect(order, pageText).toEqual([...order].sort((a, b) => a - b));
+    expect(occurrences(pageText, 'slotted light text'), pageText).toBe(1);
+    mustFind(pageText, 'button', 'closed declarative button');
+    expect(await fixture.page.evaluate(() => document.getElementById('nested')!.shadowRoot)).toBeNull();
+    expect(await fixture.page.locator('//button').textContent()).toBe('closed declarative button');
+  });
+
   it('shows slotted light-DOM content exactly once, where the slot is', async () => {
     const pageText = await text();
     expect(occurrences(pageText, 'slotted light text'), pageText).toBe(1);

@@ -38,27 +38,52 @@ export async function registerClosedShadowRoots(frame: Frame, timeoutMs: number)
 }
 
 /**
- * Asks the frame's engine for the elements its last walk suspected of hosting a closed root, as one
- * array handle in `objectGroup` (undefined when there are none). Sent right behind the walk, on the
- * same session, it answers for that walk without waiting for the walk's reply first.
+ * What the frame's last walk suspected of hosting a closed root, asked right behind the walk (on the
+ * same session, it answers for that walk without waiting for the walk's reply): the backend ids of
+ * the closed roots among those elements, read from Chrome's deep serialisation of them (which, like
+ * DOM.describeNode, sees what page script cannot), and a handle on the elements in `objectGroup`
+ * for a Chrome that does not serialise nodes. Undefined when there are no suspects.
  */
-export function suspectsHandle(engine: EngineHandle, objectGroup: string, timeoutMs: number): Promise<string | undefined> {
+export interface Suspects {
+  /** Backend node ids of their closed roots; undefined when Chrome gave no deep serialisation. */
+  closed: number[] | undefined;
+  handle: string | undefined;
+}
+
+export function askSuspects(engine: EngineHandle, objectGroup: string, timeoutMs: number): Promise<Suspects | undefined> {
   return engine.world.session
     .send(
       'Runtime.callFunctionOn',
-      { functionDeclaration: 'function () { const s = this.suspects(); return s.length ? s : undefined; }', objectId: engine.objectId, objectGroup },
+      {
+        functionDeclaration: `function () { const s = this.suspects(); return s.length ? s.slice(0, ${PROBE_LIMIT}) : undefined; }`,
+        objectId: engine.objectId,
+        objectGroup,
+        // Depth 1: each element with its shadow root (mode and backend id), none of their children.
+        serializationOptions: { serialization: 'deep', maxDepth: 1 },
+      },
       { timeoutMs },
     )
-    .then(({ result }) => result.objectId);
+    .then(({ result }) => {
+      if (result.type === 'undefined') return undefined;
+      const items = result.deepSerializedValue?.type === 'array' ? (result.deepSerializedValue.value as Protocol.Runtime.DeepSerializedValue[] | undefined) : undefined;
+      const closed = items?.flatMap((item) => {
+        const root = (item.value as { shadowRoot?: Protocol.Runtime.DeepSerializedValue | null } | undefined)?.shadowRoot?.value as
+          | { mode?: string; backendNodeId?: number }
+          | undefined;
+        return root?.mode === 'closed' && typeof root.backendNodeId === 'number' ? [root.backendNodeId] : [];
+      });
+      return { closed, handle: result.objectId };
+    });
 }
 
 /**
- * Looks at each element the frame's last walk suspected of hosting a closed root (DOM.describeNode
- * of an element alone names its shadow roots) and registers the closed ones. Returns how many were
- * new, or null when there are so many suspects that one scan of the document costs less. `handle`:
- * the suspects as suspectsHandle gave them, when the caller asked already.
+ * Registers the closed roots among the elements the frame's last walk suspected of hosting one.
+ * Returns how many were new, or null when there are so many suspects that one scan of the document
+ * costs less. `asked`: askSuspects' answer, when the caller asked already. Where Chrome did not
+ * serialise the elements, each is looked at with DOM.describeNode (which names an element's shadow
+ * roots).
  */
-export async function probeSuspects(frame: Frame, suspects: number, timeoutMs: number, handle?: Promise<string | undefined>): Promise<number | null> {
+export async function probeSuspects(frame: Frame, suspects: number, timeoutMs: number, asked?: Promise<Suspects | undefined>): Promise<number | null> {
   if (suspects > PROBE_LIMIT) return null;
   const deadline = Date.now() + timeoutMs;
   const remaining = () => Math.max(1, deadline - Date.now());
@@ -66,9 +91,11 @@ export async function probeSuspects(frame: Frame, suspects: number, timeoutMs: n
   const { session } = engine.world;
   const objectGroup = newObjectGroup('shadow');
   try {
-    const array = await (handle ?? suspectsHandle(engine, objectGroup, remaining()));
-    if (!array) return 0;
-    const { result: properties } = await session.send('Runtime.getProperties', { objectId: array, ownProperties: true }, { timeoutMs: remaining() });
+    const answer = await (asked ?? askSuspects(engine, objectGroup, remaining()));
+    if (!answer) return 0;
+    if (answer.closed) return await register(engine, answer.closed, deadline);
+    if (!answer.handle) return 0;
+    const { result: properties } = await session.send('Runtime.getProperties', { objectId: answer.handle, ownProperties: true }, { timeoutMs: remaining() });
     const hosts = properties.flatMap((property) => (/^\d+$/.test(property.name) && property.value?.objectId ? [property.value.objectId] : []));
     const roots = await Promise.all(
       hosts.map((objectId) =>

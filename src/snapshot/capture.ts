@@ -9,7 +9,7 @@ import { isContextGone, objectGroup } from '../driver/evaluate.js';
 import type { EngineHandle, Frame } from '../driver/frame.js';
 import { resolveSelector, type ResolvedElement } from '../driver/locator.js';
 import type { Page } from '../driver/page.js';
-import { probeSuspects, registerClosedShadowRoots, suspectsHandle } from '../driver/shadow.js';
+import { askSuspects, probeSuspects, registerClosedShadowRoots, type Suspects } from '../driver/shadow.js';
 import { withDeadline } from '../util/time.js';
 import type { CaptureOptions, CaptureResult } from './page/types.js';
 import { callPageScript } from './call.js';
@@ -28,6 +28,8 @@ export interface CaptureSnapshotOptions {
 
 /** Documents up to this many elements that the closed-root watch does not report on are always scanned. */
 const SMALL_DOCUMENT = 3000;
+/** Walks that may each find closed roots inside the ones found before, before one scan of the whole document instead. */
+const MAX_PROBE_ROUNDS = 2;
 const FRAME_MARK = '\u0001';
 
 /** A frame's capture and the key its engine keeps the elements under. */
@@ -263,22 +265,30 @@ class Capture {
         options.frameKeys.push(child.id);
         args.push({ objectId });
       });
-      const walk = async () => ({ ...(await callPageScript<CaptureResult>(frame, engine, options, args, remaining())), key });
-      const reading = walk();
-      // Asked right behind the walk: a probe of what it suspects then saves a round trip.
-      const suspects = frame.showsErrorPage() ? undefined : suspectsHandle(engine, group, remaining());
-      suspects?.catch(() => undefined);
-      let result = await reading;
-      let learned: number;
-      try {
-        learned = await findClosedRoots(frame, engine, result.scan, remaining, suspects);
-      } catch (error) {
-        // The document went away after it was read whole: what was read stands.
-        if (isContextGone(error)) return result;
-        throw error;
+      const walk = async () => {
+        const reading = callPageScript<CaptureResult>(frame, engine, options, args, remaining());
+        // Asked right behind the walk: what it suspects is then known without a round trip more.
+        const suspects = frame.showsErrorPage() ? undefined : askSuspects(engine, group, remaining());
+        suspects?.catch(() => undefined);
+        return { result: { ...(await reading), key }, suspects };
+      };
+      let { result, suspects } = await walk();
+      // Closed roots found let the next walk in, where it may suspect more (a declarative closed
+      // root inside another). After two such rounds, one scan of the whole document finds the rest.
+      for (let round = 1; ; round++) {
+        const whole = round > MAX_PROBE_ROUNDS;
+        let learned: number;
+        try {
+          learned = await findClosedRoots(frame, engine, result.scan, remaining, whole ? 'whole' : suspects);
+        } catch (error) {
+          // The document went away after it was read whole: what was read stands.
+          if (isContextGone(error)) return result;
+          throw error;
+        }
+        if (learned === 0) return result;
+        ({ result, suspects } = await walk());
+        if (whole) return result;
       }
-      if (learned > 0) result = await walk();
-      return result;
     } finally {
       void session.sendQuiet('Runtime.releaseObjectGroup', { objectGroup: group });
     }
@@ -338,18 +348,19 @@ class Capture {
 /**
  * Finds the closed shadow roots a walk could not enter, as cheaply as the document allows, and
  * returns how many were new (the caller then walks again). The elements the walk suspected of
- * hosting one are looked at one by one. Beyond them, the whole document is scanned (one
+ * hosting one come with their closed roots (askSuspects), asked right behind the walk. Beyond them, the whole document is scanned (one
  * serialisation of it, which costs more than the walk) only where a closed root may still hide:
  * in a document the closed-root watch reports on (driver/shadowWatch), when it attached more closed
  * roots than are known, or parsed declarative ones through script; in a document older than our
  * session, when it is small enough to scan for little. Chrome's own error pages have none.
+ * `suspects: 'whole'` scans the whole document straight away.
  */
 async function findClosedRoots(
   frame: Frame,
   engine: EngineHandle,
   scan: CaptureResult['scan'],
   remaining: () => number,
-  suspects: Promise<string | undefined> | undefined,
+  suspects: Promise<Suspects | undefined> | undefined | 'whole',
 ): Promise<number> {
   if (frame.showsErrorPage()) return 0;
   const watched = frame.mainWorld?.closedRoots;
@@ -361,6 +372,7 @@ async function findClosedRoots(
     scanned();
     return learned + found;
   };
+  if (suspects === 'whole') return whole(0);
   let learned = 0;
   if (scan.suspects > 0 && (watched || !scan.small)) {
     const probed = await probeSuspects(frame, scan.suspects, remaining(), suspects);

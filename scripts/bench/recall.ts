@@ -16,8 +16,18 @@ export interface Recall {
   readonly total: number;
 }
 
-export function recall(truth: WordCounts, text: string): Recall {
-  const found = wordCounts(text);
+/**
+ * What a page text says of the page: each line without its node id and role (`[0-12] link: `), which
+ * are the library's notation, not the page's words. Their digits and role names would otherwise
+ * count as found words ("0", "12", "link", "main"), more for a library with more ids or lines.
+ */
+export function contentOf(pageText: string): string {
+  return pageText.replace(/^[ \t]*\[[^\]\s]*\][ \t]*(?:[^:\n]*: |[^:\n]*$)/gm, '');
+}
+
+/** Recall of `truth` in what `pageText` says of the page (contentOf). */
+export function recall(truth: WordCounts, pageText: string): Recall {
+  const found = wordCounts(contentOf(pageText));
   let matched = 0;
   let total = 0;
   for (const [word, n] of truth) {

@@ -76,6 +76,17 @@ export function askSuspects(engine: EngineHandle, objectGroup: string, timeoutMs
     });
 }
 
+/** The suspects as one array handle in `objectGroup`, undefined when there are none. */
+function plainSuspects(engine: EngineHandle, objectGroup: string, timeoutMs: number): Promise<string | undefined> {
+  return engine.world.session
+    .send(
+      'Runtime.callFunctionOn',
+      { functionDeclaration: 'function () { const s = this.suspects(); return s.length ? s : undefined; }', objectId: engine.objectId, objectGroup },
+      { timeoutMs },
+    )
+    .then(({ result }) => result.objectId);
+}
+
 /**
  * Registers the closed roots among the elements the frame's last walk suspected of hosting one.
  * Returns how many were new, or null when there are so many suspects that one scan of the document
@@ -91,11 +102,15 @@ export async function probeSuspects(frame: Frame, suspects: number, timeoutMs: n
   const { session } = engine.world;
   const objectGroup = newObjectGroup('shadow');
   try {
-    const answer = await (asked ?? askSuspects(engine, objectGroup, remaining()));
-    if (!answer) return 0;
-    if (answer.closed) return await register(engine, answer.closed, deadline);
-    if (!answer.handle) return 0;
-    const { result: properties } = await session.send('Runtime.getProperties', { objectId: answer.handle, ownProperties: true }, { timeoutMs: remaining() });
+    const answer = await (asked ?? askSuspects(engine, objectGroup, remaining())).catch((error: unknown) => {
+      if (error instanceof TimeoutError || isContextGone(error)) throw error;
+      return null; // a Chrome that refuses to serialise them: asked again plainly below
+    });
+    if (answer === undefined) return 0;
+    if (answer?.closed) return await register(engine, answer.closed, deadline);
+    const handle = answer?.handle ?? (await plainSuspects(engine, objectGroup, remaining()));
+    if (!handle) return 0;
+    const { result: properties } = await session.send('Runtime.getProperties', { objectId: handle, ownProperties: true }, { timeoutMs: remaining() });
     const hosts = properties.flatMap((property) => (/^\d+$/.test(property.name) && property.value?.objectId ? [property.value.objectId] : []));
     const roots = await Promise.all(
       hosts.map((objectId) =>

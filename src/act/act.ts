@@ -13,8 +13,8 @@ import {
 } from '../errors.js';
 import { ModelCall } from '../llm/ask.js';
 import type { Logger } from '../logger.js';
-import type { ActionInput, ActResult, ObserveResult } from '../types.js';
 import { shownId } from '../snapshot/ids.js';
+import type { ActionInput, ActResult, ObserveResult } from '../types.js';
 import { checkAction, perform } from './perform.js';
 import { partLabel, readForModel, type ModelRequestBase } from './observe.js';
 import { ACT_SCHEMA, ACT_SYSTEM, actUser } from './prompt.js';

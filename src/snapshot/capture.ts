@@ -348,12 +348,12 @@ class Capture {
 /**
  * Finds the closed shadow roots a walk could not enter, as cheaply as the document allows, and
  * returns how many were new (the caller then walks again). The elements the walk suspected of
- * hosting one come with their closed roots (askSuspects), asked right behind the walk. Beyond them, the whole document is scanned (one
- * serialisation of it, which costs more than the walk) only where a closed root may still hide:
- * in a document the closed-root watch reports on (driver/shadowWatch), when it attached more closed
- * roots than are known, or parsed declarative ones through script; in a document older than our
- * session, when it is small enough to scan for little. Chrome's own error pages have none.
- * `suspects: 'whole'` scans the whole document straight away.
+ * hosting one come with their closed roots (askSuspects, asked right behind the walk). Beyond
+ * them, the whole document is scanned (one serialisation of it, which costs more than the walk)
+ * only where a closed root may still hide: in a document the closed-root watch reports on
+ * (driver/shadowWatch), when it attached more closed roots than are known, or parsed declarative
+ * ones through script; in a document older than our session, when it is small enough to scan for
+ * little. Chrome's own error pages have none. `suspects: 'whole'` scans the whole document at once.
  */
 async function findClosedRoots(
   frame: Frame,

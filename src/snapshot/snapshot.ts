@@ -17,9 +17,9 @@ export interface FramePart {
 }
 
 /**
- * The page as text plus the maps beside it: node id (`N` or `F-N`, see ids.ts) → absolute URL for links, read at
- * capture time, and → absolute XPath (crossing frames and shadow roots), built on request from the
- * elements the page keeps for the latest capture of each document. An XPath is therefore available
+ * The page as text plus the maps beside it: node id (`N` or `F-N`, see ids.ts) → absolute URL for
+ * links, read at capture time, and → absolute XPath (crossing frames and shadow roots), built on
+ * request from the elements the page keeps for the latest capture of each document. An XPath is therefore available
  * while that document is still there and not captured again; after that it is undefined.
  */
 export class Snapshot {
@@ -50,7 +50,7 @@ export class Snapshot {
     return this.#urls;
   }
 
-  /** Absolute XPath of the element behind a node id such as "12" or "1-12"; undefined if unknown or gone. */
+  /** Absolute XPath of the element behind a node id ("12", "1-12"); undefined if unknown or gone. */
   async xpathOf(id: string): Promise<string | undefined> {
     return (await this.xpathsOf([id])).get(idKey(id));
   }
@@ -108,4 +108,3 @@ export class Snapshot {
     }
   }
 }
-

@@ -40,14 +40,12 @@ export async function registerClosedShadowRoots(frame: Frame, timeoutMs: number)
 /**
  * What the frame's last walk suspected of hosting a closed root, asked right behind the walk (on the
  * same session, it answers for that walk without waiting for the walk's reply): the backend ids of
- * the closed roots among those elements, read from Chrome's deep serialisation of them (which, like
- * DOM.describeNode, sees what page script cannot), and a handle on the elements in `objectGroup`
- * for a Chrome that does not serialise nodes. Undefined when there are no suspects.
+ * the closed roots among those elements, read from Chrome's deep serialisation of them, which like
+ * DOM.describeNode sees what page script cannot (undefined from a Chrome too old to serialise
+ * nodes). Undefined when there are no suspects.
  */
 export interface Suspects {
-  /** Backend node ids of their closed roots; undefined when Chrome gave no deep serialisation. */
   closed: number[] | undefined;
-  handle: string | undefined;
 }
 
 export function askSuspects(engine: EngineHandle, objectGroup: string, timeoutMs: number): Promise<Suspects | undefined> {
@@ -65,67 +63,36 @@ export function askSuspects(engine: EngineHandle, objectGroup: string, timeoutMs
     )
     .then(({ result }) => {
       if (result.type === 'undefined') return undefined;
-      const items = result.deepSerializedValue?.type === 'array' ? (result.deepSerializedValue.value as Protocol.Runtime.DeepSerializedValue[] | undefined) : undefined;
+      const items = result.deepSerializedValue?.value as Protocol.Runtime.DeepSerializedValue[] | undefined;
       const closed = items?.flatMap((item) => {
-        const root = (item.value as { shadowRoot?: Protocol.Runtime.DeepSerializedValue | null } | undefined)?.shadowRoot?.value as
-          | { mode?: string; backendNodeId?: number }
-          | undefined;
+        const root = (item.value as { shadowRoot?: { value?: { mode?: string; backendNodeId?: number } } | null } | undefined)?.shadowRoot?.value;
         return root?.mode === 'closed' && typeof root.backendNodeId === 'number' ? [root.backendNodeId] : [];
       });
-      return { closed, handle: result.objectId };
+      return { closed };
     });
-}
-
-/** The suspects as one array handle in `objectGroup`, undefined when there are none. */
-function plainSuspects(engine: EngineHandle, objectGroup: string, timeoutMs: number): Promise<string | undefined> {
-  return engine.world.session
-    .send(
-      'Runtime.callFunctionOn',
-      { functionDeclaration: 'function () { const s = this.suspects(); return s.length ? s : undefined; }', objectId: engine.objectId, objectGroup },
-      { timeoutMs },
-    )
-    .then(({ result }) => result.objectId);
 }
 
 /**
  * Registers the closed roots among the elements the frame's last walk suspected of hosting one.
- * Returns how many were new, or null when there are so many suspects that one scan of the document
- * costs less. `asked`: askSuspects' answer, when the caller asked already. Where Chrome did not
- * serialise the elements, each is looked at with DOM.describeNode (which names an element's shadow
- * roots).
+ * Returns how many were new, or null when one scan of the whole document is wanted instead: for
+ * more suspects than are worth asking about, or a Chrome that does not serialise them. `asked`:
+ * askSuspects' answer, when the caller asked already.
  */
 export async function probeSuspects(frame: Frame, suspects: number, timeoutMs: number, asked?: Promise<Suspects | undefined>): Promise<number | null> {
   if (suspects > PROBE_LIMIT) return null;
   const deadline = Date.now() + timeoutMs;
-  const remaining = () => Math.max(1, deadline - Date.now());
   const engine = await frame.engine(timeoutMs);
-  const { session } = engine.world;
   const objectGroup = newObjectGroup('shadow');
   try {
-    const answer = await (asked ?? askSuspects(engine, objectGroup, remaining())).catch((error: unknown) => {
+    const answer = await (asked ?? askSuspects(engine, objectGroup, timeoutMs)).catch((error: unknown) => {
       if (error instanceof TimeoutError || isContextGone(error)) throw error;
-      return null; // a Chrome that refuses to serialise them: asked again plainly below
+      return null;
     });
     if (answer === undefined) return 0;
-    if (answer?.closed) return await register(engine, answer.closed, deadline);
-    const handle = answer?.handle ?? (await plainSuspects(engine, objectGroup, remaining()));
-    if (!handle) return 0;
-    const { result: properties } = await session.send('Runtime.getProperties', { objectId: handle, ownProperties: true }, { timeoutMs: remaining() });
-    const hosts = properties.flatMap((property) => (/^\d+$/.test(property.name) && property.value?.objectId ? [property.value.objectId] : []));
-    const roots = await Promise.all(
-      hosts.map((objectId) =>
-        session.send('DOM.describeNode', { objectId, depth: 0 }, { timeoutMs: remaining() }).then(
-          ({ node }) => node.shadowRoots?.find((root) => root.shadowRootType === 'closed')?.backendNodeId,
-          (error: unknown) => {
-            if (error instanceof TimeoutError || isContextGone(error)) throw error;
-            return undefined; // removed meanwhile
-          },
-        ),
-      ),
-    );
-    return await register(engine, roots.filter((id): id is number => id !== undefined), deadline);
+    if (!answer?.closed) return null;
+    return await register(engine, answer.closed, deadline);
   } finally {
-    void session.sendQuiet('Runtime.releaseObjectGroup', { objectGroup });
+    void engine.world.session.sendQuiet('Runtime.releaseObjectGroup', { objectGroup });
   }
 }
 

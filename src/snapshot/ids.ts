@@ -21,17 +21,12 @@ export function lineId(match: RegExpExecArray): [frame: number, node: number] {
  * text itself, trimmed, when it is no id.
  */
 export function idKey(id: string): string {
-  const parsed = parseId(id);
-  return parsed ? `${parsed[0]}-${parsed[1]}` : String(id).trim();
+  const text = String(id).trim();
+  const match = /^\[?(?:(\d+)-)?(\d+)\]?$/.exec(text);
+  return match ? `${Number(match[1] ?? 0)}-${Number(match[2])}` : text;
 }
 
 /** An id as the page text writes it, without its brackets ("0-12" is "12"); the text, trimmed, when it is no id. */
 export function shownId(id: string): string {
-  const parsed = parseId(id);
-  return parsed ? formatId(...parsed).slice(1, -1) : String(id).trim();
-}
-
-function parseId(id: string): [frame: number, node: number] | undefined {
-  const match = /^\[?(?:(\d+)-)?(\d+)\]?$/.exec(String(id).trim());
-  return match ? [Number(match[1] ?? 0), Number(match[2])] : undefined;
+  return idKey(id).replace(/^0-(?=\d+$)/, '');
 }

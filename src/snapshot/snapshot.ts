@@ -19,8 +19,9 @@ export interface FramePart {
 /**
  * The page as text plus the maps beside it: node id (`N` or `F-N`, see ids.ts) → absolute URL for
  * links, read at capture time, and → absolute XPath (crossing frames and shadow roots), built on
- * request from the elements the page keeps for the latest capture of each document. An XPath is therefore available
- * while that document is still there and not captured again; after that it is undefined.
+ * request from the elements the page keeps for the latest capture of each document. An XPath is
+ * therefore available while that document is still there and not captured again; after that it is
+ * undefined.
  */
 export class Snapshot {
   readonly #parts: Map<number, FramePart>;

@@ -59,7 +59,7 @@ describe('extract(instruction)', () => {
     for (const text of ['Widget A', 'Widget B', 'Widget C', 'Great widgets, said Ada.']) expect(request.user).toContain(text);
     // No link fields asked for, so no node ids: they would cost tokens and help nothing.
     expect(request.user).not.toMatch(/^\s*\[(?:\d+-)?\d+\] /m);
-    expect(request.user).toContain('\n      heading: Widget A [level=3]\n');
+    expect(request.user).toContain('\n   heading: Widget A [level=3]\n');
     const after = fixture.sdk.metrics;
     expect(after.extract.operations - before.extract.operations).toBe(1);
     expect(after.extract.modelCalls - before.extract.modelCalls).toBe(1);

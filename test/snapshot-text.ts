@@ -144,8 +144,8 @@ export function excerpt(pageText: string, max = 6000): string {
 
 /**
  * Grammar problems of a whole pageText (empty when it is well formed): unparsable lines, a first
- * line that is not the main frame's RootWebArea, odd indents, indents that jump by more than one
- * level, StaticText without text.
+ * line that is not the main frame's RootWebArea, indents that jump by more than one level (one
+ * space each), StaticText without text.
  */
 export function grammarProblems(pageText: string): string[] {
   const { lines: all, unparsed } = parse(pageText);
@@ -156,10 +156,9 @@ export function grammarProblems(pageText: string): string[] {
     problems.push(`first line is not the main frame's RootWebArea at indent 0: ${JSON.stringify(first.raw)}`);
   }
   for (const line of all) {
-    if (line.indent % 2 !== 0) problems.push(`odd indent: ${JSON.stringify(line.raw)}`);
     if (line.index > 0 && line.indent === 0) problems.push(`second line at indent 0: ${JSON.stringify(line.raw)}`);
     const previous = all[line.index - 1];
-    if (previous && line.indent > previous.indent + 2) problems.push(`indent jumps by more than one level: ${JSON.stringify(line.raw)}`);
+    if (previous && line.indent > previous.indent + 1) problems.push(`indent jumps by more than one level: ${JSON.stringify(line.raw)}`);
     if (line.role === 'StaticText' && (line.name ?? '').trim() === '') problems.push(`empty StaticText: ${JSON.stringify(line.raw)}`);
   }
   return problems;

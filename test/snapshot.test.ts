@@ -495,7 +495,7 @@ describe('compact text', () => {
     const parent = parentOf(all, deep)!;
     expect(parent.role, pageText).toBe('region');
     expect(parent.name).toBe('Deep region');
-    expect(deep.indent - parent.indent).toBe(2);
+    expect(deep.indent - parent.indent).toBe(1);
     expect(findLines(pageText, 'generic').map((line) => line.raw)).toEqual([]);
   });
 });

@@ -117,7 +117,7 @@ describe('interactive view', () => {
     expect(view).toContain('Open the menu');
     expect(view).toContain('Editable note');
     // An out-of-process frame's controls sit under its Iframe line, with the frame's own ids.
-    expect(view).toMatch(/^ {2}\[\d+\] Iframe: Payment\n {4}\[1-\d+\] button: Pay now \(heading: Payment\)$/m);
+    expect(view).toMatch(/^ \[\d+\] Iframe: Payment\n {2}\[1-\d+\] button: Pay now \(heading: Payment\)$/m);
     expect(view).not.toContain('Card ending');
   });
 });
@@ -174,7 +174,7 @@ describe('applyDelta', () => {
       .map(({ frame, depth, body }) => {
         const node = next.get(frame) ?? 0;
         next.set(frame, node + 1);
-        return `${'  '.repeat(depth)}${frame ? `[${frame}-${node}]` : `[${node}]`} ${body}`;
+        return `${' '.repeat(depth)}${frame ? `[${frame}-${node}]` : `[${node}]`} ${body}`;
       })
       .join('\n');
   }
@@ -225,7 +225,7 @@ describe('applyDelta', () => {
     const before = render([{ frame: 0, depth: 0, body: 'RootWebArea: A' }, ...Array.from({ length: 30 }, (_, i) => ({ frame: 0, depth: 1, body: `link: item ${i}` }))]);
     const after = before.replace('link: item 20', 'link: item twenty');
     const delta = diffPageText(before, after);
-    expect(delta.split('\n').filter((line) => /^[-~+=] /.test(line))).toEqual(['~   [21] link: item twenty']);
+    expect(delta.split('\n').filter((line) => /^[-~+=] /.test(line))).toEqual(['~  [21] link: item twenty']);
     expect(() => applyDelta('[5-5] RootWebArea: other', delta)).toThrow(/another text/);
     expect(() => applyDelta(before, 'not a delta')).toThrow(/not a page text delta/);
   });

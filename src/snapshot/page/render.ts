@@ -93,7 +93,7 @@ export class Renderer {
   }
 
   #indent(level: number): string {
-    while (this.#indents.length <= level) this.#indents.push(this.#indents[this.#indents.length - 1] + '  ');
+    while (this.#indents.length <= level) this.#indents.push(this.#indents[this.#indents.length - 1] + ' ');
     return this.#indents[level]!;
   }
 }

@@ -4,8 +4,12 @@
 // \u0001 marker the host uses for child frames, or break a line.
 const SPACE_RUN = /[\s\u0000-\u001f\u007f\u00a0\u200b]+/g;
 
+// What SPACE_RUN would change: anything of it but a lone space. Most runs of words have nothing else,
+// and a replace() that finds matches builds a new string even when each space stays a space.
+const NEEDS_SQUASH = /[\u0000-\u001f\u007f\u00a0\u1680\u2000-\u200b\u2028\u2029\u202f\u205f\u3000\ufeff]| {2}/;
+
 export function squash(text: string): string {
-  return text.replace(SPACE_RUN, ' ');
+  return NEEDS_SQUASH.test(text) ? text.replace(SPACE_RUN, ' ') : text;
 }
 
 export function clean(text: string | null | undefined): string {

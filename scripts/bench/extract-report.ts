@@ -135,7 +135,8 @@ const STAGEHAND4_LABEL = 'Stagehand 4.4.0';
 /** What stands for `extract()` in Stagehand 4.4.0, which has no page-text extract() any more. */
 export const STAGEHAND4_NOTE =
   'Stagehand 4.4.0 has no page-text `extract()`; its column is `page.snapshot({ includeIframes: true }).formattedTree`, ' +
-  'the accessibility outline its `extract(instruction)` sends the model as `DOM:`, timed inside its node 22 child process.';
+  'the accessibility outline its `extract(instruction)` sends the model as `DOM:`, timed inside its node 22 child process, ' +
+  'with its `timeout` raised from its own 20 s to the bench\'s 60 s limit for a page.';
 
 function corpusRows(c: CorpusSummary, input: ExtractReportInput, row: RowFn): void {
   const { ours, theirs, run } = input;

@@ -141,7 +141,7 @@ function metaLine(input: RealPagesReportInput, s: RealPagesSummary): string {
     `a page not done within ${st.pageDeadlineMs / 1000} s counts as failed (its browser is replaced); an \`extract()\` with no text too`,
     `times over the pages all read · ratio = ${ours.label} / that Stagehand`,
     ...(theirs.some((col) => col.id === 'stagehand4')
-      ? ["Stagehand 4.4.0: its own `page.goto(url)`, then `page.snapshot({ includeIframes: true }).formattedTree` for `extract()` (it has no page-text `extract()`), both timed in its node 22 child process; its dialogs are not watched"]
+      ? ["Stagehand 4.4.0: its own `page.goto(url)`, then `page.snapshot({ includeIframes: true, timeout: 60000 }).formattedTree` for `extract()` (it has no page-text `extract()`), both timed in its node 22 child process; its dialogs are not watched"]
       : []),
   ];
   if (run.corpusTotal === null) parts.push('**corpus missing: real pages not run**');

@@ -299,7 +299,7 @@ export async function loadStagehand4(log: (line: string) => void): Promise<Libra
         gotoDefault: async (url) => void (await live().call('goto', { url })),
         // 4.4.0 has no page-text extract(); its accessibility snapshot (iframes included) is the
         // text its own extract(instruction) sends the model.
-        extractText: async () => (await live().call('pageText')) as string,
+        extractText: async () => (await live().call('pageText', { timeoutMs: CHILD_DEADLINE_MS })) as string,
         async extractWithSchema(instruction, build) {
           modelMs = undefined;
           const out = (await live().call('extract', { instruction, schema: schemaFor(build) })) as { data: unknown; modelMs: number };

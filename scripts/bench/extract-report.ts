@@ -190,7 +190,7 @@ function metaLine(input: ExtractReportInput, c: CorpusSummary): string {
   const parts = [
     input.envLine,
     `table and demo page: median of ${plural(s.extractIterations, 'timed `extract()` call')} after ${s.warmups} untimed`,
-    `each call after an untimed \`goto\` (until \`load\`); one browser per library for all pages, libraries alternating`,
+    `each call after an untimed \`goto\` (until \`load\`); one browser per library for all pages, libraries alternating, each turn once the CPUs were 85% idle over 200 ms (at most 5 s of waiting)`,
     `Chromium for every page started with \`--host-resolver-rules=MAP * ~NOTFOUND, …\` so remote resources fail at once`,
     `bytes = UTF-8 size of \`pageText\`; recall = share of ground-truth words (lowercase letter/digit runs, with multiplicity) found in it, each line read without its node id and role (\`[0-12] link: \`)`,
     `a page slower than ${s.pageDeadlineMs / 1000} s counts as failed`,

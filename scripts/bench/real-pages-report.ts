@@ -136,7 +136,7 @@ function metaLine(input: RealPagesReportInput, s: RealPagesSummary): string {
     input.envLine,
     "per page, each library's own `page.goto(url)` with no options (its default wait and timeout), then `extract()` without arguments, both timed",
     st.corpusIterations === 1 ? 'once per page' : `median of ${st.corpusIterations} per page`,
-    'one browser per library for all pages (warmed up on `basic.html`), libraries alternating page by page',
+    'one browser per library for all pages (warmed up on `basic.html`), libraries alternating page by page, each turn once the CPUs were 85% idle over 200 ms (at most 5 s of waiting)',
     'Chromium for every page started with `--host-resolver-rules=MAP * ~NOTFOUND, …` so remote resources fail at once',
     `a page not done within ${st.pageDeadlineMs / 1000} s counts as failed (its browser is replaced); an \`extract()\` with no text too`,
     `times over the pages all read · ratio = ${ours.label} / that Stagehand`,

@@ -8,6 +8,7 @@ import { TimedSession, withTimeout, type BenchEnv, type LibraryAdapter, type Ses
 import { OFFLINE_ARG, type LaunchSpec } from './config.js';
 import { UNSERVED_DEMO, type ExtractPage, type PageSet } from './extract-pages.js';
 import { errorText, unavailableOutcomes, type ComparisonContext, type Failed } from './measurement.js';
+import { settle } from './settle.js';
 
 /** Page used to warm up each new session (untimed), so the first measured page is not a cold one. */
 export const WARMUP_PATH = '/basic.html';
@@ -160,7 +161,8 @@ export interface PageLoop<S, O> {
 /**
  * Runs every page of `loop.set`: on the table and demo page `opts.warmups` untimed calls then
  * `opts.extractIterations` timed ones, on each article `opts.corpusIterations` timed ones, the
- * libraries alternating call by call. A library that fails a page is failed on that page only.
+ * libraries alternating call by call, each turn starting on a settled machine (settle.ts). A library
+ * that fails a page is failed on that page only.
  * Closes the pool's sessions and the pages' servers at the end.
  */
 export async function runPages<S, O>(ctx: ComparisonContext, loop: PageLoop<S, O>): Promise<PageResultOf<O>[]> {
@@ -178,6 +180,7 @@ export async function runPages<S, O>(ctx: ComparisonContext, loop: PageLoop<S, O
         for (const lib of libs) {
           if (outcomes.has(lib.id)) continue; // failed on this page already
           try {
+            await settle();
             const sample = await pool.measure(lib, page, opts.pageDeadlineMs);
             if (i >= warmups) samples.get(lib.id)!.push(sample);
           } catch (err) {

@@ -3,7 +3,7 @@
 // above it. A table with an "Edit" button per row then reads as one "Edit" per row, each with the
 // row's text, not as a hundred identical buttons.
 
-import { FRAME_MARK, type Lens } from './render.js';
+import { FRAME_MARK, indent, type Lens } from './render.js';
 import { clean, textOf } from './text.js';
 
 /** Roles a user acts on by their nature. */
@@ -41,7 +41,6 @@ export class InteractiveLens implements Lens {
   #heading = '';
   /** Where the context last written came from: lines in one row follow each other, and it is said once. */
   #said: unknown = null;
-  readonly #indents: string[] = [''];
 
   line(_id: number, level: number, body: string, role: string, name: string, el: Element): void {
     const chain = this.#chain;
@@ -51,7 +50,7 @@ export class InteractiveLens implements Lens {
     chain[level] = { role, name, el, depth: keep ? above + 1 : above };
     if (role === 'heading') this.#heading = name;
     if (!keep) return;
-    let line = this.#indent(above) + body;
+    let line = indent(above) + body;
     // An option's context is the list line just above it.
     const context = STRUCTURE.has(role) || role === 'option' ? null : this.#context(level, name);
     if (context && context.of !== this.#said) line += ` (${context.said})`;
@@ -60,7 +59,7 @@ export class InteractiveLens implements Lens {
   }
 
   frame(key: string, _el: Element, level: number): void {
-    this.#lines.push(this.#indent(this.#chain[level]?.depth ?? 0) + FRAME_MARK + key);
+    this.#lines.push(indent(this.#chain[level]?.depth ?? 0) + FRAME_MARK + key);
   }
 
   text(): string {
@@ -89,11 +88,6 @@ export class InteractiveLens implements Lens {
     }
     const said = this.#heading && this.#heading !== name ? describe('heading', this.#heading, name) : '';
     return said ? { said, of: this.#heading } : null;
-  }
-
-  #indent(level: number): string {
-    while (this.#indents.length <= level) this.#indents.push(this.#indents[this.#indents.length - 1] + ' ');
-    return this.#indents[level]!;
   }
 }
 

@@ -7,6 +7,14 @@ import type { CaptureResult, ViewportReport } from './types.js';
 
 export const FRAME_MARK = '\u0001';
 
+/** The indentation of a line at each depth, one space per level (kept: a page has few depths). */
+const INDENTS: string[] = [''];
+
+export function indent(level: number): string {
+  while (INDENTS.length <= level) INDENTS.push(INDENTS[INDENTS.length - 1] + ' ');
+  return INDENTS[level]!;
+}
+
 /**
  * A view of the text (viewport, interactive) sees every line as it is made, with the line's element at
  * hand: what it needs of the page (boxes, attributes) is read in the same call, never in a round trip
@@ -30,7 +38,6 @@ export class Renderer {
   readonly elements: Element[] = [];
   readonly links: Array<number | string> = [];
   readonly frames: Array<number | string> = [];
-  readonly #indents: string[] = [''];
 
   constructor(
     private readonly frame: number,
@@ -61,7 +68,7 @@ export class Renderer {
       } else if (item.k === 3) {
         const id = this.#line(level, 'Iframe', item.name, '', item.el);
         this.frames.push(item.key, id);
-        if (!this.lens?.replacesText) this.lines.push(this.#indent(level + 1) + FRAME_MARK + item.key);
+        if (!this.lens?.replacesText) this.lines.push(indent(level + 1) + FRAME_MARK + item.key);
         this.lens?.frame(item.key, item.el, level);
       } else {
         const id = this.#line(level, item.role, item.name, item.states, item.el);
@@ -87,13 +94,8 @@ export class Renderer {
     this.elements.push(el);
     // The top document's ids go without their frame (see snapshot/ids.ts).
     const body = `${this.frame ? `[${this.frame}-${id}]` : `[${id}]`} ${role}${name ? `: ${name}` : ''}${states}`;
-    if (!this.lens?.replacesText) this.lines.push(this.#indent(level) + body);
+    if (!this.lens?.replacesText) this.lines.push(indent(level) + body);
     this.lens?.line(id, level, body, role, name, el);
     return id;
-  }
-
-  #indent(level: number): string {
-    while (this.#indents.length <= level) this.#indents.push(this.#indents[this.#indents.length - 1] + ' ');
-    return this.#indents[level]!;
   }
 }

@@ -18,6 +18,11 @@ export const BENCH_DOC_PATH = path.join(REPO_ROOT, 'docs', 'benchmarks.md');
 export const RESULTS_DIR = path.join(BENCH_DIR, 'results');
 export const DEMO_PATH = path.join(REPO_ROOT, 'scripts', 'demo.ts');
 export const LIBRARY_IDS: readonly string[] = ['tendril', 'stagehand', 'stagehand4'];
+/**
+ * Deadline for anything Stagehand 4.4.0's child is asked that has no deadline of its own (init,
+ * close), and the `timeout` its page-text snapshot is given in place of its own 20 s.
+ */
+export const STAGEHAND4_DEADLINE_MS = 60_000;
 
 /** Flags both libraries pass to Chromium, on top of whatever each adds itself. */
 export const CHROME_ARGS: readonly string[] = [

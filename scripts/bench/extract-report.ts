@@ -13,10 +13,12 @@ import {
   type Below,
   type CorpusSummary,
 } from './extract-summary.js';
+import { STAGEHAND4_DEADLINE_MS } from './config.js';
 import { DEMO_PARTS, type ExtractPage } from './extract-pages.js';
 import type { ExtractRun, Outcome, PageResult } from './measurements/extract.js';
 import { ratioHeading, type Column } from './report.js';
 import { recallValue } from './recall.js';
+import { SETTLE_NOTE } from './settle.js';
 import { formatMs } from './stats.js';
 
 export interface ExtractReportInput {
@@ -136,7 +138,7 @@ const STAGEHAND4_LABEL = 'Stagehand 4.4.0';
 export const STAGEHAND4_NOTE =
   'Stagehand 4.4.0 has no page-text `extract()`; its column is `page.snapshot({ includeIframes: true }).formattedTree`, ' +
   'the accessibility outline its `extract(instruction)` sends the model as `DOM:`, timed inside its node 22 child process, ' +
-  'with its `timeout` raised from its own 20 s to the bench\'s 60 s limit for a page.';
+  `with its \`timeout\` raised from its own 20 s to the bench's ${STAGEHAND4_DEADLINE_MS / 1000} s limit for a page.`;
 
 function corpusRows(c: CorpusSummary, input: ExtractReportInput, row: RowFn): void {
   const { ours, theirs, run } = input;
@@ -190,7 +192,7 @@ function metaLine(input: ExtractReportInput, c: CorpusSummary): string {
   const parts = [
     input.envLine,
     `table and demo page: median of ${plural(s.extractIterations, 'timed `extract()` call')} after ${s.warmups} untimed`,
-    `each call after an untimed \`goto\` (until \`load\`); one browser per library for all pages, libraries alternating, each turn once the CPUs were 85% idle over 200 ms (at most 5 s of waiting)`,
+    `each call after an untimed \`goto\` (until \`load\`); one browser per library for all pages, libraries alternating, ${SETTLE_NOTE}`,
     `Chromium for every page started with \`--host-resolver-rules=MAP * ~NOTFOUND, …\` so remote resources fail at once`,
     `bytes = UTF-8 size of \`pageText\`; recall = share of ground-truth words (lowercase letter/digit runs, with multiplicity) found in it, each line read without its node id and role (\`[0-12] link: \`)`,
     `a page slower than ${s.pageDeadlineMs / 1000} s counts as failed`,

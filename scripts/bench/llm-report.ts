@@ -1,6 +1,7 @@
 // Markdown for the extract-llm measurement (stdout and the README block).
 import type { LlmCall, LlmOutcome, LlmPageResult, LlmRun } from './measurements/extract-llm.js';
 import { ratioHeading, type Column } from './report.js';
+import { SETTLE_NOTE } from './settle.js';
 import { formatMs, formatRatio, median } from './stats.js';
 
 export interface LlmReportInput {
@@ -109,7 +110,7 @@ function metaLine(input: LlmReportInput, s: LlmSummary): string {
     `prompt tokens = o200k_base tokens of the system and user text plus the JSON schema, summed over the call's requests`,
     `pages: the demo page (median of ${plural(st.demoIterations, 'call')} after ${st.warmups} untimed) and ${run.corpusTotal === null ? 'no real pages (corpus missing)' : `the first ${articles} of ${run.corpusTotal} real pages (${st.corpusIterations === 1 ? 'one call' : `median of ${st.corpusIterations} calls`} each)`}`,
     `rows: medians over the ${s.comparable.length} of ${run.pages.length} pages all got through · ratio = ${ours.label} / that Stagehand`,
-    'each call after an untimed `goto` (until `load`); one browser per library, libraries alternating, each turn once the CPUs were 85% idle over 200 ms (at most 5 s of waiting)',
+    `each call after an untimed \`goto\` (until \`load\`); one browser per library, libraries alternating, ${SETTLE_NOTE}`,
     `a page slower than ${st.pageDeadlineMs / 1000} s counts as failed`,
     '`npm run bench -- --only extract-llm`',
   ];

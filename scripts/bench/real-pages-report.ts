@@ -1,9 +1,11 @@
 // Markdown for the real-pages measurement: the summary (stdout and README) and the per-page file.
 import { formatBytes, host } from './extract-report.js';
+import { STAGEHAND4_DEADLINE_MS } from './config.js';
 import { verdict } from './extract-summary.js';
 import type { Failed } from './measurement.js';
 import type { RealFailed, RealOutcome, RealPageResult, RealPagesRun, RealRead } from './measurements/real-pages.js';
 import { ratioHeading, type Column } from './report.js';
+import { SETTLE_NOTE } from './settle.js';
 import { formatMs, formatRatio, median } from './stats.js';
 
 export interface RealPagesReportInput {
@@ -136,12 +138,12 @@ function metaLine(input: RealPagesReportInput, s: RealPagesSummary): string {
     input.envLine,
     "per page, each library's own `page.goto(url)` with no options (its default wait and timeout), then `extract()` without arguments, both timed",
     st.corpusIterations === 1 ? 'once per page' : `median of ${st.corpusIterations} per page`,
-    'one browser per library for all pages (warmed up on `basic.html`), libraries alternating page by page, each turn once the CPUs were 85% idle over 200 ms (at most 5 s of waiting)',
+    `one browser per library for all pages (warmed up on \`basic.html\`), libraries alternating page by page, ${SETTLE_NOTE}`,
     'Chromium for every page started with `--host-resolver-rules=MAP * ~NOTFOUND, …` so remote resources fail at once',
     `a page not done within ${st.pageDeadlineMs / 1000} s counts as failed (its browser is replaced); an \`extract()\` with no text too`,
     `times over the pages all read · ratio = ${ours.label} / that Stagehand`,
     ...(theirs.some((col) => col.id === 'stagehand4')
-      ? ["Stagehand 4.4.0: its own `page.goto(url)`, then `page.snapshot({ includeIframes: true, timeout: 60000 }).formattedTree` for `extract()` (it has no page-text `extract()`), both timed in its node 22 child process; its dialogs are not watched"]
+      ? [`Stagehand 4.4.0: its own \`page.goto(url)\`, then \`page.snapshot({ includeIframes: true, timeout: ${STAGEHAND4_DEADLINE_MS} }).formattedTree\` for \`extract()\` (it has no page-text \`extract()\`), both timed in its node 22 child process; its dialogs are not watched`]
       : []),
   ];
   if (run.corpusTotal === null) parts.push('**corpus missing: real pages not run**');

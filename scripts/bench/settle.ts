@@ -6,6 +6,9 @@ import { readFile } from 'node:fs/promises';
 
 export const SETTLE = { windowMs: 200, idleShare: 0.85, maxMs: 5000 } as const;
 
+/** How the tables' notes say it. */
+export const SETTLE_NOTE = `each turn once the CPUs were ${SETTLE.idleShare * 100}% idle over ${SETTLE.windowMs} ms (at most ${SETTLE.maxMs / 1000} s of waiting)`;
+
 /** Idle and total CPU time of all cores so far (in jiffies), or null where /proc/stat is not there. */
 async function cpuTimes(): Promise<{ idle: number; total: number } | null> {
   try {

@@ -6,7 +6,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { BenchTimeoutError, type BenchSession, type LibraryAdapter, type SchemaBuilder, type SessionOptions, type ZodApi } from './adapter.js';
-import { BENCH_DIR, SCRATCH_ROOT, type BenchModel, type LaunchSpec } from './config.js';
+import { BENCH_DIR, SCRATCH_ROOT, STAGEHAND4_DEADLINE_MS, type BenchModel, type LaunchSpec } from './config.js';
 import { scratchInstall } from './scratch.js';
 
 export const STAGEHAND4_VERSION = '4.4.0';
@@ -20,8 +20,6 @@ const CHILD = path.join(BENCH_DIR, 'stagehand4-child.mjs');
 /** Stagehand 4.4.0's own floor (its package.json `engines`). */
 const MIN_NODE: readonly [number, number] = [22, 18];
 
-/** Deadline for anything the child is asked that has no deadline of its own (init, close). */
-const CHILD_DEADLINE_MS = 60_000;
 const CLOSE_DEADLINE_MS = 15_000;
 /** Deadline of one model request sent for the child (the child's own is the same: GEN_TIMEOUT_MS). */
 const MODEL_DEADLINE_MS = 60_000;
@@ -235,7 +233,7 @@ class Child {
   }
 
   /** Sends one request; it fails after `deadlineMs` (the child is then killed: its state is unknown). */
-  async call(op: string, args: Record<string, unknown> = {}, deadlineMs = CHILD_DEADLINE_MS): Promise<unknown> {
+  async call(op: string, args: Record<string, unknown> = {}, deadlineMs = STAGEHAND4_DEADLINE_MS): Promise<unknown> {
     await this.ready;
     if (this.exited) throw this.exited;
     const id = this.nextId++;
@@ -299,7 +297,7 @@ export async function loadStagehand4(log: (line: string) => void): Promise<Libra
         gotoDefault: async (url) => void (await live().call('goto', { url })),
         // 4.4.0 has no page-text extract(); its accessibility snapshot (iframes included) is the
         // text its own extract(instruction) sends the model.
-        extractText: async () => (await live().call('pageText', { timeoutMs: CHILD_DEADLINE_MS })) as string,
+        extractText: async () => (await live().call('pageText', { timeoutMs: STAGEHAND4_DEADLINE_MS })) as string,
         async extractWithSchema(instruction, build) {
           modelMs = undefined;
           const out = (await live().call('extract', { instruction, schema: schemaFor(build) })) as { data: unknown; modelMs: number };

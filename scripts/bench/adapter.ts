@@ -200,6 +200,15 @@ export class TimedSession {
     }
   }
 
+  /** Times the library's `page.evaluate(expression)`; what it returns is not kept. */
+  async evaluate(expression: string): Promise<number> {
+    try {
+      return await this.time('evaluate()', () => this.raw.evaluate(expression));
+    } finally {
+      this.track();
+    }
+  }
+
   async extractWithSchema(instruction: string, schema: SchemaBuilder): Promise<{ ms: number; value: unknown }> {
     let value: unknown;
     try {

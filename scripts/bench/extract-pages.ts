@@ -157,6 +157,11 @@ export const UNSERVED_DEMO: ExtractPage = { id: 'demo', kind: 'demo', label: 'de
  * articles. A demo that cannot be served or a missing corpus is logged as `${id}: ...` and the rest
  * still runs.
  */
+/** The 10,000-row table alone, as a page set. */
+export function tableOnly(server: BenchServer): PageSet {
+  return { pages: [tablePage(server)], corpus: null, corpusMissing: null, demoError: null, demoIndex: 1, close: () => undefined };
+}
+
 export async function openPages(
   server: BenchServer,
   o: { readonly id: string; readonly table: boolean; readonly demo: boolean; readonly corpusLimit: number | null },

@@ -3,7 +3,7 @@
 //
 // Unlike the lifecycle measurement, each library keeps one browser for all pages and the libraries
 // alternate page by page (sessions.ts).
-import { missingDemoParts, openPages } from '../extract-pages.js';
+import { missingDemoParts, openPages, tableOnly } from '../extract-pages.js';
 import type { ComparisonContext, Failed } from '../measurement.js';
 import { recall, wordCounts, type Recall } from '../recall.js';
 import { PagePool, runPages, type PageResultOf } from '../sessions.js';
@@ -23,6 +23,21 @@ export type Outcome =
 
 export type PageResult = PageResultOf<Outcome>;
 
+/**
+ * The table once more, each timed extract() sent only after a trivial `evaluate` right after `goto`
+ * has come back: how long Chrome is still busy finishing the page after `load` (layout, the first
+ * rendering update), which any library's first command waits for, and the extract() without it.
+ */
+export type IdleOutcome =
+  | {
+      readonly ok: true;
+      /** The evaluate right after `goto`, ms. */
+      readonly waitMs: readonly number[];
+      /** The extract() after it, ms. */
+      readonly times: readonly number[];
+    }
+  | Failed;
+
 export interface ExtractRun {
   readonly pages: readonly PageResult[];
   /** Articles in the corpus folder (before --corpus-limit); null when the folder is absent. */
@@ -34,8 +49,13 @@ export interface ExtractRun {
     readonly pageDeadlineMs: number;
     readonly corpusLimit: number | null;
   };
+  /** By library id (see IdleOutcome). */
+  readonly idleTable: ReadonlyMap<string, IdleOutcome>;
   readonly notes: readonly string[];
 }
+
+/** The expression of the evaluate that waits for Chrome to finish the page: nothing to compute. */
+export const IDLE_PROBE = '1';
 
 /** Runs every extraction page for `ctx.libs`. */
 export async function runExtract(ctx: ComparisonContext): Promise<ExtractRun> {
@@ -66,9 +86,11 @@ export async function runExtract(ctx: ComparisonContext): Promise<ExtractRun> {
     describe,
   });
   for (const [lib, why] of pool.givenUp) notes.push(`${lib.label}: ${why}`);
+  const idleTable = await runIdleTable(ctx, notes);
 
   return {
     pages,
+    idleTable,
     corpusTotal: corpus ? corpus.total : null,
     settings: {
       extractIterations: opts.extractIterations,
@@ -79,6 +101,28 @@ export async function runExtract(ctx: ComparisonContext): Promise<ExtractRun> {
     },
     notes,
   };
+}
+
+/** The table with each timed extract() after the idle probe (see IdleOutcome), libraries alternating as above. */
+async function runIdleTable(ctx: ComparisonContext, notes: string[]): Promise<ReadonlyMap<string, IdleOutcome>> {
+  type Sample = { waitMs: number; ms: number };
+  const pool = new PagePool<Sample>(ctx.env, {
+    what: 'evaluate() + extract()',
+    call: async (_lib, s) => {
+      const waitMs = await s.evaluate(IDLE_PROBE);
+      const { ms } = await s.extract();
+      return { waitMs, ms };
+    },
+  });
+  const [result] = await runPages<Sample, IdleOutcome>(ctx, {
+    id: 'extract-idle',
+    set: tableOnly(ctx.env.server),
+    pool,
+    outcome: (_page, timed) => ({ ok: true, waitMs: timed.map((t) => t.waitMs), times: timed.map((t) => t.ms) }),
+    describe: (o) => (o.ok ? `evaluate ${o.waitMs.map((t) => t.toFixed(0)).join('/')} ms, then extract ${o.times.map((t) => t.toFixed(0)).join('/')} ms` : `FAILED: ${o.error}`),
+  });
+  for (const [lib, why] of pool.givenUp) notes.push(`${lib.label} (table after the idle probe): ${why}`);
+  return result?.outcomes ?? new Map();
 }
 
 function describe(o: Outcome): string {

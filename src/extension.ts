@@ -10,8 +10,8 @@ import { checkExtensionOptions } from './sdkOptions.js';
 const extensionRuntime: SdkRuntime = {
   envs: ['EXTENSION'],
   refuseEnv: (env) =>
-    `tendril/extension runs only env "EXTENSION" (the tabs of the browser this extension runs in). env ${JSON.stringify(env)} ` +
-    "launches or reaches a browser from a server: use `import { Sdk } from 'tendril'` in Node or an edge runtime for it.",
+    `tendril/extension runs only env "EXTENSION" (this browser's tabs). For env ${JSON.stringify(env)}, ` +
+    "use `import { Sdk } from 'tendril'` in Node or an edge runtime.",
   checkEnv: (_env, options) => checkExtensionOptions(options),
   noBridge: () =>
     'connectURL() is not available in an extension: it serves a WebSocket from Node. Use sdk.context.pages(), or chrome.debugger directly.',

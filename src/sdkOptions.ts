@@ -23,14 +23,14 @@ export function checkExtensionOptions(options: SdkOptions): void {
   const given = (name: keyof SdkOptions) => options[name] !== undefined;
   if (given('localBrowserLaunchOptions')) {
     throw new InvalidOptionError(
-      'localBrowserLaunchOptions is for env "LOCAL": with env "EXTENSION" nothing is launched or attached by URL, the ' +
-        "extension debugs its own browser's tabs through chrome.debugger. Name them with `extension: { tabIds }` instead.",
+      'localBrowserLaunchOptions is for env "LOCAL": with env "EXTENSION" the extension debugs its own browser\'s tabs. ' +
+        'Name them with `extension: { tabIds }` instead.',
     );
   }
   if (given('downloadsPath')) {
     throw new InvalidOptionError(
-      'downloadsPath needs Node (a folder of files) and a browser of our own; with env "EXTENSION" the user\'s browser keeps its ' +
-        'own download settings. Leave downloadsPath out.',
+      'downloadsPath needs Node and a browser of our own; with env "EXTENSION" the user\'s browser keeps its own download ' +
+        'settings. Leave it out.',
     );
   }
   for (const name of ['apiKey', 'projectId', 'hostedApiUrl', 'hostedSessionCreateParams', 'serverCache'] as const) {
@@ -65,8 +65,8 @@ export function checkModelServer(env: SdkEnv, options: SdkOptions): ModelServer 
   const apiKey = isPlainObject(given) ? (given.apiKey ?? envVar('HOSTED_API_KEY')) : undefined;
   if (env === 'HOSTED' || !/^https?:/.test(url) || typeof apiKey !== 'string' || !apiKey) {
     throw new InvalidOptionError(
-      '`modelServer` must be { url, apiKey }: the http(s) URL of a Tendril hosted server and one of its HOSTED_API_KEYS (default: ' +
-        `HOSTED_API_KEY${apiKey ? '' : ', which is not set'}). Not with env "HOSTED", whose models already run on the server.`,
+      '`modelServer` must be { url, apiKey }: a Tendril hosted server\'s http(s) URL and one of its HOSTED_API_KEYS (default: ' +
+        `HOSTED_API_KEY${apiKey ? '' : ', not set'}); not with env "HOSTED", whose models run on the server.`,
     );
   }
   return { url, apiKey };

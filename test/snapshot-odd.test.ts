@@ -100,6 +100,38 @@ describe('a page that reloads itself in a loop', () => {
     });
   });
 
+  /**
+   * A page that asks for another document while a read is waiting in its renderer's queue: the
+   * read runs in the old document, which is then still there, and returns before the new one comes.
+   */
+  async function leaving(to: string): Promise<{ pageText: string; ms: number }> {
+    const page = await fixture.sdk.context.newPage();
+    try {
+      await page.goto(fixture.servers.a.url('/snap-odd-leaving.html'));
+      expect((await fixture.sdk.extract({ page })).pageText).toContain('the document that leaves');
+      await page.evaluate(`leave(${JSON.stringify(to)}, 300)`);
+      const started = Date.now();
+      const { pageText } = await fixture.sdk.extract({ page, timeout: 10_000 });
+      return { pageText, ms: Date.now() - started };
+    } finally {
+      await page.close();
+    }
+  }
+
+  it('reads the document a page asked for when it comes within a moment, not the one on its way out', async () => {
+    const { pageText } = await leaving('/snap-shadow.html?delay=400');
+    expect(pageText).toContain('light dom text');
+    expect(pageText).not.toContain('the document that leaves');
+  });
+
+  it('reads the document that stays, without waiting, when the one it asked for never comes (a 204)', async () => {
+    const { pageText, ms } = await leaving('/snap-shadow.html?status=204');
+    expect(pageText).toContain('the document that leaves');
+    // The read returns after the page's 300 ms of work; waiting out REPLACEMENT_WAIT_MS (1 s) on top
+    // would mean the 204 went unnoticed.
+    expect(ms).toBeLessThan(1200);
+  });
+
   it('looks a selector scope up again in the document that replaced it', async () => {
     await onLoopPage('/snap-odd-reload.html?instant=8&every=3&hold=300', async (page) => {
       const { pageText } = await fixture.sdk.extract({ page, selector: '#text', timeout: 10_000 });

@@ -34,7 +34,7 @@ export async function openExtensionBrowser(options: ExtensionOptions | undefined
   const chrome = (globalThis as { chrome?: ChromeApis }).chrome;
   if (!chrome?.debugger || !chrome.tabs) {
     throw new BrowserConnectError(
-      'env "EXTENSION" runs inside a Chrome extension (its service worker or one of its pages) with the "debugger" and "tabs" ' +
+      'env "EXTENSION" runs inside a Chrome extension (service worker or page) with the "debugger" and "tabs" ' +
         `permissions, and ${chrome ? 'chrome.debugger or chrome.tabs is missing: add both to the manifest\'s "permissions"' : 'there is no `chrome` here'}. ` +
         'Outside an extension, use env "LOCAL" or "HOSTED".',
     );

@@ -147,9 +147,8 @@ export class ExtensionTransport implements Transport {
       await withDeadline(this.api.attach({ tabId }, '1.3'), this.#timeoutMs, `Attaching the debugger to tab ${tabId}`);
     } catch (error) {
       throw new BrowserConnectError(
-        `Cannot attach the debugger to tab ${tabId}: ${errorText(error)}. chrome:// pages, the Chrome Web Store and other ` +
-          "extensions' pages cannot be debugged by an extension; a tab another debugger (DevTools) holds cannot either. " +
-          'Navigate the tab to a web page, or pick another tab.',
+        `Cannot attach the debugger to tab ${tabId}: ${errorText(error)}. chrome:// pages, the Chrome Web Store, other ` +
+          "extensions' pages and tabs DevTools holds cannot be debugged by an extension: pick a tab with a web page.",
         { cause: error },
       );
     }
@@ -306,8 +305,8 @@ export class ExtensionTransport implements Transport {
       }
       default:
         throw rootError(
-          `${method} is not available to an extension: chrome.debugger gives no browser session, only tab sessions ` +
-            '(Browser.* and Target.* commands on the browser are refused). Send page commands to a tab session.',
+          `${method} is not available to an extension: chrome.debugger has tab sessions only, no browser session. ` +
+            'Send page commands to a tab session.',
         );
     }
   }

@@ -104,7 +104,7 @@ export async function watchDownloads(
       // A browser reached through an extension (the relay) has no browser session to ask:
       // its downloads go where the user's browser puts them, unreported, and the rest works.
       if (!(error instanceof ProtocolError)) throw error;
-      logger.info('download', 'This browser does not report downloads to Tendril; pages download as the browser decides', {
+      logger.info('download', 'This browser does not report downloads; pages download as it decides', {
         reason: error.message,
       });
     });

@@ -43,6 +43,11 @@ export class Frame {
   /** @internal Loader of the document whose URL we show (set on frameNavigated). */ committedLoaderId = '';
   /** @internal */ readonly lifecycle = new Set<string>();
   /**
+   * @internal The committed document that asked to be replaced (a reload, a redirect by script or
+   * meta refresh, in this tab) while that navigation is on its way; else ''.
+   */
+  replacing = '';
+  /**
    * @internal The frame shows a document that a navigation committed (not its initial empty one,
    * not Chrome's error page): only such frames hold a navigation's `load`.
    */
@@ -226,6 +231,12 @@ export class Frame {
       this.#creatingWorld = undefined;
     });
     return this.#creatingWorld;
+  }
+
+  /** @internal */
+  setReplacing(loaderId: string): void {
+    this.replacing = loaderId;
+    this.changed.emit('change', undefined);
   }
 
   /** @internal The selector engine's handle in this frame's isolated world, injected on first use. */

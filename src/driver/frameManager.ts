@@ -319,6 +319,7 @@ export class FrameManager {
         this.#removeFrame(child);
       }
       frame.loaderId = frame.committedLoaderId = event.frame.loaderId;
+      frame.replacing = '';
       frame.hasDocument = isRealDocument(event.frame);
       if (restored) this.#restoreFrames(session, frame);
       frame.setNavigation(event.frame.url + (event.frame.urlFragment ?? ''), event.frame.name);
@@ -334,8 +335,18 @@ export class FrameManager {
         logger: this.logger,
       });
     });
+    session.on('Page.frameRequestedNavigation', (event) => {
+      const frame = this.frames.get(event.frameId);
+      // Web documents only: a javascript: or mailto: URL asks for no new document.
+      if (event.disposition === 'currentTab' && /^(https?|ftp|file):/i.test(event.url)) frame?.setReplacing(frame.committedLoaderId);
+    });
+    // A requested navigation that stays in the document, or that ends without a new one (a
+    // download, a 204, a cancelled one), leaves the document where it was.
+    session.on('Page.frameStoppedLoading', (event) => this.frames.get(event.frameId)?.setReplacing(''));
     session.on('Page.navigatedWithinDocument', (event) => {
-      this.frames.get(event.frameId)?.setNavigation(event.url, undefined);
+      const frame = this.frames.get(event.frameId);
+      frame?.setReplacing('');
+      frame?.setNavigation(event.url, undefined);
     });
     session.on('Page.frameDetached', (event) => {
       const frame = this.frames.get(event.frameId);

@@ -131,7 +131,7 @@ async function extractMapped(
   logger.info('extract', 'Extracted', { url: redactUrl(url), model: label, ms: Date.now() - started, chunks: chunks.length });
   const dropped = notes.unknownLinks.filter((link) => link.dropped);
   if (dropped.length) {
-    logger.info('extract', 'Left out optional link fields the model filled with something that is not a link of the page', {
+    logger.info('extract', 'Left out optional link fields that hold no link of the page', {
       fields: dropped.slice(0, 10).map((link) => `${link.path} = ${clip(link.value, 60)}`),
     });
   }

@@ -88,8 +88,8 @@ export function languageModel(spec: ModelSpec): Promise<ModelObject> {
     return Promise.reject(
       new UnsupportedModelError(
         `Unknown model provider "${spec.provider}" in "${spec.provider}/${spec.modelId}". ` +
-          `Supported: ${SUPPORTED_PROVIDERS.join(', ')}. A self-hosted server that speaks OpenAI's API works as ` +
-          '{ modelName: "openai-compatible/<model>", baseURL: "http://host:port/v1" }.',
+          `Supported: ${SUPPORTED_PROVIDERS.join(', ')}; a server speaking OpenAI's API: ` +
+          '{ modelName: "openai-compatible/<model>", baseURL }.',
       ),
     );
   }

@@ -13,6 +13,7 @@ import { askSuspects, probeSuspects, registerClosedShadowRoots, type Suspects } 
 import { withDeadline } from '../util/time.js';
 import type { CaptureOptions, CaptureResult } from './page/types.js';
 import { callPageScript } from './call.js';
+import { parsed, replaced } from './documents.js';
 import { Snapshot, type FramePart } from './snapshot.js';
 import { viewportText } from './views.js';
 
@@ -31,6 +32,8 @@ const SMALL_DOCUMENT = 3000;
 /** Walks that may each find closed roots inside the ones found before, before one scan of the whole document instead. */
 const MAX_PROBE_ROUNDS = 2;
 const FRAME_MARK = '\u0001';
+/** How long a read waits for the document that its main document asked for (see documents.ts). */
+const REPLACEMENT_WAIT_MS = 1000;
 
 /** A frame's capture and the key its engine keeps the elements under. */
 type Captured = CaptureResult & { key: string };
@@ -96,27 +99,35 @@ class Capture {
 
   async run(selector: string | undefined): Promise<Snapshot> {
     for (;;) {
-      let frame = this.page.mainFrame();
+      const main = this.page.mainFrame();
+      const shown = main.committedLoaderId;
+      let frame = main;
       const commits = this.#commits;
       try {
-        if (selector === undefined) return await this.#whole();
-        const scope = await resolveSelector(this.page, selector, this.#remaining());
-        frame = scope.frame;
-        return await this.#scoped(scope);
+        let snapshot: Snapshot;
+        if (selector === undefined) snapshot = await this.#whole();
+        else {
+          const scope = await resolveSelector(this.page, selector, this.#remaining());
+          frame = scope.frame;
+          snapshot = await this.#scoped(scope);
+        }
+        // Read whole, but maybe on its way out: then the document that replaces it is read, time
+        // permitting (once time is up, the last whole read is better than none).
+        if (Date.now() >= this.deadline || !(await replaced(main, shown, Math.min(REPLACEMENT_WAIT_MS, this.#remaining())))) return snapshot;
       } catch (error) {
         // The document asked about was replaced while it was read: read the newest one, as long as
         // the call may take. A scope is looked up again in it: the selector names an element of
         // whatever document is there, and the old element went with the old document. Nor is a
         // scope missing from a document that came meanwhile missing for good: the lookup may have
         // run before that document was parsed.
-        const replaced = isContextGone(error) || (error instanceof ElementNotFoundError && this.#commits !== commits);
-        if (!replaced || Date.now() >= this.deadline) throw mapError(error, frame);
-        this.#round++;
-        this.#parts.clear();
-        this.#ordinals = ordinalsOf(this.page);
-        this.logger?.debug('snapshot', 'The page replaced its document while it was read; reading the new one', { url: frame.url() });
-        await parsed(this.page.mainFrame(), this.#remaining() / 2);
+        const gone = isContextGone(error) || (error instanceof ElementNotFoundError && this.#commits !== commits);
+        if (!gone || Date.now() >= this.deadline) throw mapError(error, frame);
       }
+      this.#round++;
+      this.#parts.clear();
+      this.#ordinals = ordinalsOf(this.page);
+      this.logger?.debug('snapshot', 'The page replaced its document; reading the new one', { url: frame.url() });
+      await parsed(this.page.mainFrame(), this.#remaining() / 2);
     }
   }
 
@@ -131,8 +142,8 @@ class Capture {
     const documents = Math.max(this.#round, this.#commits);
     return new TimeoutError(
       `Capturing the text of ${this.page.url() || 'the page'} timed out after ${timeoutMs} ms: the page kept navigating ` +
-        `(${documents} new document${documents === 1 ? '' : 's'} while it was read) and none held still long enough to be read. ` +
-        'A page that reloads itself in a loop never settles: navigate it elsewhere; otherwise call again once it settles, or raise `timeout`.',
+        `(${documents} new document${documents === 1 ? '' : 's'} while it was read), none still long enough to read. ` +
+        'A page that reloads itself in a loop never settles: navigate it elsewhere; else call again later or raise `timeout`.',
       timeoutMs,
     );
   }
@@ -400,26 +411,6 @@ function readable(frame: Frame): boolean {
 /** The F of `[F-N]` for the frames there are now: tree order. */
 function ordinalsOf(page: Page): Map<Frame, number> {
   return new Map(page.frames().map((frame, i) => [frame, i]));
-}
-
-/**
- * Resolves once the frame's current document has been parsed (DOMContentLoaded), so that a new
- * document is not read half-written; or after `ms`, to read what is there by then.
- */
-function parsed(frame: Frame, ms: number): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      off();
-      resolve();
-    };
-    const check = () => {
-      if (frame.isDetached() || (frame.loaderId === frame.committedLoaderId && frame.lifecycle.has('DOMContentLoaded'))) done();
-    };
-    const timer = setTimeout(done, ms);
-    const off = frame.changed.on('change', check);
-    check();
-  });
 }
 
 /** A handle passed to the page was let go before the command ran. */

@@ -38,7 +38,7 @@ function checkList(list: unknown, name: string): string[] | undefined {
     if (!host) {
       throw new InvalidOptionError(
         `domainPolicy.${name} has ${JSON.stringify(item)}, which is not a host pattern: write a host ("example.org"), ` +
-          'a host and its subdomains ("*.example.org") or an IP address, with no scheme, port or path.',
+          '"*.example.org" for it and its subdomains, or an IP address; no scheme, port or path.',
       );
     }
     return wildcard ? `*.${host}` : host;

@@ -65,7 +65,10 @@ export class WebSocketTransport implements Transport {
     }
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {
-        socket.onopen = socket.onclose = socket.onerror = null;
+        // `ws` reports the abandoned handshake as an 'error' event after close(); with no listener
+        // left, an EventEmitter throws it, and the program dies long after init() rejected.
+        socket.onopen = socket.onclose = null;
+        socket.onerror = () => undefined;
         try {
           socket.close();
         } catch {

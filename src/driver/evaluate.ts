@@ -21,12 +21,14 @@ export function describeException(details: Protocol.Runtime.ExceptionDetails): s
 }
 
 /**
- * The source of `fn` as a function declaration for Runtime.callFunctionOn. esbuild with keepNames
- * (tsx, vitest, many bundlers) rewrites named inner functions to call a `__name` helper that exists
- * only in the bundle; the wrapper gives the page a harmless one in the function's scope.
+ * The source of `fn` for Runtime.callFunctionOn, which evaluates it as an expression and calls the
+ * function it yields itself, with the arguments and `this` we give. esbuild with keepNames (tsx,
+ * vitest, many bundlers) rewrites named inner functions to call a `__name` helper that exists only
+ * in the bundle; an arrow supplies a harmless one in the function's scope and returns the function
+ * untouched. Nothing here calls through `apply`, `call` or `bind`, which the page may replace.
  */
 export function functionDeclaration(fn: (...args: never[]) => unknown): string {
-  return `function (...args) { const __name = (target) => target; return (${fn.toString()}).apply(this, args); }`;
+  return `((__name) => (${fn.toString()}))((target) => target)`;
 }
 
 let groups = 0;

@@ -342,7 +342,17 @@ export class FrameManager {
     });
     // A requested navigation that stays in the document, or that ends without a new one (a
     // download, a 204, a cancelled one), leaves the document where it was.
-    session.on('Page.frameStoppedLoading', (event) => this.frames.get(event.frameId)?.setReplacing(''));
+    session.on('Page.frameStoppedLoading', (event) => {
+      const frame = this.frames.get(event.frameId);
+      if (!frame) return;
+      frame.setReplacing('');
+      // A document that stopped loading (window.stop() while it was parsed, the user's Esc) will
+      // never fire DOMContentLoaded or load, yet it is all there is to read: it counts as loaded.
+      if (frame.loaderId && frame.loaderId === frame.committedLoaderId && !frame.lifecycle.has('load')) {
+        frame.lifecycle.add('DOMContentLoaded').add('load');
+        frame.changed.emit('change', undefined);
+      }
+    });
     session.on('Page.navigatedWithinDocument', (event) => {
       const frame = this.frames.get(event.frameId);
       frame?.setReplacing('');

@@ -15,6 +15,8 @@ interface Pending {
   reject: (error: Error) => void;
   onResult?: (result: unknown) => void;
   timer?: ReturnType<typeof setTimeout>;
+  /** For a script command: what it takes to send it again, and whether a stop may have hit it. */
+  retry?: { params: unknown; timeoutMs: number; sentAt: number; stops: number; duringStop: boolean };
 }
 
 export type RawMessage = Message;
@@ -33,6 +35,7 @@ const RUNS_SCRIPT = new Set<string>(['Runtime.evaluate', 'Runtime.callFunctionOn
 /** How long a renderer that is not running script takes at most to answer a trivial command. */
 const BUSY_PROBE_MS = 300;
 const TERMINATE_TIMEOUT_MS = 5000;
+const TERMINATED = /Execution was terminated/;
 
 export interface ConnectionOptions {
   /** Deadline of every command unless the call gives its own. */
@@ -52,6 +55,10 @@ export class Connection extends Emitter<{ disconnected: string }> {
   #pending = new Map<number, Pending>();
   #sessions = new Map<string, CdpSession>();
   #closedReason: string | undefined;
+  /** While a runaway script is being stopped: script commands wait for it (see #stopRunawayScript). */
+  #stopping: Promise<void> | undefined;
+  /** Stops begun so far. */
+  #stops = 0;
   /**
    * @internal Sees each answer and event first, and keeps those of other clients sharing this
    * connection (cdp/taps.ts, the connectURL() bridge's): true when it took the message.
@@ -90,6 +97,21 @@ export class Connection extends Emitter<{ disconnected: string }> {
     timeoutMs = this.options.commandTimeoutMs,
     onResult?: (result: Commands[M]['returnType']) => void,
   ): Promise<Commands[M]['returnType']> {
+    // A script sent while a stop is under way could be the one the stop ends: it waits.
+    if (this.#stopping && RUNS_SCRIPT.has(method)) {
+      return this.#stopping.then(() => this.#send(sessionId, method, params, timeoutMs, onResult, true));
+    }
+    return this.#send(sessionId, method, params, timeoutMs, onResult, true);
+  }
+
+  #send<M extends keyof Commands>(
+    sessionId: string,
+    method: M,
+    params: Commands[M]['paramsType'][0] | undefined,
+    timeoutMs: number,
+    onResult: ((result: Commands[M]['returnType']) => void) | undefined,
+    retriable: boolean,
+  ): Promise<Commands[M]['returnType']> {
     if (this.#closedReason !== undefined) {
       return Promise.reject(closedError(method, this.#closedReason));
     }
@@ -102,6 +124,9 @@ export class Connection extends Emitter<{ disconnected: string }> {
     const id = this.#nextId++;
     return new Promise((resolve, reject) => {
       const pending: Pending = { method, sessionId, resolve: resolve as (value: unknown) => void, reject, onResult: onResult as Pending['onResult'] };
+      if (retriable && RUNS_SCRIPT.has(method)) {
+        pending.retry = { params, timeoutMs, sentAt: Date.now(), stops: this.#stops, duringStop: this.#stopping !== undefined };
+      }
       if (Number.isFinite(timeoutMs) && timeoutMs > 0) {
         pending.timer = setTimeout(() => {
           this.#pending.delete(id);
@@ -122,6 +147,23 @@ export class Connection extends Emitter<{ disconnected: string }> {
       this.options.trace?.(`→ ${sessionId ? sessionId.slice(0, 8) + ' ' : ''}${method}`);
       this.transport.send(text);
     });
+  }
+
+  /**
+   * A script command that a stop of some other, timed-out script may have ended instead (it was
+   * sent before the stop began, or while it ran) is sent once more after the stop: the stop was
+   * ours, not the caller's. Resolves true when it took the pending command over.
+   */
+  #retryTerminated(pending: Pending, error: { message: string }): boolean {
+    const retry = pending.retry;
+    if (!retry || !TERMINATED.test(error.message)) return false;
+    if (!retry.duringStop && retry.stops === this.#stops && !this.#stopping) return false;
+    const left = Number.isFinite(retry.timeoutMs) && retry.timeoutMs > 0 ? Math.max(1, retry.timeoutMs - (Date.now() - retry.sentAt)) : retry.timeoutMs;
+    this.options.trace?.(`  ${pending.sessionId.slice(0, 8)} ${pending.method} was ended by the stop of another script: sending it again`);
+    void (this.#stopping ?? Promise.resolve())
+      .then(() => this.#send(pending.sessionId, pending.method as keyof Commands, retry.params as never, left, pending.onResult, false))
+      .then(pending.resolve, pending.reject);
+    return true;
   }
 
   close(): void {
@@ -165,6 +207,7 @@ export class Connection extends Emitter<{ disconnected: string }> {
       this.#pending.delete(message.id);
       clearTimeout(pending.timer);
       if (message.error) {
+        if (this.#retryTerminated(pending, message.error)) return;
         pending.reject(
           new ProtocolError(
             `DevTools command ${pending.method} failed: ${message.error.message}${message.error.data ? ` (${message.error.data})` : ''}`,
@@ -216,18 +259,29 @@ export class Connection extends Emitter<{ disconnected: string }> {
    * thread but runs no script: when it does not answer quickly either, a script holds the thread,
    * and Runtime.terminateExecution (which Chrome handles as an interrupt, even mid-loop) stops it.
    * An evaluation that was only awaiting a promise leaves the thread free, and nothing is stopped.
+   *
+   * A termination ends whatever script runs next in that renderer when it arrives, and one that
+   * arrives after the slow script finished by itself waits for the next script to end: so a script
+   * of ours follows it, to be the one it ends, and every other script command waits until both
+   * are answered (those already sent are sent again if it ended them: #retryTerminated). A caller
+   * that retries at once after a timeout is then not hit by the stop of its first attempt.
    */
   #stopRunawayScript(sessionId: string): void {
-    this.send(sessionId, 'Runtime.getIsolateId', undefined, BUSY_PROBE_MS)
-      .then(
-        () => undefined,
-        (error: unknown) => {
-          if (!(error instanceof TimeoutError)) return undefined;
-          this.options.trace?.(`  ${sessionId.slice(0, 8)} still busy after a timed-out evaluation: terminating its script`);
-          return this.send(sessionId, 'Runtime.terminateExecution', undefined, TERMINATE_TIMEOUT_MS);
-        },
-      )
-      .catch(() => undefined);
+    this.#stops++;
+    const stop = this.#send(sessionId, 'Runtime.getIsolateId', undefined, BUSY_PROBE_MS, undefined, false).then(
+      () => undefined,
+      (error: unknown) => {
+        if (!(error instanceof TimeoutError)) return undefined;
+        this.options.trace?.(`  ${sessionId.slice(0, 8)} still busy after a timed-out evaluation: terminating its script`);
+        const terminate = this.#send(sessionId, 'Runtime.terminateExecution', undefined, TERMINATE_TIMEOUT_MS, undefined, false);
+        const absorb = this.#send(sessionId, 'Runtime.evaluate', { expression: '0' }, TERMINATE_TIMEOUT_MS, undefined, false);
+        return Promise.allSettled([terminate, absorb]).then(() => undefined);
+      },
+    );
+    const all: Promise<void> = Promise.all([this.#stopping, stop]).then(() => {
+      if (this.#stopping === all) this.#stopping = undefined;
+    });
+    this.#stopping = all;
   }
 
   #onClose(reason: string): void {

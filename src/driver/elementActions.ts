@@ -121,9 +121,18 @@ export async function pressOnElement(page: Page, element: ResolvedElement | null
   await press(page, keys, timeoutMs);
 }
 
+interface Picked {
+  ok: boolean;
+  text: string;
+  /** When no option fits: how many there are, the first few and the closest to what was asked. */
+  count?: number;
+  first?: string[];
+  closest?: string[];
+}
+
 /** Picks the option whose value or text is `choice` in a <select> (the element or the one around it). */
 export async function selectOptionOf(element: ResolvedElement, choice: string, timeoutMs: number): Promise<string> {
-  const outcome = await onElement<{ ok: boolean; text: string }>(
+  const outcome = await onElement<Picked>(
     element,
     (node: Element, wanted: string) => {
       const select = node instanceof HTMLSelectElement ? node : (node.closest('select') ?? node.querySelector('select'));
@@ -131,11 +140,25 @@ export async function selectOptionOf(element: ResolvedElement, choice: string, t
       if (select.disabled) return { ok: false, text: 'the list is disabled' };
       const norm = (text: string) => text.replace(/\s+/g, ' ').trim().toLowerCase();
       const options = [...select.options];
-      const option =
-        options.find((each) => each.value === wanted) ??
-        options.find((each) => norm(each.label || each.text) === norm(wanted)) ??
-        options.find((each) => norm(each.label || each.text).includes(norm(wanted)));
-      if (!option) return { ok: false, text: `it has no option "${wanted}" (options: ${options.map((each) => each.label || each.text).join(', ')})` };
+      const labels = options.map((each) => each.label || each.text);
+      const names = labels.map(norm);
+      const goal = norm(wanted);
+      let at = options.findIndex((each) => each.value === wanted);
+      if (at < 0) at = names.indexOf(goal);
+      if (at < 0) at = names.findIndex((name) => name.includes(goal));
+      const option = options[at];
+      if (!option) {
+        // A list can hold thousands: the message names a few, the count, and the closest (the
+        // longest start shared with what was asked), never the whole list.
+        const shared = (name: string) => {
+          let same = 0;
+          while (name[same] && name[same] === goal[same]) same++;
+          return same;
+        };
+        const ranked = names.map((name, i) => [shared(name), i]).sort((a, b) => b[0]! - a[0]! || a[1]! - b[1]!);
+        const closest = ranked.slice(0, 3).filter(([same]) => same! > 2).map(([, i]) => labels[i]!);
+        return { ok: false, text: '', count: options.length, first: labels.slice(0, 5), closest };
+      }
       select.value = option.value;
       option.selected = true;
       select.dispatchEvent(new Event('input', { bubbles: true, composed: true }));
@@ -146,8 +169,19 @@ export async function selectOptionOf(element: ResolvedElement, choice: string, t
     timeoutMs,
     'selecting an option',
   );
-  if (!outcome.ok) throw new ElementNotActionableError(outcome.text);
+  if (!outcome.ok) throw new ElementNotActionableError(outcome.count === undefined ? outcome.text : noSuchOption(choice, outcome));
   return outcome.text;
+}
+
+const quoted = (text: string) => JSON.stringify(text.length > 60 ? `${text.slice(0, 60)}…` : text);
+
+function noSuchOption(choice: string, { count = 0, first = [], closest = [] }: Picked): string {
+  const near = closest.filter((name) => !first.includes(name)).map(quoted);
+  return (
+    `it has no option ${quoted(choice)} among its ${count.toLocaleString('en-US')} (${first.map(quoted).join(', ')}` +
+    `${count > first.length ? `, … and ${(count - first.length).toLocaleString('en-US')} more` : ''})` +
+    `${near.length ? `; closest: ${near.join(', ')}` : ''}. Name an option by its text or value`
+  );
 }
 
 export type ScrollHow = { to: number } | { by: 'next' | 'prev' } | 'intoView';

@@ -61,7 +61,7 @@ export async function runAct(request: ActRequest): Promise<ActResult> {
 async function actWithin(request: ActRequest, call: ModelCall, retry?: string): Promise<ActResult> {
   const { page, logger } = request;
   const overhead = ACT_SYSTEM + JSON.stringify(ACT_SCHEMA) + actUser(request.instruction, page.url(), '', retry, partLabel(0, 2));
-  const { snapshot, url, chunks } = await readForModel(call, page, undefined, overhead, logger);
+  const { snapshot, url, chunks, cut } = await readForModel(call, page, undefined, overhead, logger, request.instruction);
   if (!retry) {
     const replayed = await replayCached(request, snapshot.text, call.deadline.remaining());
     if (replayed) return replayed;
@@ -69,7 +69,7 @@ async function actWithin(request: ActRequest, call: ModelCall, retry?: string): 
   let choice: Choice | undefined;
   // Chunks are asked in page order until one of them holds a fitting element.
   for (let index = 0; index < chunks.length && !choice?.elementId; index++) {
-    const answer = (await call.ask(ACT_SYSTEM, actUser(request.instruction, url, chunks[index]!.text, retry, partLabel(index, chunks.length)), ACT_SCHEMA)) as Choice;
+    const answer = (await call.ask(ACT_SYSTEM, actUser(request.instruction, url, chunks[index]!.text, retry, partLabel(index, chunks.length), cut), ACT_SCHEMA)) as Choice;
     if (answer && typeof answer === 'object') choice = answer;
   }
   // A second look at the page is part of the same act(): counted once.

@@ -14,6 +14,7 @@ import { idKey } from '../snapshot/ids.js';
 import { captureSnapshot, type Snapshot } from '../snapshot/index.js';
 import type { ObserveResult } from '../types.js';
 import { inParallel } from '../util/parallel.js';
+import { CUT_NOTE, shortenOptionLists } from './options.js';
 import { OBSERVE_SCHEMA, OBSERVE_SYSTEM, observeUser } from './prompt.js';
 
 /** How long act() and observe() let a busy page settle before reading it. */
@@ -33,17 +34,23 @@ export interface PageForModel {
   snapshot: Snapshot;
   url: string;
   chunks: Chunk[];
+  /** A long option list was cut short: the prompt says so (CUT_NOTE). */
+  cut: boolean;
 }
 
-/** Lets the page settle, reads it, and splits its text to fit the model's input budget. */
-export async function readForModel(call: ModelCall, page: Page, selector: string | undefined, overhead: string, logger: Logger): Promise<PageForModel> {
+/**
+ * Lets the page settle, reads it, cuts long option lists short (keeping the options `instruction`
+ * names) and splits its text to fit the model's input budget.
+ */
+export async function readForModel(call: ModelCall, page: Page, selector: string | undefined, overhead: string, logger: Logger, instruction?: string): Promise<PageForModel> {
   await waitForSettled(page, Math.min(SETTLE_MAX_MS, call.deadline.remaining() / 4));
   const snapshot = await captureSnapshot(page, { selector, timeoutMs: call.deadline.remaining(), logger });
-  const budget = call.maxInputTokens - estimateTokens(overhead) - 64;
+  const { text, cut } = shortenOptionLists(snapshot.text, instruction);
+  const budget = call.maxInputTokens - estimateTokens(overhead + (cut ? CUT_NOTE : '')) - 64;
   if (budget < 200) throw new InvalidOptionError(`model.maxInputTokens (${call.maxInputTokens}) leaves no room for the page; raise it.`);
-  const chunks = splitIntoChunks(snapshot.text, budget);
+  const chunks = splitIntoChunks(text, budget);
   if (chunks.length > 1) logger.info(call.method, `The page is larger than ${call.label}'s input budget; reading it in ${chunks.length} chunks`);
-  return { snapshot, url: page.url(), chunks };
+  return { snapshot, url: page.url(), chunks, cut };
 }
 
 export function partLabel(index: number, count: number): string | undefined {
@@ -75,7 +82,7 @@ export async function runObserve(request: ModelRequestBase & { instruction?: str
 
 async function observeWithin(request: ModelRequestBase & { instruction?: string; selector?: string }, call: ModelCall): Promise<ObserveResult[]> {
   const overhead = OBSERVE_SYSTEM + JSON.stringify(OBSERVE_SCHEMA) + observeUser(request.instruction, request.page.url(), '', partLabel(0, 2));
-  const { snapshot, url, chunks } = await readForModel(call, request.page, request.selector, overhead, request.logger);
+  const { snapshot, url, chunks, cut } = await readForModel(call, request.page, request.selector, overhead, request.logger, request.instruction);
   const hit = await request.cache?.get(snapshot.text);
   if (Array.isArray(hit)) {
     request.cache?.served?.();
@@ -84,7 +91,7 @@ async function observeWithin(request: ModelRequestBase & { instruction?: string;
   const answers = await inParallel(
     chunks.length,
     call.maxParallelCalls,
-    (index) => call.ask(OBSERVE_SYSTEM, observeUser(request.instruction, url, chunks[index]!.text, partLabel(index, chunks.length)), OBSERVE_SCHEMA),
+    (index) => call.ask(OBSERVE_SYSTEM, observeUser(request.instruction, url, chunks[index]!.text, partLabel(index, chunks.length), cut), OBSERVE_SCHEMA),
     call.deadline,
   );
   call.recordOperation(chunks.length);

@@ -1,6 +1,7 @@
 // The words and schemas of act() and observe(). Element ids are the snapshot's `[N]` and `[F-N]`;
 // the model answers with them and we turn them into XPaths, so it never has to write a selector.
 
+import { CUT_NOTE } from './options.js';
 import { METHOD_HELP, METHODS } from './perform.js';
 
 const TREE = 'The page is an accessibility tree: one element per line, "[id] role: name", indented under its parent.';
@@ -62,15 +63,17 @@ export const OBSERVE_SCHEMA = {
   additionalProperties: false,
 };
 
-export function actUser(instruction: string, url: string, text: string, retry?: string, part?: string): string {
+/** `cut`: a long option list in the text was cut short (see options.ts), which the model is told. */
+export function actUser(instruction: string, url: string, text: string, retry?: string, part?: string, cut?: boolean): string {
   return (
     `Instruction: ${instruction}\n` +
     (retry ? `${retry}\n` : '') +
+    (cut ? `${CUT_NOTE}\n` : '') +
     `\nThe page at ${url}${part ? ` (${part})` : ''}:\n${text}`
   );
 }
 
-export function observeUser(instruction: string | undefined, url: string, text: string, part?: string): string {
+export function observeUser(instruction: string | undefined, url: string, text: string, part?: string, cut?: boolean): string {
   const what = instruction ?? 'Every element a user can act on: links, buttons, fields, controls.';
-  return `Instruction: ${what}\n\nThe page at ${url}${part ? ` (${part})` : ''}:\n${text}`;
+  return `Instruction: ${what}\n${cut ? `${CUT_NOTE}\n` : ''}\nThe page at ${url}${part ? ` (${part})` : ''}:\n${text}`;
 }

@@ -9,7 +9,7 @@ import type { HostedService } from './hosted/client.js';
 import { isZodSchema, type ZodLike } from './extract/schema.js';
 import { DEFAULT_MODEL_TIMEOUT_MS } from './llm/ask.js';
 import { parseModelConfiguration, type ModelSpec } from './llm/config.js';
-import type { ModelServer } from './llm/modelServer.js';
+import type { ModelServer } from './llm/config.js';
 import { Metrics } from './llm/metrics.js';
 import { Logger } from './logger.js';
 import type { matchForeignPage } from './driver/foreignPage.js';

@@ -1,7 +1,7 @@
 // The checks of the Sdk's options and of each call's options: bad input fails here, with a typed
 // error naming the fix, before anything is sent to the browser or a model.
 import { InvalidOptionError } from './errors.js';
-import type { ModelServer } from './llm/modelServer.js';
+import type { ModelServer } from './llm/config.js';
 import type { ActOptions, ExtractOptions, PageTextView, SdkEnv, SdkOptions } from './types.js';
 import { checkDomainPolicy, type CheckedPolicy } from './util/domainPolicy.js';
 import { envVar } from './util/env.js';

@@ -1,12 +1,11 @@
-import type { ProtocolMapping } from 'devtools-protocol/types/protocol-mapping.js';
 import type { Protocol } from 'devtools-protocol';
 import { ConnectionClosedError, ProtocolError, TargetClosedError, TimeoutError } from '../errors.js';
 import { Emitter } from '../util/emitter.js';
 import type { Transport } from './transport.js';
+import type { CdpEvents, Commands } from './protocol.js';
 import { CdpSession } from './session.js';
 
-export type Commands = ProtocolMapping.Commands;
-export type CdpEvents = ProtocolMapping.Events;
+export type { CdpEvents, Commands };
 
 interface Pending {
   method: string;

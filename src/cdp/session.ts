@@ -1,6 +1,21 @@
 import { TargetClosedError } from '../errors.js';
 import { Emitter } from '../util/emitter.js';
-import type { CdpEvents, Commands, Connection } from './connection.js';
+import type { CdpEvents, Commands } from './protocol.js';
+
+/** What a session needs of the connection that carries it (connection.ts's Connection). */
+export interface SessionHost {
+  readonly closed: boolean;
+  send<M extends keyof Commands>(
+    sessionId: string,
+    method: M,
+    params: Commands[M]['paramsType'][0] | undefined,
+    timeoutMs?: number,
+    onResult?: (result: Commands[M]['returnType']) => void,
+  ): Promise<Commands[M]['returnType']>;
+  session(sessionId: string): CdpSession | undefined;
+  assertOpen(what: string): void;
+  rejectSession(sessionId: string, error: Error): void;
+}
 
 type EventMap = { [E in keyof CdpEvents]: CdpEvents[E][0] } & { detached: string };
 
@@ -24,7 +39,7 @@ export class CdpSession extends Emitter<EventMap> {
   #announcedReason: string | undefined;
 
   constructor(
-    private readonly connection: Connection,
+    private readonly connection: SessionHost,
     readonly id: string,
     readonly targetType: string,
     readonly targetId: string,

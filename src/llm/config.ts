@@ -5,7 +5,14 @@
 import { InvalidAISDKModelFormatError, InvalidOptionError } from '../errors.js';
 import type { ModelConfiguration } from '../types.js';
 import { redactUrl } from '../util/redact.js';
-import type { ModelServer } from './modelServer.js';
+
+/** A hosted Tendril server that makes model calls for this client (POST /v1/model). */
+export interface ModelServer {
+  /** The server's base URL, e.g. https://tendril.example.com. */
+  url: string;
+  /** One of the server's HOSTED_API_KEYS. */
+  apiKey: string;
+}
 
 export interface ModelSpec {
   provider: string;

@@ -6,16 +6,9 @@
 import { HEADERS } from '../../protocol/headers.js';
 import { HostedServiceError, LLMResponseError, MissingLLMConfigurationError, SdkError, TimeoutError, UnsupportedModelError } from '../errors.js';
 import { injectTraceHeaders } from '../util/tracing.js';
-import type { ModelSpec } from './config.js';
+import type { ModelServer, ModelSpec } from './config.js';
 import type { ModelReply } from './generate.js';
 import type { ModelCallUsage } from './metrics.js';
-
-export interface ModelServer {
-  /** The server's base URL, e.g. https://tendril.example.com. */
-  url: string;
-  /** One of the server's HOSTED_API_KEYS. */
-  apiKey: string;
-}
 
 /** The server's ceiling (protocol/model.ts); a longer call keeps its own deadline here. */
 const MAX_TIMEOUT_MS = 600_000;

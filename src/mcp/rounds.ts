@@ -19,9 +19,12 @@ import {
   type CreateMessageResultWithTools,
   type InputRequest,
   type InputRequiredResult,
+  type RequestOptions,
   type ServerContext,
 } from '@modelcontextprotocol/server';
-import type { Sample } from './sampling.js';
+
+/** A sampling request to the client's model (sampling.ts makes one of the client's session; this file one of rounds). */
+export type Sample = (params: CreateMessageRequest['params'], options: RequestOptions) => Promise<CreateMessageResult | CreateMessageResultWithTools>;
 
 /** Rounds one tool call may take: one per model request, parallel ones sharing a round. */
 export const MAX_ROUNDS = 8;

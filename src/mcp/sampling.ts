@@ -21,14 +21,13 @@ import { MODEL_OBJECT } from '../llm/ask.js';
 import { parseModelConfiguration } from '../llm/config.js';
 import { languageModel } from '../llm/providers.js';
 import type { ModelConfiguration, SdkOptions } from '../types.js';
-import { isRoundEnd } from './rounds.js';
+import { isRoundEnd, type Sample } from './rounds.js';
 
 type LanguageModelV3 = Extract<LanguageModel, { specificationVersion: 'v3' }>;
 type CallOptions = Parameters<LanguageModelV3['doGenerate']>[0];
 type GenerateResult = Awaited<ReturnType<LanguageModelV3['doGenerate']>>;
 
 /** One `sampling/createMessage` request to the client of the tool call being served. */
-export type Sample = (params: CreateMessageRequest['params'], options: RequestOptions) => Promise<CreateMessageResult | CreateMessageResultWithTools>;
 
 /** The name the client's model goes by in our messages and traces. */
 const SAMPLING_MODEL_NAME = 'mcp-client/sampling';

@@ -7,7 +7,8 @@ import { ConnectionClosedError, MissingLLMConfigurationError, TimeoutError } fro
 import { schemaFromJson } from '../extract/jsonSchemaInput.js';
 import type { Page } from '../driver/page.js';
 import type { ActionInput, ExtractOptions, ModelConfiguration, PageTextResult, PageTextView } from '../types.js';
-import { clientSampling, samplingModelConfiguration, serverHasModel, type Sample } from './sampling.js';
+import { clientSampling, samplingModelConfiguration, serverHasModel } from './sampling.js';
+import type { Sample } from './rounds.js';
 import { CHUNKS_PER_ROUND, declaresSampling, isModernRequest, SamplingRounds } from './rounds.js';
 import type { BrowserSession } from './session.js';
 

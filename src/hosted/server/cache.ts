@@ -4,12 +4,9 @@
 import { createHash } from 'node:crypto';
 import type { Logger } from '../../logger.js';
 import type { RedisConfig } from './redis-config.js';
+import type { ResultCache } from './resultCache.js';
 
-export interface ResultCache {
-  get(key: string): Promise<unknown | undefined>;
-  set(key: string, value: unknown): Promise<void>;
-  close(): Promise<void>;
-}
+export type { ResultCache } from './resultCache.js';
 
 export function cacheKey(parts: unknown[]): string {
   const hash = createHash('sha256');

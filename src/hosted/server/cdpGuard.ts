@@ -10,9 +10,14 @@ import type { Connection } from '../../cdp/connection.js';
 import { tapsOf } from '../../cdp/taps.js';
 import { HOSTED_REFUSAL, ProtocolError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
-import type { SessionRecord } from './sessions.js';
 import { BROWSER_UI, nonWebReason, targetUrlAllowed, urlRefusalMessage } from './webUrl.js';
 import { sessionDownloads } from './workspace.js';
+
+/** What the guard needs of a hosted session (sessions.ts's SessionRecord has it). */
+export interface GuardedSession {
+  id: string;
+  downloadsDir?: string;
+}
 
 /** Deadline of the commands the guard sends itself (a history lookup, a context's downloads). */
 const CHECK_TIMEOUT_MS = 10_000;
@@ -130,7 +135,7 @@ const RULES: Record<string, Rule> = {
 
 class HostedGuard implements BridgeGuard {
   constructor(
-    private readonly record: Pick<SessionRecord, 'id' | 'downloadsDir'>,
+    private readonly record: GuardedSession,
     private readonly connection: Connection,
     private readonly logger: Logger,
   ) {}
@@ -287,6 +292,6 @@ class HostedGuard implements BridgeGuard {
 }
 
 /** The guard for one client of a session's connectUrl. */
-export function hostedGuard(record: Pick<SessionRecord, 'id' | 'downloadsDir'>, connection: Connection, logger: Logger): BridgeGuard {
+export function hostedGuard(record: GuardedSession, connection: Connection, logger: Logger): BridgeGuard {
   return new HostedGuard(record, connection, logger);
 }

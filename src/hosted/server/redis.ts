@@ -6,7 +6,7 @@
 
 import { InvalidOptionError, TimeoutError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
-import type { ResultCache } from './cache.js';
+import type { ResultCache } from './resultCache.js';
 import { REDIS_URL_FORM, type RedisConfig } from './redis-config.js';
 
 /** At most one error line per this long, however many requests fail meanwhile. */

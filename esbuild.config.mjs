@@ -40,7 +40,7 @@ function writeModule(path, from, name, source) {
 /**
  * Property names the page scripts use only among their own objects (never a DOM property they read,
  * nor a field of what crosses to the host or between the two scripts), shortened when minified:
- * every page script goes into every document, and into the 150 kB of `tendril/extension`.
+ * every page script goes into every document, and into `tendril/extension`, whose size is held to a budget.
  */
 const ENGINE_INTERNAL = /^(closed|registered|register|count|shadows|doc|order|applyStep|axisLists|axisNodes|descendantsOrSelf|sortUnique|orderIndex|steps|separator|axis|predicates|fromEnd|fn|hop|rest|element|kind|walk|rootsUnder|run)$/;
 const READER_INTERNAL =

@@ -37,6 +37,8 @@ export const ErrorBody = z.object({
     /** For DomainPolicyError: the refused host and the policy that refused it. */
     host: z.string().optional(),
     policy: z.object({ allow: z.array(z.string()).optional(), block: z.array(z.string()).optional() }).optional(),
+    /** The error class's own fields (a selector, a deadline, a key...), which the client sets again. */
+    fields: z.record(z.string(), z.unknown()).optional(),
   }),
 });
 export type ErrorBody = z.infer<typeof ErrorBody>;

@@ -11,8 +11,8 @@ export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url
 export const EXTENSION_ENTRY = path.join(REPO_ROOT, 'src', 'extension.ts');
 /** What the size is measured without: the AI SDK, which an extension bundles once for all its code. */
 export const AI_SDK = ['ai', '@ai-sdk/*'];
-/** README's promise: minified, without the AI SDK, under this many bytes (150 kB, kB = 1000 B). */
-export const EXTENSION_SIZE_TARGET = 150_000;
+/** docs/extension.md's promise: minified, without the AI SDK, under this many bytes (220 kB, kB = 1000 B). */
+export const EXTENSION_SIZE_TARGET = 220_000;
 
 /** Fails the build on any Node built-in, naming who imported it: an extension has no Node. */
 export function noNodeBuiltins() {

@@ -5,7 +5,7 @@ import { replayAction, runAct } from './act/act.js';
 import { runObserve } from './act/observe.js';
 import { checkAction } from './act/perform.js';
 import { runExtraction } from './extract/extract.js';
-import type { HostedService } from './hosted/client.js';
+import type { HostedService } from './hosted/client/service.js';
 import { isZodSchema, type ZodLike } from './extract/schema.js';
 import { DEFAULT_MODEL_TIMEOUT_MS } from './llm/ask.js';
 import { parseModelConfiguration, type ModelSpec } from './llm/config.js';

@@ -4,7 +4,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HostedApi } from '../src/browser/hosted.js';
+import { HostedApi } from '../src/hosted/client/api.js';
 import { startFixtureServers, type FixtureServers } from './fixtures/server.js';
 import { CHROME, processAlive, startDebugChrome, TEST_ARGS, HOSTED_TEST_ENV } from './helpers.js';
 import { readServerConfig } from '../src/hosted/server/config.js';

@@ -11,7 +11,7 @@ import puppeteer from 'puppeteer-core';
 import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ErrorBody, HEADERS, type Session } from '../protocol/index.js';
-import { HostedApi } from '../src/browser/hosted.js';
+import { HostedApi } from '../src/hosted/client/api.js';
 import { readServerConfig } from '../src/hosted/server/config.js';
 import { startHostedServer, type HostedServer } from '../src/hosted/server/http.js';
 import { HOSTED_REFUSAL, Sdk, UrlNotAllowedError } from '../src/index.js';

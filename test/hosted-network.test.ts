@@ -16,7 +16,7 @@ import { readServerConfig } from '../src/hosted/server/config.js';
 import { startHostedServer, type HostedServer } from '../src/hosted/server/http.js';
 import { chromium } from 'playwright-core';
 import WebSocket from 'ws';
-import { HostedApi } from '../src/browser/hosted.js';
+import { HostedApi } from '../src/hosted/client/api.js';
 import { DomainPolicyError, InvalidOptionError, Sdk } from '../src/index.js';
 import { Logger } from '../src/logger.js';
 import { CHROME, TEST_ARGS } from './helpers.js';

@@ -4,7 +4,7 @@
 import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HEADERS } from '../protocol/index.js';
-import { HostedApi } from '../src/browser/hosted.js';
+import { HostedApi } from '../src/hosted/client/api.js';
 import { readServerConfig } from '../src/hosted/server/config.js';
 import { startHostedServer, type HostedServer } from '../src/hosted/server/http.js';
 import { ActionFailedError, ConnectionClosedError, HostedServiceError, Sdk, TargetClosedError } from '../src/index.js';

@@ -4,8 +4,9 @@
 // so no zod here either; the server checks the request, the caller's schema checks the answer.
 
 import { HEADERS } from '../../protocol/headers.js';
-import { HostedServiceError, LLMResponseError, MissingLLMConfigurationError, SdkError, TimeoutError, UnsupportedModelError } from '../errors.js';
+import { HostedServiceError, LLMResponseError, TimeoutError } from '../errors.js';
 import { injectTraceHeaders } from '../util/tracing.js';
+import { fromWire, type WireError } from '../wireErrors.js';
 import type { ModelServer, ModelSpec } from './config.js';
 import type { ModelReply } from './generate.js';
 import type { ModelCallUsage } from './metrics.js';
@@ -13,8 +14,6 @@ import type { ModelCallUsage } from './metrics.js';
 /** The server's ceiling (protocol/model.ts); a longer call keeps its own deadline here. */
 const MAX_TIMEOUT_MS = 600_000;
 
-/** Failures the client raises as the class a local call would; any other is a HostedServiceError. */
-const CLASSES: Record<string, new (message: string) => SdkError> = { LLMResponseError, MissingLLMConfigurationError, UnsupportedModelError };
 
 export async function askModelServer(
   server: ModelServer,
@@ -43,8 +42,9 @@ export async function askModelServer(
   if (response.ok && answer?.usage) return { value: answer.value, usage: answer.usage };
   const { code = `http_${response.status}`, message = response.statusText, name = '' } = answer?.error ?? {};
   if (code === 'timeout') throw new TimeoutError(message, request.timeoutMs);
-  const Known = Object.hasOwn(CLASSES, name) ? CLASSES[name] : undefined;
-  if (Known) throw new Known(message);
+  // A failure the server names is raised as the class a local call would raise.
+  const known = name ? fromWire({ ...answer?.error, code, message, name } as WireError) : undefined;
+  if (known) throw known;
   const hint = response.status === 401 ? ' Check `modelServer.apiKey`.' : answer?.error ? '' : ' Is `modelServer.url` a Tendril hosted server (3.x, with POST /v1/model)?';
   throw new HostedServiceError(`The model server ${where} refused the request (${response.status} ${code}): ${message}${hint}`, response.status, code);
 }

@@ -16,7 +16,7 @@ import { NetworkRules } from './networks.js';
 import { isOperation, runOperation } from './operations.js';
 import { arrivedAfterClose, header, parse, prepareAnswer, readJson } from './request.js';
 import { apiError, SessionManager } from './sessions.js';
-import { codeOf } from './stream.js';
+import { codeOf, toWire, type WireError } from '../../wireErrors.js';
 import { isKnownKey, verifyToken } from './tokens.js';
 import { loadTracing, traced, withIncomingTrace } from '../../util/tracing.js';
 
@@ -216,9 +216,9 @@ function serverSpan<T>(req: IncomingMessage, operation: string, path: string, wo
  * deadline) as the protocol says it, with the client's error class; anything else stays internal.
  */
 function asWireError(error: unknown): unknown {
-  const { code, name } = codeOf(error);
+  const { code } = codeOf(error);
   if (code === 'internal' || error instanceof HostedServiceError) return error;
-  return Object.assign(apiError(code, (error as Error).message), { wireName: name });
+  return Object.assign(apiError(code, (error as Error).message), { wire: toWire(error) });
 }
 
 function sendError(req: IncomingMessage, res: ServerResponse, error: unknown, logger: Logger): void {
@@ -230,8 +230,8 @@ function sendError(req: IncomingMessage, res: ServerResponse, error: unknown, lo
       message: known ? error.message : 'The server failed while handling the request; see its log.',
     },
   };
-  const name = (error as { wireName?: string }).wireName;
-  if (known && name) body.error.name = name;
+  const wire = (error as { wire?: WireError }).wire;
+  if (known && wire) body.error = wire;
   if (res.headersSent) return void res.end();
   if (known && error.retryAfterSeconds) res.setHeader('retry-after', String(error.retryAfterSeconds));
   sendJson(req, res, known ? error.status : 500, body);

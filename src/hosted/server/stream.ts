@@ -4,57 +4,14 @@
 // with its own status, which says it best.
 
 import type { ServerResponse } from 'node:http';
-import { HEADERS, STATUS_OF, type ErrorCode, type StreamEvent } from '../../../protocol/index.js';
-import {
-  ActionFailedError,
-  ConnectionClosedError,
-  ElementNotActionableError,
-  ElementNotFoundError,
-  HostedServiceError,
-  InvalidAISDKModelFormatError,
-  InvalidOptionError,
-  LLMResponseError,
-  MissingLLMConfigurationError,
-  NavigationError,
-  PageClosedError,
-  SchemaValidationError,
-  SdkError,
-  SelectorSyntaxError,
-  TimeoutError,
-  UnsupportedModelError,
-  UrlNotAllowedError,
-  DomainPolicyError,
-} from '../../errors.js';
+import { HEADERS, STATUS_OF, type StreamEvent } from '../../../protocol/index.js';
 import { Logger } from '../../logger.js';
+import { toWire } from '../../wireErrors.js';
 
 export type CacheStatus = 'HIT' | 'MISS';
 
-/** The protocol code (and the client's error class) for an error raised while working. */
-export function codeOf(error: unknown): { code: ErrorCode; name?: string } {
-  if (error instanceof HostedServiceError) return { code: error.code as ErrorCode };
-  const name = error instanceof SdkError ? error.name : undefined;
-  if (error instanceof SchemaValidationError) return { code: 'schema_validation', name };
-  if (error instanceof TimeoutError) return { code: 'timeout', name };
-  if (error instanceof LLMResponseError) return { code: 'model_error', name };
-  if (error instanceof ActionFailedError || error instanceof ElementNotFoundError || error instanceof ElementNotActionableError) {
-    return { code: 'conflict', name };
-  }
-  if (error instanceof ConnectionClosedError || error instanceof PageClosedError) return { code: 'browser_gone', name };
-  if (error instanceof UrlNotAllowedError || error instanceof DomainPolicyError) return { code: 'forbidden', name };
-  const caller = [InvalidOptionError, MissingLLMConfigurationError, UnsupportedModelError, InvalidAISDKModelFormatError, NavigationError, SelectorSyntaxError];
-  if (caller.some((type) => error instanceof type)) return { code: 'bad_request', name };
-  return { code: 'internal', name };
-}
-
 function errorEvent(error: unknown): Extract<StreamEvent, { type: 'error' }> {
-  const { code, name } = codeOf(error);
-  const message = error instanceof Error ? error.message : String(error);
-  const event: Extract<StreamEvent, { type: 'error' }> = { type: 'error', error: { code, message } };
-  if (name) event.error.name = name;
-  if (error instanceof SchemaValidationError) event.error.issues = error.issues;
-  if (error instanceof NavigationError && error.url) event.error.url = error.url;
-  if (error instanceof DomainPolicyError) Object.assign(event.error, { host: error.host, policy: error.policy });
-  return event;
+  return { type: 'error', error: toWire(error) };
 }
 
 export class EventStream {

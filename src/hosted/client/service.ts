@@ -2,16 +2,16 @@
 // from its cache. The model travels without its key (the key goes in a header, to be used for the
 // call and forgotten); what comes back is checked here as strictly as a local result.
 
-import { RESULTS, type OperationName } from '../../protocol/index.js';
-import type { HostedBrowser } from '../browser/hosted.js';
-import { HostedServiceError, LLMResponseError } from '../errors.js';
-import { rootShape, validate } from '../extract/extract.js';
-import { toJsonSchema } from '../extract/jsonSchema.js';
-import type { ZodLike } from '../extract/schema.js';
-import type { ModelSpec } from '../llm/config.js';
-import { apiKeyFor } from '../llm/providers.js';
-import type { Logger } from '../logger.js';
-import type { ActionInput, ActResult, ModelConfiguration, ObserveResult, SdkOptions } from '../types.js';
+import { RESULTS, type OperationName } from '../../../protocol/index.js';
+import type { HostedBrowser } from './api.js';
+import { HostedServiceError, LLMResponseError } from '../../errors.js';
+import { rootShape, validate } from '../../extract/extract.js';
+import { toJsonSchema } from '../../extract/jsonSchema.js';
+import type { ZodLike } from '../../extract/schema.js';
+import type { ModelSpec } from '../../llm/config.js';
+import { apiKeyFor } from '../../llm/providers.js';
+import type { Logger } from '../../logger.js';
+import type { ActionInput, ActResult, ModelConfiguration, ObserveResult, SdkOptions } from '../../types.js';
 
 export interface HostedCall {
   browser: HostedBrowser;

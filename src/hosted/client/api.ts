@@ -2,33 +2,16 @@
 // REST, attach our driver to its connectUrl like to any remote Chrome, and release it on close
 // unless it was created to outlive us (keepAlive). Only fetch and WebSocket: no Node built-ins.
 
-import { ErrorBody, HEADERS, Session, StreamEvent, type CreateSessionRequest, type OperationName } from '../../protocol/index.js';
-import {
-  DomainPolicyError,
-  ActionFailedError,
-  ElementNotActionableError,
-  ElementNotFoundError,
-  UnknownKeyError,
-  HostedServiceError,
-  InvalidAISDKModelFormatError,
-  InvalidOptionError,
-  LLMResponseError,
-  MissingLLMConfigurationError,
-  NavigationError,
-  SchemaValidationError,
-  SdkError,
-  SelectorSyntaxError,
-  TimeoutError,
-  UnsupportedModelError,
-  UrlNotAllowedError,
-} from '../errors.js';
-import type { Logger } from '../logger.js';
-import type { SdkOptions } from '../types.js';
-import { envVar } from '../util/env.js';
-import { redactUrl } from '../util/redact.js';
-import { attachToBrowser } from './attach.js';
-import type { BrowserHandle } from './browser.js';
-import { injectTraceHeaders, traced } from '../util/tracing.js';
+import { ErrorBody, HEADERS, Session, StreamEvent, type CreateSessionRequest, type OperationName } from '../../../protocol/index.js';
+import { HostedServiceError, InvalidOptionError, type SdkError } from '../../errors.js';
+import type { Logger } from '../../logger.js';
+import type { SdkOptions } from '../../types.js';
+import { envVar } from '../../util/env.js';
+import { redactUrl } from '../../util/redact.js';
+import { attachToBrowser } from '../../browser/attach.js';
+import type { BrowserHandle } from '../../browser/browser.js';
+import { injectTraceHeaders, traced } from '../../util/tracing.js';
+import { fromWire, type WireError } from '../../wireErrors.js';
 
 const RETRIES = 3;
 
@@ -155,29 +138,8 @@ function backoff(attempt: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, 200 * 2 ** attempt));
 }
 
-/** Server-side errors the client raises as its own class: the same failure, the same error as locally. */
-const BY_NAME: Record<string, (error: ErrorBody['error']) => SdkError> = {
-  SchemaValidationError: (e) => new SchemaValidationError(e.message, e.issues ?? []),
-  TimeoutError: (e) => new TimeoutError(e.message, 0),
-  LLMResponseError: (e) => new LLMResponseError(e.message),
-  MissingLLMConfigurationError: (e) => new MissingLLMConfigurationError(e.message),
-  UnsupportedModelError: (e) => new UnsupportedModelError(e.message),
-  InvalidAISDKModelFormatError: (e) => new InvalidAISDKModelFormatError(e.message),
-  InvalidOptionError: (e) => new InvalidOptionError(e.message),
-  ActionFailedError: (e) => new ActionFailedError(e.message),
-  ElementNotFoundError: (e) => new ElementNotFoundError(e.message, ''),
-  XPathResolutionError: (e) => new ElementNotFoundError(e.message, ''),
-  ElementNotActionableError: (e) => new ElementNotActionableError(e.message),
-  SelectorSyntaxError: (e) => new SelectorSyntaxError(e.message, ''),
-  NavigationError: (e) => new NavigationError(e.message, e.url ?? ''),
-  DomainPolicyError: (e) => new DomainPolicyError(e.message, e.url ?? '', e.host ?? '', e.policy ?? {}),
-  UrlNotAllowedError: (e) => new UrlNotAllowedError(e.message, e.url ?? ''),
-  UnknownKeyError: (e) => new UnknownKeyError(e.message, ''),
-};
-
-function errorFromWire(error: ErrorBody['error'], status: number): SdkError {
-  const known = error.name && Object.hasOwn(BY_NAME, error.name) ? BY_NAME[error.name] : undefined;
-  return known ? known(error) : new HostedServiceError(`The hosted service failed (${error.code}): ${error.message}`, status, error.code);
+function errorFromWire(error: WireError, status: number): SdkError {
+  return fromWire(error) ?? new HostedServiceError(`The hosted service failed (${error.code}): ${error.message}`, status, error.code);
 }
 
 async function toError(response: Response, method: string, path: string): Promise<SdkError> {

@@ -1,0 +1,64 @@
+// What a page can see of the closed-root watch: the same as in a Chrome that runs no watch at all.
+import CDP from 'chrome-remote-interface';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startDebugChrome, useBrowser, type DebugChrome } from './helpers.js';
+import { excerpt } from './snapshot-text.js';
+
+const fixture = useBrowser();
+const PAGE = '/shadow-watch-stealth.html';
+
+interface Record {
+  calls: string[];
+  conversions: number;
+  [key: string]: unknown;
+}
+
+let plain: DebugChrome;
+beforeAll(async () => {
+  plain = await startDebugChrome();
+});
+afterAll(async () => {
+  await plain?.kill();
+});
+
+/** The page's record in a Chrome that Tendril never touched: what Chrome itself shows a page. */
+async function nativeRecord(url: string): Promise<Record> {
+  const target = await CDP.New({ port: plain.port });
+  const client = await CDP({ port: plain.port, target: target.id });
+  try {
+    await client.Page.enable();
+    const loaded = client.Page.loadEventFired();
+    await client.Page.navigate({ url });
+    await loaded;
+    const { result } = await client.Runtime.evaluate({ expression: 'window.record', returnByValue: true, timeout: 5000 });
+    return result.value as Record;
+  } finally {
+    await client.close();
+    await CDP.Close({ port: plain.port, id: target.id });
+  }
+}
+
+describe('the closed-root watch, as a suspicious page sees it', () => {
+  it('calls nothing the page hooked, fails as natively, and its functions describe themselves as native', async () => {
+    const url = fixture.servers.a.url(PAGE);
+    const native = await nativeRecord(url);
+    // The page's hooks work (they saw its own call), and Chrome itself calls none of them.
+    expect(native.calls).toEqual(['Reflect.apply']);
+    expect(native.conversions).toBe(1);
+    expect(JSON.stringify(native.twice)).toContain('attachTwice');
+
+    await fixture.page.goto(url);
+    const watched = (await fixture.page.evaluate(() => (window as unknown as { record: unknown }).record)) as Record;
+    // The watch ran in this document: it counted the closed root and the parse that may hold one.
+    expect(fixture.page.mainFrame().mainWorld?.closedRoots).toMatchObject({ attached: 1, declarative: 1 });
+    // Soft: a failure lists every difference at once.
+    for (const key of Object.keys(native)) expect.soft(watched[key], key).toEqual(native[key]);
+    expect(Object.keys(watched).sort()).toEqual(Object.keys(native).sort());
+
+    // And the watch still did its job: the closed roots the page attached and parsed are read.
+    const { pageText } = await fixture.sdk.extract({ page: fixture.page });
+    expect(pageText, excerpt(pageText)).toMatch(/first closed words[\s\S]*first light/);
+    expect(pageText, excerpt(pageText)).toMatch(/declared words[\s\S]*parsed light/);
+    expect(await fixture.page.evaluate(() => document.getElementById('first')!.shadowRoot)).toBeNull();
+  });
+});

@@ -16,7 +16,11 @@ export interface LocalBrowserLaunchOptions {
   executablePath?: string;
   /** Default `true`. */
   headless?: boolean;
-  /** Extra command-line switches for Chrome. */
+  /**
+   * Extra command-line switches for Chrome. Tendril adds
+   * `--disable-blink-features=AutomationControlled` unless one of them names that feature or is
+   * `--enable-automation`: those keep `navigator.webdriver` as you ask (see docs/browsers.md).
+   */
   args?: string[];
   /**
    * Profile directory. Default: a fresh temporary directory, removed on `close()`. A directory you

@@ -76,7 +76,15 @@ export function chromeArgs(options: LocalBrowserLaunchOptions, userDataDir: stri
   if (!sandbox) args.push('--no-sandbox');
   const size = options.viewport ?? DEFAULT_WINDOW;
   args.push(`--window-size=${size.width},${size.height}`);
-  args.push(...(options.args ?? []));
+  const extra = options.args ?? [];
+  args.push(...extra);
+  // Chrome sets navigator.webdriver for --remote-debugging-pipe, which Tendril uses for its own
+  // reasons (no TCP port), not to tell pages anything: the browser shows pages what a Chrome with
+  // a debugging port shows them. A switch of the caller's that names the feature, or
+  // --enable-automation, decides instead.
+  if (!extra.some((arg) => arg === '--enable-automation' || arg.includes('AutomationControlled'))) {
+    args.push('--disable-blink-features=AutomationControlled');
+  }
   args.push('about:blank');
   return args;
 }

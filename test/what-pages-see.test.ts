@@ -1,7 +1,9 @@
-// What a page can see of the closed-root watch: the same as in a Chrome that runs no watch at all.
+// What a page can tell of Tendril: of the closed-root watch, what it would see in a Chrome that runs
+// no watch at all; of the browser, what a Chrome with a debugging port shows it (navigator.webdriver).
 import CDP from 'chrome-remote-interface';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDebugChrome, useBrowser, type DebugChrome } from './helpers.js';
+import { Sdk } from '../src/index.js';
+import { sdkOptions, startDebugChrome, TEST_ARGS, useBrowser, type DebugChrome } from './helpers.js';
 import { excerpt } from './snapshot-text.js';
 
 const fixture = useBrowser();
@@ -21,8 +23,8 @@ afterAll(async () => {
   await plain?.kill();
 });
 
-/** The page's record in a Chrome that Tendril never touched: what Chrome itself shows a page. */
-async function nativeRecord(url: string): Promise<Record> {
+/** `expression` on `url` in a Chrome that Tendril never touched: what Chrome itself shows a page. */
+async function plainly<T>(url: string, expression: string): Promise<T> {
   const target = await CDP.New({ port: plain.port });
   const client = await CDP({ port: plain.port, target: target.id });
   try {
@@ -30,8 +32,8 @@ async function nativeRecord(url: string): Promise<Record> {
     const loaded = client.Page.loadEventFired();
     await client.Page.navigate({ url });
     await loaded;
-    const { result } = await client.Runtime.evaluate({ expression: 'window.record', returnByValue: true, timeout: 5000 });
-    return result.value as Record;
+    const { result } = await client.Runtime.evaluate({ expression, returnByValue: true, timeout: 5000 });
+    return result.value as T;
   } finally {
     await client.close();
     await CDP.Close({ port: plain.port, id: target.id });
@@ -41,7 +43,7 @@ async function nativeRecord(url: string): Promise<Record> {
 describe('the closed-root watch, as a suspicious page sees it', () => {
   it('calls nothing the page hooked, fails as natively, and its functions describe themselves as native', async () => {
     const url = fixture.servers.a.url(PAGE);
-    const native = await nativeRecord(url);
+    const native = await plainly<Record>(url, 'window.record');
     // The page's hooks work (they saw its own call), and Chrome itself calls none of them.
     expect(native.calls).toEqual(['Reflect.apply']);
     expect(native.conversions).toBe(1);
@@ -60,5 +62,44 @@ describe('the closed-root watch, as a suspicious page sees it', () => {
     expect(pageText, excerpt(pageText)).toMatch(/first closed words[\s\S]*first light/);
     expect(pageText, excerpt(pageText)).toMatch(/declared words[\s\S]*parsed light/);
     expect(await fixture.page.evaluate(() => document.getElementById('first')!.shadowRoot)).toBeNull();
+  });
+});
+
+describe('navigator.webdriver', () => {
+  const webdriver = () => navigator.webdriver;
+
+  it('is false in a launched Chrome, in every frame, as in a Chrome started with a debugging port', async () => {
+    await fixture.page.goto(fixture.servers.a.url('/frames.html'));
+    const frames = fixture.page.frames();
+    expect(frames.length).toBeGreaterThanOrEqual(4);
+    for (const frame of frames) expect(await frame.evaluate(webdriver), frame.url()).toBe(false);
+  });
+
+  it('stays true when the caller launches with --enable-automation', async () => {
+    const sdk = new Sdk(sdkOptions({ localBrowserLaunchOptions: { args: [...TEST_ARGS, '--enable-automation'] } }));
+    try {
+      await sdk.init();
+      const page = sdk.context.pages()[0]!;
+      await page.goto(fixture.servers.a.url('/child.html'));
+      expect(await page.evaluate(webdriver)).toBe(true);
+    } finally {
+      await sdk.close();
+    }
+  });
+
+  it('is left as Chrome has it in a browser Tendril attaches to', async () => {
+    const url = fixture.servers.a.url('/child.html');
+    // This Chrome was started with --remote-debugging-port=0, for which Chrome itself sets it.
+    const native = await plainly<boolean>(url, 'navigator.webdriver');
+    expect(native).toBe(true);
+    const sdk = new Sdk(sdkOptions({ localBrowserLaunchOptions: { cdpUrl: plain.wsUrl } }));
+    try {
+      await sdk.init();
+      const page = await sdk.context.newPage();
+      await page.goto(url);
+      expect(await page.evaluate(webdriver)).toBe(native);
+    } finally {
+      await sdk.close();
+    }
   });
 });

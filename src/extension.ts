@@ -2,20 +2,15 @@
 // extension page), driving the user's own tabs through chrome.debugger. Only env "EXTENSION": nothing
 // here launches Chrome, serves connectURL() or talks to a hosted browser, so the bundle carries no
 // Node built-in and no hosted client (esbuild.config.mjs fails the build if a Node built-in slips in).
-import { openExtensionBrowser } from './browser/extension.js';
+import { extension } from './env/extension.js';
+import { SdkCore, type SdkEntry } from './sdkCore.js';
 import type { LogLine, SdkOptions } from './types.js';
-import { SdkCore, type SdkRuntime } from './sdkCore.js';
-import { checkExtensionOptions } from './sdkOptions.js';
 
-const extensionRuntime: SdkRuntime = {
-  envs: ['EXTENSION'],
-  refuseEnv: (env) =>
+const extensionEntry: SdkEntry = {
+  available: [extension],
+  refuse: (env) =>
     `tendril/extension runs only env "EXTENSION" (this browser's tabs). For env ${JSON.stringify(env)}, ` +
     "use `import { Sdk } from 'tendril'` in Node or an edge runtime.",
-  checkEnv: (_env, options) => checkExtensionOptions(options),
-  noBridge: () =>
-    'connectURL() is not available in an extension: it serves a WebSocket from Node. Use sdk.context.pages(), or chrome.debugger directly.',
-  open: async (_env, options, logger, cdpTimeoutMs) => ({ browser: await openExtensionBrowser(options.extension, logger, cdpTimeoutMs) }),
 };
 
 /**
@@ -26,7 +21,7 @@ const extensionRuntime: SdkRuntime = {
  */
 export class Sdk extends SdkCore {
   constructor(options: SdkOptions = {}) {
-    super(toConsole(options), extensionRuntime);
+    super(toConsole(options), extensionEntry);
   }
 }
 

@@ -1,22 +1,17 @@
 import type { BrowserHandle } from './browser/browser.js';
-import { Context, type ContextOptions } from './driver/context.js';
-import { InvalidOptionError, MissingLLMConfigurationError, SdkStateError } from './errors.js';
-import { replayAction, runAct } from './act/act.js';
-import { runObserve } from './act/observe.js';
 import { checkAction } from './act/perform.js';
-import { runExtraction } from './extract/extract.js';
-import type { HostedService } from './hosted/client/service.js';
-import { isZodSchema, type ZodLike } from './extract/schema.js';
-import { DEFAULT_MODEL_TIMEOUT_MS } from './llm/ask.js';
-import { parseModelConfiguration, type ModelSpec } from './llm/config.js';
-import type { ModelServer } from './llm/config.js';
-import { Metrics } from './llm/metrics.js';
-import { Logger } from './logger.js';
+import { Context } from './driver/context.js';
 import type { matchForeignPage } from './driver/foreignPage.js';
 import { Page } from './driver/page.js';
-import { watchedAction } from './driver/policy.js';
-import { checkDomainPolicy, type CheckedPolicy } from './util/domainPolicy.js';
-import { loadTracing, tracedOperation } from './util/tracing.js';
+import { chooseEnvironment, type EnvironmentChoice } from './env/choose.js';
+import { localOperations } from './env/operations.js';
+import type { ActInput, Environment, OperationCall, Operations, SdkBridge } from './env/types.js';
+import { InvalidOptionError, MissingLLMConfigurationError, SdkStateError } from './errors.js';
+import { isZodSchema, type ZodLike } from './extract/schema.js';
+import { DEFAULT_MODEL_TIMEOUT_MS } from './llm/ask.js';
+import { parseModelConfiguration, type ModelServer, type ModelSpec } from './llm/config.js';
+import { Metrics } from './llm/metrics.js';
+import { Logger } from './logger.js';
 import { checkActOptions, checkExtractOptions, checkModelServer, isPlainObject } from './sdkOptions.js';
 import { captureSnapshot } from './snapshot/index.js';
 import { READER_SOURCE } from './snapshot/page/generated.js';
@@ -33,55 +28,20 @@ import type {
   ObserveOptions,
   ObserveResult,
   PageTextResult,
-  SdkEnv,
   SdkMetrics,
   SdkOptions,
 } from './types.js';
+import { checkDomainPolicy, type CheckedPolicy } from './util/domainPolicy.js';
+import { loadTracing, tracedOperation } from './util/tracing.js';
 
 /**
- * How an Sdk gets its browser, and the parts that need Node or the hosted service. The Sdk of the
- * package's main entry (sdk.ts) has them all; the extension's (extension.ts) only chrome.debugger, so
- * that its bundle carries no Node built-in and no hosted client.
+ * What an entry point of the package gives its Sdk: the environments it carries (env/), and, where
+ * Node runs, a way to find the page of a Playwright or Puppeteer page object. The main entry
+ * (sdk.ts) carries all three environments; tendril/extension (extension.ts) only EXTENSION, so that
+ * its bundle has no Node built-in and no hosted client.
  */
-export interface SdkRuntime {
-  /** The envs this runtime can open, the first being the default. */
-  readonly envs: readonly SdkEnv[];
-  /** Why another env cannot be used here, and what to do instead. */
-  refuseEnv(env: SdkEnv): string;
-  /** Fails on options that mean nothing for `env` (sdkOptions.ts checkEnvOptions). */
-  checkEnv(env: SdkEnv, options: SdkOptions): void;
-  /**
-   * The domainPolicy the driver enforces, given the Sdk's own (checked); without this, the Sdk's
-   * own. The main entry's takes a hosted session's (sdkOptions.ts sessionPolicy).
-   */
-  policy?(env: SdkEnv, options: SdkOptions, own: CheckedPolicy | undefined): CheckedPolicy | undefined;
-  /** Gets the browser for `env`; on failure, lets go of whatever it had got. */
-  open(env: SdkEnv, options: SdkOptions, logger: Logger, cdpTimeoutMs: number): Promise<OpenedBrowser>;
-  /** Why connectURL() is unavailable with this runtime and env. */
-  noBridge(env: SdkEnv): string;
-  /** Finds the page of a Playwright or Puppeteer page object (they exist only where Node runs). */
+export interface SdkEntry extends EnvironmentChoice {
   readonly foreignPage?: typeof matchForeignPage;
-}
-
-export interface OpenedBrowser {
-  browser: BrowserHandle;
-  /** Where downloads go (see ContextOptions.downloads); absent: none of the context's business. */
-  downloads?: ContextOptions['downloads'];
-  /** Removes what was made for downloads; called on close and when init fails. */
-  removeDownloads?: () => Promise<void>;
-  /** Starts the connectURL() bridge; undefined when it could not start. Runs beside context.start(). */
-  startBridge?: () => Promise<SdkBridge | undefined>;
-  /** The size of every page's viewport, when this Sdk sets it. */
-  viewport?: { width: number; height: number };
-  /** See ContextOptions.closedRootWatch. */
-  closedRootWatch?: string;
-  /** env "HOSTED": the service that runs extract, act and observe instead of this Sdk (hosted/client.ts). */
-  service?: HostedService;
-}
-
-export interface SdkBridge {
-  readonly url: string;
-  close(): Promise<void>;
 }
 
 const DEFAULT_CDP_TIMEOUT_MS = 30_000;
@@ -102,27 +62,21 @@ export class SdkCore {
   /** The last full text each page gave, for `view: "delta"`. */
   readonly #pageTexts = new PageTexts();
   #bridge: SdkBridge | undefined;
-  readonly #runtime: SdkRuntime;
-  readonly #env: SdkEnv;
+  readonly #entry: SdkEntry;
+  readonly #environment: Environment;
   #removeDownloads: (() => Promise<void>) | undefined;
-  #service: HostedService | undefined;
+  /** Where extract(instruction), act and observe run: here, or on the hosted service. */
+  #operations: Operations = localOperations;
   /** The domainPolicy this Sdk's driver enforces on every page and frame; undefined without one. */
   readonly #policy: CheckedPolicy | undefined;
 
-  constructor(options: SdkOptions, runtime: SdkRuntime) {
+  constructor(options: SdkOptions, entry: SdkEntry) {
     this.#options = { ...options };
-    this.#runtime = runtime;
+    this.#entry = entry;
     this.logger = new Logger({ verbose: options.verbose, disablePino: options.disablePino, logger: options.logger });
-    const env = options.env ?? runtime.envs[0]!;
-    if (env !== 'LOCAL' && env !== 'HOSTED' && env !== 'EXTENSION') {
-      throw new InvalidOptionError(`env must be "LOCAL", "HOSTED" or "EXTENSION", not ${JSON.stringify(env)}.`);
-    }
-    if (!runtime.envs.includes(env)) throw new InvalidOptionError(runtime.refuseEnv(env));
-    runtime.checkEnv(env, options);
-    this.#modelServer = checkModelServer(env, options);
-    this.#env = env;
-    const own = checkDomainPolicy(options.domainPolicy);
-    this.#policy = runtime.policy ? runtime.policy(env, options, own) : own;
+    this.#environment = chooseEnvironment(options, entry);
+    this.#modelServer = checkModelServer(options, this.#environment.modelsOnService);
+    this.#policy = this.#environment.policy(options, checkDomainPolicy(options.domainPolicy));
   }
 
   /** The browser's pages. Available once `init()` has resolved. */
@@ -160,11 +114,11 @@ export class SdkCore {
     const cdpTimeoutMs = this.#options.cdpTimeoutMs ?? DEFAULT_CDP_TIMEOUT_MS;
     // OpenTelemetry, when the application has it: loaded beside the browser, never failing.
     const tracing = loadTracing();
-    const opened = await this.#runtime.open(this.#env, this.#options, this.logger, cdpTimeoutMs);
+    const opened = await this.#environment.open(this.#options, this.logger, cdpTimeoutMs);
     await tracing;
     this.#browser = opened.browser;
     this.#removeDownloads = opened.removeDownloads;
-    this.#service = opened.service;
+    this.#operations = opened.operations ?? localOperations;
     const context = new Context(this.#browser, this.logger, {
       viewport: opened.viewport,
       timeoutMs: cdpTimeoutMs,
@@ -231,8 +185,11 @@ export class SdkCore {
     const page = await this.#pageFor(options.page);
     const timeoutMs = options.timeout ?? DEFAULT_MODEL_TIMEOUT_MS;
     const schema = schemaGiven ? (second as ZodLike) : undefined;
-    if (this.#service) return this.#service.extract({ options, model, timeoutMs, page }, first, schema, options.selector);
-    return runExtraction({ page, instruction: first, schema, selector: options.selector, timeoutMs, model, logger: this.logger, metrics: this.#metrics });
+    return this.#operations.extract(this.#call(page, options, model, timeoutMs), first, schema, options.selector);
+  }
+
+  #call(page: Page, options: OperationCall['options'], model: ModelSpec | undefined, timeoutMs: number, modelTimeoutMs = timeoutMs): OperationCall {
+    return { page, options, model, timeoutMs, modelTimeoutMs, logger: this.logger, metrics: this.#metrics };
   }
 
   /**
@@ -251,41 +208,22 @@ export class SdkCore {
     const checked = checkActOptions(options);
     if (typeof instructionOrAction !== 'string') checkAction(instructionOrAction);
     const page = await this.#pageFor(checked.page);
-    const variables = checked.variables ?? {};
-    const withModel = (instruction: string, model: ModelSpec) =>
-      runAct({
-        page,
-        instruction,
-        variables,
-        timeoutMs: checked.timeout ?? DEFAULT_MODEL_TIMEOUT_MS,
-        model,
-        logger: this.logger,
-        metrics: this.#metrics,
-      });
+    const modelTimeoutMs = checked.timeout ?? DEFAULT_MODEL_TIMEOUT_MS;
+    let what: ActInput;
+    let model: ModelSpec | undefined;
+    let timeoutMs: number;
     if (typeof instructionOrAction === 'string') {
       if (!instructionOrAction.trim()) throw new InvalidOptionError('act() needs an instruction, such as "click the Sign in button".');
-      const model = this.#requireModel(checked.model, 'act(instruction)', ' act(action) with an action from observe() needs none.');
-      const timeoutMs = checked.timeout ?? DEFAULT_MODEL_TIMEOUT_MS;
-      const service = this.#service;
-      // The service acts; this Sdk's own driver refuses what the domainPolicy refuses, and says so.
-      if (service) return watchedAction(page, timeoutMs, () => service.act({ options: checked, model, timeoutMs, page }, { instruction: instructionOrAction }, checked.variables));
-      return withModel(instructionOrAction, model);
+      model = this.#requireModel(checked.model, 'act(instruction)', ' act(action) with an action from observe() needs none.');
+      what = { instruction: instructionOrAction };
+      timeoutMs = modelTimeoutMs;
+    } else {
+      // A model only heals the action when its element cannot take it.
+      model = this.#spec(checked.model);
+      what = { action: instructionOrAction };
+      timeoutMs = checked.timeout ?? this.#options.cdpTimeoutMs ?? DEFAULT_CDP_TIMEOUT_MS;
     }
-    const action = instructionOrAction;
-    const model = this.#spec(checked.model);
-    const timeoutMs = checked.timeout ?? this.#options.cdpTimeoutMs ?? DEFAULT_CDP_TIMEOUT_MS;
-    const service = this.#service;
-    if (service) {
-      const { selector, description, method, arguments: args } = action;
-      return watchedAction(page, timeoutMs, () => service.act({ options: checked, model, timeoutMs, page }, { action: { selector, description, method, arguments: args } }, checked.variables));
-    }
-    const description = action.description?.trim();
-    return replayAction(page, action, {
-      timeoutMs,
-      variables,
-      logger: this.logger,
-      heal: model && description ? () => withModel(`${action.method ?? 'click'}: ${description}`, model) : undefined,
-    });
+    return this.#operations.act(this.#call(page, checked, model, timeoutMs, modelTimeoutMs), what, checked.variables);
   }
 
   /** Candidate actions for the page (or for `instruction`): `[{ selector, description, method, arguments }]`. */
@@ -301,21 +239,12 @@ export class SdkCore {
     const page = await this.#pageFor(checked.page);
     const model = this.#requireModel(checked.model, 'observe()', '');
     const timeoutMs = checked.timeout ?? DEFAULT_MODEL_TIMEOUT_MS;
-    if (this.#service) return this.#service.observe({ options: checked, model, timeoutMs, page }, instruction, checked.selector);
-    return runObserve({
-      page,
-      instruction,
-      selector: checked.selector,
-      timeoutMs,
-      model,
-      logger: this.logger,
-      metrics: this.#metrics,
-    });
+    return this.#operations.observe(this.#call(page, checked, model, timeoutMs), instruction, checked.selector);
   }
 
   /** One public operation as a trace span (src/util/tracing.ts): its page, frames, bytes, tokens, cache status, error. */
   #traced<T>(operation: string, options: unknown, work: () => Promise<T>): Promise<T> {
-    return tracedOperation(operation, this.#env, this.#metrics, () => {
+    return tracedOperation(operation, this.#environment.name, this.#metrics, () => {
       const given = (options as { page?: unknown } | undefined)?.page;
       return given instanceof Page ? given : this.#context?.activePage();
     }, work);
@@ -362,7 +291,7 @@ export class SdkCore {
   connectURL(): string {
     this.context; // throws the usual state error before init or after close
     if (!this.#bridge) {
-      throw new SdkStateError(this.#runtime.noBridge(this.#env));
+      throw new SdkStateError(this.#environment.noBridge);
     }
     return this.#bridge.url;
   }
@@ -373,7 +302,7 @@ export class SdkCore {
     this.#browser?.connection.assertOpen('this call');
     if (page !== undefined && !(page instanceof Page)) {
       const timeoutMs = this.#options.cdpTimeoutMs ?? DEFAULT_CDP_TIMEOUT_MS;
-      const matched = await this.#runtime.foreignPage?.(context, page, timeoutMs, this.#bridge?.url);
+      const matched = await this.#entry.foreignPage?.(context, page, timeoutMs, this.#bridge?.url);
       if (matched) return matched;
     }
     return this.#ownPage(page);

@@ -2,68 +2,16 @@
 // error naming the fix, before anything is sent to the browser or a model.
 import { InvalidOptionError } from './errors.js';
 import type { ModelServer } from './llm/config.js';
-import type { ActOptions, ExtractOptions, PageTextView, SdkEnv, SdkOptions } from './types.js';
-import { checkDomainPolicy, type CheckedPolicy } from './util/domainPolicy.js';
+import type { ActOptions, ExtractOptions, PageTextView, SdkOptions } from './types.js';
 import { envVar } from './util/env.js';
 
-/**
- * Options that mean nothing for `env` fail here, so a setting that would be ignored is not: the
- * extension debugs the user's own tabs (nothing to launch, attach by URL, or download into), and
- * the hosted settings are for env "HOSTED".
- */
-export function checkEnvOptions(env: SdkEnv, options: SdkOptions): void {
-  if (env === 'EXTENSION') checkExtensionOptions(options);
-  else if (options.extension !== undefined) {
-    throw new InvalidOptionError(`\`extension\` options are for env "EXTENSION" (inside a Chrome extension), not ${JSON.stringify(env)}.`);
-  }
-}
-
-/** checkEnvOptions for env "EXTENSION": all that tendril/extension, which has no other env, needs. */
-export function checkExtensionOptions(options: SdkOptions): void {
-  const given = (name: keyof SdkOptions) => options[name] !== undefined;
-  if (given('localBrowserLaunchOptions')) {
-    throw new InvalidOptionError(
-      'localBrowserLaunchOptions is for env "LOCAL": with env "EXTENSION" the extension debugs its own browser\'s tabs. ' +
-        'Name them with `extension: { tabIds }` instead.',
-    );
-  }
-  if (given('downloadsPath')) {
-    throw new InvalidOptionError(
-      'downloadsPath needs Node and a browser of our own; with env "EXTENSION" the user\'s browser keeps its own download ' +
-        'settings. Leave it out.',
-    );
-  }
-  for (const name of ['apiKey', 'projectId', 'hostedApiUrl', 'hostedSessionCreateParams', 'serverCache'] as const) {
-    if (given(name)) throw new InvalidOptionError(`${name} is for env "HOSTED" (a remote browser); with env "EXTENSION" leave it out.`);
-  }
-  const tabIds = options.extension?.tabIds;
-  if (tabIds !== undefined && (!Array.isArray(tabIds) || tabIds.length === 0 || !tabIds.every((id) => Number.isInteger(id) && id >= 0))) {
-    throw new InvalidOptionError('`extension.tabIds` must be a non-empty array of tab ids (chrome.tabs.Tab.id), or left out for the active tab.');
-  }
-}
-
-/**
- * The domainPolicy the Sdk's driver enforces, given its own (checked): with env "HOSTED", the
- * session's (the one the server is told to enforce) when it has one. The session's is checked
- * whatever the env.
- */
-export function sessionPolicy(env: SdkEnv, options: SdkOptions, own: CheckedPolicy | undefined): CheckedPolicy | undefined {
-  let session: CheckedPolicy | undefined;
-  try {
-    session = checkDomainPolicy(options.hostedSessionCreateParams?.domainPolicy);
-  } catch (error) {
-    throw new InvalidOptionError(`hostedSessionCreateParams.${(error as Error).message}`);
-  }
-  return env === 'HOSTED' ? (options.hostedSessionCreateParams?.domainPolicy !== undefined ? session : own) : own;
-}
-
 /** SdkOptions.modelServer, checked, with its key (HOSTED_API_KEY by default); undefined when not given. */
-export function checkModelServer(env: SdkEnv, options: SdkOptions): ModelServer | undefined {
+export function checkModelServer(options: SdkOptions, modelsOnService: boolean): ModelServer | undefined {
   const given = options.modelServer;
   if (given === undefined) return undefined;
   const url = isPlainObject(given) && typeof given.url === 'string' && URL.canParse(given.url) ? given.url : '';
   const apiKey = isPlainObject(given) ? (given.apiKey ?? envVar('HOSTED_API_KEY')) : undefined;
-  if (env === 'HOSTED' || !/^https?:/.test(url) || typeof apiKey !== 'string' || !apiKey) {
+  if (modelsOnService || !/^https?:/.test(url) || typeof apiKey !== 'string' || !apiKey) {
     throw new InvalidOptionError(
       '`modelServer` must be { url, apiKey }: a Tendril hosted server\'s http(s) URL and one of its HOSTED_API_KEYS (default: ' +
         `HOSTED_API_KEY${apiKey ? '' : ', not set'}); not with env "HOSTED", whose models run on the server.`,

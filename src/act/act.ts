@@ -7,6 +7,7 @@ import {
   ContentFrameNotFoundError,
   ElementNotActionableError,
   ElementNotFoundError,
+  MissingLLMConfigurationError,
   PageClosedError,
   SdkIframeError,
   TargetClosedError,
@@ -139,11 +140,40 @@ function isAction(value: unknown): value is ObserveResult {
   return typeof action?.selector === 'string' && typeof action.method === 'string' && Array.isArray(action.arguments);
 }
 
+/** What act() is given: an instruction for the model, or an action to replay (observe()'s). */
+export type ActInput = { instruction: string } | { action: ActionInput };
+
+/**
+ * act() on one page, wherever it runs (the Sdk, the hosted server): an instruction goes to the
+ * model; an action is replayed without one, and when its element cannot take it, the model (if
+ * there is one, and the action says what it was for) is asked once with that description.
+ */
+export function performAct(
+  page: Page,
+  what: ActInput,
+  options: Omit<ActRequest, 'page' | 'instruction' | 'model' | 'timeoutMs'> & { model: ActRequest['model'] | undefined; timeoutMs: number; modelTimeoutMs: number },
+): Promise<ActResult> {
+  const { model, timeoutMs, modelTimeoutMs, ...rest } = options;
+  const withModel = (instruction: string, spec: ActRequest['model']) => runAct({ ...rest, page, instruction, model: spec, timeoutMs: modelTimeoutMs });
+  if ('instruction' in what) {
+    if (!model) throw new MissingLLMConfigurationError(`act(${JSON.stringify(what.instruction.slice(0, 60))}) needs a model.`);
+    return withModel(what.instruction, model);
+  }
+  const { action } = what;
+  const description = action.description?.trim();
+  return replayAction(page, action, {
+    timeoutMs,
+    variables: options.variables,
+    logger: options.logger,
+    heal: model && description ? () => withModel(`${action.method ?? 'click'}: ${description}`, model) : undefined,
+  });
+}
+
 /**
  * act(observeResult): no model. If the element is gone and a model is configured, `heal` asks
  * it once with the action's description as the instruction.
  */
-export async function replayAction(
+async function replayAction(
   page: Page,
   action: ActionInput,
   options: { timeoutMs: number; variables: Record<string, string>; logger: Logger; heal?: () => Promise<ActResult> },

@@ -82,7 +82,7 @@ function sdkOptions(values: { 'cdp-url'?: string; hosted?: boolean; verbose?: bo
 async function onPage<T>(options: SdkOptions, url: string, progress: Progress, work: (sdk: Sdk) => Promise<T>): Promise<T> {
   const sdk = new Sdk(options);
   try {
-    progress.step(options.env === 'HOSTED' ? 'Creating a hosted session…' : options.localBrowserLaunchOptions?.cdpUrl ? 'Attaching to Chrome…' : 'Starting Chromium…');
+    progress.step(Sdk.environment(options).startStep(options));
     await sdk.init();
     progress.step(`Opening ${url}…`);
     await sdk.context.pages()[0]!.goto(url);

@@ -20,6 +20,7 @@ import { MissingLLMConfigurationError } from '../errors.js';
 import { MODEL_OBJECT } from '../llm/ask.js';
 import { parseModelConfiguration } from '../llm/config.js';
 import { languageModel } from '../llm/providers.js';
+import { Sdk } from '../sdk.js';
 import type { ModelConfiguration, SdkOptions } from '../types.js';
 import { isRoundEnd, type Sample } from './rounds.js';
 
@@ -66,8 +67,8 @@ export function clientSampling(server: McpServer, ctx: ServerContext): Sample | 
  * package not installed) is for the tool call to report, not to hide behind the client's model.
  */
 export async function serverHasModel(options: SdkOptions): Promise<boolean> {
-  // The hosted service runs the models itself.
-  if (options.env === 'HOSTED') return true;
+  // A hosted service runs the models itself.
+  if (Sdk.environment(options).modelsOnService) return true;
   try {
     const spec = parseModelConfiguration(options.model);
     if (!spec) return false;

@@ -11,6 +11,8 @@ import type { ZodLike } from '../../extract/schema.js';
 import type { ModelSpec } from '../../llm/config.js';
 import { apiKeyFor } from '../../llm/providers.js';
 import type { Logger } from '../../logger.js';
+import { watchedAction } from '../../driver/policy.js';
+import type { OperationCall, Operations } from '../../env/types.js';
 import type { ActionInput, ActResult, ModelConfiguration, ObserveResult, SdkOptions } from '../../types.js';
 
 export interface HostedCall {
@@ -25,28 +27,13 @@ export interface HostedCall {
   logger: Logger;
 }
 
-/** What the Sdk knows of one call: its own options, its model (resolved), deadline and page. */
-export interface ServiceCall {
-  options: { model?: ModelConfiguration; serverCache?: boolean };
-  model: ModelSpec | undefined;
-  timeoutMs: number;
-  page: { targetId: string };
-}
-
-/** extract, act and observe as the service runs them; the Sdk sends its calls here with env "HOSTED". */
-export interface HostedService {
-  extract(call: ServiceCall, instruction: string, schema: ZodLike | undefined, selector: string | undefined): Promise<unknown>;
-  act(call: ServiceCall, what: { instruction: string } | { action: ActionInput }, variables: Record<string, string> | undefined): Promise<ActResult>;
-  observe(call: ServiceCall, instruction: string | undefined, selector: string | undefined): Promise<ObserveResult[]>;
-}
-
 /**
- * The service of a hosted session, given by the Sdk's opener (sdk.ts) beside the browser, so that
- * a build without env "HOSTED" (tendril/extension) carries none of it. A call's own model and
- * serverCache win over the Sdk's.
+ * The operations of a hosted session (env "HOSTED"): extract, act and observe run on the service,
+ * next to its browser. A call's own model and serverCache win over the Sdk's. The service acts,
+ * while this Sdk's own driver refuses what the domainPolicy refuses, and says so.
  */
-export function hostedService(browser: HostedBrowser, sdkOptions: SdkOptions, logger: Logger): HostedService {
-  const toCall = ({ options, model, timeoutMs, page }: ServiceCall): HostedCall => ({
+export function hostedOperations(browser: HostedBrowser, sdkOptions: SdkOptions): Operations {
+  const toCall = ({ options, model, timeoutMs, page, logger }: OperationCall): HostedCall => ({
     browser,
     pageId: page.targetId,
     configured: options.model ?? sdkOptions.model,
@@ -57,9 +44,17 @@ export function hostedService(browser: HostedBrowser, sdkOptions: SdkOptions, lo
   });
   return {
     extract: (call, instruction, schema, selector) => hostedExtract(toCall(call), instruction, schema, selector),
-    act: (call, what, variables) => hostedAct(toCall(call), what, variables),
+    act: (call, what, variables) => {
+      // Only the action's own fields travel.
+      const sent = 'action' in what ? { action: pick(what.action) } : what;
+      return watchedAction(call.page, call.timeoutMs, () => hostedAct(toCall(call), sent, variables));
+    },
     observe: (call, instruction, selector) => hostedObserve(toCall(call), instruction, selector),
   };
+}
+
+function pick({ selector, description, method, arguments: args }: ActionInput): ActionInput {
+  return { selector, description, method, arguments: args };
 }
 
 async function send(call: HostedCall, name: OperationName, body: Record<string, unknown>): Promise<{ data: unknown; cacheStatus?: 'HIT' | 'MISS' }> {

@@ -4,7 +4,7 @@
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ActRequest, ExtractRequest, HEADERS, NavigateRequest, ObserveRequest, type OperationName } from '../../../protocol/index.js';
-import { replayAction, runAct } from '../../act/act.js';
+import { performAct } from '../../act/act.js';
 import { runObserve } from '../../act/observe.js';
 import { Context } from '../../driver/context.js';
 import { UrlNotAllowedError } from '../../errors.js';
@@ -155,24 +155,19 @@ async function act(job: Job): Promise<void> {
   const instructed = instruction ? requireModel(model, 'act(instruction)') : undefined;
   const page = await pageOf(job.record, request.pageId, job.serverLogger);
   ready(job);
-  const variables = request.variables ?? {};
-  const withModel = (what: string, spec: ModelSpec, cache?: AnswerCache) =>
-    runAct({ page, instruction: what, variables, timeoutMs: request.timeout ?? DEFAULT_MODEL_TIMEOUT_MS, model: spec, logger: job.stream.logger, metrics: new Metrics(), cache });
-  if (instruction && instructed) {
-    // Variables are not part of the key: the cached action keeps its %placeholders%.
-    const cache = job.cache && cacheHook(job.cache, ['act', instruction, describeModel(instructed)]);
-    const result = await withModel(instruction, instructed, cache);
-    return job.stream.finish(result, cache?.status());
-  }
-  const action = request.action!;
-  const description = action.description?.trim();
-  const result = await replayAction(page, action, {
-    timeoutMs: request.timeout ?? BROWSER_TIMEOUT_MS,
-    variables,
+  // Variables are not part of the key: the cached action keeps its %placeholders%.
+  const cache = instruction && instructed && job.cache ? cacheHook(job.cache, ['act', instruction, describeModel(instructed)]) : undefined;
+  const modelTimeoutMs = request.timeout ?? DEFAULT_MODEL_TIMEOUT_MS;
+  const result = await performAct(page, instruction ? { instruction } : { action: request.action! }, {
+    model: instructed ?? model,
+    variables: request.variables ?? {},
+    timeoutMs: instruction ? modelTimeoutMs : (request.timeout ?? BROWSER_TIMEOUT_MS),
+    modelTimeoutMs,
     logger: job.stream.logger,
-    heal: model && description ? () => withModel(`${action.method ?? 'click'}: ${description}`, model) : undefined,
+    metrics: new Metrics(),
+    cache,
   });
-  job.stream.finish(result);
+  job.stream.finish(result, cache?.status());
 }
 
 async function navigate(job: Job): Promise<void> {

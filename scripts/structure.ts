@@ -1,0 +1,111 @@
+// `npm run check:structure` (and test/structure.test.ts): the rules of the house that a reader
+// would otherwise have to take on trust, checked over the sources as the TypeScript compiler reads
+// their imports (type-only ones included).
+// - no import circle in src/;
+// - no file in src/ past MAX_LINES;
+// - page-side code (src/injected/) imports nothing from outside its folder;
+// - the env is read in one place: src/env/choose.ts.
+
+import { readdirSync, readFileSync, existsSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const SRC = path.join(ROOT, 'src');
+const INJECTED = path.join(SRC, 'injected');
+const CHOOSER = path.join(SRC, 'env', 'choose.ts');
+export const MAX_LINES = 400;
+
+function sources(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) return sources(full);
+    return /\.ts$/.test(entry.name) && !entry.name.endsWith('.d.ts') ? [full] : [];
+  });
+}
+
+/** The files a source imports (static, dynamic and type-only), resolved; packages left out. */
+function importsOf(file: string, text: string): string[] {
+  const { importedFiles } = ts.preProcessFile(text, true, true);
+  const out: string[] = [];
+  for (const { fileName } of importedFiles) {
+    if (!fileName.startsWith('.')) continue;
+    const base = path.resolve(path.dirname(file), fileName).replace(/\.js$/, '');
+    const found = [`${base}.ts`, path.join(base, 'index.ts')].find((each) => existsSync(each));
+    out.push(found ?? `${base} (unresolved)`);
+  }
+  return out;
+}
+
+/** Strongly connected components of more than one file (Tarjan), each sorted. */
+function circles(graph: Map<string, string[]>): string[][] {
+  let counter = 0;
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const found: string[][] = [];
+  const visit = (node: string): void => {
+    index.set(node, counter);
+    low.set(node, counter++);
+    stack.push(node);
+    onStack.add(node);
+    for (const next of graph.get(node) ?? []) {
+      if (!graph.has(next)) continue;
+      if (!index.has(next)) {
+        visit(next);
+        low.set(node, Math.min(low.get(node)!, low.get(next)!));
+      } else if (onStack.has(next)) {
+        low.set(node, Math.min(low.get(node)!, index.get(next)!));
+      }
+    }
+    if (low.get(node) !== index.get(node)) return;
+    const component: string[] = [];
+    let member: string;
+    do {
+      member = stack.pop()!;
+      onStack.delete(member);
+      component.push(member);
+    } while (member !== node);
+    const selfImport = component.length === 1 && (graph.get(node) ?? []).includes(node);
+    if (component.length > 1 || selfImport) found.push(component.sort());
+  };
+  for (const node of graph.keys()) if (!index.has(node)) visit(node);
+  return found;
+}
+
+const ENV_READ = /\benv\s*[!=]==|[!=]==\s*['"](LOCAL|HOSTED|EXTENSION)['"]|['"](LOCAL|HOSTED|EXTENSION)['"]\s*[!=]==/;
+
+export function structureProblems(): string[] {
+  const problems: string[] = [];
+  const shown = (file: string) => path.relative(ROOT, file);
+  const graph = new Map<string, string[]>();
+  for (const file of sources(SRC)) {
+    const text = readFileSync(file, 'utf8');
+    const imports = importsOf(file, text);
+    graph.set(file, imports);
+    const lines = text.split('\n').length - (text.endsWith('\n') ? 1 : 0);
+    if (lines > MAX_LINES) problems.push(`${shown(file)} has ${lines} lines (at most ${MAX_LINES}): split it by concern.`);
+    for (const target of imports) {
+      if (target.endsWith('(unresolved)')) problems.push(`${shown(file)} imports ${shown(target)}, which does not exist.`);
+      if (file.startsWith(INJECTED + path.sep) && !target.startsWith(INJECTED + path.sep)) {
+        problems.push(`${shown(file)} runs in the page but imports ${shown(target)}, from outside src/injected/.`);
+      }
+    }
+    if (file !== CHOOSER) {
+      text.split('\n').forEach((line, at) => {
+        if (ENV_READ.test(line)) problems.push(`${shown(file)}:${at + 1} reads the env; only src/env/choose.ts may (ask the Environment instead).`);
+      });
+    }
+  }
+  for (const circle of circles(graph)) problems.push(`An import circle: ${circle.map(shown).join(' → ')}.`);
+  return problems;
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const problems = structureProblems();
+  for (const problem of problems) console.error(problem);
+  console.log(problems.length ? `${problems.length} problem(s).` : 'The structure holds: no circles, no file over 400 lines, page code self-contained, env read in one place.');
+  process.exitCode = problems.length ? 1 : 0;
+}

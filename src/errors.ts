@@ -162,6 +162,19 @@ export class TargetClosedError extends SdkError {}
 /** The element cannot take the action: not rendered, no size, disabled, or not the right kind. */
 export class ElementNotActionableError extends SdkError {}
 
+/**
+ * Another element would receive the click: one covers the target (a cookie banner, a dialog) or
+ * came under the pointer when it arrived. `receiver` names it, as `<div id="…" class="…"> "text…"`.
+ */
+export class ElementObscuredError extends ElementNotActionableError {
+  constructor(
+    message: string,
+    readonly receiver: string,
+  ) {
+    super(message);
+  }
+}
+
 /** act() could not perform the action, also after reading the page again once. */
 export class ActionFailedError extends SdkError {
   constructor(
@@ -194,5 +207,5 @@ export class HostedServiceError extends SdkError {
  * extension entry is built minified), and `error.name` is part of the API.
  */
 const NAMES = new Map<Function, string>(
-  Object.entries({ SdkError, SchemaValidationError, SdkDomProcessError, SdkEvalError, SdkIframeError, ContentFrameNotFoundError, ElementNotFoundError, XPathResolutionError, SdkShadowRootMissingError, LLMResponseError, MissingLLMConfigurationError, UnsupportedModelError, InvalidAISDKModelFormatError, SelectorSyntaxError, TimeoutError, ConnectionClosedError, ProtocolError, BrowserLaunchError, BrowserConnectError, NavigationError, UrlNotAllowedError, DomainPolicyError, SdkStateError, InvalidOptionError, UnknownKeyError, PageClosedError, TargetClosedError, ElementNotActionableError, ActionFailedError, HostedServiceError }).map(([name, type]) => [type, name]),
+  Object.entries({ SdkError, SchemaValidationError, SdkDomProcessError, SdkEvalError, SdkIframeError, ContentFrameNotFoundError, ElementNotFoundError, XPathResolutionError, SdkShadowRootMissingError, LLMResponseError, MissingLLMConfigurationError, UnsupportedModelError, InvalidAISDKModelFormatError, SelectorSyntaxError, TimeoutError, ConnectionClosedError, ProtocolError, BrowserLaunchError, BrowserConnectError, NavigationError, UrlNotAllowedError, DomainPolicyError, SdkStateError, InvalidOptionError, UnknownKeyError, PageClosedError, TargetClosedError, ElementNotActionableError, ElementObscuredError, ActionFailedError, HostedServiceError }).map(([name, type]) => [type, name]),
 );

@@ -7,6 +7,7 @@ import { callFunction } from './evaluate.js';
 import { click, clickablePoint, hover, insertText, press, type } from './input.js';
 import type { ResolvedElement } from './locator.js';
 import type { Page } from './page.js';
+import { onEngine, pointAt } from './pointerCheck.js';
 
 function onElement<Result>(element: ResolvedElement, fn: (...args: never[]) => unknown, args: unknown[], timeoutMs: number, what: string): Promise<Result> {
   return callFunction<Result>(
@@ -18,30 +19,14 @@ function onElement<Result>(element: ResolvedElement, fn: (...args: never[]) => u
   );
 }
 
-/** Why the element cannot be clicked or typed into, or '' when it can. */
-async function blocker(element: ResolvedElement, timeoutMs: number): Promise<string> {
-  return onElement<string>(
-    element,
-    (node: Element) => {
-      if (!node.isConnected) return 'it is no longer in the page';
-      const disabled = (node as HTMLButtonElement).disabled === true || node.closest('fieldset[disabled]') !== null || node.getAttribute('aria-disabled') === 'true';
-      return disabled ? 'it is disabled' : '';
-    },
-    [],
-    timeoutMs,
-    'checking the element',
-  );
-}
-
 async function assertActionable(element: ResolvedElement, timeoutMs: number): Promise<void> {
-  const reason = await blocker(element, timeoutMs);
-  if (reason) throw new ElementNotActionableError(reason);
+  const { why } = await onEngine<{ why: string }>(element, 'aim', [], timeoutMs);
+  if (why) throw new ElementNotActionableError(why);
 }
 
+/** Clicks once the element holds still and is what the pointer is over (see pointerCheck.ts). */
 export async function clickElement(page: Page, element: ResolvedElement, timeoutMs: number, clickCount = 1): Promise<void> {
-  // Both only read the page: ask them at once.
-  const [, point] = await Promise.all([assertActionable(element, timeoutMs), clickablePoint(element, timeoutMs)]);
-  await click(page, point, { clickCount, timeoutMs });
+  await click(page, await pointAt(page, element, timeoutMs), { clickCount, timeoutMs });
 }
 
 export async function hoverElement(page: Page, element: ResolvedElement, timeoutMs: number): Promise<void> {

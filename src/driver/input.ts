@@ -13,40 +13,69 @@ export interface Point {
   y: number;
 }
 
-/**
- * Scrolls the element into view and returns its visible centre in the top page's coordinates.
- * In the top page's own process that is one measurement: the renderer hit-tests its own DOM. Inside
- * an out-of-process iframe the browser routes the event by what the frames last drew, and the scroll
- * reaches the pages above asynchronously, so there the point is measured until two measurements an
- * animation frame apart agree.
- */
+/** Where a pointer aims at an element: its box and that box's centre, in the top page's coordinates. */
+export interface Aim<Probe> {
+  point: Point;
+  box: Box;
+  /** The <iframe> elements that hold the element's out-of-process frames, innermost first. */
+  owners: Owner[];
+  /** Each owner's content box in its own frame's local root: what was added to reach the top page. */
+  offsets: Point[];
+  /** What `probe` answered, run in the element's frame right after the measurement that counted. */
+  probed: Probe;
+}
+
+/** Scrolls the element into view and returns its visible centre in the top page's coordinates. */
 export async function clickablePoint(element: ResolvedElement, timeoutMs: number): Promise<Point> {
-  const owners = await scrollIntoView(element, timeoutMs);
-  if (!owners.length) return measure(element, owners, timeoutMs);
-  let last: Point | undefined;
+  return (await aimAt(element, timeoutMs, async () => undefined)).point;
+}
+
+/**
+ * Scrolls the element into view and measures it. In the top page's own process that is one round
+ * trip: the renderer hit-tests its own DOM, and a session runs its commands in order, so the scroll,
+ * the measurement and `probe` (sent last, on the element's session) go out together. Inside an
+ * out-of-process iframe the browser routes the event by what the frames last drew, and the scroll
+ * reaches the pages above asynchronously, so there the element is measured until two measurements
+ * an animation frame apart agree.
+ */
+export async function aimAt<Probe>(element: ResolvedElement, timeoutMs: number, probe: () => Promise<Probe>): Promise<Aim<Probe>> {
+  const owners = await ownerChain(element.frame, timeoutMs);
+  const measured = async () => {
+    const [box, probed] = await Promise.all([measureBox(element, owners, timeoutMs), probe()]);
+    return { ...box, probed, point: { x: box.box.x + box.box.width / 2, y: box.box.y + box.box.height / 2 } };
+  };
+  if (!owners.length) {
+    const [scrolled, result] = await Promise.allSettled([scrollIntoView(element, owners, timeoutMs), measured()]);
+    // The scroll's failure says why the measurement failed too.
+    if (scrolled.status === 'rejected') throw scrolled.reason;
+    if (result.status === 'rejected') throw result.reason;
+    return { ...result.value, owners };
+  }
+  await scrollIntoView(element, owners, timeoutMs);
+  let last: Awaited<ReturnType<typeof measured>> | undefined;
   for (let attempt = 0; attempt < 10; attempt++) {
     // The browser routes a mouse event by the frames' last composited frames, so let them draw.
     await nextFrames(element, timeoutMs);
-    const point = await measure(element, owners, timeoutMs);
-    if (last && Math.abs(last.x - point.x) < 0.5 && Math.abs(last.y - point.y) < 0.5) return point;
-    last = point;
+    const current = await measured();
+    if (last && Math.abs(last.point.x - current.point.x) < 0.5 && Math.abs(last.point.y - current.point.y) < 0.5) return { ...current, owners };
+    last = current;
   }
-  return last!;
+  return { ...last!, owners };
 }
 
-interface Owner {
+export interface Owner {
   session: CdpSession;
   backendNodeId: number;
+  /** The frame the <iframe> element is in. */
+  frame: Frame;
 }
 
-/** Scrolls the element into view in its frame, then its frame in each out-of-process frame above; resolves with their owners. */
-async function scrollIntoView(element: ResolvedElement, timeoutMs: number): Promise<Owner[]> {
+/** Scrolls the element into view in its frame, then its frame in each out-of-process frame above. */
+async function scrollIntoView(element: ResolvedElement, owners: Owner[], timeoutMs: number): Promise<void> {
   await element.world.session.send('DOM.scrollIntoViewIfNeeded', { objectId: element.objectId }, { timeoutMs }).catch((error: Error) => {
     throw new ElementNotActionableError(`it is not rendered (${error.message})`);
   });
-  const owners = await ownerChain(element.frame, timeoutMs);
   for (const owner of owners) await owner.session.sendQuiet('DOM.scrollIntoViewIfNeeded', { backendNodeId: owner.backendNodeId });
-  return owners;
 }
 
 /** The <iframe> elements that hold the element's out-of-process frames, innermost first. */
@@ -55,7 +84,7 @@ async function ownerChain(frame: Frame, timeoutMs: number): Promise<Owner[]> {
   for (let current: Frame | null = frame; current?.parent; current = current.parent) {
     if (!current.isOutOfProcess()) continue;
     const backendNodeId = await current.ownerElementId(timeoutMs);
-    if (backendNodeId !== null) owners.push({ session: current.parent.session, backendNodeId });
+    if (backendNodeId !== null) owners.push({ session: current.parent.session, backendNodeId, frame: current.parent });
   }
   return owners;
 }
@@ -65,23 +94,20 @@ async function ownerChain(frame: Frame, timeoutMs: number): Promise<Owner[]> {
  * in-process iframes, the iframe itself for an out-of-process one, whose <iframe> content box
  * offsets are added, hop by hop.
  */
-async function measure(element: ResolvedElement, owners: Owner[], timeoutMs: number): Promise<Point> {
-  const box = await measureBox(element, owners, timeoutMs);
-  return { x: box.x + box.width / 2, y: box.y + box.height / 2 };
-}
-
-async function measureBox(element: ResolvedElement, owners: Owner[], timeoutMs: number): Promise<Box> {
+async function measureBox(element: ResolvedElement, owners: Owner[], timeoutMs: number): Promise<{ box: Box; offsets: Point[] }> {
   const { quads } = await element.world.session.send('DOM.getContentQuads', { objectId: element.objectId }, { timeoutMs }).catch((error: Error) => {
     throw new ElementNotActionableError(`it has no layout box (${error.message})`);
   });
   const box = quads.map(toBox).find((each) => each.width >= 1 && each.height >= 1);
   if (!box) throw new ElementNotActionableError('it has no visible size');
+  const offsets: Point[] = [];
   for (const owner of owners) {
     const { model } = await owner.session.send('DOM.getBoxModel', { backendNodeId: owner.backendNodeId }, { timeoutMs });
+    offsets.push({ x: model.content[0] ?? 0, y: model.content[1] ?? 0 });
     box.x += model.content[0] ?? 0;
     box.y += model.content[1] ?? 0;
   }
-  return box;
+  return { box, offsets };
 }
 
 /**
@@ -89,13 +115,14 @@ async function measureBox(element: ResolvedElement, owners: Owner[], timeoutMs: 
  * viewport: what a screenshot of the element clips to. Measured once the frames drew, as above.
  */
 export async function visibleBox(element: ResolvedElement, timeoutMs: number): Promise<Box> {
-  const owners = await scrollIntoView(element, timeoutMs);
+  const owners = await ownerChain(element.frame, timeoutMs);
+  await scrollIntoView(element, owners, timeoutMs);
   await nextFrames(element, timeoutMs);
-  return measureBox(element, owners, timeoutMs);
+  return (await measureBox(element, owners, timeoutMs)).box;
 }
 
 /** Waits for two animation frames in the element's frame and in every frame above it. */
-async function nextFrames(element: ResolvedElement, timeoutMs: number): Promise<void> {
+export async function nextFrames(element: ResolvedElement, timeoutMs: number): Promise<void> {
   const waits: Array<Promise<unknown>> = [];
   for (let frame: Frame | null = element.frame; frame; frame = frame.parent) {
     const target = frame;

@@ -4,6 +4,7 @@
 import type { Engine, Outcome } from './types.js';
 import { ShadowRegistry } from './composed.js';
 import { resolveCss } from './css.js';
+import { aim, describe, verify } from './pointer.js';
 import { resolveXPath } from './xpath.js';
 
 export type { Engine } from './types.js';
@@ -72,6 +73,9 @@ export function createEngine(): Engine {
     kept(key: string): Element[] | null {
       return kept.find(([each]) => each === key)?.[1] ?? null;
     },
+    aim,
+    verify,
+    describe,
   };
 }
 

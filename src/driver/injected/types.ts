@@ -1,3 +1,5 @@
+import type { Box } from './pointer.js';
+
 /** The object the host holds (by objectId) inside each frame's isolated world. */
 export interface Engine {
   /** Resolve `selector` within this frame's document. Returns the Element when found; otherwise a string:
@@ -28,6 +30,12 @@ export interface Engine {
    *  host can ask for their XPaths, or act on them, after the capture. */
   keep(key: string, elements: Element[]): void;
   kept(key: string): Element[] | null;
+  /** Before a click: why the element cannot take it ('' when it can), and its first box (pointer.ts). */
+  aim(el: Element): { why: string; box: Box | null };
+  /** Once the pointer is over `box`'s centre: whether the element moved, and what receives the pointer. */
+  verify(el: Element, box: Box): Promise<{ moved: boolean; receiver: string | null }>;
+  /** Names an element for a message, as the cover of `target` when given. */
+  describe(hit: Element, target?: Element | null): string;
 }
 
 /** A match that lives in a child frame: the frame element here, and what to resolve inside its document. */

@@ -282,7 +282,10 @@ export interface ActResult {
   success: boolean;
   message: string;
   actionDescription: string;
-  /** The action performed, replayable with act(action) and no model. */
+  /**
+   * The action performed, replayable with act(action) and no model. When `success` is false because
+   * another element would have taken the click, the action that was not done, to replay later.
+   */
   actions: ObserveResult[];
 }
 

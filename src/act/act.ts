@@ -7,6 +7,7 @@ import {
   ContentFrameNotFoundError,
   ElementNotActionableError,
   ElementNotFoundError,
+  ElementObscuredError,
   MissingLLMConfigurationError,
   PageClosedError,
   SdkIframeError,
@@ -32,7 +33,11 @@ export interface ActRequest extends ModelRequestBase {
   variables: Record<string, string>;
 }
 
-/** Errors that mean "this element, now, cannot": worth a second look at the page. */
+/**
+ * Errors that mean "this element, now, cannot": worth a second look at the page. A covered element
+ * (ElementObscuredError, handled before) is not: it is the right one, and what covers it (a cookie
+ * banner) is the caller's to dismiss, not the model's to click.
+ */
 function isHealable(error: unknown): error is Error {
   return (
     error instanceof ElementNotFoundError ||
@@ -92,6 +97,7 @@ async function actWithin(request: ActRequest, call: ModelCall, retry?: string): 
     if (!xpath) throw new ElementNotFoundError(`the model chose ${id}, which is not an element of the page`, id);
     await perform(page, withVariables(action, request.variables), call.deadline.remaining());
   } catch (error) {
+    if (error instanceof ElementObscuredError) return notDone(action, `${action.method} on ${line}`, error);
     if (!isHealable(error)) throw error;
     // A closed page (its tab closed meanwhile) has nothing to read again: say that, and what was not done.
     if (page.isClosed()) {
@@ -127,6 +133,7 @@ async function replayCached(request: ActRequest, snapshotText: string, timeoutMs
   try {
     await perform(request.page, withVariables(cached, request.variables), timeoutMs);
   } catch (error) {
+    if (error instanceof ElementObscuredError) return notDone(cached, `${cached.method} on ${cached.selector}`, error);
     if (!isHealable(error)) throw error;
     request.logger.info('act', 'The cached action no longer fits the page; asking the model', { selector: cached.selector, reason: error.message });
     return undefined;
@@ -179,9 +186,16 @@ async function replayAction(
   options: { timeoutMs: number; variables: Record<string, string>; logger: Logger; heal?: () => Promise<ActResult> },
 ): Promise<ActResult> {
   checkAction(action);
+  const performed: ObserveResult = {
+    selector: action.selector,
+    description: action.description ?? '',
+    method: action.method ?? 'click',
+    arguments: action.arguments ?? [],
+  };
   try {
-    await perform(page, withVariables({ ...action, method: action.method ?? 'click', arguments: action.arguments ?? [] }, options.variables), options.timeoutMs);
+    await perform(page, withVariables(performed, options.variables), options.timeoutMs);
   } catch (error) {
+    if (error instanceof ElementObscuredError) return notDone(performed, `${performed.method} on ${action.selector}`, error);
     if (!isHealable(error)) throw error;
     if (!options.heal) {
       throw new ActionFailedError(
@@ -193,13 +207,15 @@ async function replayAction(
     options.logger.info('act', 'The recorded element could not take the action; asking the model', { selector: action.selector, reason: error.message });
     return options.heal();
   }
-  const performed: ObserveResult = {
-    selector: action.selector,
-    description: action.description ?? '',
-    method: action.method ?? 'click',
-    arguments: action.arguments ?? [],
-  };
   return { success: true, message: `${performed.method} on ${action.selector}`, actionDescription: performed.description, actions: [performed] };
+}
+
+/**
+ * A covered element: nothing was pressed, and the caller (not the model) decides what to do about
+ * the cover. The action is returned so it can be replayed once the cover is gone.
+ */
+function notDone(action: ObserveResult, what: string, error: ElementObscuredError): ActResult {
+  return { success: false, message: `Did not ${what}: ${error.message}.`, actionDescription: action.description, actions: [action] };
 }
 
 /** `%name%` → its value, in the arguments only; the model never sees the values. */

@@ -135,6 +135,11 @@ describe('a fixed cookie banner over the button', () => {
     expect(await clicks()).toEqual(['under-glass']);
   });
 
+  it('clicks a checkbox hidden under the box of its own label, as a styled switch has it', async () => {
+    expect((await sdk.act({ selector: '#agree' })).success).toBe(true);
+    expect(await read(`document.getElementById('agree').checked`)).toBe(true);
+  });
+
   it('waits for a button that is still sliding into place, and clicks it where it stops', async () => {
     // 300 px in 600 ms: pressed at once, it would be pressed on the way.
     await read(`document.getElementById('slide').classList.add('away')`);

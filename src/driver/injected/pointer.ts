@@ -72,7 +72,10 @@ function receiverAt(el: Element, x: number, y: number): string | null {
   const hit = (el.getRootNode() as Document | ShadowRoot).elementFromPoint(x, y);
   if (!hit) return null;
   const roots = shadowRoots(el);
-  for (let node: Node | null = hit; node; node = composedParent(node, roots)) if (node === el) return '';
+  for (let node: Node | null = hit; node; node = composedParent(node, roots)) {
+    // A label passes its clicks to its control: a styled box over a hidden checkbox is fine.
+    if (node === el || (node instanceof HTMLLabelElement && node.control === el)) return '';
+  }
   return describe(hit, el);
 }
 

@@ -37,6 +37,8 @@ export class CdpSession extends Emitter<EventMap> {
   #detachedReason: string | undefined;
   /** Why the target is about to detach, when it said so first (Inspector.detached). */
   #announcedReason: string | undefined;
+  /** Runs before each command goes out, in order with it (driver/downloadKeeper.ts). */
+  declare beforeSend?: (method: string, params: unknown) => void;
 
   constructor(
     private readonly connection: SessionHost,
@@ -65,6 +67,7 @@ export class CdpSession extends Emitter<EventMap> {
     if (this.#detachedReason !== undefined && !this.connection.closed) {
       return Promise.reject(new TargetClosedError(`Cannot send ${method}: the ${this.targetType} target detached (${this.#detachedReason}).`));
     }
+    this.beforeSend?.(method, params);
     return this.connection.send(this.id, method, params, options?.timeoutMs, options?.onResult as ((result: Commands[M]['returnType']) => void) | undefined);
   }
 

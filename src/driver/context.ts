@@ -7,7 +7,8 @@ import type { Viewport } from '../types.js';
 import type { CheckedPolicy } from '../util/domainPolicy.js';
 import { Emitter } from '../util/emitter.js';
 import { deferred, withDeadline, type Deferred } from '../util/time.js';
-import type { watchDownloads } from './download.js';
+import type { DownloadPlace, watchDownloads } from './download.js';
+import type { FolderKeeper } from './downloadKeeper.js';
 import { Page } from './page.js';
 import { DomainGuard, releaseTarget } from './policy.js';
 
@@ -20,7 +21,7 @@ export interface ContextOptions {
    * browser cannot report downloads (an extension: Browser.* is refused through chrome.debugger)
    * carries none of it. Absent: downloads are none of this context's business (a hosted browser).
    */
-  downloads?: { folder: string | undefined; watch: typeof watchDownloads };
+  downloads?: DownloadPlace & { watch: typeof watchDownloads };
   /** The hosts pages may reach (checked); absent: every host, and no cost at all. */
   policy?: CheckedPolicy;
   /**
@@ -47,6 +48,7 @@ export class Context extends Emitter<{ page: Page }> {
   #pages: Page[] = [];
   #preparing = new Map<string, Promise<Page | undefined>>();
   #awaited = new Map<string, Deferred<Page | undefined>>();
+  #keeper: FolderKeeper | undefined;
   /** @internal See ContextOptions.closedRootWatch. */
   get closedRootWatch(): string | undefined {
     return this.options.closedRootWatch;
@@ -75,9 +77,10 @@ export class Context extends Emitter<{ page: Page }> {
     const root = this.browser.connection.rootSession;
     root.on('Target.attachedToTarget', (event) => this.#onAttached(root, event));
     const downloads = this.options.downloads;
-    await Promise.all([
+    // The watch goes first: on a shared browser it asks which tabs are free before we hold them all.
+    [this.#keeper] = await Promise.all([
+      downloads?.watch(root, downloads, this, this.logger),
       root.send('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: true, flatten: true }),
-      downloads?.watch(root, downloads.folder, () => this.#pages, this.logger),
     ]);
     // Chrome announces the targets that already exist before it answers the command above.
     await Promise.all(this.#preparing.values());
@@ -101,6 +104,7 @@ export class Context extends Emitter<{ page: Page }> {
     const refused = this.guard?.refusal(url);
     if (refused) throw refused;
     const { targetId } = await this.browser.connection.rootSession.send('Target.createTarget', { url });
+    this.#keeper?.claim(targetId);
     const page = await withDeadline(this.#pageFor(targetId), this.options.timeoutMs, 'Opening a new page');
     if (!page) throw new SdkError(`The new page (${targetId}) closed before it was ready.`);
     return page;

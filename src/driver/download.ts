@@ -1,13 +1,28 @@
 // Files the pages download. Chrome saves them where the Sdk says (Browser.setDownloadBehavior, a
 // folder of the Sdk's own unless the user names one), never silently in the user's Downloads, and
-// reports each one: it begins (name, URL, frame), then completes or is cancelled.
+// reports each one: it begins (name, URL, frame), then completes or is cancelled. On a browser other
+// clients share, the folder is kept in force (downloadKeeper.ts).
 
 import type { Protocol } from 'devtools-protocol';
 import type { CdpSession } from '../cdp/session.js';
 import { ProtocolError, SdkError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { deferred, type Deferred } from '../util/time.js';
+import { FolderKeeper } from './downloadKeeper.js';
 import type { Page } from './page.js';
+
+/** Where downloads go, as the Sdk's opener knows it (see ContextOptions.downloads). */
+export interface DownloadPlace {
+  /** Where the browser saves them; undefined leaves it to the browser (one on another machine). */
+  folder: string | undefined;
+  /** Other DevTools clients may share the browser (attached to it): keep our folder in force. */
+  shared?: boolean;
+  /**
+   * Moves a saved file into `folder` unless it is there already, resolving with where it is then:
+   * only when the files of the browser are on this machine's disk.
+   */
+  relocate?: (file: string) => Promise<string>;
+}
 
 /** A file a page downloads, as `page.on('download')` hands it over. */
 export class Download {
@@ -19,6 +34,7 @@ export class Download {
     private readonly root: CdpSession,
     private readonly event: Protocol.Browser.DownloadWillBeginEvent,
     private readonly owner: Page | undefined,
+    private readonly relocate: DownloadPlace['relocate'],
   ) {
     this.#done = deferred();
     this.#done.promise.catch(() => undefined);
@@ -57,9 +73,18 @@ export class Download {
   }
 
   /** @internal */
-  settle(event: Protocol.Browser.DownloadProgressEvent, folder: string | undefined): boolean {
+  settle(event: Protocol.Browser.DownloadProgressEvent, folder: string | undefined, logger: Logger): boolean {
     if (event.state === 'completed') {
-      this.#done.resolve(event.filePath ?? joinPath(folder, this.event.suggestedFilename));
+      const saved = event.filePath ?? joinPath(folder, this.event.suggestedFilename);
+      if (!this.relocate) this.#done.resolve(saved);
+      else {
+        void this.relocate(saved)
+          .catch((error: unknown) => {
+            logger.error('download', "A download saved outside the Sdk's folder could not be moved into it", { file: saved, reason: (error as Error).message });
+            return saved;
+          })
+          .then((where) => this.#done.resolve(where));
+      }
       return true;
     }
     if (event.state === 'canceled') {
@@ -73,41 +98,59 @@ export class Download {
 
 /**
  * Sets where the browser saves downloads and hands each one to the page of the frame it came from
- * (among `pages()`). `folder` undefined keeps the browser's own choice (a browser on another
- * machine), still reporting downloads.
+ * (among the context's pages). `folder` undefined keeps the browser's own choice (a browser on another
+ * machine), still reporting downloads. On a shared browser, resolves with the keeper that
+ * `Context.newPage` tells of the tabs it opens.
  */
 export async function watchDownloads(
   root: CdpSession,
-  folder: string | undefined,
-  pages: () => Page[],
+  place: DownloadPlace,
+  context: { pages(): Page[] },
   logger: Logger,
-): Promise<void> {
+): Promise<FolderKeeper | undefined> {
+  const { folder } = place;
+  // Started first: it asks which tabs no client holds before our own auto-attach holds them all.
+  const keeper = place.shared && folder !== undefined ? new FolderKeeper(root, folder) : undefined;
+  const started = keeper?.start();
   const pending = new Map<string, Download>();
   root.on('Browser.downloadWillBegin', (event) => {
-    const page = pages().find((each) => each.frameManager.frame(event.frameId) !== undefined);
-    const download = new Download(root, event, page);
+    const page = context.pages().find((each) => each.frameManager.frame(event.frameId) !== undefined);
+    // Another client's tab: its file is reported where the browser saved it, and left there.
+    const ours = !keeper || (page !== undefined && keeper.owns(page.targetId));
+    if (keeper && ours) keeper.assert();
+    const download = new Download(root, event, page, ours ? place.relocate : undefined);
     pending.set(event.guid, download);
     logger.info('download', 'A page started a download', { url: event.url, file: event.suggestedFilename, folder });
     page?.emit('download', download);
   });
   root.on('Browser.downloadProgress', (event) => {
     const download = pending.get(event.guid);
-    if (download?.settle(event, folder)) pending.delete(event.guid);
+    if (download?.settle(event, folder, logger)) pending.delete(event.guid);
   });
-  await root
-    .send('Browser.setDownloadBehavior', {
-      behavior: folder === undefined ? 'default' : 'allow',
-      downloadPath: folder,
-      eventsEnabled: true,
-    })
-    .catch((error: unknown) => {
-      // A browser reached through an extension (the relay) has no browser session to ask:
-      // its downloads go where the user's browser puts them, unreported, and the rest works.
-      if (!(error instanceof ProtocolError)) throw error;
-      logger.info('download', 'This browser does not report downloads; pages download as it decides', {
-        reason: error.message,
-      });
-    });
+  const [, set] = await Promise.all([
+    started,
+    root
+      .send('Browser.setDownloadBehavior', {
+        behavior: folder === undefined ? 'default' : 'allow',
+        downloadPath: folder,
+        eventsEnabled: true,
+      })
+      .then(
+        () => true,
+        (error: unknown) => {
+          // A browser reached through an extension (the relay) has no browser session to ask:
+          // its downloads go where the user's browser puts them, unreported, and the rest works.
+          if (!(error instanceof ProtocolError)) throw error;
+          logger.info('download', 'This browser does not report downloads; pages download as it decides', {
+            reason: error.message,
+          });
+          return false;
+        },
+      ),
+  ]);
+  if (set) return keeper;
+  keeper?.stop();
+  return undefined;
 }
 
 function joinPath(folder: string | undefined, name: string): string {

@@ -64,12 +64,14 @@ export function checkSessionPolicy(options: SdkOptions): CheckedPolicy | undefin
 /**
  * Where the Sdk's downloads go (see SdkOptions.downloadsPath). Without Node (an edge runtime),
  * files cannot be managed here: the browser's own choice stands, and downloads are still reported.
+ * An attached browser may have other clients, whose download settings meet ours (driver/downloadKeeper.ts).
  */
 async function downloads(browser: BrowserHandle, named: string | undefined, cdpUrl: string | undefined): Promise<Pick<OpenedBrowser, 'downloads' | 'removeDownloads'>> {
-  if (!isNode()) return { downloads: { folder: named, watch: watchDownloads } };
+  const shared = browser.kind === 'attached';
+  if (!isNode()) return { downloads: { folder: named, shared, watch: watchDownloads } };
   const { downloadFolder } = await import('../browser/downloads.js');
   const made = downloadFolder(browser, named, cdpUrl);
-  return { downloads: { folder: made.folder, watch: watchDownloads }, removeDownloads: made.remove };
+  return { downloads: { folder: made.folder, shared, relocate: shared ? made.relocate : undefined, watch: watchDownloads }, removeDownloads: made.remove };
 }
 
 /** The connectURL() bridge on a browser of this machine's or a hosted one; undefined without Node. */

@@ -43,9 +43,9 @@ export interface DebugChrome {
 
 /**
  * A Chrome that somebody else started, with a TCP debug port: what users attach to. Ready when
- * Chrome prints its "DevTools listening" line.
+ * Chrome prints its "DevTools listening" line. `env` is added to its environment (HOME, say).
  */
-export async function startDebugChrome(): Promise<DebugChrome> {
+export async function startDebugChrome(env: Record<string, string> = {}): Promise<DebugChrome> {
   const userDataDir = mkdtempSync(path.join(os.tmpdir(), 'tendril-test-debug-'));
   const child = spawn(
     CHROME,
@@ -61,7 +61,7 @@ export async function startDebugChrome(): Promise<DebugChrome> {
       `--user-data-dir=${userDataDir}`,
       'about:blank',
     ],
-    { stdio: ['ignore', 'ignore', 'pipe'] },
+    { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, ...env } },
   );
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const wsUrl = await new Promise<string>((resolve, reject) => {

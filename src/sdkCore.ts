@@ -14,7 +14,7 @@ import { Metrics } from './llm/metrics.js';
 import { Logger } from './logger.js';
 import { checkActOptions, checkExtractOptions, checkModelServer, isPlainObject } from './sdkOptions.js';
 import { captureSnapshot } from './snapshot/index.js';
-import { READER_SOURCE } from './snapshot/page/generated.js';
+import { READER_SOURCE } from './generated/reader.js';
 import { PageTexts } from './snapshot/views.js';
 import type {
   ActionInput,

@@ -11,7 +11,7 @@ import { launchChrome } from '../src/browser/launch.js';
 import { Context } from '../src/driver/context.js';
 import { Logger } from '../src/logger.js';
 import { captureSnapshot } from '../src/snapshot/index.js';
-import { READER_SOURCE } from '../src/snapshot/page/generated.js';
+import { READER_SOURCE } from '../src/generated/reader.js';
 import { startFixtureServers, type FixtureServers } from './fixtures/server.js';
 import { CHROME, TEST_ARGS } from './helpers.js';
 import { loadExtension, type LoadedExtension } from './extension/load.js';

@@ -25,7 +25,7 @@ export interface ContextOptions {
   /** The hosts pages may reach (checked); absent: every host, and no cost at all. */
   policy?: CheckedPolicy;
   /**
-   * The closed-root watch's page script (driver/shadowWatch), added to every document the pages
+   * The closed-root watch's page script (src/injected/watch), added to every document the pages
    * make: given by the Node opener. Absent (the extension's build): closed roots are found by
    * scanning, as in documents older than the session.
    */

@@ -4,7 +4,7 @@ import { Emitter } from '../util/emitter.js';
 import { withDeadline } from '../util/time.js';
 import { evaluateInContext, isContextGone, type PageFunction } from './evaluate.js';
 import type { Page } from './page.js';
-import { ENGINE_SOURCE } from './injected/generated.js';
+import { ENGINE_SOURCE } from '../generated/engine.js';
 
 /** Name of our isolated world: page scripts cannot see or tamper with what we run there. */
 export const WORLD_NAME = '__tendril_world__';
@@ -18,7 +18,7 @@ export interface World {
   session: CdpSession;
   contextId: number;
   /**
-   * Main worlds only, once the closed-root watch (driver/shadowWatch) reported from this document:
+   * Main worlds only, once the closed-root watch (src/injected/watch) reported from this document:
    * closed roots it attached, and calls that may have parsed declarative ones. Undefined: not
    * watched (a document older than our session, or one the watch could not reach).
    */

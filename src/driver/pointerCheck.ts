@@ -1,7 +1,7 @@
 // Before a press: the pointer goes to the element first, then the element must hold still and be
 // what receives the pointer there. A fixed banner over it, or a layout that the hover itself shifts
 // (another button sliding under the pointer), would otherwise take the click while act() reported
-// success. The page-side half is src/driver/injected/pointer.ts.
+// success. The page-side half is src/injected/engine/pointer.ts.
 
 import type { Protocol } from 'devtools-protocol';
 import type { CdpSession } from '../cdp/session.js';

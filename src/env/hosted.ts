@@ -1,7 +1,7 @@
 // env "HOSTED": a session of a hosted-browser service. Its browser is attached like any remote
 // Chrome, and extract, act and observe run on the service (hosted/client/service.ts).
 
-import { WATCH_SOURCE } from '../driver/shadowWatch/generated.js';
+import { WATCH_SOURCE } from '../generated/watch.js';
 import { connectHosted } from '../hosted/client/api.js';
 import { hostedOperations } from '../hosted/client/service.js';
 import { checkSessionPolicy, DEFAULT_CONNECT_TIMEOUT_MS, refuseExtensionOptions, startBridgeOn } from './local.js';

@@ -6,7 +6,7 @@
 import { attachToBrowser } from '../browser/attach.js';
 import type { BrowserHandle } from '../browser/browser.js';
 import { watchDownloads } from '../driver/download.js';
-import { WATCH_SOURCE } from '../driver/shadowWatch/generated.js';
+import { WATCH_SOURCE } from '../generated/watch.js';
 import { InvalidOptionError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { SdkOptions } from '../types.js';

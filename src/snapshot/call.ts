@@ -2,7 +2,7 @@ import type { Protocol } from 'devtools-protocol';
 import { SdkDomProcessError } from '../errors.js';
 import { describeException } from '../driver/evaluate.js';
 import type { EngineHandle, Frame } from '../driver/frame.js';
-import type { CaptureOptions } from './page/types.js';
+import type { CaptureOptions } from '../injected/reader/types.js';
 
 const CALL = 'function (options, root, ...frames) { return this.read(this, options, root, frames); }';
 

@@ -11,7 +11,7 @@ import { resolveSelector, type ResolvedElement } from '../driver/locator.js';
 import type { Page } from '../driver/page.js';
 import { askSuspects, type Suspects } from '../driver/shadow.js';
 import { withDeadline } from '../util/time.js';
-import type { CaptureOptions, CaptureResult } from './page/types.js';
+import type { CaptureOptions, CaptureResult } from '../injected/reader/types.js';
 import { callPageScript } from './call.js';
 import { findClosedRoots } from './closedRoots.js';
 import { parsed, replaced } from './documents.js';

@@ -3,7 +3,7 @@
 
 import type { EngineHandle, Frame } from '../driver/frame.js';
 import { probeSuspects, registerClosedShadowRoots, type Suspects } from '../driver/shadow.js';
-import type { CaptureResult } from './page/types.js';
+import type { CaptureResult } from '../injected/reader/types.js';
 
 /**
  * Finds the closed shadow roots a walk could not enter, as cheaply as the document allows, and
@@ -11,7 +11,7 @@ import type { CaptureResult } from './page/types.js';
  * hosting one come with their closed roots (askSuspects, asked right behind the walk). Beyond
  * them, the whole document is scanned (one serialisation of it, which costs more than the walk)
  * only where a closed root may still hide: in a document the closed-root watch reports on
- * (driver/shadowWatch), when it attached more closed roots than are known, or parsed declarative
+ * (src/injected/watch), when it attached more closed roots than are known, or parsed declarative
  * ones through script; in a document older than our session, when it is small enough to scan for
  * little. Chrome's own error pages have none. `suspects: 'whole'` scans the whole document at once.
  */

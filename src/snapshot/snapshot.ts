@@ -1,7 +1,7 @@
 import type { Frame } from '../driver/frame.js';
 import { callPageScript } from './call.js';
 import { idKey } from './ids.js';
-import type { CaptureOptions, CaptureResult } from './page/types.js';
+import type { CaptureOptions, CaptureResult } from '../injected/reader/types.js';
 
 /** One captured frame: its ordinal (the F of `[F-N]`), and where it sits in its parent. */
 export interface FramePart {

@@ -4,7 +4,7 @@
 // delta: the last full text each page gave its caller, to compare the next one with.
 
 import type { Page } from '../driver/page.js';
-import { intersect, isEmpty, overlaps, translate, type Rect } from './page/rect.js';
+import { intersect, isEmpty, overlaps, translate, type Rect } from '../injected/reader/rect.js';
 import { diffPageText, firstRead } from './delta.js';
 import { LINE_ID, lineId } from './ids.js';
 import type { FramePart } from './snapshot.js';

@@ -9,7 +9,7 @@ import type { BrowserHandle } from '../../src/browser/browser.js';
 import { Context } from '../../src/driver/context.js';
 import { Logger } from '../../src/logger.js';
 import { captureSnapshot } from '../../src/snapshot/index.js';
-import { READER_SOURCE } from '../../src/snapshot/page/generated.js';
+import { READER_SOURCE } from '../../src/generated/reader.js';
 
 interface ChromeTab {
   id?: number;

@@ -22,8 +22,8 @@ import type { SessionRecord } from './sessions.js';
 import { apiError } from './sessions.js';
 import { EventStream, type CacheStatus } from './stream.js';
 import { nonWebReason, shownUrl, urlRefusalMessage } from './webUrl.js';
-import { WATCH_SOURCE } from '../../driver/shadowWatch/generated.js';
-import { READER_SOURCE } from '../../snapshot/page/generated.js';
+import { WATCH_SOURCE } from '../../generated/watch.js';
+import { READER_SOURCE } from '../../generated/reader.js';
 
 const BROWSER_TIMEOUT_MS = 30_000;
 const contexts = new WeakMap<SessionRecord, Promise<Context>>();

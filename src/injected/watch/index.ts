@@ -29,7 +29,8 @@ export function watchClosedRoots(binding: string): void {
   delete scope[binding];
   if (typeof report !== 'function') return;
   const { apply, getPrototypeOf } = Reflect;
-  const captureStack = Error.captureStackTrace;
+  // V8's own (every page this runs in is Chrome's), which the DOM's types do not declare.
+  const captureStack = (Error as ErrorConstructor & { captureStackTrace(target: object, below?: Function): void }).captureStackTrace;
   const { toLowerCase, includes } = String.prototype;
   const modeOf = Object.getOwnPropertyDescriptor(ShadowRoot.prototype, 'mode')?.get;
   // The prototypes of what Chrome throws from these functions (a refused call, a bad argument).

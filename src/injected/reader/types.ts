@@ -60,7 +60,7 @@ export interface CaptureResult {
   viewport?: ViewportReport;
 }
 
-/** The part of the selector engine (driver/injected) the walk relies on. */
+/** The part of the selector engine (src/injected/engine) the walk relies on. */
 export interface EngineLike {
   rootOf(el: Element): ShadowRoot | null;
   noteSuspects(els: Element[]): void;

@@ -9,5 +9,8 @@ export type { Frame } from './driver/frame.js';
 export type { Locator } from './driver/locator.js';
 export type { PageFunction } from './driver/evaluate.js';
 export type { Dialog, DialogType } from './driver/dialog.js';
-export type { Download } from './driver/download.js';
+import type { Download as DownloadOf } from './driver/download.js';
+import type { Page } from './driver/page.js';
+/** A file a page downloads (`page.on('download')`). */
+export type Download = DownloadOf<Page>;
 export type { NavigationResponse } from './driver/response.js';

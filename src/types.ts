@@ -1,6 +1,6 @@
-// The public types of the library, in one place.
-
-import type { Page } from './driver/page.js';
+// The public types of the library that are not classes: options, results, events. The classes a
+// caller holds (Context, Page, Frame, Locator, ...) live with their code in driver/; publicApi.ts
+// exports their types.
 
 export interface Viewport {
   width: number;
@@ -174,9 +174,12 @@ export interface GotoOptions {
 
 /**
  * A page to work on: one of this Sdk's, or a Playwright or Puppeteer page connected to the same
- * browser through `sdk.connectURL()` (matched by its main frame).
+ * browser through `sdk.connectURL()` (matched by its main frame). This Sdk's `Page` is one; the type
+ * names only what all three share, so that the public types need none of the driver's classes.
  */
-export type AnyPage = Page | { mainFrame(): unknown };
+export interface AnyPage {
+  mainFrame(): unknown;
+}
 
 /** Options of `extract()`; every field is optional. */
 export interface ExtractOptions {

@@ -9,7 +9,6 @@ import { ProtocolError, SdkError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { deferred, type Deferred } from '../util/time.js';
 import { FolderKeeper } from './downloadKeeper.js';
-import type { Page } from './page.js';
 
 /** Where downloads go, as the Sdk's opener knows it (see ContextOptions.downloads). */
 export interface DownloadPlace {
@@ -24,8 +23,18 @@ export interface DownloadPlace {
   relocate?: (file: string) => Promise<string>;
 }
 
+/**
+ * What downloads need of a page (page.ts's Page has it): `P` is the page type itself, which
+ * `download.page()` gives back (publicApi.ts names `Download` with the Sdk's Page).
+ */
+export interface DownloadingPage<P> {
+  readonly targetId: string;
+  frameById(frameId: string): unknown;
+  emit(event: 'download', download: Download<P>): void;
+}
+
 /** A file a page downloads, as `page.on('download')` hands it over. */
-export class Download {
+export class Download<P = unknown> {
   readonly #done: Deferred<string>;
   #failure: string | null = null;
 
@@ -33,7 +42,7 @@ export class Download {
   constructor(
     private readonly root: CdpSession,
     private readonly event: Protocol.Browser.DownloadWillBeginEvent,
-    private readonly owner: Page | undefined,
+    private readonly owner: P | undefined,
     private readonly relocate: DownloadPlace['relocate'],
   ) {
     this.#done = deferred();
@@ -50,7 +59,7 @@ export class Download {
   }
 
   /** The page that started it. */
-  page(): Page | undefined {
+  page(): P | undefined {
     return this.owner;
   }
 
@@ -102,19 +111,19 @@ export class Download {
  * machine), still reporting downloads. On a shared browser, resolves with the keeper that
  * `Context.newPage` tells of the tabs it opens.
  */
-export async function watchDownloads(
+export async function watchDownloads<P extends DownloadingPage<P>>(
   root: CdpSession,
   place: DownloadPlace,
-  context: { pages(): Page[] },
+  context: { pages(): P[] },
   logger: Logger,
 ): Promise<FolderKeeper | undefined> {
   const { folder } = place;
   // Started first: it asks which tabs no client holds before our own auto-attach holds them all.
   const keeper = place.shared && folder !== undefined ? new FolderKeeper(root, folder) : undefined;
   const started = keeper?.start();
-  const pending = new Map<string, Download>();
+  const pending = new Map<string, Download<P>>();
   root.on('Browser.downloadWillBegin', (event) => {
-    const page = context.pages().find((each) => each.frameManager.frame(event.frameId) !== undefined);
+    const page = context.pages().find((each) => each.frameById(event.frameId) !== undefined);
     // Another client's tab: its file is reported where the browser saved it, and left there.
     const ours = !keeper || (page !== undefined && keeper.owns(page.targetId));
     if (keeper && ours) keeper.assert();

@@ -3,7 +3,6 @@ import { PageClosedError, SdkEvalError } from '../errors.js';
 import { Emitter } from '../util/emitter.js';
 import { withDeadline } from '../util/time.js';
 import { evaluateInContext, isContextGone, type PageFunction } from './evaluate.js';
-import type { Page } from './page.js';
 import { ENGINE_SOURCE } from '../generated/engine.js';
 
 /** Name of our isolated world: page scripts cannot see or tamper with what we run there. */
@@ -29,6 +28,17 @@ export interface World {
 export interface EngineHandle {
   world: World;
   objectId: string;
+}
+
+/** What a frame needs of its page (page.ts's Page has it). */
+export interface FramePage {
+  /** Deadline of a single operation unless it gives its own. */
+  readonly defaultTimeoutMs: number;
+  /** See ContextOptions.reader. */
+  readonly reader: string;
+  isClosed(): boolean;
+  /** Any frame of the page, by id. */
+  frameById(frameId: string): Frame | undefined;
 }
 
 /**
@@ -65,7 +75,7 @@ export class Frame {
   #owner: { world: World; objectId: Promise<string | undefined> } | undefined;
 
   constructor(
-    readonly page: Page,
+    readonly page: FramePage,
     readonly id: string,
     parent: Frame | null,
     session: CdpSession,

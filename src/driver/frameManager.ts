@@ -2,12 +2,11 @@ import type { Protocol } from 'devtools-protocol';
 import type { CdpSession } from '../cdp/session.js';
 import { NavigationError, PageClosedError } from '../errors.js';
 import type { Logger } from '../logger.js';
-import type { WaitUntil } from '../types.js';
+import type { Viewport, WaitUntil } from '../types.js';
 import { withDeadline } from '../util/time.js';
-import { handleDialog } from './dialog.js';
-import { ERROR_PAGE_URL, Frame, WORLD_NAME, type World } from './frame.js';
-import type { Page } from './page.js';
-import { releaseTarget } from './policy.js';
+import { handleDialog, type Dialog } from './dialog.js';
+import { ERROR_PAGE_URL, Frame, WORLD_NAME, type FramePage, type World } from './frame.js';
+import { releaseTarget, type GuardedPage } from './policy.js';
 
 const LIFECYCLE_EVENT: Record<WaitUntil, string> = {
   commit: 'commit',
@@ -15,6 +14,18 @@ const LIFECYCLE_EVENT: Record<WaitUntil, string> = {
   load: 'load',
   networkidle: 'networkIdle',
 };
+
+/** What the frame manager needs of its page (page.ts's Page has it). */
+export interface ManagedPage extends FramePage, GuardedPage {
+  readonly viewport: Viewport | undefined;
+  /** See ContextOptions.closedRootWatch. */
+  readonly closedRootWatch: string | undefined;
+  url(): string;
+  /** The page's target crashed or went: it is closed from now on. */
+  markClosed(): void;
+  emit(event: 'dialog', dialog: Dialog): void;
+  listenerCount(event: 'dialog'): number;
+}
 
 /**
  * Our own frame tree for one page, built from Page events of every session that belongs to the
@@ -48,7 +59,7 @@ export class FrameManager {
   readonly #watchBinding = `_${Math.random().toString(36).slice(2, 12)}`;
 
   constructor(
-    private readonly page: Page,
+    private readonly page: ManagedPage,
     private readonly logger: Logger,
   ) {}
 

@@ -6,7 +6,11 @@ import { ElementNotActionableError, InvalidOptionError, UnknownKeyError } from '
 import type { CdpSession } from '../cdp/session.js';
 import type { Frame } from './frame.js';
 import type { ResolvedElement } from './locator.js';
-import type { Page } from './page.js';
+
+/** Input goes to a page's top-level session, which routes it as a user's would (page.ts's Page has one). */
+export interface InputPage {
+  readonly session: CdpSession;
+}
 
 export interface Point {
   x: number;
@@ -163,7 +167,7 @@ function toBox(quad: number[]): Box {
 
 export type MouseButton = 'left' | 'right' | 'middle';
 
-export async function click(page: Page, point: Point, options: { clickCount?: number; button?: MouseButton; timeoutMs: number }): Promise<void> {
+export async function click(page: InputPage, point: Point, options: { clickCount?: number; button?: MouseButton; timeoutMs: number }): Promise<void> {
   const session = page.session;
   const button = options.button ?? 'left';
   const clicks = options.clickCount ?? 1;
@@ -180,7 +184,7 @@ export async function click(page: Page, point: Point, options: { clickCount?: nu
   await Promise.all(events);
 }
 
-export async function hover(page: Page, point: Point, timeoutMs: number): Promise<void> {
+export async function hover(page: InputPage, point: Point, timeoutMs: number): Promise<void> {
   await page.session.send('Input.dispatchMouseEvent', { type: 'mouseMoved', x: point.x, y: point.y }, { timeoutMs });
 }
 
@@ -259,7 +263,7 @@ export function parseKeys(keys: string): KeyDefinition[] {
 }
 
 /** Presses a key or a chord ("Enter", "Shift+Tab", "Control+A") in whatever has focus. */
-export async function press(page: Page, keys: string, timeoutMs: number): Promise<void> {
+export async function press(page: InputPage, keys: string, timeoutMs: number): Promise<void> {
   const definitions = parseKeys(keys);
   let modifiers = 0;
   const session = page.session;
@@ -291,7 +295,7 @@ export async function press(page: Page, keys: string, timeoutMs: number): Promis
 }
 
 /** Types text key by key into whatever has focus; characters without a key are inserted as text. */
-export async function type(page: Page, text: string, timeoutMs: number): Promise<void> {
+export async function type(page: InputPage, text: string, timeoutMs: number): Promise<void> {
   for (const char of text) {
     if (char === '\n') await press(page, 'Enter', timeoutMs);
     else if (/^[\x20-\x7e]$/.test(char)) await press(page, char === ' ' ? 'Space' : char, timeoutMs);
@@ -300,6 +304,6 @@ export async function type(page: Page, text: string, timeoutMs: number): Promise
 }
 
 /** Inserts text at the caret in one go, as a paste or an input method does (fires `input`). */
-export async function insertText(page: Page, text: string, timeoutMs: number): Promise<void> {
+export async function insertText(page: InputPage, text: string, timeoutMs: number): Promise<void> {
   await page.session.send('Input.insertText', { text }, { timeoutMs });
 }

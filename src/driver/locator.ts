@@ -10,7 +10,6 @@ import {
 import { callFunction, describeException, isContextGone } from './evaluate.js';
 import { registerClosedShadowRoots } from './shadow.js';
 import type { Frame, World } from './frame.js';
-import type { Page } from './page.js';
 
 /** An element found by a selector: the frame it lives in and a handle in our isolated world. */
 export interface ResolvedElement {
@@ -30,12 +29,19 @@ export function isXPath(selector: string): boolean {
   return /^(xpath=|\/|\(|\.\.?\/)/.test(selector.trim());
 }
 
+/** What selectors need of a page (page.ts's Page has it). */
+export interface LocatorPage {
+  /** Deadline of a single operation unless it gives its own. */
+  readonly defaultTimeoutMs: number;
+  mainFrame(): Frame;
+}
+
 /**
  * Resolves a selector from the page's main frame. XPath and CSS both cross iframes (an XPath that
  * steps past an iframe into `html`, or CSS parts joined by ` >> `), and `//` searches the composed
  * tree, closed shadow roots included. Each frame does its own part in its own process.
  */
-export async function resolveSelector(page: Page, selector: string, timeoutMs: number): Promise<ResolvedElement> {
+export async function resolveSelector(page: LocatorPage, selector: string, timeoutMs: number): Promise<ResolvedElement> {
   const xpath = isXPath(selector);
   let frame = page.mainFrame();
   let rest = selector.trim();
@@ -109,7 +115,7 @@ async function contentFrameOfHop(frame: Frame, selector: string, timeoutMs: numb
       `The selector "${selector}" continues inside a <${node.localName}> that has no content frame (not loaded, or not an iframe).`,
     );
   }
-  const child = frame.page.frameManager.frame(node.frameId);
+  const child = frame.page.frameById(node.frameId);
   if (!child || child.isDetached()) {
     throw new SdkIframeError(`The iframe on the path of "${selector}" has a frame (${node.frameId}) that is not attached to this page.`);
   }
@@ -122,7 +128,7 @@ async function contentFrameOfHop(frame: Frame, selector: string, timeoutMs: numb
  */
 export class Locator {
   constructor(
-    private readonly page: Page,
+    private readonly page: LocatorPage,
     readonly selector: string,
   ) {}
 

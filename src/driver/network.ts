@@ -5,12 +5,17 @@
 
 import type { Protocol } from 'devtools-protocol';
 import type { CdpSession } from '../cdp/session.js';
-import type { Page } from './page.js';
 
 /** Requests this old are long polls or streams: waiting for them would wait forever. */
 const STALE_MS = 5000;
 
-const trackers = new WeakMap<Page, NetworkTracker>();
+/** What the tracker needs of a page (page.ts's Page has it). */
+export interface NetworkPage {
+  readonly session: CdpSession;
+  mainFrame(): { readonly id: string };
+}
+
+const trackers = new WeakMap<NetworkPage, NetworkTracker>();
 const enabled = new WeakMap<CdpSession, Promise<void>>();
 
 /**
@@ -37,7 +42,7 @@ export class NetworkTracker {
   #touched = false;
   readonly ready: Promise<void>;
 
-  private constructor(page: Page) {
+  private constructor(page: NetworkPage) {
     const session = page.session;
     session.on('Network.requestWillBeSent', (event: Protocol.Network.RequestWillBeSentEvent) => {
       if (event.type === 'WebSocket' || event.type === 'EventSource' || event.request.url.startsWith('data:')) return;
@@ -58,7 +63,7 @@ export class NetworkTracker {
     this.ready = enableNetwork(session);
   }
 
-  static for(page: Page): NetworkTracker {
+  static for(page: NetworkPage): NetworkTracker {
     let tracker = trackers.get(page);
     if (!tracker) trackers.set(page, (tracker = new NetworkTracker(page)));
     return tracker;

@@ -16,7 +16,6 @@ import type { GotoOptions, Viewport, WaitUntil } from '../types.js';
 import { Emitter } from '../util/emitter.js';
 import { withDeadline } from '../util/time.js';
 import { tracedGoto } from '../util/tracing.js';
-import type { Context } from './context.js';
 import type { Dialog } from './dialog.js';
 import type { Download } from './download.js';
 import type { PageFunction } from './evaluate.js';
@@ -48,9 +47,21 @@ const WAIT_UNTIL: readonly WaitUntil[] = ['commit', 'domcontentloaded', 'load', 
 /** What a page announces: dialogs it opens, files it downloads, and its end (closed, crashed, or detached). */
 export type PageEvents = {
   dialog: Dialog;
-  download: Download;
+  download: Download<Page>;
   close: undefined;
 };
+
+/** What a page needs of the context that holds it (context.ts's Context has it). */
+export interface PageHost {
+  /** See ContextOptions.closedRootWatch. */
+  readonly closedRootWatch: string | undefined;
+  /** See ContextOptions.reader. */
+  readonly reader: string;
+  /** The domainPolicy guard; undefined when there is no policy. */
+  readonly guard: DomainGuard | undefined;
+  closeTarget(targetId: string): Promise<void>;
+  forgetPage(page: Page): void;
+}
 
 /** A top-level page (tab or popup) and everything in it. */
 export class Page extends Emitter<PageEvents> {
@@ -61,7 +72,7 @@ export class Page extends Emitter<PageEvents> {
 
   /** @internal */
   constructor(
-    private readonly context: Context,
+    private readonly context: PageHost,
     /** @internal */ readonly session: CdpSession,
     readonly targetId: string,
     /** @internal */ readonly viewport: Viewport | undefined,
@@ -98,6 +109,11 @@ export class Page extends Emitter<PageEvents> {
 
   mainFrame(): Frame {
     return this.frameManager.mainFrame;
+  }
+
+  /** @internal Any frame of the page, by id. */
+  frameById(frameId: string): Frame | undefined {
+    return this.frameManager.frame(frameId);
   }
 
   /** Every frame of the page in tree order, main frame first, out-of-process iframes included. */

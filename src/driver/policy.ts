@@ -15,7 +15,18 @@ import { domainPolicyError, refusedHost, type CheckedPolicy } from '../util/doma
 import { Emitter } from '../util/emitter.js';
 import { redactUrl } from '../util/redact.js';
 import { enableNetwork } from './network.js';
-import type { Page } from './page.js';
+
+/** What the domainPolicy guard needs of a page (page.ts's Page has it). */
+export interface GuardedPage {
+  readonly session: CdpSession;
+  readonly targetId: string;
+  /** The page that opened this one (a popup), when there is one. */
+  readonly openerId?: string;
+  readonly guard: DomainGuard | undefined;
+  readonly frameManager: { readonly mainFrame?: { url(): string } };
+  isClosed(): boolean;
+  close(): Promise<void>;
+}
 
 /** A request of a page's main frame for a new document: allowed (continued) or refused. */
 export interface Decision {
@@ -73,7 +84,7 @@ export class DomainGuard extends Emitter<GuardEvents> {
    * the session belongs to (its own or one of its out-of-process iframes); none for a worker of the
    * browser's own (a service worker, a shared worker).
    */
-  guard(session: CdpSession, page: Page | undefined): Promise<unknown> {
+  guard(session: CdpSession, page: GuardedPage | undefined): Promise<unknown> {
     session.on('Fetch.requestPaused', (event) => this.#paused(session, event, page));
     // Seen only where the Network domain is on (an out-of-process iframe or a worker, a page after
     // its first goto or act): the socket itself is refused by the rules below either way.
@@ -95,7 +106,7 @@ export class DomainGuard extends Emitter<GuardEvents> {
     ]);
   }
 
-  #paused(session: CdpSession, event: Protocol.Fetch.RequestPausedEvent, page: Page | undefined): void {
+  #paused(session: CdpSession, event: Protocol.Fetch.RequestPausedEvent, page: GuardedPage | undefined): void {
     const url = event.request.url + (event.request.urlFragment ?? '');
     const host = refusedHost(this.policy, url);
     // The page's own main frame (whose id is the page's target id) asking for a new document.
@@ -136,7 +147,7 @@ export class DomainGuard extends Emitter<GuardEvents> {
    * that the policy refuses. Start it before the action; call `outcome()` once the action's input
    * went through.
    */
-  watchAction(page: Page): ActionWatch {
+  watchAction(page: GuardedPage): ActionWatch {
     return new ActionWatch(this, page);
   }
 }
@@ -145,7 +156,7 @@ export class DomainGuard extends Emitter<GuardEvents> {
  * Runs an action on `page` (`run`) and, under a domainPolicy, fails with DomainPolicyError when it
  * led to a refused navigation of the page or of a popup it opened. Without a policy it only runs it.
  */
-export async function watchedAction<T>(page: Page, timeoutMs: number, run: () => Promise<T>): Promise<T> {
+export async function watchedAction<T>(page: GuardedPage, timeoutMs: number, run: () => Promise<T>): Promise<T> {
   const watch = page.guard?.watchAction(page);
   if (!watch) return run();
   const started = Date.now();
@@ -187,7 +198,7 @@ function hostPattern(pattern: string): string {
 }
 
 /** The page's main frame has shown nothing yet but its initial empty document. */
-function neverLoaded(page: Page): boolean {
+function neverLoaded(page: GuardedPage): boolean {
   const url = page.frameManager.mainFrame?.url() ?? '';
   return url === '' || url === 'about:blank';
 }
@@ -212,7 +223,7 @@ export class ActionWatch {
 
   constructor(
     private readonly guard: DomainGuard,
-    private readonly page: Page,
+    private readonly page: GuardedPage,
   ) {
     const mainId = page.targetId;
     const session = page.session;

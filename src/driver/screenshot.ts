@@ -2,13 +2,19 @@
 // shows is captured: capturing beyond it makes Chrome lay the page out again at another size, which
 // changes what an agent then reads and acts on.
 
+import type { CdpSession } from '../cdp/session.js';
 import { ElementNotActionableError } from '../errors.js';
 import { withDeadline } from '../util/time.js';
 import { visibleBox } from './input.js';
-import { releaseElement } from './locator.js';
-import type { Page } from './page.js';
+import { releaseElement, type ResolvedElement } from './locator.js';
 
-export async function captureScreenshot(page: Page, selector: string | undefined, timeoutMs: number): Promise<Uint8Array> {
+/** What a screenshot needs of a page (page.ts's Page has it). */
+export interface ScreenshotPage {
+  readonly session: CdpSession;
+  locator(selector: string): { resolve(timeoutMs: number): Promise<ResolvedElement> };
+}
+
+export async function captureScreenshot(page: ScreenshotPage, selector: string | undefined, timeoutMs: number): Promise<Uint8Array> {
   const started = Date.now();
   const remaining = () => Math.max(1, timeoutMs - (Date.now() - started));
   const clip = selector === undefined ? undefined : await withDeadline(elementClip(page, selector, timeoutMs), timeoutMs, `Measuring "${selector}" for a screenshot`);
@@ -17,7 +23,7 @@ export async function captureScreenshot(page: Page, selector: string | undefined
 }
 
 /** The part of the element inside the viewport, in the document's coordinates (what `clip` takes). */
-async function elementClip(page: Page, selector: string, timeoutMs: number): Promise<{ x: number; y: number; width: number; height: number; scale: number }> {
+async function elementClip(page: ScreenshotPage, selector: string, timeoutMs: number): Promise<{ x: number; y: number; width: number; height: number; scale: number }> {
   const element = await page.locator(selector).resolve(timeoutMs);
   try {
     const box = await visibleBox(element, timeoutMs).catch((error: Error) => {

@@ -5,9 +5,9 @@
 
 import { existsSync } from 'node:fs';
 import { Sdk } from '../src/index.js';
-import { CORPUS_DIR, OFFLINE_ARG, PAGES_DIR, launchSpec } from './bench/config.js';
-import { loadCorpus, tableHtml, tablePage, TABLE_PATH, type ExtractPage } from './bench/extract-pages.js';
-import { startServer, type Mount } from './bench/server.js';
+import { CORPUS_DIR, OFFLINE_ARG, PAGES_DIR, launchSpec } from './bench/core/config.js';
+import { loadCorpus, tableHtml, tablePage, TABLE_PATH, type ExtractPage } from './bench/core/page-sets.js';
+import { startServer, type Mount } from './bench/core/server.js';
 
 const articles = Number(process.argv[2] ?? 10);
 

@@ -15,7 +15,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { BenchEnv, LibraryAdapter } from './adapter.js';
+import type { BenchEnv, LibraryAdapter } from './core/adapter.js';
 import {
   CORPUS_DIR,
   PAGES_DIR,
@@ -27,29 +27,29 @@ import {
   launchSpec,
   machineLine,
   parseOptions,
-} from './config.js';
-import { renderActSummary } from './act-report.js';
-import { renderFunctionSummary } from './function-report.js';
-import { renderHostedCacheSummary } from './hosted-cache-report.js';
-import { renderExtractSummary, renderPerPage } from './extract-report.js';
-import { renderLlmSummary } from './llm-report.js';
-import { renderRealPagesPerPage, renderRealPagesSummary, summarizeRealPages } from './real-pages-report.js';
-import { TABLE_PATH, tableHtml } from './extract-pages.js';
-import { ACT_ID, runAct, type ActRun } from './measurements/act.js';
-import { runExtract, type ExtractRun } from './measurements/extract.js';
-import { EXTRACT_LLM_ID, runExtractLlm, type LlmRun } from './measurements/extract-llm.js';
-import { FUNCTION_ID, runFunction, type FunctionRun } from './measurements/function.js';
-import { FOOTPRINT_ID, runFootprint } from './measurements/footprint.js';
-import { FOOTPRINT_END, FOOTPRINT_START, renderFootprint } from './footprint-report.js';
-import { HOSTED_CACHE_ID, MODEL_LATENCY_MS, runHostedCache, type HostedCacheRun } from './measurements/hosted-cache.js';
+} from './core/config.js';
+import { renderActSummary } from './measurements/act/report.js';
+import { renderFunctionSummary } from './measurements/function/report.js';
+import { renderHostedCacheSummary } from './measurements/hosted-cache/report.js';
+import { renderExtractSummary, renderPerPage } from './measurements/extract/report.js';
+import { renderLlmSummary } from './measurements/extract-llm/report.js';
+import { renderRealPagesPerPage, renderRealPagesSummary, summarizeRealPages } from './measurements/real-pages/report.js';
+import { TABLE_PATH, tableHtml } from './core/page-sets.js';
+import { ACT_ID, runAct, type ActRun } from './measurements/act/measure.js';
+import { runExtract, type ExtractRun } from './measurements/extract/measure.js';
+import { EXTRACT_LLM_ID, runExtractLlm, type LlmRun } from './measurements/extract-llm/measure.js';
+import { FUNCTION_ID, runFunction, type FunctionRun } from './measurements/function/measure.js';
+import { FOOTPRINT_ID, runFootprint } from './measurements/footprint/measure.js';
+import { FOOTPRINT_END, FOOTPRINT_START, renderFootprint } from './measurements/footprint/report.js';
+import { HOSTED_CACHE_ID, MODEL_LATENCY_MS, runHostedCache, type HostedCacheRun } from './measurements/hosted-cache/measure.js';
 import { MEASUREMENTS } from './measurements/index.js';
-import { REAL_PAGES_ID, runRealPages, type RealPagesRun } from './measurements/real-pages.js';
-import { errorText, type ComparisonContext } from './measurement.js';
-import { STAGEHAND4_VERSION } from './stagehand4.js';
-import { ChromeReaper } from './procs.js';
-import { HEADLINE_END, HEADLINE_START, renderDetails, renderHeadline, renderTable, updateReadme, type Column, type RowResult } from './report.js';
-import { startServer, type Mount } from './server.js';
-import { formatMs } from './stats.js';
+import { REAL_PAGES_ID, runRealPages, type RealPagesRun } from './measurements/real-pages/measure.js';
+import { errorText, type ComparisonContext } from './core/measurement.js';
+import { STAGEHAND4_VERSION } from './libraries/stagehand4.js';
+import { ChromeReaper } from './core/procs.js';
+import { HEADLINE_END, HEADLINE_START, renderDetails, renderHeadline, renderTable, updateReadme, type Column, type RowResult } from './core/report.js';
+import { startServer, type Mount } from './core/server.js';
+import { formatMs } from './core/stats.js';
 
 const log = (line: string): void => {
   process.stderr.write(`[bench] ${line}\n`);
@@ -65,9 +65,9 @@ const THEIRS: Column = { id: 'stagehand', label: 'Stagehand 3.7.3' };
 const THEIRS4: Column = { id: 'stagehand4', label: 'Stagehand 4.4.0' };
 
 async function loadLibrary(id: string): Promise<LibraryAdapter> {
-  if (id === OURS.id) return (await import('./tendril.js')).loadTendril();
-  if (id === THEIRS.id) return (await import('./stagehand.js')).loadStagehand(log);
-  if (id === THEIRS4.id) return (await import('./stagehand4.js')).loadStagehand4(log);
+  if (id === OURS.id) return (await import('./libraries/tendril.js')).loadTendril();
+  if (id === THEIRS.id) return (await import('./libraries/stagehand.js')).loadStagehand(log);
+  if (id === THEIRS4.id) return (await import('./libraries/stagehand4.js')).loadStagehand4(log);
   throw new Error(`unknown library ${id}`);
 }
 

@@ -1,5 +1,5 @@
 // Every measurement, in table order. Adding one = a new file here + one line below.
-import type { Measurement } from '../measurement.js';
-import { lifecycle } from './lifecycle.js';
+import type { Measurement } from '../core/measurement.js';
+import { lifecycle } from './lifecycle/index.js';
 
 export const MEASUREMENTS: readonly Measurement[] = [lifecycle];

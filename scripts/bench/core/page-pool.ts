@@ -6,7 +6,7 @@
 // by page, so drift on the machine hits both alike.
 import { TimedSession, withTimeout, type BenchEnv, type LibraryAdapter, type SessionOptions } from './adapter.js';
 import { OFFLINE_ARG, type LaunchSpec } from './config.js';
-import { UNSERVED_DEMO, type ExtractPage, type PageSet } from './extract-pages.js';
+import { UNSERVED_DEMO, type ExtractPage, type PageSet } from './page-sets.js';
 import { errorText, unavailableOutcomes, type ComparisonContext, type Failed } from './measurement.js';
 import { settle } from './settle.js';
 

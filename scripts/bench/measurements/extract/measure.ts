@@ -3,10 +3,10 @@
 //
 // Unlike the lifecycle measurement, each library keeps one browser for all pages and the libraries
 // alternate page by page (sessions.ts).
-import { missingDemoParts, openPages, tableOnly } from '../extract-pages.js';
-import type { ComparisonContext, Failed } from '../measurement.js';
-import { recall, wordCounts, type Recall } from '../recall.js';
-import { PagePool, runPages, type PageResultOf } from '../sessions.js';
+import { missingDemoParts, openPages, tableOnly } from '../../core/page-sets.js';
+import type { ComparisonContext, Failed } from '../../core/measurement.js';
+import { recall, wordCounts, type Recall } from './recall.js';
+import { PagePool, runPages, type PageResultOf } from '../../core/page-pool.js';
 
 export type Outcome =
   | {

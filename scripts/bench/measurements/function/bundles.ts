@@ -5,13 +5,13 @@
 import { build } from 'esbuild';
 import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { bundleFunction } from '../function-bundle.js';
+import { fileURLToPath } from 'node:url';
+import { bundleFunction } from '../../../function-bundle.js';
 // @ts-expect-error: a plain ES module shared with esbuild.config.mjs, without types
-import { bundleExtensionEntry } from '../extension-bundle.mjs';
-import { BENCH_DIR } from './config.js';
-import { SCRATCH as STAGEHAND_SCRATCH } from './stagehand.js';
+import { bundleExtensionEntry } from '../../../extension-bundle.mjs';
+import { SCRATCH as STAGEHAND_SCRATCH } from '../../libraries/stagehand.js';
 
-export const STAGEHAND_FUNCTION = path.join(BENCH_DIR, 'stagehand-function.ts');
+export const STAGEHAND_FUNCTION = path.join(path.dirname(fileURLToPath(import.meta.url)), 'stagehand-function.ts');
 
 /** scripts/function-bundle.ts's banner, character for character (it does not export it). */
 const BANNER = "import { createRequire as __tendrilRequire } from 'node:module'; const require = __tendrilRequire(import.meta.url);";

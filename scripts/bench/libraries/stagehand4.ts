@@ -5,9 +5,10 @@ import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:chil
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
-import { BenchTimeoutError, type BenchSession, type LibraryAdapter, type SchemaBuilder, type SessionOptions, type ZodApi } from './adapter.js';
-import { BENCH_DIR, SCRATCH_ROOT, STAGEHAND4_DEADLINE_MS, type BenchModel, type LaunchSpec } from './config.js';
-import { scratchInstall } from './scratch.js';
+import { BenchTimeoutError, type BenchSession, type LibraryAdapter, type SchemaBuilder, type SessionOptions, type ZodApi } from '../core/adapter.js';
+import { fileURLToPath } from 'node:url';
+import { SCRATCH_ROOT, STAGEHAND4_DEADLINE_MS, type BenchModel, type LaunchSpec } from '../core/config.js';
+import { scratchInstall } from '../core/scratch.js';
 
 export const STAGEHAND4_VERSION = '4.4.0';
 const PACKAGE = '@browserbasehq/stagehand';
@@ -16,7 +17,7 @@ export const SCRATCH4 = path.join(SCRATCH_ROOT, `stagehand-${STAGEHAND4_VERSION}
 const MARKER = path.join(SCRATCH4, '.installed');
 const INSTALL_SPECS = [`${PACKAGE}@${STAGEHAND4_VERSION}`, NODE_SPEC];
 const NODE_BIN = path.join(SCRATCH4, 'node_modules', '.bin', process.platform === 'win32' ? 'node.cmd' : 'node');
-const CHILD = path.join(BENCH_DIR, 'stagehand4-child.mjs');
+const CHILD = path.join(path.dirname(fileURLToPath(import.meta.url)), 'stagehand4-child.mjs');
 /** Stagehand 4.4.0's own floor (its package.json `engines`). */
 const MIN_NODE: readonly [number, number] = [22, 18];
 

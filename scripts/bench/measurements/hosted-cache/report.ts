@@ -1,6 +1,6 @@
 // Markdown for the hosted-cache measurement (stdout and the README block).
-import { HOSTED_CACHE_ID, type HostedCacheRun } from './measurements/hosted-cache.js';
-import { formatMs, median } from './stats.js';
+import { HOSTED_CACHE_ID, type HostedCacheRun } from './measure.js';
+import { formatMs, median } from '../../core/stats.js';
 
 export interface HostedCacheReportInput {
   readonly run: HostedCacheRun;

@@ -1,7 +1,7 @@
 // Markdown for the act measurement (stdout and the README block).
-import type { ActOutcome, ActRun } from './measurements/act.js';
-import { ratioHeading, type Column } from './report.js';
-import { formatMs, formatRatio, median } from './stats.js';
+import type { ActOutcome, ActRun } from './measure.js';
+import { ratioHeading, type Column } from '../../core/report.js';
+import { formatMs, formatRatio, median } from '../../core/stats.js';
 
 export interface ActReportInput {
   readonly run: ActRun;

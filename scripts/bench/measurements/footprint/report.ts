@@ -1,7 +1,7 @@
 // Markdown for the install footprint (stdout, and its own block in docs/benchmarks.md: it does not
 // depend on the browser measurements, so a run of it alone may update it).
-import { formatBytes } from './extract-report.js';
-import type { FootprintOutcome } from './measurements/footprint.js';
+import { formatBytes } from '../extract/report.js';
+import type { FootprintOutcome } from './measure.js';
 
 export const FOOTPRINT_START = '<!-- bench-footprint:start -->';
 export const FOOTPRINT_END = '<!-- bench-footprint:end -->';

@@ -6,9 +6,9 @@
 import { spawnSync } from 'node:child_process';
 import { lstatSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { REPO_ROOT, SCRATCH_ROOT } from '../config.js';
-import { scratchInstall } from '../scratch.js';
-import { STAGEHAND4_VERSION } from '../stagehand4.js';
+import { REPO_ROOT, SCRATCH_ROOT } from '../../core/config.js';
+import { scratchInstall } from '../../core/scratch.js';
+import { STAGEHAND4_VERSION } from '../../libraries/stagehand4.js';
 
 export const FOOTPRINT_ID = 'footprint';
 const STAGEHAND3_VERSION = '3.7.3';

@@ -1,8 +1,8 @@
 // Tendril, straight from the sources in src/.
 import { z } from 'zod';
-import { Sdk, type ExtractSchema, type LogLine } from '../../src/index.js';
-import type { BenchSession, DialogSeen, LibraryAdapter, SchemaBuilder, SessionOptions } from './adapter.js';
-import { clientOptions, type BenchModel, type LaunchSpec } from './config.js';
+import { Sdk, type ExtractSchema, type LogLine } from '../../../src/index.js';
+import type { BenchSession, DialogSeen, LibraryAdapter, SchemaBuilder, SessionOptions } from '../core/adapter.js';
+import { clientOptions, type BenchModel, type LaunchSpec } from '../core/config.js';
 
 // Built once per builder, so timed calls never include building a schema.
 const schemas = new WeakMap<SchemaBuilder, ExtractSchema>();

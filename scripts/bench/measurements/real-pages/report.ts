@@ -1,12 +1,12 @@
 // Markdown for the real-pages measurement: the summary (stdout and README) and the per-page file.
-import { formatBytes, host } from './extract-report.js';
-import { STAGEHAND4_DEADLINE_MS } from './config.js';
-import { verdict } from './extract-summary.js';
-import type { Failed } from './measurement.js';
-import type { RealFailed, RealOutcome, RealPageResult, RealPagesRun, RealRead } from './measurements/real-pages.js';
-import { ratioHeading, type Column } from './report.js';
-import { SETTLE_NOTE } from './settle.js';
-import { formatMs, formatRatio, median } from './stats.js';
+import { formatBytes, host } from '../extract/report.js';
+import { STAGEHAND4_DEADLINE_MS } from '../../core/config.js';
+import { verdict } from '../extract/summary.js';
+import type { Failed } from '../../core/measurement.js';
+import type { RealFailed, RealOutcome, RealPageResult, RealPagesRun, RealRead } from './measure.js';
+import { ratioHeading, type Column } from '../../core/report.js';
+import { SETTLE_NOTE } from '../../core/settle.js';
+import { formatMs, formatRatio, median } from '../../core/stats.js';
 
 export interface RealPagesReportInput {
   readonly run: RealPagesRun;

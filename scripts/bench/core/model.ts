@@ -2,7 +2,7 @@
 // (test/support/fake-model.ts, real HTTP on loopback), scripted to answer every request at once with
 // a value its JSON Schema accepts, plus a fetch that times each request from the client's side.
 import type { BenchModel } from './config.js';
-import { startFakeModel, type FakeModel, type FakeReply, type FakeRequest } from '../../test/support/fake-model.js';
+import { startFakeModel, type FakeModel, type FakeReply, type FakeRequest } from '../../../test/support/fake-model.js';
 
 export const MODEL_NAME = 'openai/gpt-4.1-mini';
 

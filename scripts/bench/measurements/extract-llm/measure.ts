@@ -5,11 +5,11 @@
 // Per page, every library navigates (untimed, until `load`) and then one extract(instruction,
 // schema) is timed. As in the page-text measurement, each library keeps one browser for all pages
 // and the libraries alternate page by page (sessions.ts).
-import type { LibraryAdapter, SchemaBuilder, TimedSession } from '../adapter.js';
-import { openPages } from '../extract-pages.js';
-import { MODEL_NAME, startModelServer, type BenchModelServer } from '../llm-model.js';
-import type { ComparisonContext, Failed } from '../measurement.js';
-import { PagePool, runPages, type PageResultOf } from '../sessions.js';
+import type { LibraryAdapter, SchemaBuilder, TimedSession } from '../../core/adapter.js';
+import { openPages } from '../../core/page-sets.js';
+import { MODEL_NAME, startModelServer, type BenchModelServer } from '../../core/model.js';
+import type { ComparisonContext, Failed } from '../../core/measurement.js';
+import { PagePool, runPages, type PageResultOf } from '../../core/page-pool.js';
 
 export const EXTRACT_LLM_ID = 'extract-llm';
 

@@ -5,15 +5,15 @@
 // The server runs in this process (src/hosted/server), its browser is launched by it on a session
 // request, and the model is the fake of extract-llm, made to take a fixed time per reply: a HIT is
 // worth exactly the model call it avoids, so that call has to cost what a real one roughly does.
-import { readServerConfig } from '../../../src/hosted/server/config.js';
-import { startHostedServer, type HostedServer } from '../../../src/hosted/server/http.js';
-import { Logger } from '../../../src/logger.js';
-import { TimedSession, withTimeout } from '../adapter.js';
-import { MODEL_NAME, startModelServer, type BenchModelServer } from '../llm-model.js';
-import { errorText, type ComparisonContext, type Failed } from '../measurement.js';
-import { formatMs } from '../stats.js';
-import { hostedTendrilSession } from '../tendril.js';
-import { INSTRUCTION, SCHEMA } from './extract-llm.js';
+import { readServerConfig } from '../../../../src/hosted/server/config.js';
+import { startHostedServer, type HostedServer } from '../../../../src/hosted/server/http.js';
+import { Logger } from '../../../../src/logger.js';
+import { TimedSession, withTimeout } from '../../core/adapter.js';
+import { MODEL_NAME, startModelServer, type BenchModelServer } from '../../core/model.js';
+import { errorText, type ComparisonContext, type Failed } from '../../core/measurement.js';
+import { formatMs } from '../../core/stats.js';
+import { hostedTendrilSession } from '../../libraries/tendril.js';
+import { INSTRUCTION, SCHEMA } from '../extract-llm/measure.js';
 
 export const HOSTED_CACHE_ID = 'hosted-cache';
 /**

@@ -1,7 +1,7 @@
 // The numbers the extraction tables show, and the targets Tendril is held to.
-import type { ExtractRun, Outcome, PageResult } from './measurements/extract.js';
+import type { ExtractRun, Outcome, PageResult } from './measure.js';
 import { recallValue, type Recall } from './recall.js';
-import { median } from './stats.js';
+import { median } from '../../core/stats.js';
 
 export interface Pair {
   readonly ours: string;

@@ -11,20 +11,19 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { HEADERS } from '../../../protocol/index.js';
-import { readServerConfig } from '../../../src/hosted/server/config.js';
-import { startHostedServer, type HostedServer } from '../../../src/hosted/server/http.js';
-import { Logger } from '../../../src/logger.js';
-import type { FakeRequest } from '../../../test/support/fake-model.js';
-import { withTimeout } from '../adapter.js';
-import { BENCH_DIR } from '../config.js';
-import { bundleStagehandFunction, bundleTendrilFunction, measureExtensionEntry, type BuiltFunction } from '../function-bundles.js';
-import { startHeaderProxy, type HeaderProxy } from '../header-proxy.js';
-import { MODEL_NAME, sampleFor, startModelServer, type BenchModelServer } from '../llm-model.js';
-import { errorText, type ComparisonContext, type Failed } from '../measurement.js';
-import { formatMs } from '../stats.js';
-import { ensureStagehandInstalled } from '../stagehand.js';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { HEADERS } from '../../../../protocol/index.js';
+import { readServerConfig } from '../../../../src/hosted/server/config.js';
+import { startHostedServer, type HostedServer } from '../../../../src/hosted/server/http.js';
+import { Logger } from '../../../../src/logger.js';
+import type { FakeRequest } from '../../../../test/support/fake-model.js';
+import { withTimeout } from '../../core/adapter.js';
+import { bundleStagehandFunction, bundleTendrilFunction, measureExtensionEntry, type BuiltFunction } from './bundles.js';
+import { startHeaderProxy, type HeaderProxy } from './header-proxy.js';
+import { MODEL_NAME, sampleFor, startModelServer, type BenchModelServer } from '../../core/model.js';
+import { errorText, type ComparisonContext, type Failed } from '../../core/measurement.js';
+import { formatMs } from '../../core/stats.js';
+import { ensureStagehandInstalled } from '../../libraries/stagehand.js';
 
 export const FUNCTION_ID = 'function';
 export const FUNCTION_PAGE = '/act.html';
@@ -35,7 +34,8 @@ export const EXPECTED_DATA = 'votes: 1';
 const API_KEY = 'bench-function-key';
 const PROJECT_ID = 'bench';
 const REGION = 'us-east-1';
-const CHILD = path.join(BENCH_DIR, 'function-child.mjs');
+/** Runs one cold start in a fresh process. */
+export const CHILD = path.join(path.dirname(fileURLToPath(import.meta.url)), 'child.mjs');
 /** Stagehand's Browserbase client (a Stainless SDK) sends its key in this header. */
 const BROWSERBASE_KEY_HEADER = 'x-bb-api-key';
 

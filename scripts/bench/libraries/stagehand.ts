@@ -3,9 +3,9 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { BenchSession, DialogSeen, LibraryAdapter, SchemaBuilder, SessionOptions, ZodApi } from './adapter.js';
-import { clientOptions, SCRATCH_ROOT, type LaunchSpec } from './config.js';
-import { scratchInstall } from './scratch.js';
+import type { BenchSession, DialogSeen, LibraryAdapter, SchemaBuilder, SessionOptions, ZodApi } from '../core/adapter.js';
+import { clientOptions, SCRATCH_ROOT, type LaunchSpec } from '../core/config.js';
+import { scratchInstall } from '../core/scratch.js';
 
 export const STAGEHAND_VERSION = '3.7.3';
 const PACKAGE = '@browserbasehq/stagehand';

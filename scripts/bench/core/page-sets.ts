@@ -89,7 +89,7 @@ export interface DemoServer {
  * cross-origin), by importing its server; loaded lazily because demo.ts pulls in src/.
  */
 export async function startDemo(): Promise<DemoServer> {
-  const { serveDemo } = await import('../demo.js');
+  const { serveDemo } = await import('../../demo.js');
   const demo = await serveDemo();
   return {
     page: { id: 'demo', kind: 'demo', label: 'demo page', url: demo.url },

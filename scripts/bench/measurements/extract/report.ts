@@ -12,14 +12,14 @@ import {
   verdict,
   type Below,
   type CorpusSummary,
-} from './extract-summary.js';
-import { STAGEHAND4_DEADLINE_MS } from './config.js';
-import { DEMO_PARTS, type ExtractPage } from './extract-pages.js';
-import { IDLE_PROBE, type ExtractRun, type IdleOutcome, type Outcome, type PageResult } from './measurements/extract.js';
-import { ratioHeading, type Column } from './report.js';
+} from './summary.js';
+import { STAGEHAND4_DEADLINE_MS } from '../../core/config.js';
+import { DEMO_PARTS, type ExtractPage } from '../../core/page-sets.js';
+import { IDLE_PROBE, type ExtractRun, type IdleOutcome, type Outcome, type PageResult } from './measure.js';
+import { ratioHeading, type Column } from '../../core/report.js';
 import { recallValue } from './recall.js';
-import { SETTLE_NOTE } from './settle.js';
-import { formatMs, median } from './stats.js';
+import { SETTLE_NOTE } from '../../core/settle.js';
+import { formatMs, median } from '../../core/stats.js';
 
 export interface ExtractReportInput {
   readonly run: ExtractRun;

@@ -1,8 +1,11 @@
 // Markdown for the function measurement (stdout and the README block).
-import { formatBytes } from './extract-report.js';
-import { EXPECTED_DATA, FUNCTION_ID, type FunctionOutcome, type FunctionRun } from './measurements/function.js';
-import type { Column } from './report.js';
-import { formatMs, median } from './stats.js';
+import path from 'node:path';
+import { REPO_ROOT } from '../../core/config.js';
+import { formatBytes } from '../extract/report.js';
+import { STAGEHAND_FUNCTION } from './bundles.js';
+import { CHILD, EXPECTED_DATA, FUNCTION_ID, type FunctionOutcome, type FunctionRun } from './measure.js';
+import type { Column } from '../../core/report.js';
+import { formatMs, median } from '../../core/stats.js';
 
 export interface FunctionReportInput {
   readonly run: FunctionRun;
@@ -82,8 +85,8 @@ export function renderFunctionSummary(input: FunctionReportInput): string {
   lines.push(
     `Bundle: esbuild, \`platform: "node"\`, \`target: "node18"\`, \`format: "esm"\`, minified, the \`createRequire\` banner of \`scripts/function-bundle.ts\`; ` +
       `${ours.label}: \`examples/serverless/api/run.ts\` bundled by \`scripts/function-bundle.ts\` (Tendril from source and zod inlined; the AI SDK, \`ai\` and \`@ai-sdk/*\`, left out: with \`env: "HOSTED"\` the models run on the service, and Tendril loads the AI SDK only on a model call of its own, which this function never makes; the bundle runs from a folder without \`node_modules\`, so nothing left out is loaded); ` +
-      `${theirs.label}: the same function on Stagehand (\`scripts/bench/stagehand-function.ts\`), its imports resolved from the bench's scratch install, every dependency inlined (it loads its AI SDK at start-up and runs \`act\` and \`extract\` itself). ` +
-      `Cold start: a fresh \`node\` process per run (\`scripts/bench/function-child.mjs\`) takes t0, \`await import()\`s the bundle (from a temporary folder with no \`node_modules\` above it) and calls \`POST(new Request(…))\` once; timed until the answer's body is read. ` +
+      `${theirs.label}: the same function on Stagehand (\`${path.relative(REPO_ROOT, STAGEHAND_FUNCTION)}\`), its imports resolved from the bench's scratch install, every dependency inlined (it loads its AI SDK at start-up and runs \`act\` and \`extract\` itself). ` +
+      `Cold start: a fresh \`node\` process per run (\`${path.relative(REPO_ROOT, CHILD)}\`) takes t0, \`await import()\`s the bundle (from a temporary folder with no \`node_modules\` above it) and calls \`POST(new Request(…))\` once; timed until the answer's body is read. ` +
       `That request opens a session on the local hosted server (\`src/hosted/server\`, which launches Chromium, \`blockAds: true\`), \`goto\`s \`scripts/bench/pages${run.pagePath}\`, ` +
       `\`act(instruction)\` (the fake model picks the vote button), \`extract(instruction, z.string())\` (the fake answers with the vote counter it finds in the page text it was sent) and \`close()\`s; ` +
       `every run must answer 200 \`{"ok":true,"data":"${EXPECTED_DATA}"}\` and send the model the act instruction, which is new every run, so the server's cache never answers.`,

@@ -1,8 +1,8 @@
 // Markdown for the extract-llm measurement (stdout and the README block).
-import type { LlmCall, LlmOutcome, LlmPageResult, LlmRun } from './measurements/extract-llm.js';
-import { ratioHeading, type Column } from './report.js';
-import { SETTLE_NOTE } from './settle.js';
-import { formatMs, formatRatio, median } from './stats.js';
+import type { LlmCall, LlmOutcome, LlmPageResult, LlmRun } from './measure.js';
+import { ratioHeading, type Column } from '../../core/report.js';
+import { SETTLE_NOTE } from '../../core/settle.js';
+import { formatMs, formatRatio, median } from '../../core/stats.js';
 
 export interface LlmReportInput {
   readonly run: LlmRun;

@@ -4,7 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export const BENCH_DIR = path.dirname(fileURLToPath(import.meta.url));
+/** scripts/bench: this file is in its core/ folder. */
+export const BENCH_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const REPO_ROOT = path.resolve(BENCH_DIR, '..', '..');
 export const PAGES_DIR = path.join(BENCH_DIR, 'pages');
 /** Real articles for extraction measurements; read in place, never copied. */
@@ -16,7 +17,6 @@ export const README_PATH = path.join(REPO_ROOT, 'README.md');
 export const BENCH_DOC_PATH = path.join(REPO_ROOT, 'docs', 'benchmarks.md');
 /** Latest full results that are committed (linked from the README block). */
 export const RESULTS_DIR = path.join(BENCH_DIR, 'results');
-export const DEMO_PATH = path.join(REPO_ROOT, 'scripts', 'demo.ts');
 export const LIBRARY_IDS: readonly string[] = ['tendril', 'stagehand', 'stagehand4'];
 /**
  * Deadline for anything Stagehand 4.4.0's child is asked that has no deadline of its own (init,

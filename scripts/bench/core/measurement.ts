@@ -1,25 +1,9 @@
-// What a measurement is: a few table rows, and one iteration that yields a sample for each row.
+// What run.ts hands a measurement, and what a measurement with a report of its own hands back.
 import type { BenchEnv, LibraryAdapter } from './adapter.js';
-import type { BenchOptions } from './config.js';
+import type { Column } from './format.js';
+import type { BenchOptions } from './options.js';
 
-export interface Row {
-  /** Key into the samples `run` returns. */
-  readonly key: string;
-  /** Markdown for the "measurement" column. */
-  readonly label: string;
-}
-
-export interface Measurement {
-  readonly id: string;
-  readonly rows: readonly Row[];
-  /** One iteration for one library: milliseconds for each row key. */
-  run(lib: LibraryAdapter, env: BenchEnv): Promise<Record<string, number>>;
-}
-
-/**
- * What run.ts hands the measurements with their own loops (extract, extract-llm, act), which keep
- * one browser per library and alternate the libraries themselves.
- */
+/** The libraries under test and everything around them. */
 export interface ComparisonContext {
   readonly libs: readonly LibraryAdapter[];
   /**
@@ -29,6 +13,39 @@ export interface ComparisonContext {
   readonly unavailable: ReadonlyMap<string, string>;
   readonly env: BenchEnv;
   readonly opts: BenchOptions;
+  readonly log: (line: string) => void;
+}
+
+/**
+ * A measurement with its own loop and its own table (extract, real-pages, extract-llm, act,
+ * hosted-cache, function): it keeps its browsers, alternates the libraries itself, and reports.
+ */
+export interface Comparison {
+  /** Its `--only` id. */
+  readonly id: string;
+  /** What it will do with these options, said before anything runs. */
+  plan(opts: BenchOptions): string;
+  /** Null when it has nothing to run with the libraries selected. */
+  run(ctx: ComparisonContext): Promise<Finished | null>;
+}
+
+/** A comparison that ran. */
+export interface Finished {
+  /** Its markdown for stdout and the bench block (and its per-page file, written here if it has one). */
+  report(r: ReportContext): string;
+  /** For under the tables. */
+  readonly notes: readonly string[];
+  /** Whether it fails the run (exit code 1). */
+  failed(r: ReportContext): boolean;
+}
+
+/** What every report is told besides its results. */
+export interface ReportContext {
+  readonly ours: Column;
+  /** Stagehand 3.7.3 first (the targets are against it), then 4.4.0. */
+  readonly theirs: readonly Column[];
+  /** "2026-11-22 · Chromium … · Node … · machine" */
+  readonly envLine: string;
   readonly log: (line: string) => void;
 }
 

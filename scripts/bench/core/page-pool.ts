@@ -4,11 +4,12 @@
 // Each library keeps its browser for all pages (Stagehand needs seconds per article page, and a
 // launch per page would measure launches). Both browsers stay up and the libraries alternate page
 // by page, so drift on the machine hits both alike.
-import { TimedSession, withTimeout, type BenchEnv, type LibraryAdapter, type SessionOptions } from './adapter.js';
+import type { BenchEnv, LibraryAdapter, SessionOptions } from './adapter.js';
 import { OFFLINE_ARG, type LaunchSpec } from './config.js';
 import { UNSERVED_DEMO, type ExtractPage, type PageSet } from './page-sets.js';
 import { errorText, unavailableOutcomes, type ComparisonContext, type Failed } from './measurement.js';
 import { settle } from './settle.js';
+import { TimedSession, withTimeout } from './timed-session.js';
 
 /** Page used to warm up each new session (untimed), so the first measured page is not a cold one. */
 export const WARMUP_PATH = '/basic.html';
@@ -161,7 +162,7 @@ export interface PageLoop<S, O> {
 /**
  * Runs every page of `loop.set`: on the table and demo page `opts.warmups` untimed calls then
  * `opts.extractIterations` timed ones, on each article `opts.corpusIterations` timed ones, the
- * libraries alternating call by call, each turn starting on a settled machine (settle.ts). A library
+ * libraries alternating call by call, each turn starting on a settled machine (core/settle.ts). A library
  * that fails a page is failed on that page only.
  * Closes the pool's sessions and the pages' servers at the end.
  */

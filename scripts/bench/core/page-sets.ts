@@ -152,16 +152,16 @@ export interface PageSet {
 /** Stands in for the demo page in results when it could not be served. */
 export const UNSERVED_DEMO: ExtractPage = { id: 'demo', kind: 'demo', label: 'demo page', url: '' };
 
-/**
- * The table page (when `table`), the demo page (when `demo`), then the first `corpusLimit` corpus
- * articles. A demo that cannot be served or a missing corpus is logged as `${id}: ...` and the rest
- * still runs.
- */
 /** The 10,000-row table alone, as a page set. */
 export function tableOnly(server: BenchServer): PageSet {
   return { pages: [tablePage(server)], corpus: null, corpusMissing: null, demoError: null, demoIndex: 1, close: () => undefined };
 }
 
+/**
+ * The table page (when `table`), the demo page (when `demo`), then the first `corpusLimit` corpus
+ * articles. A demo that cannot be served or a missing corpus is logged as `${id}: ...` and the rest
+ * still runs.
+ */
 export async function openPages(
   server: BenchServer,
   o: { readonly id: string; readonly table: boolean; readonly demo: boolean; readonly corpusLimit: number | null },
@@ -189,4 +189,14 @@ export async function openPages(
     log(`${o.id}: ${corpusMissing}`);
   }
   return { pages, corpus, corpusMissing, demoError, demoIndex, close: () => demo?.close() };
+}
+
+/** Where a page comes from: an article's original host, or "generated / local". */
+export function host({ page }: { readonly page: ExtractPage }): string {
+  if (!page.source) return page.kind === 'article' ? '' : 'generated / local';
+  try {
+    return new URL(page.source).host;
+  } catch {
+    return '';
+  }
 }

@@ -1,26 +1,10 @@
 // Small summary statistics over timing samples (milliseconds).
 
-export interface Summary {
-  readonly n: number;
-  readonly median: number;
-  readonly min: number;
-  readonly max: number;
-}
-
 export function median(samples: readonly number[]): number {
   if (samples.length === 0) return Number.NaN;
   const sorted = [...samples].sort((a, b) => a - b);
   const mid = sorted.length >> 1;
   return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-}
-
-export function summarize(samples: readonly number[]): Summary {
-  return {
-    n: samples.length,
-    median: median(samples),
-    min: samples.length ? Math.min(...samples) : Number.NaN,
-    max: samples.length ? Math.max(...samples) : Number.NaN,
-  };
 }
 
 /** Milliseconds with a precision that suits the magnitude: 0.42, 12.3, 1234. */
@@ -31,8 +15,11 @@ export function formatMs(ms: number): string {
   return ms.toFixed(0);
 }
 
-/** Tendril / Stagehand, e.g. "0.42×"; below 1 means Tendril is faster. */
-export function formatRatio(ours: number, theirs: number): string {
+/**
+ * Tendril / Stagehand, e.g. "0.42×"; below 1 means Tendril is faster. Three digits where a target
+ * is near: a ratio of 0.503 must not read as meeting a 0.50 target.
+ */
+export function formatRatio(ours: number, theirs: number, digits = 2): string {
   if (!Number.isFinite(ours) || !Number.isFinite(theirs) || theirs <= 0) return 'n/a';
-  return `${(ours / theirs).toFixed(2)}×`;
+  return `${(ours / theirs).toFixed(digits)}×`;
 }

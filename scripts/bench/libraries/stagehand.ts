@@ -1,18 +1,14 @@
 // Stagehand 3.7.3, installed into a scratch folder on demand (never a project dependency).
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { BenchSession, DialogSeen, LibraryAdapter, SchemaBuilder, SessionOptions, ZodApi } from '../core/adapter.js';
+import { perBuilder, type BenchSession, type DialogSeen, type LibraryAdapter, type SessionOptions, type ZodApi } from '../core/adapter.js';
 import { clientOptions, SCRATCH_ROOT, type LaunchSpec } from '../core/config.js';
-import { scratchInstall } from '../core/scratch.js';
+import { ensureScratch, esmEntry, installedVersion } from '../core/scratch.js';
 
 export const STAGEHAND_VERSION = '3.7.3';
 const PACKAGE = '@browserbasehq/stagehand';
 /** The scratch install; the function measurement also bundles Stagehand from here. */
 export const SCRATCH = path.join(SCRATCH_ROOT, `stagehand-${STAGEHAND_VERSION}`);
-const MARKER = path.join(SCRATCH, '.installed');
-const INSTALL_SPECS = [`${PACKAGE}@${STAGEHAND_VERSION}`, 'zod@3'];
 
 // The slice of Stagehand's API the bench uses (its own types live in the scratch folder).
 interface CdpSessionLike {
@@ -76,66 +72,37 @@ function watchDialogs(sh: StagehandInstance, page: StagehandPage): readonly Dial
   return seen;
 }
 
-function installedVersion(): string | null {
-  try {
-    const req = createRequire(path.join(SCRATCH, 'package.json'));
-    const pkg = JSON.parse(readFileSync(req.resolve(`${PACKAGE}/package.json`), 'utf8')) as { version?: string };
-    return pkg.version ?? null;
-  } catch {
-    return null;
-  }
-}
-
-function isInstalled(): boolean {
-  if (!existsSync(MARKER)) return false;
-  return readFileSync(MARKER, 'utf8').trim() === INSTALL_SPECS.join(' ') && installedVersion() === STAGEHAND_VERSION;
-}
-
 /** Installs Stagehand into .bench/stagehand-3.7.3/ unless that is already done. */
 export function ensureStagehandInstalled(log: (line: string) => void): void {
-  if (isInstalled()) return;
-  const seconds = scratchInstall(SCRATCH, 'tendril-bench-stagehand', INSTALL_SPECS, log, {
-    ...process.env,
-    // Stagehand 3 drives Chrome over CDP itself; nothing may fetch browser builds.
-    PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD: '1',
-    PUPPETEER_SKIP_DOWNLOAD: '1',
-    PUPPETEER_SKIP_CHROMIUM_DOWNLOAD: '1',
-  });
-  if (installedVersion() !== STAGEHAND_VERSION) {
-    throw new Error(`npm install finished but ${PACKAGE}@${STAGEHAND_VERSION} is not resolvable from ${SCRATCH}`);
-  }
-  writeFileSync(MARKER, `${INSTALL_SPECS.join(' ')}\n`);
-  log(`installed in ${seconds.toFixed(1)} s`);
-}
-
-/** Absolute path of a scratch package's ESM entry, from its package.json `exports`. */
-function esmEntry(name: string): string {
-  const req = createRequire(path.join(SCRATCH, 'package.json'));
-  const pkgJson = req.resolve(`${name}/package.json`);
-  const pkg = JSON.parse(readFileSync(pkgJson, 'utf8')) as {
-    exports?: { '.'?: { import?: string } };
-    module?: string;
-  };
-  const rel = pkg.exports?.['.']?.import ?? pkg.module;
-  if (!rel) throw new Error(`${name} has no ESM entry point`);
-  return path.join(path.dirname(pkgJson), rel);
+  ensureScratch(
+    {
+      dir: SCRATCH,
+      name: 'tendril-bench-stagehand',
+      specs: [`${PACKAGE}@${STAGEHAND_VERSION}`, 'zod@3'],
+      env: {
+        ...process.env,
+        // Stagehand 3 drives Chrome over CDP itself; nothing may fetch browser builds.
+        PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD: '1',
+        PUPPETEER_SKIP_DOWNLOAD: '1',
+        PUPPETEER_SKIP_CHROMIUM_DOWNLOAD: '1',
+      },
+      problem: () =>
+        installedVersion(PACKAGE, SCRATCH) === STAGEHAND_VERSION ? null : `npm install finished but ${PACKAGE}@${STAGEHAND_VERSION} is not resolvable from ${SCRATCH}`,
+    },
+    log,
+  );
 }
 
 export async function loadStagehand(log: (line: string) => void): Promise<LibraryAdapter> {
   ensureStagehandInstalled(log);
-  const mod = (await import(pathToFileURL(esmEntry(PACKAGE)).href)) as { Stagehand?: StagehandConstructor };
+  const mod = (await import(pathToFileURL(esmEntry(PACKAGE, SCRATCH)).href)) as { Stagehand?: StagehandConstructor };
   const Stagehand = mod.Stagehand;
   if (typeof Stagehand !== 'function') throw new Error(`${PACKAGE} does not export Stagehand`);
   // The same file Stagehand's own `import "zod"` resolves to: its schema handling expects its zod.
-  const zod = (await import(pathToFileURL(esmEntry('zod')).href)) as { z?: ZodApi };
+  const zod = (await import(pathToFileURL(esmEntry('zod', SCRATCH)).href)) as { z?: ZodApi };
   if (!zod.z) throw new Error(`zod in ${SCRATCH} does not export z`);
   const z = zod.z;
-  // Built once per builder, so timed calls never include building a schema.
-  const schemas = new WeakMap<SchemaBuilder, unknown>();
-  const schemaFor = (build: SchemaBuilder): unknown => {
-    if (!schemas.has(build)) schemas.set(build, build(z));
-    return schemas.get(build);
-  };
+  const schemaFor = perBuilder((build) => build(z));
 
   return {
     id: 'stagehand',

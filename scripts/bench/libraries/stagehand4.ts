@@ -2,20 +2,19 @@
 // needs Node >= 22.18 and a global WebSocket; the bench runs on Node 20), and driven in a child
 // process (`stagehand4-child.mjs`) over JSON lines on stdio.
 import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
-import { BenchTimeoutError, type BenchSession, type LibraryAdapter, type SchemaBuilder, type SessionOptions, type ZodApi } from '../core/adapter.js';
 import { fileURLToPath } from 'node:url';
+import { perBuilder, type BenchSession, type LibraryAdapter, type SchemaBuilder, type SessionOptions, type ZodApi } from '../core/adapter.js';
 import { SCRATCH_ROOT, STAGEHAND4_DEADLINE_MS, type BenchModel, type LaunchSpec } from '../core/config.js';
-import { scratchInstall } from '../core/scratch.js';
+import { ensureScratch, esmEntry, installedVersion } from '../core/scratch.js';
+import { BenchTimeoutError } from '../core/timed-session.js';
 
 export const STAGEHAND4_VERSION = '4.4.0';
 const PACKAGE = '@browserbasehq/stagehand';
 const NODE_SPEC = 'node@22';
 export const SCRATCH4 = path.join(SCRATCH_ROOT, `stagehand-${STAGEHAND4_VERSION}`);
-const MARKER = path.join(SCRATCH4, '.installed');
-const INSTALL_SPECS = [`${PACKAGE}@${STAGEHAND4_VERSION}`, NODE_SPEC];
 const NODE_BIN = path.join(SCRATCH4, 'node_modules', '.bin', process.platform === 'win32' ? 'node.cmd' : 'node');
 const CHILD = path.join(path.dirname(fileURLToPath(import.meta.url)), 'stagehand4-child.mjs');
 /** Stagehand 4.4.0's own floor (its package.json `engines`). */
@@ -24,27 +23,6 @@ const MIN_NODE: readonly [number, number] = [22, 18];
 const CLOSE_DEADLINE_MS = 15_000;
 /** Deadline of one model request sent for the child (the child's own is the same: GEN_TIMEOUT_MS). */
 const MODEL_DEADLINE_MS = 60_000;
-
-/**
- * The package.json of `name` as Node would find it from `fromDir` (walking up node_modules folders);
- * Stagehand 4.4.0's `exports` hide its package.json from `require.resolve`.
- */
-function packageJson(name: string, fromDir: string): string | null {
-  for (let dir = fromDir; ; dir = path.dirname(dir)) {
-    const candidate = path.join(dir, 'node_modules', name, 'package.json');
-    if (existsSync(candidate)) return candidate;
-    if (path.dirname(dir) === dir) return null;
-  }
-}
-
-function scratchVersion(name: string): string | null {
-  try {
-    const file = packageJson(name, SCRATCH4);
-    return file ? ((JSON.parse(readFileSync(file, 'utf8')) as { version?: string }).version ?? null) : null;
-  } catch {
-    return null;
-  }
-}
 
 /** `v22.23.3` from the scratch node binary, or null if it does not run. */
 function nodeVersion(): string | null {
@@ -60,31 +38,22 @@ function nodeIsRecentEnough(version: string | null): boolean {
   return major > MIN_NODE[0] || (major === MIN_NODE[0] && minor >= MIN_NODE[1]);
 }
 
-function isInstalled(): boolean {
-  if (!existsSync(MARKER)) return false;
-  return readFileSync(MARKER, 'utf8').trim() === INSTALL_SPECS.join(' ') && scratchVersion(PACKAGE) === STAGEHAND4_VERSION && nodeIsRecentEnough(nodeVersion());
-}
-
 /** Installs Stagehand 4.4.0 and node 22 into .bench/stagehand-4.4.0/ unless that is already done. */
 export function ensureStagehand4Installed(log: (line: string) => void): void {
-  if (isInstalled()) return;
-  const seconds = scratchInstall(SCRATCH4, 'tendril-bench-stagehand4', INSTALL_SPECS, log);
-  if (scratchVersion(PACKAGE) !== STAGEHAND4_VERSION) throw new Error(`npm install finished but ${PACKAGE}@${STAGEHAND4_VERSION} is not resolvable from ${SCRATCH4}`);
-  const version = nodeVersion();
-  if (!nodeIsRecentEnough(version)) throw new Error(`${NODE_BIN} is ${version ?? 'not runnable'}; Stagehand ${STAGEHAND4_VERSION} needs Node >= ${MIN_NODE.join('.')}`);
-  writeFileSync(MARKER, `${INSTALL_SPECS.join(' ')}\n`);
-  log(`installed in ${seconds.toFixed(1)} s (node ${version})`);
-}
-
-/** Absolute path of a package's ESM entry as Node resolves it from `fromDir` (so Stagehand's zod is its own). */
-function esmEntry(name: string, fromDir: string): string {
-  const pkgJson = packageJson(name, fromDir);
-  if (!pkgJson) throw new Error(`${name} is not installed in ${SCRATCH4}`);
-  const pkg = JSON.parse(readFileSync(pkgJson, 'utf8')) as { exports?: { '.'?: { import?: string | { default?: string } } }; module?: string };
-  const imp = pkg.exports?.['.']?.import;
-  const rel = typeof imp === 'string' ? imp : (imp?.default ?? pkg.module);
-  if (!rel) throw new Error(`${name} has no ESM entry point`);
-  return path.join(path.dirname(pkgJson), rel);
+  ensureScratch(
+    {
+      dir: SCRATCH4,
+      name: 'tendril-bench-stagehand4',
+      specs: [`${PACKAGE}@${STAGEHAND4_VERSION}`, NODE_SPEC],
+      problem: () => {
+        if (installedVersion(PACKAGE, SCRATCH4) !== STAGEHAND4_VERSION) return `npm install finished but ${PACKAGE}@${STAGEHAND4_VERSION} is not resolvable from ${SCRATCH4}`;
+        const version = nodeVersion();
+        return nodeIsRecentEnough(version) ? null : `${NODE_BIN} is ${version ?? 'not runnable'}; Stagehand ${STAGEHAND4_VERSION} needs Node >= ${MIN_NODE.join('.')}`;
+      },
+      detail: () => ` (node ${nodeVersion()})`,
+    },
+    log,
+  );
 }
 
 /** A schema recorded from a `SchemaBuilder` as data, so the child can rebuild it with its own zod. */
@@ -269,12 +238,7 @@ export async function loadStagehand4(log: (line: string) => void): Promise<Libra
   ensureStagehand4Installed(log);
   const entry = esmEntry(PACKAGE, SCRATCH4);
   const zodEntry = esmEntry('zod', path.dirname(entry));
-  // Recorded once per builder, so timed calls never include recording a schema.
-  const schemas = new WeakMap<SchemaBuilder, SchemaNode>();
-  const schemaFor = (build: SchemaBuilder): SchemaNode => {
-    if (!schemas.has(build)) schemas.set(build, recordSchema(build));
-    return schemas.get(build)!;
-  };
+  const schemaFor = perBuilder(recordSchema);
 
   return {
     id: 'stagehand4',

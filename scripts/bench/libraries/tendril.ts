@@ -1,16 +1,10 @@
 // Tendril, straight from the sources in src/.
 import { z } from 'zod';
 import { Sdk, type ExtractSchema, type LogLine } from '../../../src/index.js';
-import type { BenchSession, DialogSeen, LibraryAdapter, SchemaBuilder, SessionOptions } from '../core/adapter.js';
+import { perBuilder, type BenchSession, type DialogSeen, type LibraryAdapter, type SessionOptions } from '../core/adapter.js';
 import { clientOptions, type BenchModel, type LaunchSpec } from '../core/config.js';
 
-// Built once per builder, so timed calls never include building a schema.
-const schemas = new WeakMap<SchemaBuilder, ExtractSchema>();
-const schemaFor = (build: SchemaBuilder): ExtractSchema => {
-  let schema = schemas.get(build);
-  if (!schema) schemas.set(build, (schema = build(z) as ExtractSchema));
-  return schema;
-};
+const schemaFor = perBuilder((build) => build(z) as ExtractSchema);
 
 /**
  * Tendril answers every dialog itself (the user's handler or its default) and logs each answer at

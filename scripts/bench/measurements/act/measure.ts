@@ -6,10 +6,11 @@
 // model configured both have a path that asks one (Tendril's heal, Stagehand's self-heal) when the
 // element cannot take the action; the fake turns such a call into a loud failure instead of a
 // quietly slower sample, and it is how real code looks (observe() needed the model).
-import { TimedSession, withTimeout, type BenchAction, type LibraryAdapter } from '../../core/adapter.js';
+import type { BenchAction, LibraryAdapter } from '../../core/adapter.js';
 import { startModelServer } from '../../core/model.js';
 import { errorText, unavailableOutcomes, type ComparisonContext, type Failed } from '../../core/measurement.js';
 import { formatMs } from '../../core/stats.js';
+import { TimedSession, withTimeout } from '../../core/timed-session.js';
 
 export const ACT_ID = 'act';
 export const ACT_PAGE = '/act.html';

@@ -1,15 +1,16 @@
 // extract(instruction, schema) against a fake model: what each library costs around the model (time
 // beyond the model's, prompt tokens, requests). Both libraries get the same model object, pointing
-// at one fake OpenAI server (llm-model.ts) that answers every request at once.
+// at one fake OpenAI server (core/model.ts) that answers every request at once.
 //
 // Per page, every library navigates (untimed, until `load`) and then one extract(instruction,
 // schema) is timed. As in the page-text measurement, each library keeps one browser for all pages
-// and the libraries alternate page by page (sessions.ts).
-import type { LibraryAdapter, SchemaBuilder, TimedSession } from '../../core/adapter.js';
+// and the libraries alternate page by page (core/page-pool.ts).
+import type { LibraryAdapter, SchemaBuilder } from '../../core/adapter.js';
 import { openPages } from '../../core/page-sets.js';
 import { MODEL_NAME, startModelServer, type BenchModelServer } from '../../core/model.js';
 import type { ComparisonContext, Failed } from '../../core/measurement.js';
 import { PagePool, runPages, type PageResultOf } from '../../core/page-pool.js';
+import type { TimedSession } from '../../core/timed-session.js';
 
 export const EXTRACT_LLM_ID = 'extract-llm';
 

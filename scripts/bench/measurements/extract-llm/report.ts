@@ -1,17 +1,9 @@
 // Markdown for the extract-llm measurement (stdout and the README block).
-import type { LlmCall, LlmOutcome, LlmPageResult, LlmRun } from './measure.js';
-import { ratioHeading, type Column } from '../../core/report.js';
+import { atMost, FAILED, metaLine, NOT_RUN, plural, ratio, ratioCells, ratioHeading, tableHead, tableRow, targetCell, type Cell, type Column } from '../../core/format.js';
+import type { ReportContext } from '../../core/measurement.js';
 import { SETTLE_NOTE } from '../../core/settle.js';
-import { formatMs, formatRatio, median } from '../../core/stats.js';
-
-export interface LlmReportInput {
-  readonly run: LlmRun;
-  readonly ours: Column;
-  /** Stagehand 3.7.3 first (the targets are against it), then 4.4.0. */
-  readonly theirs: readonly Column[];
-  /** "2026-11-22 · Chromium … · Node … · machine" */
-  readonly envLine: string;
-}
+import { formatMs, median } from '../../core/stats.js';
+import type { LlmCall, LlmOutcome, LlmPageResult, LlmRun } from './measure.js';
 
 type Ok = Extract<LlmOutcome, { ok: true }>;
 const ok = (o: LlmOutcome | undefined): Ok | null => (o && o.ok ? o : null);
@@ -19,8 +11,6 @@ const ok = (o: LlmOutcome | undefined): Ok | null => (o && o.ok ? o : null);
 /** One number per page: the median over that page's timed calls. */
 const perPage = (o: Ok, f: (c: LlmCall) => number): number => median(o.calls.map(f));
 const overhead = (c: LlmCall): number => c.ms - c.modelMs;
-
-const plural = (n: number, noun: string): string => `${n} ${noun}${n === 1 ? '' : 's'}`;
 const count = (n: number): string => (Number.isFinite(n) ? Math.round(n).toLocaleString('en-US') : 'n/a');
 
 export interface LlmSummary {
@@ -45,13 +35,13 @@ function values(s: LlmSummary, id: string, f: (c: LlmCall) => number): number[] 
   });
 }
 
-export function renderLlmSummary(input: LlmReportInput): string {
-  const { run, ours, theirs } = input;
+export function renderLlmSummary(run: LlmRun, input: ReportContext): string {
+  const { ours, theirs } = input;
   const all = [ours, ...theirs];
   const s = summarizeLlm(run, all.map((col) => col.id));
-  const cell = (col: Column, f: (c: LlmCall) => number, show: (v: number[]) => string): { text: string; value: number } => {
+  const cell = (col: Column, f: (c: LlmCall) => number, show: (v: number[]) => string): Cell => {
     const v = values(s, col.id, f);
-    if (!v.length) return { text: s.failed.get(col.id)?.length ? 'failed' : '—', value: Number.NaN };
+    if (!v.length) return s.failed.get(col.id)?.length ? FAILED : NOT_RUN;
     return { text: show(v), value: median(v) };
   };
   // Request counts differ by page only when a page is split into chunks; show the spread then.
@@ -65,16 +55,11 @@ export function renderLlmSummary(input: LlmReportInput): string {
     ['prompt tokens per extract (median over pages)', (c) => c.promptTokens, (v) => count(median(v)), 0.5],
     ['model requests per extract', (c) => c.requests, spread, null],
   ];
-  const lines = [
-    `| \`extract(instruction, schema)\` with a fake model | ${all.map((col) => col.label).join(' | ')} | ${theirs.map(ratioHeading).join(' | ')} | target (against ${theirs[0]!.label}) |`,
-    `| --- | ${all.map(() => '---:').join(' | ')} | ${theirs.map(() => '---:').join(' | ')} | --- |`,
-  ];
+  const lines = tableHead('`extract(instruction, schema)` with a fake model', [...all.map((col) => col.label), ...theirs.map(ratioHeading)], [`target (against ${theirs[0]!.label})`]);
   for (const [label, f, show, target] of rows) {
-    const a = cell(ours, f, show);
-    const bs = theirs.map((col) => cell(col, f, show));
-    const ratio = a.value / bs[0]!.value;
-    const verdict = target === null || !Number.isFinite(ratio) ? '' : `≤ ${target.toFixed(2)}×: ${ratio <= target ? 'pass' : 'FAIL'}`;
-    lines.push(`| ${label} | ${[a, ...bs].map((c) => c.text).join(' | ')} | ${bs.map((b) => formatRatio(a.value, b.value)).join(' | ')} | ${verdict} |`);
+    const cells = all.map((col) => cell(col, f, show));
+    const verdict = target === null ? '' : targetCell(`≤ ${target.toFixed(2)}×`, atMost(ratio(cells[0]!.value, cells[1]!.value), target));
+    lines.push(tableRow([label, ...cells.map((c) => c.text), ...ratioCells(cells), verdict]));
   }
   lines.push('');
   const kinds = all
@@ -87,12 +72,12 @@ export function renderLlmSummary(input: LlmReportInput): string {
     const shown = pages.slice(0, 5).map((p) => `${p.page.label} (${(p.outcomes.get(col.id) as { error: string }).error})`);
     lines.push(`${col.label} failed on ${plural(pages.length, 'page')}: ${shown.join(', ')}${pages.length > 5 ? ', …' : ''}.`, '');
   }
-  lines.push(metaLine(input, s));
+  lines.push(facts(run, input, s));
   return `${lines.join('\n')}\n`;
 }
 
-function metaLine(input: LlmReportInput, s: LlmSummary): string {
-  const { run, ours, theirs } = input;
+function facts(run: LlmRun, input: ReportContext, s: LlmSummary): string {
+  const { ours, theirs } = input;
   const st = run.settings;
   const articles = run.pages.filter((p) => p.page.kind === 'article').length;
   const modelMs = (col: Column) => {
@@ -114,5 +99,5 @@ function metaLine(input: LlmReportInput, s: LlmSummary): string {
     `a page slower than ${st.pageDeadlineMs / 1000} s counts as failed`,
     '`npm run bench -- --only extract-llm`',
   ];
-  return `_${parts.join(' · ')}_`;
+  return metaLine(parts);
 }

@@ -2,7 +2,7 @@
 // until `load`) and then extract() is timed; its pageText is kept for size and word recall.
 //
 // Unlike the lifecycle measurement, each library keeps one browser for all pages and the libraries
-// alternate page by page (sessions.ts).
+// alternate page by page (core/page-pool.ts).
 import { missingDemoParts, openPages, tableOnly } from '../../core/page-sets.js';
 import type { ComparisonContext, Failed } from '../../core/measurement.js';
 import { recall, wordCounts, type Recall } from './recall.js';

@@ -1,64 +1,29 @@
 // Markdown for the extraction measurement: the summary (stdout and README) and the per-page file.
-import {
-  TARGETS4,
-  medianMs,
-  ok,
-  pageRecall,
-  ratio,
-  ratioTarget,
-  RECALL_SLACK,
-  summarizeCorpus,
-  TARGETS,
-  verdict,
-  type Below,
-  type CorpusSummary,
-} from './summary.js';
 import { STAGEHAND4_DEADLINE_MS } from '../../core/config.js';
-import { DEMO_PARTS, type ExtractPage } from '../../core/page-sets.js';
-import { IDLE_PROBE, type ExtractRun, type IdleOutcome, type Outcome, type PageResult } from './measure.js';
-import { ratioHeading, type Column } from '../../core/report.js';
-import { recallValue } from './recall.js';
+import { formatBytes, medianCell, metaLine, outcomeCell, plural, ratio, ratioCells, ratioHeading, tableHead, tableRow, verdict, type Cell, type Column } from '../../core/format.js';
+import type { ReportContext } from '../../core/measurement.js';
+import { DEMO_PARTS, host } from '../../core/page-sets.js';
 import { SETTLE_NOTE } from '../../core/settle.js';
-import { formatMs, median } from '../../core/stats.js';
-
-export interface ExtractReportInput {
-  readonly run: ExtractRun;
-  readonly ours: Column;
-  /** Stagehand 3.7.3 first (the targets are against it), then 4.4.0. */
-  readonly theirs: readonly Column[];
-  /** "2026-11-22 · Chromium … · Node … · machine" */
-  readonly envLine: string;
-  /** Link to the per-page file, relative to where the summary is shown. */
-  readonly perPageLink: string;
-}
-
-/** Decimal units, as pageText sizes are compared, not allocated. */
-export function formatBytes(n: number): string {
-  if (!Number.isFinite(n)) return 'n/a';
-  if (n < 1000) return `${n} B`;
-  if (n < 1_000_000) return `${(n / 1000).toFixed(1)} kB`;
-  return `${(n / 1_000_000).toFixed(2)} MB`;
-}
+import { formatRatio } from '../../core/stats.js';
+import { IDLE_PROBE, type ExtractRun, type Outcome, type PageResult } from './measure.js';
+import { recallValue } from './recall.js';
+import { RECALL_SLACK, ratioTarget, summarizeCorpus, TARGETS, TARGETS4, type Below, type CorpusSummary } from './summary.js';
 
 /** Three decimals: a ratio of 0.503 must not read as meeting a 0.50 target. */
-const formatRatio = (ours: number, theirs: number): string => {
-  const r = ratio(ours, theirs);
-  return Number.isFinite(r) ? `${r.toFixed(3)}×` : 'n/a';
-};
-const plural = (n: number, noun: string): string => `${n} ${noun}${n === 1 ? '' : 's'}`;
+const ratio3 = (ours: number, theirs: number): string => formatRatio(ours, theirs, 3);
 const pct = (r: number): string => (Number.isFinite(r) ? `${(100 * r).toFixed(1)}%` : 'n/a');
 const pp = (d: number): string => (Number.isFinite(d) ? `${d >= 0 ? '+' : '−'}${Math.abs(100 * d).toFixed(1)} pp` : 'n/a');
 
-/** A cell for one library on one page: "failed", "—" (not run) or `show` of its outcome. */
-function cell(o: Outcome | undefined, show: (o: Extract<Outcome, { ok: true }>) => string): string {
-  if (!o) return '—';
-  return o.ok ? show(o) : 'failed';
-}
-
-const msCell = (o: Outcome | undefined) => cell(o, (v) => formatMs(medianMs(v)));
-const bytesCell = (o: Outcome | undefined) => cell(o, (v) => formatBytes(v.bytes));
-const recallCell = (o: Outcome | undefined) => cell(o, (v) => pct(recallValue(v.recall)));
-const bytesOf = (o: Outcome | undefined) => ok(o)?.bytes ?? Number.NaN;
+const timeCell = (o: Outcome | undefined): Cell => medianCell(o, (v) => v.times);
+const bytesCell = (o: Outcome | undefined): Cell => outcomeCell(o, (v) => ({ text: formatBytes(v.bytes), value: v.bytes }));
+const recallCell = (o: Outcome | undefined): Cell =>
+  outcomeCell(o, (v) => {
+    const r = recallValue(v.recall);
+    return { text: pct(r), value: r };
+  });
+const texts = (cells: readonly Cell[]): string[] => cells.map((c) => c.text);
+/** Ours minus each other library's, in percentage points. */
+const recallDiffs = (cells: readonly Cell[]): string[] => cells.slice(1).map((c) => pp(cells[0]!.value - c.value));
 
 function pageId(p: PageResult): string {
   return p.page.kind === 'article' ? `\`${p.page.id}\`` : p.page.label;
@@ -72,10 +37,10 @@ function belowLine(b: Below): string {
 /** One summary row: its label, ours then each other library's cell, a ratio against each, the target. */
 type RowFn = (label: string, cells: readonly string[], ratios?: readonly string[], target?: string, target4?: string) => void;
 
-export function renderExtractSummary(input: ExtractReportInput): string {
-  const { run, ours, theirs } = input;
+/** `perPageLink`: the per-page file, relative to where the summary is shown. */
+export function renderExtractSummary(run: ExtractRun, input: ReportContext, perPageLink: string): string {
+  const { ours, theirs } = input;
   const primary = theirs[0]!;
-  const o = (p: PageResult | undefined, col: Column) => p?.outcomes.get(col.id);
   const table = run.pages.find((p) => p.page.kind === 'table');
   const demo = run.pages.find((p) => p.page.kind === 'demo');
   const c = summarizeCorpus(run, { ours: ours.id, theirs: theirs.map((col) => col.id) });
@@ -85,47 +50,35 @@ export function renderExtractSummary(input: ExtractReportInput): string {
   const row: RowFn = (label, cells, ratios = [], target = '', target4 = '') =>
     rows.push([label, ...cells, ...theirs.map((_, i) => ratios[i] ?? ''), target, ...(four >= 0 ? [target4] : [])]);
   const all = [ours, ...theirs];
+  const on = (p: PageResult) => all.map((col) => p.outcomes.get(col.id));
 
   if (table) {
     const label = table.page.label;
-    const a = o(table, ours);
-    const bs = theirs.map((col) => o(table, col));
-    const timeRatios = bs.map((b) => formatRatio(medianMs(a), medianMs(b)));
-    const bytesRatios = bs.map((b) => formatRatio(bytesOf(a), bytesOf(b)));
-    const b4 = four >= 0 ? bs[four] : undefined;
-    row(`${label}: time (median ms)`, [a, ...bs].map(msCell), timeRatios, ratioTarget(ratio(medianMs(a), medianMs(bs[0])), TARGETS.tableTime), ratioTarget(ratio(medianMs(a), medianMs(b4)), TARGETS4.tableTime, STAGEHAND4_LABEL));
-    row(`${label}: bytes`, [a, ...bs].map(bytesCell), bytesRatios, ratioTarget(ratio(bytesOf(a), bytesOf(bs[0])), TARGETS.bytes));
-    row(`${label}: recall of its words`, [a, ...bs].map(recallCell), bs.map((b) => pp(pageRecall(a) - pageRecall(b))));
-    const idle = (col: Column) => run.idleTable.get(col.id);
-    const idleMs = (x: IdleOutcome | undefined, pick: (v: Extract<IdleOutcome, { ok: true }>) => readonly number[]) =>
-      x?.ok ? median(pick(x)) : Number.NaN;
-    const idleCell = (x: IdleOutcome | undefined, pick: (v: Extract<IdleOutcome, { ok: true }>) => readonly number[]) =>
-      !x ? '—' : x.ok ? formatMs(idleMs(x, pick)) : 'failed';
-    const wait = (v: Extract<IdleOutcome, { ok: true }>) => v.waitMs;
-    const after = (v: Extract<IdleOutcome, { ok: true }>) => v.times;
-    row(`${label}: Chrome still at work after \`load\`: \`evaluate("${IDLE_PROBE}")\` sent as \`goto\` resolves (median ms)`, all.map((col) => idleCell(idle(col), wait)));
-    row(
-      `${label}: \`extract()\` sent once that \`evaluate\` is back (median ms)`,
-      all.map((col) => idleCell(idle(col), after)),
-      theirs.map((col) => formatRatio(idleMs(idle(ours), after), idleMs(idle(col), after))),
-    );
+    const t = on(table).map(timeCell);
+    const b = on(table).map(bytesCell);
+    const vs4 = four >= 0 ? t[four + 1]!.value : Number.NaN;
+    row(`${label}: time (median ms)`, texts(t), ratioCells(t, 3), ratioTarget(ratio(t[0]!.value, t[1]!.value), TARGETS.tableTime), ratioTarget(ratio(t[0]!.value, vs4), TARGETS4.tableTime, STAGEHAND4_LABEL));
+    row(`${label}: bytes`, texts(b), ratioCells(b, 3), ratioTarget(ratio(b[0]!.value, b[1]!.value), TARGETS.bytes));
+    row(`${label}: recall of its words`, texts(on(table).map(recallCell)), recallDiffs(on(table).map(recallCell)));
+    // The second pass (IdleOutcome): the evaluate that waits for Chrome, then extract().
+    const idle = all.map((col) => run.idleTable.get(col.id));
+    const wait = idle.map((x) => medianCell(x, (v) => v.waitMs));
+    const after = idle.map((x) => medianCell(x, (v) => v.times));
+    row(`${label}: Chrome still at work after \`load\`: \`evaluate("${IDLE_PROBE}")\` sent as \`goto\` resolves (median ms)`, texts(wait));
+    row(`${label}: \`extract()\` sent once that \`evaluate\` is back (median ms)`, texts(after), ratioCells(after, 3));
   }
   if (demo) {
-    const a = o(demo, ours);
-    const bs = theirs.map((col) => o(demo, col));
-    const parts = (x: Outcome | undefined) => cell(x, (v) => `${DEMO_PARTS.length - (v.missing?.length ?? 0)}/${DEMO_PARTS.length}`);
-    row('demo page: time (median ms)', [a, ...bs].map(msCell), bs.map((b) => formatRatio(medianMs(a), medianMs(b))));
-    row('demo page: bytes', [a, ...bs].map(bytesCell), bs.map((b) => formatRatio(bytesOf(a), bytesOf(b))));
-    row('demo page: parts whose text is there (page, open + closed shadow root, 2 iframes)', [a, ...bs].map(parts));
+    const t = on(demo).map(timeCell);
+    const b = on(demo).map(bytesCell);
+    const parts = on(demo).map((x) => outcomeCell(x, (v) => ({ text: `${DEMO_PARTS.length - (v.missing?.length ?? 0)}/${DEMO_PARTS.length}`, value: Number.NaN })));
+    row('demo page: time (median ms)', texts(t), ratioCells(t, 3));
+    row('demo page: bytes', texts(b), ratioCells(b, 3));
+    row('demo page: parts whose text is there (page, open + closed shadow root, 2 iframes)', texts(parts));
   }
-  if (c.count > 0) corpusRows(c, input, row);
+  if (c.count > 0) corpusRows(c, run, input, row);
 
-  const lines = [
-    `| \`extract()\` page text | ${all.map((col) => col.label).join(' | ')} | ${theirs.map(ratioHeading).join(' | ')} | target (against ${primary.label}) |${four >= 0 ? ` target (against ${theirs[four]!.label}) |` : ''}`,
-    `| --- | ${all.map(() => '---:').join(' | ')} | ${theirs.map(() => '---:').join(' | ')} | --- |${four >= 0 ? ' --- |' : ''}`,
-    ...rows.map((r) => `| ${r.join(' | ')} |`),
-    '',
-  ];
+  const targets = [`target (against ${primary.label})`, ...(four >= 0 ? [`target (against ${theirs[four]!.label})`] : [])];
+  const lines = [...tableHead('`extract()` page text', [...all.map((col) => col.label), ...theirs.map(ratioHeading)], targets), ...rows.map(tableRow), ''];
   if (c.below.length) {
     const shown = c.below.slice(0, 10);
     const more = c.below.length - shown.length;
@@ -142,7 +95,7 @@ export function renderExtractSummary(input: ExtractReportInput): string {
   }
   if (table) lines.push(IDLE_NOTE, '');
   if (theirs.some((col) => col.id === 'stagehand4')) lines.push(STAGEHAND4_NOTE, '');
-  lines.push(metaLine(input, c), '', `Per page: [${input.perPageLink}](${input.perPageLink})`);
+  lines.push(facts(run, input, c), '', `Per page: [${perPageLink}](${perPageLink})`);
   return `${lines.join('\n')}\n`;
 }
 
@@ -162,8 +115,8 @@ export const STAGEHAND4_NOTE =
   'the accessibility outline its `extract(instruction)` sends the model as `DOM:`, timed inside its node 22 child process, ' +
   `with its \`timeout\` raised from its own 20 s to the bench's ${STAGEHAND4_DEADLINE_MS / 1000} s limit for a page.`;
 
-function corpusRows(c: CorpusSummary, input: ExtractReportInput, row: RowFn): void {
-  const { ours, theirs, run } = input;
+function corpusRows(c: CorpusSummary, run: ExtractRun, input: ReportContext, row: RowFn): void {
+  const { ours, theirs } = input;
   const primary = theirs[0]!;
   const all = [ours, ...theirs];
   const n = c.comparable.length;
@@ -180,7 +133,7 @@ function corpusRows(c: CorpusSummary, input: ExtractReportInput, row: RowFn): vo
   const at4 = theirs.findIndex((col) => col.id === 'stagehand4') + 1;
   // Labelled: the README's headline shows one target column for rows of both kinds.
   const vs4 = (values: readonly number[], max: number) => (at4 > 0 ? ratioTarget(ratio(values[0]!, values[at4]!), max, STAGEHAND4_LABEL) : '');
-  row(`${label}: total time (s, ${iters === 1 ? 'one timed call' : `median of ${iters}`} per page)`, t.map(secs), against(t, formatRatio), ratioTarget(ratio(t[0]!, t[1]!), TARGETS.corpusTime), vs4(t, TARGETS4.corpusTime));
+  row(`${label}: total time (s, ${iters === 1 ? 'one timed call' : `median of ${iters}`} per page)`, t.map(secs), against(t, ratio3), ratioTarget(ratio(t[0]!, t[1]!), TARGETS.corpusTime), vs4(t, TARGETS4.corpusTime));
   row(
     `${label}: median per-page time ratio`,
     all.map(() => ''),
@@ -189,7 +142,7 @@ function corpusRows(c: CorpusSummary, input: ExtractReportInput, row: RowFn): vo
       return Number.isFinite(m) ? `${m.toFixed(3)}×` : 'n/a';
     }),
   );
-  row(`${label}: total bytes`, b.map(formatBytes), against(b, formatRatio), ratioTarget(ratio(b[0]!, b[1]!), TARGETS.bytes), vs4(b, TARGETS4.bytes));
+  row(`${label}: total bytes`, b.map(formatBytes), against(b, ratio3), ratioTarget(ratio(b[0]!, b[1]!), TARGETS.bytes), vs4(b, TARGETS4.bytes));
   const recallPass = Number.isFinite(r[0]!) && Number.isFinite(r[1]!) ? r[0]! >= r[1]! : null;
   const recallPass4 = at4 > 0 && Number.isFinite(r[0]!) && Number.isFinite(r[at4]!) ? r[0]! >= r[at4]! : null;
   row(
@@ -209,8 +162,8 @@ function corpusRows(c: CorpusSummary, input: ExtractReportInput, row: RowFn): vo
   );
 }
 
-function metaLine(input: ExtractReportInput, c: CorpusSummary): string {
-  const s = input.run.settings;
+function facts(run: ExtractRun, input: ReportContext, c: CorpusSummary): string {
+  const s = run.settings;
   const parts = [
     input.envLine,
     `table and demo page: median of ${plural(s.extractIterations, 'timed `extract()` call')} after ${s.warmups} untimed`,
@@ -219,15 +172,15 @@ function metaLine(input: ExtractReportInput, c: CorpusSummary): string {
     `bytes = UTF-8 size of \`pageText\`; recall = share of ground-truth words (lowercase letter/digit runs, with multiplicity) found in it, each line read without its node id and role (\`[0-12] link: \`)`,
     `a page slower than ${s.pageDeadlineMs / 1000} s counts as failed`,
   ];
-  if (input.run.corpusTotal === null) parts.push('**corpus missing: real pages not run**');
-  else if (c.count < input.run.corpusTotal) parts.push(`**only ${c.count} of ${input.run.corpusTotal} real pages (\`--corpus-limit\`)**`);
+  if (run.corpusTotal === null) parts.push('**corpus missing: real pages not run**');
+  else if (c.count < run.corpusTotal) parts.push(`**only ${c.count} of ${run.corpusTotal} real pages (\`--corpus-limit\`)**`);
   parts.push('`npm run bench -- --only extract`');
-  return `_${parts.join(' · ')}_`;
+  return metaLine(parts);
 }
 
 /** The per-page file: every page, one row each, plus the pages to look at first. */
-export function renderPerPage(input: ExtractReportInput): string {
-  const { run, ours, theirs } = input;
+export function renderPerPage(run: ExtractRun, input: ReportContext): string {
+  const { ours, theirs } = input;
   const primary = theirs[0]!;
   const all = [ours, ...theirs];
   const c = summarizeCorpus(run, { ours: ours.id, theirs: theirs.map((col) => col.id) });
@@ -236,7 +189,7 @@ export function renderPerPage(input: ExtractReportInput): string {
     '',
     'Written by `npm run bench` (the extraction measurement); the summary is in docs/benchmarks.md.',
     '',
-    metaLine(input, c),
+    facts(run, input, c),
     '',
     ...(theirs.some((col) => col.id === 'stagehand4') ? [STAGEHAND4_NOTE, ''] : []),
     `## Real pages where ${ours.label}'s recall is more than ${100 * RECALL_SLACK} pp below ${primary.label}'s (${c.below.length})`,
@@ -263,32 +216,21 @@ export function renderPerPage(input: ExtractReportInput): string {
   const heads = ['#', 'page', 'source', ...L('ms'), ...R('time ratio'), ...L('bytes'), ...R('bytes ratio'), ...L('recall'), ...R('recall difference')];
   lines.push('', '## All pages', '', `| ${heads.join(' | ')} |`, `| ---: | --- | --- | ${heads.slice(3).map(() => '---:').join(' | ')} |`);
   run.pages.forEach((p, i) => {
-    const a = p.outcomes.get(ours.id);
-    const bs = theirs.map((col) => p.outcomes.get(col.id));
+    const os = all.map((col) => p.outcomes.get(col.id));
+    const [t, b, r] = [os.map(timeCell), os.map(bytesCell), os.map(recallCell)];
+    // The demo page has no ground truth.
     const hasTruth = p.page.truth !== undefined;
-    const rec = (x: Outcome | undefined) => (hasTruth ? recallCell(x) : '—');
     const cells = [
       String(i + 1),
       pageId(p),
       host(p),
-      ...[a, ...bs].map(msCell),
-      ...bs.map((b) => formatRatio(medianMs(a), medianMs(b))),
-      ...[a, ...bs].map(bytesCell),
-      ...bs.map((b) => formatRatio(bytesOf(a), bytesOf(b))),
-      ...[a, ...bs].map(rec),
-      ...bs.map((b) => (hasTruth ? pp(pageRecall(a) - pageRecall(b)) : '—')),
+      ...texts(t),
+      ...ratioCells(t, 3),
+      ...texts(b),
+      ...ratioCells(b, 3),
+      ...(hasTruth ? [...texts(r), ...recallDiffs(r)] : [...all, ...theirs].map(() => '—')),
     ];
-    lines.push(`| ${cells.join(' | ')} |`);
+    lines.push(tableRow(cells));
   });
   return `${lines.join('\n')}\n`;
-}
-
-/** Where a page comes from: an article's original host, or "generated / local". */
-export function host({ page }: { readonly page: ExtractPage }): string {
-  if (!page.source) return page.kind === 'article' ? '' : 'generated / local';
-  try {
-    return new URL(page.source).host;
-  } catch {
-    return '';
-  }
 }

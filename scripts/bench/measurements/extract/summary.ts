@@ -1,7 +1,8 @@
 // The numbers the extraction tables show, and the targets Tendril is held to.
+import { atMost, medianCell, verdict } from '../../core/format.js';
+import { median } from '../../core/stats.js';
 import type { ExtractRun, Outcome, PageResult } from './measure.js';
 import { recallValue, type Recall } from './recall.js';
-import { median } from '../../core/stats.js';
 
 export interface Pair {
   readonly ours: string;
@@ -32,8 +33,7 @@ export function ok(o: Outcome | undefined): Ok | null {
 }
 
 export function medianMs(o: Outcome | undefined): number {
-  const v = ok(o);
-  return v ? median(v.times) : Number.NaN;
+  return medianCell(o, (v) => v.times).value;
 }
 
 export function pageRecall(o: Outcome | undefined): number {
@@ -120,13 +120,5 @@ export function summarizeCorpus(run: ExtractRun, ids: Pair): CorpusSummary {
 export function ratioTarget(ratio: number, max: number, of = ''): string {
   // 1/15 shows as "≤ 1/15×", not as a rounded 0.07 that a 0.068 would seem to meet.
   const goal = Number.isInteger(1 / max) && max < 0.1 ? `1/${1 / max}` : max.toFixed(2);
-  return verdict(`≤ ${goal}×${of ? ` ${of}` : ''}`, Number.isFinite(ratio) ? ratio <= max : null);
-}
-
-export function verdict(goal: string, pass: boolean | null): string {
-  return `${goal}: ${pass === null ? 'n/a' : pass ? 'pass' : '**FAIL**'}`;
-}
-
-export function ratio(ours: number, theirs: number): number {
-  return Number.isFinite(ours) && Number.isFinite(theirs) && theirs > 0 ? ours / theirs : Number.NaN;
+  return verdict(`≤ ${goal}×${of ? ` ${of}` : ''}`, atMost(ratio, max));
 }

@@ -1,6 +1,6 @@
 // Markdown for the install footprint (stdout, and its own block in docs/benchmarks.md: it does not
 // depend on the browser measurements, so a run of it alone may update it).
-import { formatBytes } from '../extract/report.js';
+import { failedLine, formatBytes } from '../../core/format.js';
 import type { FootprintOutcome } from './measure.js';
 
 export const FOOTPRINT_START = '<!-- bench-footprint:start -->';
@@ -29,13 +29,6 @@ export function renderFootprint(outcomes: readonly FootprintOutcome[], envLine: 
   lines.push(`| packages | ${outcomes.map((o) => cell(o, (v) => String(v.packages))).join(' | ')} | ${Number.isFinite(packagesRatio) ? `${packagesRatio.toFixed(3)}×` : 'n/a'} | ${verdict(packagesRatio)} |`);
   lines.push(`| largest packages | ${outcomes.map((o) => cell(o, (v) => v.largest.map((p) => `${p.name} ${formatBytes(p.bytes)}`).join(', '))).join(' | ')} | | |`);
   lines.push('');
-  for (const o of outcomes) if (!o.ok) lines.push(`${o.label} failed: ${o.error.replace(/\.+$/, '')}.`, '');
+  for (const o of outcomes) if (!o.ok) lines.push(failedLine(o.label, o.error), '');
   return lines.join('\n');
-}
-
-/** Whether Tendril met the target (false when it was not measured). */
-export function footprintTargetMet(outcomes: readonly FootprintOutcome[]): boolean {
-  const [ours] = outcomes;
-  const theirs = outcomes.find((o) => o.ok && o.value.label === TARGET_AGAINST);
-  return Boolean(ours?.ok && theirs?.ok && ours.value.bytes < theirs.value.bytes && ours.value.packages < theirs.value.packages);
 }

@@ -7,45 +7,25 @@
 // Both sessions come from the same hosted server (src/hosted/server, in this process), which launches
 // the browser. Tendril's function talks to it directly; Stagehand's Browserbase client goes through a
 // loopback proxy that renames its key header (header-proxy.ts). Both reach the same fake model.
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import { HEADERS } from '../../../../protocol/index.js';
-import { readServerConfig } from '../../../../src/hosted/server/config.js';
-import { startHostedServer, type HostedServer } from '../../../../src/hosted/server/http.js';
-import { Logger } from '../../../../src/logger.js';
-import type { FakeRequest } from '../../../../test/support/fake-model.js';
-import { withTimeout } from '../../core/adapter.js';
-import { bundleStagehandFunction, bundleTendrilFunction, measureExtensionEntry, type BuiltFunction } from './bundles.js';
-import { startHeaderProxy, type HeaderProxy } from './header-proxy.js';
-import { MODEL_NAME, sampleFor, startModelServer, type BenchModelServer } from '../../core/model.js';
+import type { HostedServer } from '../../../../src/hosted/server/http.js';
+import { chromeNow, closeHostedRun, reapChromeSince, startBenchHostedServer } from '../../core/hosted-server.js';
 import { errorText, type ComparisonContext, type Failed } from '../../core/measurement.js';
+import { MODEL_NAME, startModelServer, type BenchModelServer } from '../../core/model.js';
 import { formatMs } from '../../core/stats.js';
 import { ensureStagehandInstalled } from '../../libraries/stagehand.js';
+import { answer, BUTTON, type Instructions } from './answers.js';
+import { bundleStagehandFunction, bundleTendrilFunction, measureExtensionEntry, type BuiltFunction } from './bundles.js';
+import { API_KEY, coldStart, functionVariables, type ColdStart } from './cold-start.js';
+import { startHeaderProxy, type HeaderProxy } from './header-proxy.js';
 
 export const FUNCTION_ID = 'function';
 export const FUNCTION_PAGE = '/act.html';
-/** The button act() is asked to click, by its accessible name (its line in both libraries' page text). */
-const BUTTON = 'Add my vote';
-/** What the function must answer once act() clicked the button once: the fake reads the counter. */
-export const EXPECTED_DATA = 'votes: 1';
-const API_KEY = 'bench-function-key';
-const PROJECT_ID = 'bench';
-const REGION = 'us-east-1';
-/** Runs one cold start in a fresh process. */
-export const CHILD = path.join(path.dirname(fileURLToPath(import.meta.url)), 'child.mjs');
 /** Stagehand's Browserbase client (a Stainless SDK) sends its key in this header. */
 const BROWSERBASE_KEY_HEADER = 'x-bb-api-key';
-
-/** One cold start, ms from the child's first line: until `import()` resolved, until the answer was read. */
-export interface ColdStart {
-  readonly importMs: number;
-  readonly totalMs: number;
-  /** Model requests that arrived during the run. */
-  readonly modelRequests: number;
-}
 
 export type FunctionOutcome =
   | {
@@ -70,11 +50,6 @@ export interface FunctionRun {
   readonly notes: readonly string[];
   /** `tendril/extension` minified without the AI SDK, when Tendril ran; null if it did not build. */
   readonly extensionBytes?: number | null;
-}
-
-interface Instructions {
-  readonly act: string;
-  readonly extract: string;
 }
 
 const BUNDLERS: Record<string, (dir: string) => Promise<BuiltFunction>> = {
@@ -106,7 +81,7 @@ export async function runFunction(ctx: ComparisonContext): Promise<FunctionRun |
   const sessionsLeft = new Map<string, number>(ids.map((id) => [id, 0]));
   const runs = new Map<string, number>(ids.map((id) => [id, 0]));
   const proxied = new Set<string>();
-  const chromeBefore = new Set(env.reaper.snapshot().map((p) => p.pid));
+  const chromeBefore = chromeNow(env);
   let extensionBytes: number | null | undefined;
   let current: Instructions | null = null;
   let model: BenchModelServer | null = null;
@@ -137,18 +112,7 @@ export async function runFunction(ctx: ComparisonContext): Promise<FunctionRun |
     if (!built.size) return result();
 
     model = await startModelServer({ answer: (request) => answer(request, current) });
-    server = await startHostedServer(
-      readServerConfig({
-        PORT: '0',
-        HOSTED_API_KEYS: API_KEY,
-        MAX_SESSIONS: '4',
-        CHROME_PATH: env.launch.executablePath,
-        CHROME_ARGS: env.launch.args.join(' '),
-        // The bench pages are served on loopback, which hosted sessions reach only when allowed.
-        HOSTED_ALLOW_NETWORKS: '127.0.0.0/8,::1',
-      }),
-      new Logger({ verbose: 0, disablePino: true }),
-    );
+    server = await startBenchHostedServer(env, { apiKey: API_KEY, maxSessions: 4 });
     proxy = await startHeaderProxy(server.url, BROWSERBASE_KEY_HEADER, HEADERS.apiKey);
     const variables = functionVariables(env.server.url(FUNCTION_PAGE), model, server, proxy);
 
@@ -175,8 +139,8 @@ export async function runFunction(ctx: ComparisonContext): Promise<FunctionRun |
           current = null;
           const left = await releaseLeftovers(server);
           if (left) sessionsLeft.set(id, sessionsLeft.get(id)! + left);
-          const { survivors } = await env.reaper.settle(env.reaper.snapshot().filter((p) => !chromeBefore.has(p.pid)));
-          if (survivors.length) notes.push(`${FUNCTION_ID}: ${survivors.length} Chrome process(es) of a ${label(id)} session outlived its release and were killed.`);
+          const killed = await reapChromeSince(env, chromeBefore);
+          if (killed) notes.push(`${FUNCTION_ID}: ${killed} Chrome process(es) of a ${label(id)} session outlived its release and were killed.`);
         }
       }
       if (shown.length) log(`${FUNCTION_ID} ${phase}: ${shown.join(' | ')}`);
@@ -186,14 +150,7 @@ export async function runFunction(ctx: ComparisonContext): Promise<FunctionRun |
     for (const id of ids) if (!failures.has(id)) fail(id, errorText(err));
   } finally {
     await proxy?.close();
-    if (server) {
-      await withTimeout('hosted server close()', 15_000, server.close()).catch((err: unknown) => {
-        notes.push(`${FUNCTION_ID}: the hosted server did not close cleanly: ${errorText(err)}`);
-      });
-    }
-    await model?.close();
-    const { survivors } = await env.reaper.settle(env.reaper.snapshot().filter((p) => !chromeBefore.has(p.pid)));
-    if (survivors.length) notes.push(`${FUNCTION_ID}: ${survivors.length} Chrome process(es) of the hosted server outlived its close() and were killed.`);
+    await closeHostedRun({ id: FUNCTION_ID, env, server, model, chromeBefore, notes });
     rmSync(dir, { recursive: true, force: true });
   }
   return result();
@@ -222,106 +179,6 @@ export async function runFunction(ctx: ComparisonContext): Promise<FunctionRun |
   }
 }
 
-type Variables = Record<string, string>;
-
-/** Each function's environment, as a platform would give it: its own variables and nothing else of ours. */
-function functionVariables(page: string, model: BenchModelServer, server: HostedServer, proxy: HeaderProxy): Record<string, (i: Instructions) => Variables> {
-  const base = (i: Instructions): Variables => ({
-    ...(process.env.PATH ? { PATH: process.env.PATH } : {}),
-    ...(process.env.HOME ? { HOME: process.env.HOME } : {}),
-    TARGET_URL: page,
-    ACT_INSTRUCTION: i.act,
-    EXTRACT_INSTRUCTION: i.extract,
-    MODEL_NAME: model.model.modelName,
-    MODEL_API_KEY: model.model.apiKey,
-    MODEL_BASE_URL: model.model.baseURL,
-  });
-  return {
-    tendril: (i) => ({ ...base(i), HOSTED_API_KEY: API_KEY, HOSTED_PROJECT_ID: PROJECT_ID, HOSTED_API_URL: server.url, HOSTED_REGION: REGION }),
-    stagehand: (i) => ({
-      ...base(i),
-      BROWSERBASE_API_KEY: API_KEY,
-      BROWSERBASE_PROJECT_ID: PROJECT_ID,
-      // Read by the Browserbase SDK itself (Stagehand passes it no base URL).
-      BROWSERBASE_BASE_URL: proxy.url,
-      BROWSERBASE_REGION: REGION,
-    }),
-  };
-}
-
-interface ChildResult {
-  readonly importMs?: number;
-  readonly totalMs?: number;
-  readonly status?: number;
-  readonly body?: string;
-  readonly error?: string;
-}
-
-/** One run in a fresh process, and every check on what it answered (each failure throws). */
-async function coldStart(
-  id: string,
-  fn: BuiltFunction,
-  variables: Variables,
-  instructions: Instructions,
-  model: BenchModelServer,
-  proxy: HeaderProxy,
-  timeoutMs: number,
-): Promise<ColdStart> {
-  const requestsBefore = model.fake.requests.length;
-  const callsBefore = proxy.calls.length;
-  const child = await runChild(fn.file, variables, timeoutMs);
-  if (child.error !== undefined) throw new Error(`the function threw: ${child.error.split('\n')[0]}`);
-  const body = child.body ?? '';
-  if (child.status !== 200) throw new Error(`the function answered ${child.status}: ${body.slice(0, 300)}`);
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(body);
-  } catch {
-    throw new Error(`the function answered 200 with a body that is not JSON: ${body.slice(0, 120)}`);
-  }
-  if (JSON.stringify(parsed) !== JSON.stringify({ ok: true, data: EXPECTED_DATA })) {
-    throw new Error(`the function answered 200 ${body.slice(0, 200)}, not {"ok":true,"data":"${EXPECTED_DATA}"}`);
-  }
-  const requests = model.fake.requests.slice(requestsBefore);
-  if (!requests.some((r) => r.prompt.includes(instructions.act))) throw new Error('act() sent the model no request with its instruction');
-  if (id === 'stagehand' && !proxy.calls.slice(callsBefore).some((c) => c.method === 'POST' && c.path === '/v1/sessions' && c.status === 201)) {
-    throw new Error('Stagehand did not create its session through the header proxy');
-  }
-  return { importMs: child.importMs!, totalMs: child.totalMs!, modelRequests: requests.length };
-}
-
-function runChild(file: string, variables: Variables, timeoutMs: number): Promise<ChildResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CHILD, pathToFileURL(file).href, 'POST'], {
-      cwd: path.dirname(file),
-      env: variables,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (chunk: Buffer) => (out += chunk));
-    child.stderr.on('data', (chunk: Buffer) => (err += chunk));
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`no answer within ${timeoutMs} ms`));
-    }, timeoutMs);
-    child.once('error', (error) => {
-      clearTimeout(timer);
-      reject(error);
-    });
-    child.once('close', (code, signal) => {
-      clearTimeout(timer);
-      const line = out.trim().split('\n').at(-1) ?? '';
-      try {
-        resolve(JSON.parse(line) as ChildResult);
-      } catch {
-        const why = err.trim().split('\n').slice(-3).join(' ') || out.trim().slice(-200) || 'no output';
-        reject(new Error(`the process exited (${signal ?? `code ${code}`}) without a result: ${why}`));
-      }
-    });
-  });
-}
-
 /** Ends whatever session a run left running (untimed); returns how many there were. */
 async function releaseLeftovers(server: HostedServer): Promise<number> {
   const left = server.sessions.runningIds();
@@ -329,32 +186,3 @@ async function releaseLeftovers(server: HostedServer): Promise<number> {
   return left.length;
 }
 
-/**
- * The fake model's answers where a value made up from the schema will not do. act (either library's
- * schema has an `elementId`): the vote button's id, read from the page text in the request, and
- * "click". extract (a `value` property, the wrapper both put around z.string()): the counter as the
- * page text in the request shows it, so the function's data says whether act() really clicked.
- * Anything else (Stagehand's metadata request) is left to `sampleFor`.
- */
-function answer(request: FakeRequest, current: Instructions | null): unknown {
-  const schema = request.schema as { properties?: Record<string, unknown> } | undefined;
-  if (!current || !schema) return undefined;
-  if (JSON.stringify(schema).includes('"elementId"') && request.prompt.includes(current.act)) {
-    const id = new RegExp(String.raw`\[([^\]\s]+)\][^\n]*${BUTTON}`).exec(request.prompt)?.[1];
-    if (!id) throw new Error(`fake model (bench): no "${BUTTON}" button in the page text of the act request`);
-    return chooseElement(sampleFor(schema as Parameters<typeof sampleFor>[0]), id);
-  }
-  if (schema.properties?.value !== undefined && request.prompt.includes(current.extract)) {
-    const count = /Votes so far:[\s\S]{0,200}?(?<![\w-])(\d+)(?![\w-])/.exec(request.prompt)?.[1];
-    return { value: count === undefined ? 'no vote counter in the page text' : `votes: ${count}` };
-  }
-  return undefined;
-}
-
-/** `sample` with every object that names an element (Tendril's answer itself, Stagehand's `action`) set to `id`. */
-function chooseElement(sample: unknown, id: string): unknown {
-  if (Array.isArray(sample)) return sample.map((item) => chooseElement(item, id));
-  if (!sample || typeof sample !== 'object') return sample;
-  if ('elementId' in sample) return { ...sample, elementId: id, method: 'click', arguments: [], description: `the "${BUTTON}" button` };
-  return Object.fromEntries(Object.entries(sample).map(([key, value]) => [key, chooseElement(value, id)]));
-}

@@ -1,72 +1,50 @@
 // Markdown for the function measurement (stdout and the README block).
 import path from 'node:path';
 import { REPO_ROOT } from '../../core/config.js';
-import { formatBytes } from '../extract/report.js';
+import { atMost, FAILED, failedLine, formatBytes, medianCell, metaLine, NOT_RUN, plural, ratio, tableHead, tableRow, targetCell, type Cell, type Column } from '../../core/format.js';
+import type { ReportContext } from '../../core/measurement.js';
+import { formatRatio } from '../../core/stats.js';
 import { STAGEHAND_FUNCTION } from './bundles.js';
-import { CHILD, EXPECTED_DATA, FUNCTION_ID, type FunctionOutcome, type FunctionRun } from './measure.js';
-import type { Column } from '../../core/report.js';
-import { formatMs, median } from '../../core/stats.js';
-
-export interface FunctionReportInput {
-  readonly run: FunctionRun;
-  readonly ours: Column;
-  readonly theirs: Column;
-  /** A library shown with a column of its own but not measured here, and why (Stagehand 4.4.0). */
-  readonly notRun?: { readonly col: Column; readonly why: string };
-  /** "2026-11-22 · Chromium … · Node … · machine" */
-  readonly envLine: string;
-}
+import { CHILD, EXPECTED_DATA, type ColdStart } from './cold-start.js';
+import { FUNCTION_ID, type FunctionOutcome, type FunctionRun } from './measure.js';
 
 /** The issue's targets, as ratios Tendril / Stagehand. */
 const TARGETS = { bytes: 0.2, coldStart: 0.5 };
 /** Issue 15's target for `tendril/extension`, in bytes (not a ratio: Stagehand has no such entry). */
 const EXTENSION_TARGET_BYTES = 150_000;
-
-const plural = (n: number, noun: string): string => `${n} ${noun}${n === 1 ? '' : 's'}`;
-
-/** Three decimals: a ratio of 0.503 must not read as meeting a 0.50 target. */
-function ratioText(ours: number, theirs: number): string {
-  return Number.isFinite(ours) && Number.isFinite(theirs) && theirs > 0 ? `${(ours / theirs).toFixed(3)}×` : 'n/a';
-}
-
-function verdict(ours: number, theirs: number, target: number): string {
-  const r = ours / theirs;
-  return Number.isFinite(r) ? `≤ ${target.toFixed(2)}×: ${r <= target ? 'pass' : 'FAIL'}` : '';
-}
-
-interface Cell {
-  readonly text: string;
-  readonly value: number;
-}
-
-const missing: Cell = { text: '—', value: Number.NaN };
-const failed: Cell = { text: 'failed', value: Number.NaN };
+/** Why Stagehand 4.4.0's column says n/a. */
+const NOT_WRITTEN_ON_4 =
+  'not measured yet: the function has not been written on Stagehand 4.4.0 (its `browserbase.launch` would have to reach the local hosted server, and its cold start needs node 22)';
 
 function bytesCell(o: FunctionOutcome | undefined): Cell {
   // The size stands even when the cold start failed: the bundle was built.
-  if (!o) return missing;
-  if (o.bytes === null) return failed;
+  if (!o) return NOT_RUN;
+  if (o.bytes === null) return FAILED;
   return { text: `${formatBytes(o.bytes)} (${o.bytes.toLocaleString('en-US')} B)`, value: o.bytes };
 }
 
-function msCell(o: FunctionOutcome | undefined, pick: (c: { importMs: number; totalMs: number }) => number): Cell {
-  if (!o) return missing;
-  if (!o.ok) return failed;
-  const m = median(o.coldStarts.map(pick));
-  return { text: formatMs(m), value: m };
-}
+const msCell = (o: FunctionOutcome | undefined, pick: (c: ColdStart) => number): Cell => medianCell(o, (v) => v.coldStarts.map(pick));
 
-export function renderFunctionSummary(input: FunctionReportInput): string {
-  const { run, ours, theirs } = input;
+/** Tendril against Stagehand 3.7.3; Stagehand 4.4.0 has a column that says why it is not measured. */
+export function renderFunctionSummary(run: FunctionRun, input: ReportContext): string {
+  const { ours } = input;
+  const theirs = input.theirs[0]!;
+  const col4 = input.theirs.find((col) => col.id === 'stagehand4');
+  const notRun = col4 && { col: col4, why: NOT_WRITTEN_ON_4 };
   const [a, b] = [run.outcomes.get(ours.id), run.outcomes.get(theirs.id)];
-  const { notRun } = input;
-  const lines = [
-    `| the reference function (\`examples/serverless\`), bundled by esbuild | ${ours.label} | ${theirs.label} | ${notRun ? `${notRun.col.label} | ` : ''}ratio | target |`,
-    `| --- | ---: | ---: | ${notRun ? '---: | ' : ''}---: | --- |`,
-  ];
+  const lines = tableHead('the reference function (`examples/serverless`), bundled by esbuild', [ours.label, theirs.label, ...(notRun ? [notRun.col.label] : []), 'ratio'], ['target']);
   const none = notRun ? 'n/a | ' : '';
   const row = (label: string, x: Cell, y: Cell, target?: number) =>
-    lines.push(`| ${label} | ${x.text} | ${y.text} | ${none}${ratioText(x.value, y.value)} | ${target === undefined ? '' : verdict(x.value, y.value, target)} |`);
+    lines.push(
+      tableRow([
+        label,
+        x.text,
+        y.text,
+        ...(notRun ? ['n/a'] : []),
+        formatRatio(x.value, y.value, 3),
+        target === undefined ? '' : targetCell(`≤ ${target.toFixed(2)}×`, atMost(ratio(x.value, y.value), target)),
+      ]),
+    );
   row('bundle: one minified ES module for Node', bytesCell(a), bytesCell(b), TARGETS.bytes);
   row('cold start: `import()` + first request, median (ms)', msCell(a, (c) => c.totalMs), msCell(b, (c) => c.totalMs), TARGETS.coldStart);
   row('… of which `import()`, median (ms)', msCell(a, (c) => c.importMs), msCell(b, (c) => c.importMs));
@@ -80,7 +58,7 @@ export function renderFunctionSummary(input: FunctionReportInput): string {
   if (notRun) lines.push(`${notRun.col.label}: n/a, ${notRun.why}.`, '');
   for (const col of [ours, theirs]) {
     const o = run.outcomes.get(col.id);
-    if (o && !o.ok) lines.push(`${col.label} failed: ${o.error.replace(/\.+$/, '')}.`, '');
+    if (o && !o.ok) lines.push(failedLine(col.label, o.error), '');
   }
   lines.push(
     `Bundle: esbuild, \`platform: "node"\`, \`target: "node18"\`, \`format: "esm"\`, minified, the \`createRequire\` banner of \`scripts/function-bundle.ts\`; ` +
@@ -103,14 +81,15 @@ export function renderFunctionSummary(input: FunctionReportInput): string {
     '',
   );
   const { iterations, warmups } = run.settings;
-  const parts = [
-    input.envLine,
-    `median of ${plural(iterations, 'cold start')} per library after ${warmups} untimed, libraries alternating, each in a fresh process`,
-    `model: \`${run.modelName}\` on the fake OpenAI server of \`extract-llm\`, answering at once${modelRequests(run, ours, theirs)}`,
-    `ratio = ${ours.label} / ${theirs.label}`,
-    `\`npm run bench -- --only ${FUNCTION_ID}\``,
-  ];
-  lines.push(`_${parts.join(' · ')}_`);
+  lines.push(
+    metaLine([
+      input.envLine,
+      `median of ${plural(iterations, 'cold start')} per library after ${warmups} untimed, libraries alternating, each in a fresh process`,
+      `model: \`${run.modelName}\` on the fake OpenAI server of \`extract-llm\`, answering at once${modelRequests(run, ours, theirs)}`,
+      `ratio = ${ours.label} / ${theirs.label}`,
+      `\`npm run bench -- --only ${FUNCTION_ID}\``,
+    ]),
+  );
   return `${lines.join('\n')}\n`;
 }
 

@@ -5,13 +5,12 @@
 // The server runs in this process (src/hosted/server), its browser is launched by it on a session
 // request, and the model is the fake of extract-llm, made to take a fixed time per reply: a HIT is
 // worth exactly the model call it avoids, so that call has to cost what a real one roughly does.
-import { readServerConfig } from '../../../../src/hosted/server/config.js';
-import { startHostedServer, type HostedServer } from '../../../../src/hosted/server/http.js';
-import { Logger } from '../../../../src/logger.js';
-import { TimedSession, withTimeout } from '../../core/adapter.js';
+import type { HostedServer } from '../../../../src/hosted/server/http.js';
+import { chromeNow, closeHostedRun, startBenchHostedServer } from '../../core/hosted-server.js';
 import { MODEL_NAME, startModelServer, type BenchModelServer } from '../../core/model.js';
 import { errorText, type ComparisonContext, type Failed } from '../../core/measurement.js';
 import { formatMs } from '../../core/stats.js';
+import { TimedSession } from '../../core/timed-session.js';
 import { hostedTendrilSession } from '../../libraries/tendril.js';
 import { INSTRUCTION, SCHEMA } from '../extract-llm/measure.js';
 
@@ -67,22 +66,13 @@ export async function runHostedCache(ctx: ComparisonContext): Promise<HostedCach
   const pairs: CachePair[] = [];
   let outcome: HostedCacheOutcome;
   // Whatever Chrome the server starts and does not close is found against this.
-  const chromeBefore = new Set(env.reaper.snapshot().map((p) => p.pid));
+  const chromeBefore = chromeNow(env);
   let model: BenchModelServer | null = null;
   let server: HostedServer | null = null;
   let session: TimedSession | null = null;
   try {
     model = await startModelServer({ delayMs: MODEL_LATENCY_MS });
-    const config = readServerConfig({
-      PORT: '0',
-      HOSTED_API_KEYS: API_KEY,
-      MAX_SESSIONS: '1',
-      CHROME_PATH: env.launch.executablePath,
-      CHROME_ARGS: env.launch.args.join(' '),
-      // The bench pages are served on loopback, which hosted sessions reach only when allowed.
-      HOSTED_ALLOW_NETWORKS: '127.0.0.0/8,::1',
-    });
-    server = await startHostedServer(config, new Logger({ verbose: 0, disablePino: true }));
+    server = await startBenchHostedServer(env, { apiKey: API_KEY, maxSessions: 1 });
     session = new TimedSession(tendril, hostedTendrilSession({ url: server.url, apiKey: API_KEY }, model.model), env);
     await session.init();
     const pair = pairRunner(session, model, ctx);
@@ -103,15 +93,7 @@ export async function runHostedCache(ctx: ComparisonContext): Promise<HostedCach
     // The client first (it releases its session, whose browser the server then closes), then the
     // server (closing any session left), then whatever Chrome either left behind.
     await session?.dispose();
-    if (server) {
-      await withTimeout('hosted server close()', 15_000, server.close()).catch((err: unknown) => {
-        notes.push(`${HOSTED_CACHE_ID}: the hosted server did not close cleanly: ${errorText(err)}`);
-      });
-    }
-    await model?.close();
-    const left = env.reaper.snapshot().filter((p) => !chromeBefore.has(p.pid));
-    const { survivors } = await env.reaper.settle(left);
-    if (survivors.length) notes.push(`${HOSTED_CACHE_ID}: ${survivors.length} Chrome process(es) of the hosted server outlived its close() and were killed.`);
+    await closeHostedRun({ id: HOSTED_CACHE_ID, env, server, model, chromeBefore, notes });
   }
   return { ...base, outcome, notes };
 }

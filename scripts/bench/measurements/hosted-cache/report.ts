@@ -1,39 +1,25 @@
 // Markdown for the hosted-cache measurement (stdout and the README block).
+import { failedLine, metaLine, plural, tableHead, tableRow } from '../../core/format.js';
+import type { ReportContext } from '../../core/measurement.js';
+import { formatMs, formatRatio, median } from '../../core/stats.js';
 import { HOSTED_CACHE_ID, type HostedCacheRun } from './measure.js';
-import { formatMs, median } from '../../core/stats.js';
-
-export interface HostedCacheReportInput {
-  readonly run: HostedCacheRun;
-  /** "2026-11-22 · Chromium … · Node … · machine" */
-  readonly envLine: string;
-}
-
-const plural = (n: number, noun: string): string => `${n} ${noun}${n === 1 ? '' : 's'}`;
 
 /** HIT / MISS; a HIT costs a small fraction of a MISS, so two decimals would often read 0.01×. */
-function ratio(hit: number, miss: number): string {
-  if (!Number.isFinite(hit) || !Number.isFinite(miss) || miss <= 0) return 'n/a';
-  const r = hit / miss;
-  return `${r < 0.1 ? r.toFixed(3) : r.toFixed(2)}×`;
-}
+const ratio = (hit: number, miss: number): string => formatRatio(hit, miss, hit / miss < 0.1 ? 3 : 2);
 
-export function renderHostedCacheSummary(input: HostedCacheReportInput): string {
-  const { run } = input;
+export function renderHostedCacheSummary(run: HostedCacheRun, input: ReportContext): string {
   const o = run.outcome;
-  const lines = [
-    '| `extract(instruction, schema)` in env "HOSTED", server cache (Tendril only) | MISS, median (ms) | HIT, median (ms) | HIT / MISS |',
-    '| --- | ---: | ---: | ---: |',
-  ];
+  const lines = tableHead('`extract(instruction, schema)` in env "HOSTED", server cache (Tendril only)', ['MISS, median (ms)', 'HIT, median (ms)', 'HIT / MISS']);
   const rows: Array<[string, (p: { page: string }) => boolean]> = run.pages.map((page) => [`\`${page.replace(/^\//, '')}\``, (p) => p.page === page]);
   if (run.pages.length > 1) rows.push(['all pages', () => true]);
   for (const [label, keep] of rows) {
     if (!o.ok) {
-      lines.push(`| ${label} | failed | failed | n/a |`);
+      lines.push(tableRow([label, 'failed', 'failed', 'n/a']));
       continue;
     }
     const pairs = o.pairs.filter(keep);
     const [miss, hit] = [median(pairs.map((p) => p.miss)), median(pairs.map((p) => p.hit))];
-    lines.push(`| ${label} | ${formatMs(miss)} | ${formatMs(hit)} | ${ratio(hit, miss)} |`);
+    lines.push(tableRow([label, formatMs(miss), formatMs(hit), ratio(hit, miss)]));
   }
   lines.push('');
   lines.push(
@@ -44,13 +30,12 @@ export function renderHostedCacheSummary(input: HostedCacheReportInput): string 
     '**Tendril only**: neither Stagehand 3.7.3 nor 4.4.0 has a hosted server one can run oneself (4.4.0\'s `apiUrl` is Browserbase\'s regional service), so unlike every other table here this one is no ratio against Stagehand (n/a for both); the ratio is HIT / MISS.',
     '',
   );
-  if (!o.ok) lines.push(`Tendril failed: ${o.error.replace(/\.+$/, '')}.`, '');
-  lines.push(metaLine(input));
+  if (!o.ok) lines.push(failedLine('Tendril', o.error), '');
+  lines.push(facts(run, input));
   return `${lines.join('\n')}\n`;
 }
 
-function metaLine(input: HostedCacheReportInput): string {
-  const { run } = input;
+function facts(run: HostedCacheRun, input: ReportContext): string {
   const { iterations, warmups } = run.settings;
   const requests = run.outcome.ok ? [...new Set(run.outcome.pairs.map((p) => p.missRequests))].sort((a, b) => a - b) : [];
   const parts = [
@@ -62,5 +47,5 @@ function metaLine(input: HostedCacheReportInput): string {
     `median of ${plural(iterations, 'iteration')} per page after ${plural(warmups, 'untimed warm-up')}`,
     `\`npm run bench -- --only ${HOSTED_CACHE_ID}\``,
   ];
-  return `_${parts.join(' · ')}_`;
+  return metaLine(parts);
 }

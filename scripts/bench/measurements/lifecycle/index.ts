@@ -1,6 +1,6 @@
 // init(), the first goto of a fresh client to a small local page, and close().
-import { withSession } from '../../core/adapter.js';
-import type { Measurement } from '../../core/measurement.js';
+import { withSession } from '../../core/timed-session.js';
+import type { Measurement } from '../../core/timing.js';
 
 export const lifecycle: Measurement = {
   id: 'lifecycle',

@@ -3,13 +3,14 @@
 //
 // Unlike the extract measurement (goto until `load`), nothing is asked of goto: this is what a
 // caller who writes `page.goto(url)` gets. The pages are served and the browsers started the same
-// way (sessions.ts: one browser per library, remote resources failing at once, libraries
+// way (core/page-pool.ts: one browser per library, remote resources failing at once, libraries
 // alternating page by page, a page past the per-page deadline failed and its browser replaced).
-import { BenchTimeoutError, type DialogSeen, type LibraryAdapter, type TimedSession } from '../../core/adapter.js';
+import type { DialogSeen, LibraryAdapter } from '../../core/adapter.js';
 import { openPages } from '../../core/page-sets.js';
 import { errorText, type ComparisonContext, type Failed } from '../../core/measurement.js';
 import { PageFailure, PagePool, runPages, type PageResultOf } from '../../core/page-pool.js';
 import { median } from '../../core/stats.js';
+import { BenchTimeoutError, type TimedSession } from '../../core/timed-session.js';
 
 export const REAL_PAGES_ID = 'real-pages';
 

@@ -1,29 +1,16 @@
 // Markdown for the real-pages measurement: the summary (stdout and README) and the per-page file.
-import { formatBytes, host } from '../extract/report.js';
 import { STAGEHAND4_DEADLINE_MS } from '../../core/config.js';
-import { verdict } from '../extract/summary.js';
-import type { Failed } from '../../core/measurement.js';
-import type { RealFailed, RealOutcome, RealPageResult, RealPagesRun, RealRead } from './measure.js';
-import { ratioHeading, type Column } from '../../core/report.js';
+import { formatBytes, metaLine, NOT_RUN, plural, ratioCells, ratioHeading, tableHead, tableRow, verdict, type Cell, type Column } from '../../core/format.js';
+import type { Failed, ReportContext } from '../../core/measurement.js';
+import { host } from '../../core/page-sets.js';
 import { SETTLE_NOTE } from '../../core/settle.js';
 import { formatMs, formatRatio, median } from '../../core/stats.js';
-
-export interface RealPagesReportInput {
-  readonly run: RealPagesRun;
-  readonly ours: Column;
-  /** Stagehand 3.7.3 first, then 4.4.0: one column and one ratio each. */
-  readonly theirs: readonly Column[];
-  /** "2026-11-22 · Chromium … · Node … · machine" */
-  readonly envLine: string;
-  /** Link to the per-page file, relative to where the summary is shown. */
-  readonly perPageLink: string;
-}
+import type { RealFailed, RealOutcome, RealPageResult, RealPagesRun, RealRead } from './measure.js';
 
 const read = (o: RealOutcome | undefined): RealRead | null => (o && o.ok ? o : null);
 const failure = (o: RealOutcome | undefined): RealFailed | Failed | null => (o && !o.ok ? o : null);
 /** A library that could not even be loaded has no classified cause. */
 const causeOf = (o: RealFailed | Failed): string => ('cause' in o ? o.cause : 'library not available');
-const plural = (n: number, noun: string): string => `${n} ${noun}${n === 1 ? '' : 's'}`;
 const secs = (ms: number): string => (Number.isFinite(ms) ? (ms / 1000).toFixed(1) : 'n/a');
 const pageId = (p: RealPageResult): string => `\`${p.page.id}\``;
 
@@ -66,8 +53,9 @@ function times(s: RealPagesSummary, id: string, f: (o: RealRead) => number): num
   return s.comparable.map((p) => f(read(p.outcomes.get(id))!));
 }
 
-export function renderRealPagesSummary(input: RealPagesReportInput): string {
-  const { run, ours, theirs } = input;
+/** `perPageLink`: the per-page file, relative to where the summary is shown. */
+export function renderRealPagesSummary(run: RealPagesRun, input: ReportContext, perPageLink: string): string {
+  const { ours, theirs } = input;
   const s = summarizeRealPages(run, ours, theirs);
   const cols = [ours, ...theirs];
   const ran = (col: Column) => s.read.has(col.id);
@@ -91,22 +79,27 @@ export function renderRealPagesSummary(input: RealPagesReportInput): string {
   const n = s.comparable.length;
   if (n > 0) {
     const label = n === s.count ? `${s.count} pages` : `${n} of ${s.count} pages (those ${cols.filter(ran).length > 1 ? 'all' : 'it'} read)`;
-    const stat = (col: Column, f: (o: RealRead) => number, of: (v: number[]) => number) => (ran(col) ? of(times(s, col.id, f)) : Number.NaN);
+    // Over the comparable pages, `of` the per-page values `f` takes, shown by `show`.
+    const stat = (f: (o: RealRead) => number, of: (v: number[]) => number, show: (v: number) => string) =>
+      cols.map((col): Cell => {
+        if (!ran(col)) return NOT_RUN;
+        const v = of(times(s, col.id, f));
+        return { text: show(v), value: v };
+      });
     const sum = (v: number[]) => v.reduce((t, x) => t + x, 0);
     const goto = (o: RealRead) => o.gotoMs;
     const extract = (o: RealRead) => o.extractMs;
     for (const [what, f] of [['`goto(url)`', goto], ['`extract()`', extract]] as const) {
-      const totals = cols.map((col) => stat(col, f, sum));
-      const medians = cols.map((col) => stat(col, f, median));
-      row(`${label}: ${what} total (s)`, cols.map((col, i) => (ran(col) ? secs(totals[i]!) : '—')), totals.slice(1).map((t) => formatRatio(totals[0]!, t)));
-      row(`${label}: ${what} median per page (ms)`, cols.map((col, i) => (ran(col) ? formatMs(medians[i]!) : '—')), medians.slice(1).map((m) => formatRatio(medians[0]!, m)));
+      const totals = stat(f, sum, secs);
+      const medians = stat(f, median, formatMs);
+      row(`${label}: ${what} total (s)`, totals.map((c) => c.text), ratioCells(totals));
+      row(`${label}: ${what} median per page (ms)`, medians.map((c) => c.text), ratioCells(medians));
     }
   }
 
   const lines = [
-    `| \`goto(url)\` with each library's default, then \`extract()\`, on the real pages | ${cols.map((col) => col.label).join(' | ')} | ${theirs.map(ratioHeading).join(' | ')} | target |`,
-    `| --- | ${cols.map(() => '---:').join(' | ')} | ${theirs.map(() => '---:').join(' | ')} | --- |`,
-    ...rows.map((r) => `| ${r.join(' | ')} |`),
+    ...tableHead("`goto(url)` with each library's default, then `extract()`, on the real pages", [...cols.map((col) => col.label), ...theirs.map(ratioHeading)], ['target']),
+    ...rows.map(tableRow),
     '',
   ];
   for (const col of cols) {
@@ -123,7 +116,7 @@ export function renderRealPagesSummary(input: RealPagesReportInput): string {
     const counts = withDialogs.map(([col, count]) => `${col.label} ${count}`).join(', ');
     lines.push(`Pages that opened a JavaScript dialog: ${counts} (listed in the per-page file).`, '');
   }
-  lines.push(metaLine(input, s), '', `Per page: [${input.perPageLink}](${input.perPageLink})`);
+  lines.push(facts(run, input, s), '', `Per page: [${perPageLink}](${perPageLink})`);
   return `${lines.join('\n')}\n`;
 }
 
@@ -131,8 +124,8 @@ function dialogsOf(o: RealOutcome | undefined) {
   return o && 'dialogs' in o ? o.dialogs : [];
 }
 
-function metaLine(input: RealPagesReportInput, s: RealPagesSummary): string {
-  const { run, ours, theirs } = input;
+function facts(run: RealPagesRun, input: ReportContext, s: RealPagesSummary): string {
+  const { ours, theirs } = input;
   const st = run.settings;
   const parts = [
     input.envLine,
@@ -149,15 +142,15 @@ function metaLine(input: RealPagesReportInput, s: RealPagesSummary): string {
   if (run.corpusTotal === null) parts.push('**corpus missing: real pages not run**');
   else if (s.count < run.corpusTotal) parts.push(`**only ${s.count} of ${run.corpusTotal} real pages (\`--corpus-limit\`)**`);
   parts.push('`npm run bench -- --only real-pages`');
-  return `_${parts.join(' · ')}_`;
+  return metaLine(parts);
 }
 
 const dialogText = (d: { type: string; message: string; open: boolean }) =>
   `${d.type} ${JSON.stringify(d.message)}${d.open ? ' (still open)' : ''}`;
 
 /** The per-page file: the failures with their causes, the dialogs, then every page. */
-export function renderRealPagesPerPage(input: RealPagesReportInput): string {
-  const { run, ours, theirs } = input;
+export function renderRealPagesPerPage(run: RealPagesRun, input: ReportContext): string {
+  const { ours, theirs } = input;
   const s = summarizeRealPages(run, ours, theirs);
   const cols = [ours, ...theirs];
   const lines = [
@@ -165,7 +158,7 @@ export function renderRealPagesPerPage(input: RealPagesReportInput): string {
     '',
     'Written by `npm run bench` (the real-pages measurement); the summary is in docs/benchmarks.md.',
     '',
-    metaLine(input, s),
+    facts(run, input, s),
     '',
   ];
 
@@ -224,7 +217,7 @@ export function renderRealPagesPerPage(input: RealPagesReportInput): string {
       ...bs.map((b) => formatRatio(extractOf(a), extractOf(b))),
       ...os.map(bytes),
     ];
-    lines.push(`| ${cells.join(' | ')} |`);
+    lines.push(tableRow(cells));
   });
   return `${lines.join('\n')}\n`;
 }

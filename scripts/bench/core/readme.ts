@@ -1,69 +1,9 @@
-// Markdown table rendering and the README block update.
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { formatMs, formatRatio, median } from './stats.js';
-
-export interface RowResult {
-  readonly label: string;
-  /** Samples in ms, by library id. */
-  readonly samples: ReadonlyMap<string, readonly number[]>;
-  /** Failure message, by library id, when a library could not complete this row. */
-  readonly failures: ReadonlyMap<string, string>;
-}
-
-export interface Column {
-  readonly id: string;
-  readonly label: string;
-}
-
-export interface TableInput {
-  readonly ours: Column;
-  /** The libraries compared with ours, one column and one ratio each (Stagehand 3.7.3, 4.4.0). */
-  readonly theirs: readonly Column[];
-  readonly rows: readonly RowResult[];
-  readonly meta: string;
-}
-
-function cell(row: RowResult, id: string): { text: string; value: number } {
-  const failure = row.failures.get(id);
-  if (failure !== undefined) return { text: 'failed', value: Number.NaN };
-  const samples = row.samples.get(id);
-  if (!samples || samples.length === 0) return { text: '—', value: Number.NaN };
-  const m = median(samples);
-  return { text: formatMs(m), value: m };
-}
-
-export function renderTable(input: TableInput): string {
-  const { ours, theirs } = input;
-  const lines = [
-    `| measurement | ${[ours, ...theirs].map((c) => `${c.label} median (ms)`).join(' | ')} | ${theirs.map(ratioHeading).join(' | ')} |`,
-    `| --- | ${[ours, ...theirs].map(() => '---:').join(' | ')} | ${theirs.map(() => '---:').join(' | ')} |`,
-  ];
-  for (const row of input.rows) {
-    const a = cell(row, ours.id);
-    const bs = theirs.map((c) => cell(row, c.id));
-    lines.push(`| ${row.label} | ${[a, ...bs].map((c) => c.text).join(' | ')} | ${bs.map((b) => formatRatio(a.value, b.value)).join(' | ')} |`);
-  }
-  return `${lines.join('\n')}\n\n${input.meta}\n`;
-}
-
-/** The heading of the ratio column against `col`: "ratio / 4.4.0" (ours divided by theirs). */
-export function ratioHeading(col: Column): string {
-  return `ratio / ${col.label.replace(/^Stagehand /, '')}`;
-}
-
-/** Spread of every sample set, for --verbose. */
-export function renderDetails(input: TableInput): string {
-  const out: string[] = [];
-  for (const row of input.rows) {
-    for (const col of [input.ours, ...input.theirs]) {
-      const s = row.samples.get(col.id);
-      if (s && s.length) out.push(`${row.label} — ${col.label}: ${s.map(formatMs).join(', ')}`);
-      const f = row.failures.get(col.id);
-      if (f) out.push(`${row.label} — ${col.label}: failed: ${f}`);
-    }
-  }
-  return out.join('\n');
-}
+// What the bench writes besides stdout: its blocks in docs/benchmarks.md and README.md (what stands
+// between their markers, and the README's headline, taken from the full tables), and the per-page
+// files under results/.
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { REPO_ROOT, RESULTS_DIR } from './config.js';
 
 export const README_START = '<!-- bench:start -->';
 export const README_END = '<!-- bench:end -->';
@@ -154,4 +94,19 @@ export function renderHeadline(tables: string): string {
     '| --- | ---: | ---: | ---: | ---: | ---: | --- |',
     ...rows,
   ].join('\n');
+}
+
+/**
+ * A summary that links a per-page file under results/ (committed as the latest results): writes
+ * the file and returns the summary. The link is the file's path from the repository root, as
+ * docs/benchmarks.md links it; stdout readers get the same path.
+ */
+export function withPerPageFile(name: string, log: (line: string) => void, render: (link: string) => { summary: string; perPage: string }): string {
+  const file = path.join(RESULTS_DIR, name);
+  const link = path.relative(REPO_ROOT, file);
+  const { summary, perPage } = render(link);
+  mkdirSync(RESULTS_DIR, { recursive: true });
+  writeFileSync(file, perPage);
+  log(`wrote ${link}`);
+  return summary;
 }

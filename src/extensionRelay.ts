@@ -2,6 +2,6 @@
 // extension that lets Tendril processes elsewhere (and any CDP client) drive the tabs its user
 // shares. Apart from `tendril/extension`, so that an extension without the relay does not carry it.
 // No Node built-in, as for `tendril/extension`.
-export { RelayBridge, type RelayBridgeOptions, type RelayStatus } from './relay/bridge.js';
+export { RelayBridge, type RelayBridgeOptions, type RelayStatus } from './relay/extensionSide.js';
 export type { ChromeDebuggerApi, ChromeTabsApi } from './cdp/extensionTransport.js';
 export * from './errors.js';

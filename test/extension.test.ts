@@ -69,7 +69,7 @@ describe('the tendril/extension bundle', () => {
     console.info(`tendril/extension: ${(bytes / 1000).toFixed(1)} kB minified without the AI SDK`);
     expect(bytes).toBeLessThan(EXTENSION_SIZE_TARGET);
     expect(inputs).toContain('src/extension.ts');
-    expect(inputs.filter((file) => /src\/browser\/(launch|bridge|downloads|attach|hosted)\.ts|src\/hosted\/|protocol\/(?!headers\.ts)|node_modules\/(ws|zod|pino)\//.test(file))).toEqual([]);
+    expect(inputs.filter((file) => /src\/browser\/(launch|cdpBridge|downloads|attach)\.ts|src\/hosted\/|protocol\/(?!headers\.ts)|node_modules\/(ws|zod|pino)\//.test(file))).toEqual([]);
   });
 
   it('fails the build when a Node built-in slips in, naming the importer', async () => {

@@ -1,40 +1,9 @@
 import { BrowserConnectError, ConnectionClosedError } from '../errors.js';
 import { withDeadline } from '../util/time.js';
+import { detachReason, errorText, protocolError, rootError, type ChromeDebuggerApi, type ChromeTabsApi, type DebuggerSource } from './chromeDebugger.js';
 import type { Transport } from './transport.js';
 
-/*
- * The few parts of the extension APIs this file uses, typed here so that neither @types/chrome nor
- * a global `chrome` is needed to compile it: the caller passes `chrome.debugger` (and `chrome.tabs`).
- */
-
-/** Where a chrome.debugger command goes, or where an event came from. */
-export interface DebuggerSource {
-  tabId?: number;
-  extensionId?: string;
-  targetId?: string;
-  /** A flattened child session (an out-of-process iframe) inside the tab. */
-  sessionId?: string;
-}
-
-interface ChromeEvent<Listener> {
-  addListener(listener: Listener): void;
-  removeListener(listener: Listener): void;
-}
-
-export interface ChromeDebuggerApi {
-  attach(target: DebuggerSource, requiredVersion: string): Promise<void>;
-  detach(target: DebuggerSource): Promise<void>;
-  sendCommand(target: DebuggerSource, method: string, commandParams?: object): Promise<unknown>;
-  getTargets(): Promise<Array<{ id: string; tabId?: number; type: string; title: string; url: string; attached?: boolean }>>;
-  onEvent: ChromeEvent<(source: DebuggerSource, method: string, params?: object) => void>;
-  onDetach: ChromeEvent<(source: DebuggerSource, reason: string) => void>;
-}
-
-/** Only needed for Target.createTarget and Target.closeTarget on the root session. */
-export interface ChromeTabsApi {
-  create(properties: { url?: string; active?: boolean }): Promise<{ id?: number }>;
-  remove(tabId: number): Promise<void>;
-}
+export type { ChromeDebuggerApi, ChromeTabsApi, DebuggerSource };
 
 export interface ExtensionTransportOptions {
   /** `chrome.tabs`: lets the root session open and close tabs (Context.newPage, Page.close). */
@@ -69,8 +38,6 @@ interface Message {
   sessionId?: string;
 }
 
-/** Chrome's own code for a command it will not run; a made-up one would mislead. */
-const SERVER_ERROR = -32000;
 /** Chrome's answer to a message for a session it does not know. */
 const NO_SESSION = -32001;
 const DEFAULT_TIMEOUT_MS = 10_000;
@@ -398,37 +365,4 @@ export class ExtensionTransport implements Transport {
     if (this.#closed) return;
     this.onmessage?.(JSON.stringify(message));
   }
-}
-
-function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
-/** Chrome reports a refused command as an Error whose message is the protocol error as JSON text. */
-function protocolError(error: unknown): { code: number; message: string; data?: string } {
-  const text = errorText(error);
-  try {
-    const parsed = JSON.parse(text) as { code?: unknown; message?: unknown; data?: unknown };
-    if (parsed && typeof parsed.message === 'string') {
-      const out: { code: number; message: string; data?: string } = {
-        code: typeof parsed.code === 'number' ? parsed.code : SERVER_ERROR,
-        message: parsed.message,
-      };
-      if (typeof parsed.data === 'string') out.data = parsed.data;
-      return out;
-    }
-  } catch {
-    // Not JSON: an extension API error in words ("Debugger is not attached to the tab ...").
-  }
-  return { code: SERVER_ERROR, message: text };
-}
-
-function rootError(message: string): Error {
-  return new Error(JSON.stringify({ code: SERVER_ERROR, message }));
-}
-
-function detachReason(reason: string): string {
-  if (reason === 'target_closed') return 'the tab was closed, or navigated to a page an extension may not debug';
-  if (reason === 'canceled_by_user') return 'the user cancelled debugging from the browser infobar';
-  return `chrome.debugger detached (${reason})`;
 }

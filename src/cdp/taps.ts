@@ -1,5 +1,5 @@
 // Other clients sharing one Connection: the connectURL() bridge gives Playwright or Puppeteer a
-// browser session of their own on it (browser/bridge.ts), and the hosted server's guard asks the
+// browser session of their own on it (browser/cdpBridge.ts), and the hosted server's guard asks the
 // browser on their behalf. Their sessions and answers are routed here, kept away from ours. Only
 // Node code uses this (the bridge serves a WebSocket), so the extension bundle carries none of it.
 import type { Connection, RawMessage } from './connection.js';

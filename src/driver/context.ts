@@ -147,7 +147,7 @@ export class Context extends Emitter<{ page: Page }> {
     const session = parent.childSession(event.sessionId);
     if (!session) return;
     const { targetId, type, url } = event.targetInfo;
-    // A browser session is a connectURL() client's (see browser/bridge.ts): not ours to detach.
+    // A browser session is a connectURL() client's (see browser/cdpBridge.ts): not ours to detach.
     if (type === 'browser') return;
     if (type !== 'page') {
       releaseTarget(parent, session, this.guard);

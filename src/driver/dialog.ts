@@ -90,3 +90,25 @@ export function handleDialog(
   options.logger.info('dialog', `${accept ? 'Accepted' : 'Dismissed'} a JavaScript dialog`, details);
   void (accept ? dialog.accept() : dialog.dismiss());
 }
+
+/** What a page's dialogs need of it: whether anyone listens, and a way to tell them. */
+export interface DialogPage {
+  readonly defaultTimeoutMs: number;
+  emit(event: 'dialog', dialog: Dialog): void;
+  listenerCount(event: 'dialog'): number;
+}
+
+/** Answers every dialog the session's frames open, as handleDialog says. */
+export function watchDialogs(session: CdpSession, page: DialogPage, logger: Logger): void {
+  session.on('Page.javascriptDialogOpening', (event) => {
+    handleDialog(session, event, {
+      emit: (dialog) => {
+        if (page.listenerCount('dialog') === 0) return false;
+        page.emit('dialog', dialog);
+        return true;
+      },
+      deadlineMs: page.defaultTimeoutMs,
+      logger,
+    });
+  });
+}

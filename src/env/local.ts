@@ -78,7 +78,7 @@ async function downloads(browser: BrowserHandle, named: string | undefined, cdpU
 export async function startBridgeOn(browser: BrowserHandle, logger: Logger): Promise<SdkBridge | undefined> {
   if (!isNode()) return undefined;
   try {
-    const { CdpBridge } = await import('../browser/bridge.js');
+    const { CdpBridge } = await import('../browser/cdpBridge.js');
     return await CdpBridge.start(browser.connection, logger);
   } catch (error) {
     logger.error('bridge', `connectURL() will not be available: ${(error as Error).message}`);

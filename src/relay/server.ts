@@ -1,7 +1,7 @@
 // `tendril relay`: a WebSocket relay between CDP clients anywhere and the tabs a user shares from
 // the Tendril extension, so the user's everyday browser needs no debugging port. The relay only
 // authenticates and forwards: the extension answers the browser-level commands (see
-// src/relay/bridge.ts), and CDP text passes through untouched.
+// src/relay/extensionSide.ts), and CDP text passes through untouched.
 
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage } from 'node:http';

@@ -5,7 +5,7 @@
 // refused with a CDP error that says why and what to do instead. Allowing is the exception: a domain
 // not listed here is refused, a domain new in a later Chrome included. docs/hosted.md lists the rules.
 
-import type { BridgeGuard, GuardedCommand, Verdict } from '../../browser/bridge.js';
+import type { BridgeGuard, GuardedCommand, Verdict } from '../../browser/cdpBridge.js';
 import type { Connection } from '../../cdp/connection.js';
 import { tapsOf } from '../../cdp/taps.js';
 import { HOSTED_REFUSAL, ProtocolError } from '../../errors.js';

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { WebSocket } from 'ws';
 import type { CreateSessionRequest, Session, SessionStatus } from '../../../protocol/index.js';
 import { STATUS_OF } from '../../../protocol/index.js';
-import { serveClient } from '../../browser/bridge.js';
+import { serveClient } from '../../browser/cdpBridge.js';
 import type { BrowserHandle } from '../../browser/browser.js';
 import { launchChrome } from '../../browser/launch.js';
 import { HostedServiceError } from '../../errors.js';

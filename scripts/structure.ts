@@ -4,7 +4,8 @@
 // - no import circle in src/;
 // - no file in src/ past MAX_LINES;
 // - page-side code (src/injected/) imports nothing from outside its folder;
-// - the env is read in one place: src/env/choose.ts.
+// - the env is read in one place: src/env/choose.ts;
+// - data flows one way through the layers (LAYERS): a file imports from its own layer or below.
 
 import { readdirSync, readFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
@@ -16,6 +17,35 @@ const SRC = path.join(ROOT, 'src');
 const INJECTED = path.join(SRC, 'injected');
 const CHOOSER = path.join(SRC, 'env', 'choose.ts');
 export const MAX_LINES = 400;
+
+/**
+ * The layers, lowest first: the folders (and top-level files) of src/ in each. The page scripts and
+ * their bundles sit at the bottom: host code may read their types and helpers, never the reverse.
+ */
+const LAYERS: string[][] = [
+  ['util', 'errors.ts', 'wireErrors.ts', 'types.ts', 'logger.ts', 'generated', 'injected'],
+  ['cdp'],
+  ['browser', 'relay'],
+  ['driver'],
+  ['snapshot'],
+  ['llm'],
+  ['extract'],
+  ['act'],
+  ['hosted/client'],
+  ['env'],
+  ['sdkOptions.ts', 'sdkCore.ts', 'sdk.ts', 'extension.ts', 'extensionRelay.ts', 'publicApi.ts', 'index.ts'],
+  ['mcp', 'hosted/server'],
+  ['cli'],
+];
+
+/** The layer of a file of src/: its index in LAYERS. */
+function layerOf(file: string): number {
+  const parts = path.relative(SRC, file).split(path.sep);
+  const name = parts[0] === 'hosted' ? `hosted/${parts[1]}` : parts[0]!;
+  const found = LAYERS.findIndex((layer) => layer.includes(name));
+  if (found < 0) throw new Error(`scripts/structure.ts: ${name} is in no layer; add it to LAYERS.`);
+  return found;
+}
 
 function sources(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -88,7 +118,13 @@ export function structureProblems(): string[] {
     const lines = text.split('\n').length - (text.endsWith('\n') ? 1 : 0);
     if (lines > MAX_LINES) problems.push(`${shown(file)} has ${lines} lines (at most ${MAX_LINES}): split it by concern.`);
     for (const target of imports) {
-      if (target.endsWith('(unresolved)')) problems.push(`${shown(file)} imports ${shown(target)}, which does not exist.`);
+      if (target.endsWith('(unresolved)')) {
+        problems.push(`${shown(file)} imports ${shown(target)}, which does not exist.`);
+        continue;
+      }
+      if (target.startsWith(SRC + path.sep) && layerOf(target) > layerOf(file)) {
+        problems.push(`${shown(file)} imports ${shown(target)}, from a layer above its own (see LAYERS).`);
+      }
       if (file.startsWith(INJECTED + path.sep) && !target.startsWith(INJECTED + path.sep)) {
         problems.push(`${shown(file)} runs in the page but imports ${shown(target)}, from outside src/injected/.`);
       }
@@ -106,6 +142,6 @@ export function structureProblems(): string[] {
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const problems = structureProblems();
   for (const problem of problems) console.error(problem);
-  console.log(problems.length ? `${problems.length} problem(s).` : 'The structure holds: no circles, no file over 400 lines, page code self-contained, env read in one place.');
+  console.log(problems.length ? `${problems.length} problem(s).` : 'The structure holds: one-way layers, no circles, no file over 400 lines, page code self-contained, env read in one place.');
   process.exitCode = problems.length ? 1 : 0;
 }

@@ -1,11 +1,13 @@
 // env "HOSTED": a session of a hosted-browser service. Its browser is attached like any remote
 // Chrome, and extract, act and observe run on the service (hosted/client/service.ts).
 
+import { watchedAction } from '../driver/policy.js';
 import { WATCH_SOURCE } from '../generated/watch.js';
-import { connectHosted } from '../hosted/client/api.js';
-import { hostedOperations } from '../hosted/client/service.js';
+import { connectHosted, type HostedBrowser } from '../hosted/client/api.js';
+import { hostedAct, hostedExtract, hostedObserve, type HostedCall } from '../hosted/client/service.js';
+import type { ActionInput, SdkOptions } from '../types.js';
 import { checkSessionPolicy, DEFAULT_CONNECT_TIMEOUT_MS, refuseExtensionOptions, startBridgeOn } from './local.js';
-import type { Environment } from './types.js';
+import type { Environment, OperationCall, Operations } from './types.js';
 
 export const hosted: Environment = {
   name: 'HOSTED',
@@ -24,3 +26,33 @@ export const hosted: Environment = {
     return { browser, startBridge: () => startBridgeOn(browser, logger), operations: hostedOperations(browser, options), closedRootWatch: WATCH_SOURCE };
   },
 };
+
+/**
+ * The operations of a hosted session (env "HOSTED"): extract, act and observe run on the service,
+ * next to its browser. A call's own model and serverCache win over the Sdk's. The service acts,
+ * while this Sdk's own driver refuses what the domainPolicy refuses, and says so.
+ */
+export function hostedOperations(browser: HostedBrowser, sdkOptions: SdkOptions): Operations {
+  const toCall = ({ options, model, timeoutMs, page, logger }: OperationCall): HostedCall => ({
+    browser,
+    pageId: page.targetId,
+    configured: options.model ?? sdkOptions.model,
+    model,
+    serverCache: options.serverCache ?? sdkOptions.serverCache ?? true,
+    timeoutMs,
+    logger,
+  });
+  return {
+    extract: (call, instruction, schema, selector) => hostedExtract(toCall(call), instruction, schema, selector),
+    act: (call, what, variables) => {
+      // Only the action's own fields travel.
+      const sent = 'action' in what ? { action: pick(what.action) } : what;
+      return watchedAction(call.page, call.timeoutMs, () => hostedAct(toCall(call), sent, variables));
+    },
+    observe: (call, instruction, selector) => hostedObserve(toCall(call), instruction, selector),
+  };
+}
+
+function pick({ selector, description, method, arguments: args }: ActionInput): ActionInput {
+  return { selector, description, method, arguments: args };
+}

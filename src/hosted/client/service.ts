@@ -11,9 +11,7 @@ import type { ZodLike } from '../../extract/schema.js';
 import type { ModelSpec } from '../../llm/config.js';
 import { apiKeyFor } from '../../llm/providers.js';
 import type { Logger } from '../../logger.js';
-import { watchedAction } from '../../driver/policy.js';
-import type { OperationCall, Operations } from '../../env/types.js';
-import type { ActionInput, ActResult, ModelConfiguration, ObserveResult, SdkOptions } from '../../types.js';
+import type { ActionInput, ActResult, ModelConfiguration, ObserveResult } from '../../types.js';
 
 export interface HostedCall {
   browser: HostedBrowser;
@@ -25,36 +23,6 @@ export interface HostedCall {
   serverCache: boolean;
   timeoutMs: number;
   logger: Logger;
-}
-
-/**
- * The operations of a hosted session (env "HOSTED"): extract, act and observe run on the service,
- * next to its browser. A call's own model and serverCache win over the Sdk's. The service acts,
- * while this Sdk's own driver refuses what the domainPolicy refuses, and says so.
- */
-export function hostedOperations(browser: HostedBrowser, sdkOptions: SdkOptions): Operations {
-  const toCall = ({ options, model, timeoutMs, page, logger }: OperationCall): HostedCall => ({
-    browser,
-    pageId: page.targetId,
-    configured: options.model ?? sdkOptions.model,
-    model,
-    serverCache: options.serverCache ?? sdkOptions.serverCache ?? true,
-    timeoutMs,
-    logger,
-  });
-  return {
-    extract: (call, instruction, schema, selector) => hostedExtract(toCall(call), instruction, schema, selector),
-    act: (call, what, variables) => {
-      // Only the action's own fields travel.
-      const sent = 'action' in what ? { action: pick(what.action) } : what;
-      return watchedAction(call.page, call.timeoutMs, () => hostedAct(toCall(call), sent, variables));
-    },
-    observe: (call, instruction, selector) => hostedObserve(toCall(call), instruction, selector),
-  };
-}
-
-function pick({ selector, description, method, arguments: args }: ActionInput): ActionInput {
-  return { selector, description, method, arguments: args };
 }
 
 async function send(call: HostedCall, name: OperationName, body: Record<string, unknown>): Promise<{ data: unknown; cacheStatus?: 'HIT' | 'MISS' }> {

@@ -51,7 +51,6 @@ export async function runExtraction(request: ExtractionRequest): Promise<unknown
 }
 
 async function extractWithin(request: ExtractionRequest, node: SchemaNode, wrapped: boolean, call: ModelCall): Promise<unknown> {
-  const { logger } = request;
   const { label } = call;
   const { mapped, notes, chunks } = await extractMapped(request, node, call);
   const value = wrapped ? (mapped as Record<string, unknown> | null)?.value : mapped;

@@ -12,7 +12,6 @@ import {
   type CreateMessageResult,
   type CreateMessageResultWithTools,
   type McpServer,
-  type RequestOptions,
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import type { LanguageModel } from 'ai';

@@ -9,7 +9,7 @@ import { isContextGone, objectGroup } from '../driver/evaluate.js';
 import type { EngineHandle, Frame } from '../driver/frame.js';
 import { resolveSelector, type ResolvedElement } from '../driver/locator.js';
 import type { Page } from '../driver/page.js';
-import { askSuspects, type Suspects } from '../driver/shadow.js';
+import { askSuspects } from '../driver/shadow.js';
 import { withDeadline } from '../util/time.js';
 import type { CaptureOptions, CaptureResult } from '../injected/reader/types.js';
 import { callPageScript } from './call.js';

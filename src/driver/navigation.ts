@@ -1,0 +1,257 @@
+// Navigations of a page: goto, going back, and the waits for a document's load that they share.
+// How long the default goto waits is the heart of it: long enough that a page is read whole, never
+// so long that one tracker that does not answer fails an agent.
+
+import {
+  ConnectionClosedError,
+  DomainPolicyError,
+  HOSTED_REFUSAL,
+  InvalidOptionError,
+  NavigationError,
+  ProtocolError,
+  TargetClosedError,
+  TimeoutError,
+  UrlNotAllowedError,
+} from '../errors.js';
+import type { CdpSession } from '../cdp/session.js';
+import type { Logger } from '../logger.js';
+import type { GotoOptions, WaitUntil } from '../types.js';
+import { withDeadline } from '../util/time.js';
+import type { Frame } from './frame.js';
+import type { FrameManager } from './frameManager.js';
+import { enableNetwork } from './network.js';
+import type { Decision, DomainGuard } from './policy.js';
+import type { DocumentResponses, NavigationResponse } from './response.js';
+
+const DEFAULT_NAVIGATION_TIMEOUT_MS = 30_000;
+/**
+ * Once the document is interactive, the default goto() waits for `load` as long as the page makes
+ * progress (a frame commits, fires a lifecycle event, appears) and stops after LOAD_QUIET_MS without
+ * any, or LOAD_GRACE_MS in all. A tracker or ad frame that never answers holds `load` forever; an
+ * agent should not fail on a page that a person would already be reading, and a page still
+ * bringing in its frames on a busy machine is still read whole.
+ */
+export const LOAD_QUIET_MS = 3000;
+export const LOAD_GRACE_MS = 15_000;
+/** Frames whose reader a navigation prepares while it waits for `load` (see #prepareReader). */
+const PREPARED_FRAMES = 20;
+const PREPARE_TIMEOUT_MS = 10_000;
+const WAIT_UNTIL: readonly WaitUntil[] = ['commit', 'domcontentloaded', 'load', 'networkidle'];
+
+/** What navigations need of a page (page.ts's Page has it). */
+export interface NavigatingPage {
+  readonly session: CdpSession;
+  readonly targetId: string;
+  readonly guard: DomainGuard | undefined;
+  readonly frameManager: FrameManager;
+  readonly logger: Logger;
+  mainFrame(): Frame;
+  frames(): Frame[];
+  isClosed(): boolean;
+  assertOpen(what: string): void;
+}
+
+export class Navigation {
+  constructor(
+    private readonly page: NavigatingPage,
+    private readonly responses: DocumentResponses,
+  ) {}
+
+  /**
+   * Navigates and resolves with the main document's response (null when nothing was fetched: a
+   * fragment change, about:blank).
+   *
+   * With `waitUntil` it waits strictly for that state of the page and of every frame in it that
+   * committed a document (out-of-process ones included; a frame that failed or never answered does
+   * not count), and fails with TimeoutError after `timeoutMs`. Without it, it waits for the main
+   * document's DOMContentLoaded, then for `load` while the page makes progress (see LOAD_QUIET_MS),
+   * and logs what was still loading then: one tracker that never answers does not fail the navigation.
+   */
+  async goto(url: string, options: GotoOptions = {}): Promise<NavigationResponse | null> {
+    this.page.assertOpen('goto()');
+    const { waitUntil, timeoutMs } = checkLoadOptions(options.waitUntil, options.timeoutMs, 'goto');
+    if (typeof url !== 'string' || !url.trim()) throw new InvalidOptionError('goto(url) needs a URL string, such as "https://example.org".');
+    const guard = this.page.guard;
+    // A host the policy refuses is refused here, before anything is sent.
+    const refused = guard?.refusal(url);
+    if (refused) throw refused;
+    const started = Date.now();
+    const frame = this.page.mainFrame();
+    // A redirect to a refused host is refused by the guard while Page.navigate is pending; the
+    // navigation then fails as aborted, and this says why.
+    let redirect: Decision | undefined;
+    const offRefusals = guard?.on('decision', (decision) => {
+      if (decision.targetId === this.page.targetId && decision.refused !== undefined) redirect ??= decision;
+    });
+    const refusedRedirect = (): DomainPolicyError | undefined =>
+      redirect && guard?.refusal(redirect.url, `Navigation to ${url} was redirected; the redirect`);
+    // Not awaited: the session runs it before the navigation, which is all the response needs.
+    void enableNetwork(this.page.session);
+    const result = await this.page.session
+      .send('Page.navigate', { url, frameId: frame.id }, { timeoutMs })
+      .catch((error: Error) => {
+        // A browser or tab that went away is that, not a navigation problem.
+        if (error instanceof ConnectionClosedError || error instanceof TargetClosedError) throw error;
+        const policy = refusedRedirect();
+        if (policy) throw policy;
+        if (error instanceof TimeoutError) {
+          // The navigation is still pending, and Chrome holds back what we send to the page's
+          // renderer until it is over: end it, so the page keeps working on what it shows.
+          void this.page.session.sendQuiet('Page.stopLoading');
+          throw new TimeoutError(`Navigation to ${url} timed out after ${timeoutMs} ms: the server has not answered.`, timeoutMs);
+        }
+        // A hosted server's connectUrl refuses a URL that is not of the web, and says why.
+        const refused = error.message.indexOf(HOSTED_REFUSAL);
+        if (error instanceof ProtocolError && refused >= 0) throw new UrlNotAllowedError(error.message.slice(refused + HOSTED_REFUSAL.length).trim(), url);
+        throw new NavigationError(`Navigation to ${url} failed: ${error.message}`, url);
+      })
+      .finally(() => offRefusals?.());
+    if (result.errorText) {
+      const policy = refusedRedirect();
+      if (policy) throw policy;
+      throw new NavigationError(`Navigation to ${url} failed: ${result.errorText}. Check the URL and that the server is reachable.`, url);
+    }
+    if (!result.loaderId) return null; // Same-document navigation (a fragment change), javascript: URLs: nothing loads.
+    const remaining = () => (timeoutMs === 0 ? 0 : Math.max(1, timeoutMs - (Date.now() - started)));
+    const offPrepare = waitUntil === 'commit' || waitUntil === 'domcontentloaded' ? undefined : this.#prepareReader(frame, result.loaderId);
+    try {
+      if (waitUntil) {
+        await this.page.frameManager.waitForLifecycle(frame, result.loaderId, waitUntil, remaining(), url);
+      } else {
+        await this.page.frameManager.waitForLifecycle(frame, result.loaderId, 'domcontentloaded', remaining(), url);
+        await this.#loadGrace(frame, result.loaderId, remaining(), url);
+      }
+    } finally {
+      offPrepare?.();
+    }
+    return this.responses.responseOf(result.loaderId);
+  }
+
+  /**
+   * While a navigation waits for `load`, gets that frame's
+   * isolated world and selector engine ready (the main frame's and those of the frames in it, up to
+   * PREPARED_FRAMES), so the read or action that usually follows a goto does not pay for them after
+   * `load`, when the renderer is busiest. Best effort: a document replaced meanwhile just makes the
+   * next use create them again, and a failure here is the next use's to report.
+   */
+  #prepareReader(frame: Frame, loaderId: string): () => void {
+    const prepared = new Set<string>();
+    const offs: Array<() => void> = [];
+    const check = (f: Frame) => {
+      // Frames of the document being replaced are not worth it: they go with it.
+      if (prepared.size >= PREPARED_FRAMES || f.isDetached() || frame.committedLoaderId !== loaderId) return;
+      // Chrome's error page is never read, but its parent's read passes its element all the same.
+      const errorPage = f.showsErrorPage();
+      if (f !== frame && !f.hasDocument && !errorPage) return;
+      // From the commit on, not from DOMContentLoaded: a frame that commits late (an out-of-process
+      // iframe, typically) is otherwise interactive only just before the page's `load`.
+      if (!f.committedLoaderId || f.loaderId !== f.committedLoaderId) return;
+      const key = `${f.id} ${f.committedLoaderId}`;
+      if (prepared.has(key)) return;
+      prepared.add(key);
+      if (!errorPage) f.engine(PREPARE_TIMEOUT_MS).catch(() => undefined);
+      // And the handle a read of its parent passes for its element.
+      f.ownerHandle(PREPARE_TIMEOUT_MS).catch(() => undefined);
+    };
+    const watch = (f: Frame) => {
+      offs.push(f.changed.on('change', () => check(f)));
+      check(f);
+    };
+    for (const f of this.page.frames()) watch(f);
+    offs.push(this.page.frameManager.onNewFrame(watch));
+    return () => {
+      for (const off of offs) off();
+    };
+  }
+
+  /** The default goto's bounded wait for `load` once the document is interactive. */
+  async #loadGrace(frame: Frame, loaderId: string, remaining: number, url: string): Promise<void> {
+    const graceMs = remaining === 0 ? LOAD_GRACE_MS : Math.min(LOAD_GRACE_MS, remaining);
+    const started = Date.now();
+    let reached: boolean;
+    try {
+      reached = await this.page.frameManager.waitForLifecycle(frame, loaderId, 'load', graceMs, url, LOAD_QUIET_MS);
+    } catch (error) {
+      if (!(error instanceof TimeoutError)) throw error;
+      reached = false;
+    }
+    if (reached) return;
+    this.page.logger.info('driver', 'Navigated; parts of the page were still loading, reading it as it is', {
+      url,
+      waitedMs: Date.now() - started,
+      stillLoading: this.page.frameManager.stillLoading(frame, 'load').slice(0, 10),
+    });
+  }
+
+  /**
+   * Waits until the current document of the page (and every frame in it that committed a
+   * document) reached `state`. Useful for popups and for navigations the page started itself.
+   */
+  async waitForLoadState(state: WaitUntil = 'load', options: { timeoutMs?: number } = {}): Promise<void> {
+    this.page.assertOpen('waitForLoadState()');
+    const { waitUntil, timeoutMs } = checkLoadOptions(state, options?.timeoutMs, 'waitForLoadState');
+    const frame = this.page.mainFrame();
+    await this.page.frameManager.waitForLifecycle(frame, undefined, waitUntil ?? 'load', timeoutMs, frame.url() || 'the current document');
+  }
+
+  /**
+   * Goes one entry back in the page's history, as the browser's Back button does, and waits as the
+   * default goto() does. Resolves false, doing nothing, when there is no earlier entry.
+   */
+  async goBack(options: { timeoutMs?: number } = {}): Promise<boolean> {
+    this.page.assertOpen('goBack()');
+    const { timeoutMs } = checkLoadOptions(undefined, options.timeoutMs, 'goBack');
+    const started = Date.now();
+    const remaining = () => (timeoutMs === 0 ? 0 : Math.max(1, timeoutMs - (Date.now() - started)));
+    const { currentIndex, entries } = await this.page.session.send('Page.getNavigationHistory', undefined, { timeoutMs: remaining() });
+    const entry = entries[currentIndex - 1];
+    if (!entry) return false;
+    const frame = this.page.mainFrame();
+    const before = frame.committedLoaderId;
+    // The entry commits a document of its own (a new loader, or one restored from the back-forward
+    // cache), or, when it belongs to the same document (a fragment, pushState), Chrome says so.
+    const offs: Array<() => void> = [];
+    let sameDocument = false;
+    const moved = new Promise<void>((resolve) => {
+      offs.push(
+        frame.changed.on('change', () => {
+          if (this.page.isClosed() || frame.committedLoaderId !== before) resolve();
+        }),
+        this.page.session.on('Page.navigatedWithinDocument', (event) => {
+          if (event.frameId !== frame.id) return;
+          sameDocument = true;
+          resolve();
+        }),
+      );
+    });
+    try {
+      await this.page.session.send('Page.navigateToHistoryEntry', { entryId: entry.id }, { timeoutMs: remaining() });
+      await withDeadline(moved, remaining(), `Going back to ${entry.url}`);
+    } finally {
+      for (const off of offs) off();
+    }
+    this.page.assertOpen('goBack()');
+    const loaderId = frame.committedLoaderId;
+    if (sameDocument && loaderId === before) return true;
+    // From the back-forward cache: loaded already; its frames are being read again.
+    const restored = this.page.frameManager.restored;
+    if (restored?.loaderId === loaderId) {
+      await withDeadline(restored.frames, remaining(), `Going back to ${entry.url}`);
+      return true;
+    }
+    await this.page.frameManager.waitForLifecycle(frame, loaderId, 'domcontentloaded', remaining(), entry.url);
+    await this.#loadGrace(frame, loaderId, remaining(), entry.url);
+    return true;
+  }
+}
+
+/** Checks waitUntil and timeoutMs as extract() checks its options: at once, naming the field. 0 ms is no limit. */
+function checkLoadOptions(waitUntil: unknown, timeoutMs: unknown, method: string): { waitUntil: WaitUntil | undefined; timeoutMs: number } {
+  if (waitUntil !== undefined && !WAIT_UNTIL.includes(waitUntil as WaitUntil)) {
+    throw new InvalidOptionError(`${method}: \`waitUntil\` must be one of ${WAIT_UNTIL.map((each) => `"${each}"`).join(', ')}, not ${JSON.stringify(waitUntil)}.`);
+  }
+  if (timeoutMs !== undefined && (typeof timeoutMs !== 'number' || !Number.isFinite(timeoutMs) || timeoutMs < 0)) {
+    throw new InvalidOptionError(`${method}: \`timeoutMs\` must be a number of milliseconds, 0 for no limit, not ${typeof timeoutMs === 'string' ? JSON.stringify(timeoutMs) : String(timeoutMs)}.`);
+  }
+  return { waitUntil: waitUntil as WaitUntil | undefined, timeoutMs: (timeoutMs as number | undefined) ?? DEFAULT_NAVIGATION_TIMEOUT_MS };
+}

@@ -13,12 +13,15 @@ import { parseModelConfiguration, type ModelServer, type ModelSpec } from './llm
 import { Metrics } from './llm/metrics.js';
 import { Logger } from './logger.js';
 import { checkActOptions, checkExtractOptions, checkModelServer, isPlainObject } from './sdkOptions.js';
+import { actionOfId, isElementAction } from './act/elementId.js';
 import { captureSnapshot } from './snapshot/index.js';
+import { rememberRead } from './snapshot/latest.js';
 import { READER_SOURCE } from './generated/reader.js';
 import { PageTexts } from './snapshot/views.js';
 import type {
   ActionInput,
   ActOptions,
+  ElementAction,
   ActResult,
   ExtractOptions,
   ExtractResult,
@@ -200,14 +203,15 @@ export class SdkCore {
    * - `act(action)`: replays an action from observe() (or a previous act's `actions`) without a model.
    * `variables` fill `%name%` placeholders in the arguments; their values never reach the model.
    */
-  act(instructionOrAction: string | ActionInput, options?: ActOptions): Promise<ActResult> {
+  act(instructionOrAction: string | ActionInput | ElementAction, options?: ActOptions): Promise<ActResult> {
     return this.#traced('act', options, () => this.#act(instructionOrAction, options));
   }
 
-  async #act(instructionOrAction: string | ActionInput, options?: ActOptions): Promise<ActResult> {
+  async #act(given: string | ActionInput | ElementAction, options?: ActOptions): Promise<ActResult> {
     const checked = checkActOptions(options);
-    if (typeof instructionOrAction !== 'string') checkAction(instructionOrAction);
     const page = await this.#pageFor(checked.page);
+    const instructionOrAction = isElementAction(given) ? await actionOfId(page, given) : given;
+    if (typeof instructionOrAction !== 'string') checkAction(instructionOrAction);
     const modelTimeoutMs = checked.timeout ?? DEFAULT_MODEL_TIMEOUT_MS;
     let what: ActInput;
     let model: ModelSpec | undefined;
@@ -276,6 +280,7 @@ export class SdkCore {
       logger: this.logger,
       view: view === 'delta' ? 'full' : view,
     });
+    rememberRead(page, snapshot);
     // Works the same with HOSTED: the page text is read over the session's own connection.
     const pageText = view === 'full' || view === 'delta' ? this.#pageTexts.take(page, options.selector, snapshot.text, view === 'delta') : snapshot.text;
     this.logger.debug('extract', 'Read the page text', { url: page.url(), ms: Date.now() - started, bytes: pageText.length, selector: options.selector, view });

@@ -281,6 +281,20 @@ export interface ObserveResult {
 /** What act() takes besides an instruction: an ObserveResult, or the same with method (click) and arguments left out. */
 export type ActionInput = Pick<ObserveResult, 'selector'> & Partial<Omit<ObserveResult, 'selector'>>;
 
+/**
+ * An action on an element named by its id in the page's latest read (`extract()`'s page text, any
+ * view): `"12"` or `"[12]"` in the top document, `"2-7"` in frame 2. No model is asked. The id holds
+ * until the page is read again or its document changes; after that act() fails with
+ * ElementIdNotFoundError, and the page must be read again.
+ */
+export interface ElementAction {
+  elementId: string;
+  /** Default: click. */
+  method?: string;
+  arguments?: string[];
+  description?: string;
+}
+
 export interface ActResult {
   success: boolean;
   message: string;

@@ -129,6 +129,7 @@ export class SdkCore {
       policy: this.#policy,
       closedRootWatch: opened.closedRootWatch,
       reader: READER_SOURCE,
+      readFile: opened.readFile,
     });
     // The bridge server needs nothing from the context: start both at once.
     await Promise.all([

@@ -9,6 +9,8 @@ import {
   BrowserLaunchError,
   ConnectionClosedError,
   ContentFrameNotFoundError,
+  CookieSetError,
+  CookieValidationError,
   DomainPolicyError,
   ElementNotActionableError,
   ElementIdNotFoundError,
@@ -21,6 +23,7 @@ import {
   MissingLLMConfigurationError,
   NavigationError,
   PageClosedError,
+  PageNotFoundError,
   ProtocolError,
   SchemaValidationError,
   SdkDomProcessError,
@@ -56,10 +59,12 @@ const TABLE: Record<string, [ErrorClass, ErrorCode]> = {
   ElementObscuredError: [ElementObscuredError, 'conflict'],
   ConnectionClosedError: [ConnectionClosedError, 'browser_gone'],
   PageClosedError: [PageClosedError, 'browser_gone'],
+  PageNotFoundError: [PageNotFoundError, 'browser_gone'],
   UrlNotAllowedError: [UrlNotAllowedError, 'forbidden'],
   DomainPolicyError: [DomainPolicyError, 'forbidden'],
   InvalidOptionError: [InvalidOptionError, 'bad_request'],
   UnknownKeyError: [UnknownKeyError, 'bad_request'],
+  CookieValidationError: [CookieValidationError, 'bad_request'],
   MissingLLMConfigurationError: [MissingLLMConfigurationError, 'bad_request'],
   UnsupportedModelError: [UnsupportedModelError, 'bad_request'],
   InvalidAISDKModelFormatError: [InvalidAISDKModelFormatError, 'bad_request'],
@@ -76,6 +81,7 @@ const TABLE: Record<string, [ErrorClass, ErrorCode]> = {
   BrowserConnectError: [BrowserConnectError, 'internal'],
   SdkStateError: [SdkStateError, 'internal'],
   TargetClosedError: [TargetClosedError, 'internal'],
+  CookieSetError: [CookieSetError, 'internal'],
 };
 
 const KEPT = new Set(['name', 'message', 'stack', 'cause', '__proto__', 'constructor']);

@@ -6,7 +6,7 @@ import { WATCH_SOURCE } from '../generated/watch.js';
 import { connectHosted, type HostedBrowser } from '../hosted/client/api.js';
 import { hostedAct, hostedExtract, hostedObserve, type HostedCall } from '../hosted/client/service.js';
 import type { ActionInput, SdkOptions } from '../types.js';
-import { checkSessionPolicy, DEFAULT_CONNECT_TIMEOUT_MS, refuseExtensionOptions, startBridgeOn } from './local.js';
+import { checkSessionPolicy, DEFAULT_CONNECT_TIMEOUT_MS, nodeReadFile, refuseExtensionOptions, startBridgeOn } from './local.js';
 import type { Environment, OperationCall, Operations } from './types.js';
 
 export const hosted: Environment = {
@@ -23,7 +23,13 @@ export const hosted: Environment = {
   open: async (options, logger, cdpTimeoutMs) => {
     const connectTimeoutMs = options.localBrowserLaunchOptions?.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
     const browser = await connectHosted(options, logger, connectTimeoutMs, cdpTimeoutMs);
-    return { browser, startBridge: () => startBridgeOn(browser, logger), operations: hostedOperations(browser, options), closedRootWatch: WATCH_SOURCE };
+    return {
+      browser,
+      startBridge: () => startBridgeOn(browser, logger),
+      operations: hostedOperations(browser, options),
+      closedRootWatch: WATCH_SOURCE,
+      readFile: nodeReadFile(),
+    };
   },
 };
 

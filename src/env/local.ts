@@ -38,7 +38,14 @@ async function open(options: SdkOptions, logger: Logger, cdpTimeoutMs: number): 
       await (await import('../browser/launch.js')).launchChrome(launch, logger, cdpTimeoutMs);
   try {
     const startBridge = () => startBridgeOn(browser, logger);
-    return { browser, viewport: launch.viewport, startBridge, closedRootWatch: WATCH_SOURCE, ...(await downloads(browser, options.downloadsPath, launch.cdpUrl)) };
+    return {
+      browser,
+      viewport: launch.viewport,
+      startBridge,
+      closedRootWatch: WATCH_SOURCE,
+      readFile: nodeReadFile(),
+      ...(await downloads(browser, options.downloadsPath, launch.cdpUrl)),
+    };
   } catch (error) {
     await browser.close();
     throw error;
@@ -72,6 +79,12 @@ async function downloads(browser: BrowserHandle, named: string | undefined, cdpU
   const { downloadFolder } = await import('../browser/downloads.js');
   const made = downloadFolder(browser, named, cdpUrl);
   return { downloads: { folder: made.folder, shared, relocate: shared ? made.relocate : undefined, watch: watchDownloads }, removeDownloads: made.remove };
+}
+
+/** How addInitScript({ path }) reads its file: with Node only (see ContextOptions.readFile). */
+export function nodeReadFile(): ((file: string) => Promise<string>) | undefined {
+  if (!isNode()) return undefined;
+  return async (file) => (await import('../browser/textFile.js')).readTextFile(file);
 }
 
 /** The connectURL() bridge on a browser of this machine's or a hosted one; undefined without Node. */

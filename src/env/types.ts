@@ -41,6 +41,8 @@ export interface OpenedBrowser {
   viewport?: { width: number; height: number };
   /** See ContextOptions.closedRootWatch. */
   closedRootWatch?: string;
+  /** See ContextOptions.readFile. */
+  readFile?: ContextOptions['readFile'];
   /** Where extract(instruction), act and observe run; absent: in this process (operations.ts). */
   operations?: Operations;
 }

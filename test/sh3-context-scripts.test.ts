@@ -153,6 +153,14 @@ describe('setExtraHTTPHeaders', () => {
     await opened.waitForLoadState('load');
     expect((await documentHeaders(opened.mainFrame()))['x-context']).toBe('c1');
 
+    // A popup's first request.
+    const popupShown = new Promise<Page>((resolve) => sdk.context.once('page', resolve));
+    await page.evaluate((url: string) => void window.open(url), servers.b.url('/echo-headers?popup'));
+    const popup = await popupShown;
+    await popup.waitForLoadState('load');
+    expect((await documentHeaders(popup.mainFrame()))['x-context']).toBe('c1');
+    await popup.close();
+
     // Replaced, then taken away.
     await sdk.context.setExtraHTTPHeaders({ 'x-other': 'o' });
     const replaced = await fetchHeaders(frames.nested);

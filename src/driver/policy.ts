@@ -66,12 +66,20 @@ export class DomainGuard extends Emitter<GuardEvents> {
   /** The sessions under this guard that are still attached. */
   readonly #sessions = new Set<CdpSession>();
 
+  #policy: CheckedPolicy;
+
   constructor(
-    public policy: CheckedPolicy,
+    policy: CheckedPolicy,
     private readonly logger: Logger,
   ) {
     super();
+    this.#policy = policy;
     this.#socketRules = socketRules(policy);
+  }
+
+  /** The policy requests are judged by. */
+  get policy(): CheckedPolicy {
+    return this.#policy;
   }
 
   /** Whether `session` is under this guard already. */
@@ -84,7 +92,7 @@ export class DomainGuard extends Emitter<GuardEvents> {
    * The WebSocket rules of every guarded session are replaced.
    */
   async setPolicy(policy: CheckedPolicy): Promise<void> {
-    this.policy = policy;
+    this.#policy = policy;
     this.#socketRules = socketRules(policy);
     const matchedNetworkConditions = this.#socketRules;
     await Promise.all([...this.#sessions].map((session) => session.sendQuiet('Network.emulateNetworkConditionsByRule', { matchedNetworkConditions })));

@@ -4,7 +4,7 @@
 import type { Engine, Outcome } from './types.js';
 import { ShadowRegistry } from './composed.js';
 import { resolveCss } from './css.js';
-import { aim, describe, verify } from './pointer.js';
+import { aim, arm, describe, disarm, verdict, watchPress } from './pointer.js';
 import { resolveXPath } from './xpath.js';
 
 export type { Engine } from './types.js';
@@ -74,7 +74,10 @@ export function createEngine(): Engine {
       return kept.find(([each]) => each === key)?.[1] ?? null;
     },
     aim,
-    verify,
+    arm,
+    watchPress,
+    verdict,
+    disarm,
     describe,
   };
 }

@@ -2,22 +2,35 @@
 // hover itself shifts (Delete sliding under the pointer), a button still sliding into place. The
 // pages record every click, read through an independent DevTools client.
 
+import CDP from 'chrome-remote-interface';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { type ModelConfiguration, type Page, type Sdk } from '../src/index.js';
 import type { FixtureServers } from './fixtures/server.js';
 import { useAttachedBrowser, type AttachedBrowser } from './support/attached.js';
 import type { FakeModel, FakeRequest } from './support/fake-model.js';
 
+let chrome: AttachedBrowser['chrome'];
 let servers: FixtureServers;
 let fake: FakeModel;
 let sdk: Sdk;
 let page: Page;
 let model: () => ModelConfiguration;
 let read: AttachedBrowser['read'];
-useAttachedBrowser('sk-hostile-test', (browser) => ({ servers, fake, sdk, page, model, read } = browser));
+useAttachedBrowser('sk-hostile-test', (browser) => ({ chrome, servers, fake, sdk, page, model, read } = browser));
 beforeEach(() => fake.reset());
 
 const clicks = () => read('window.clicks');
+
+/** A user's click at an element's centre, sent through the independent client. */
+async function userClick(id: string): Promise<void> {
+  const { x, y } = (await read(`(() => { const r = document.getElementById('${id}').getBoundingClientRect(); return { x: r.x + r.width / 2, y: r.y + r.height / 2 }; })()`)) as { x: number; y: number };
+  const client = await CDP({ port: chrome.port, target: page.targetId });
+  try {
+    for (const type of ['mousePressed', 'mouseReleased'] as const) await client.Input.dispatchMouseEvent({ type, x, y, button: 'left', clickCount: 1 });
+  } finally {
+    await client.close();
+  }
+}
 
 const choose = (name: string) => (request: FakeRequest) => {
   const match = new RegExp(`\\[((?:\\d+-)?\\d+)\\] button: ${name}`).exec(request.user);
@@ -135,6 +148,12 @@ describe('a layout that the hover shifts', () => {
     expect(result.success).toBe(false);
     expect(result.message).toMatch(/the click would land on <button id="run-delete"> "Delete draft" instead/);
     expect(await clicks()).toEqual([]);
+    // The presses Delete would have taken were stopped before the page saw any of their events...
+    expect(await read('window.events')).toEqual([]);
+    // ...and nothing is left to stop the user's own click.
+    await userClick('run-delete');
+    expect(await clicks()).toEqual(['run-delete']);
+    expect(await read('window.events')).toEqual(['pointerdown run-delete', 'mousedown run-delete', 'pointerup run-delete', 'mouseup run-delete', 'click run-delete']);
   });
 
   it('act(instruction) on the runaway button answers success: false naming Delete', async () => {
@@ -144,5 +163,36 @@ describe('a layout that the hover shifts', () => {
     expect(result.message).toMatch(/<button id="run-delete"> "Delete draft"/);
     expect(fake.requests).toHaveLength(1);
     expect(await clicks()).toEqual([]);
+  });
+});
+
+describe('a plain button', () => {
+  it('is pressed as the pointer arrives, not an animation frame later: the checks cost the click no frame', async () => {
+    await page.goto(servers.a.url('act-plain.html'));
+    for (let click = 0; click < 7; click++) {
+      // The pointer leaves the button, so each click brings it over the button again.
+      await sdk.act({ selector: '#away', method: 'hover' });
+      expect((await sdk.act({ selector: '#go', method: 'click' })).success).toBe(true);
+    }
+    expect(await clicks()).toHaveLength(7);
+    const waits = ((await read('window.waits')) as number[]).sort((a, b) => a - b);
+    expect(waits).toHaveLength(7);
+    // Waiting for Chrome to deliver the move first costs up to a frame (16.7 ms), most clicks 5 or more.
+    expect(waits[3]).toBeLessThan(3);
+  });
+});
+
+describe('a card that the pointer brings over an iframe', () => {
+  beforeEach(async () => {
+    await page.goto(servers.a.url('act-hover-card.html'));
+  });
+
+  it('stops the press that the card would take, so the page sees none of it, and names the card', async () => {
+    const state = `document.getElementById('own').contentDocument.getElementById('frame-state').textContent`;
+    const result = await sdk.act({ selector: '#own >> #frame-button', method: 'click' });
+    expect(result.success).toBe(false);
+    expect(result.message).toMatch(/the click would land on <div id="own-card" class="card shown"> "Preview of the garden page" instead/);
+    expect(await read('window.events')).toEqual([]);
+    expect(await read(state)).toBe('frame idle');
   });
 });

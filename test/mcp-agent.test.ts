@@ -52,7 +52,7 @@ describe.each(['stdio', 'http'] as const)('an agent over %s, with no model', (ki
       await ok(client, 'navigate', { url: fixtures.a.url('/act.html') });
       const pageText = await ok(client, 'page_text');
       const oopFrame = pageText.split('\n').filter((line) => /button: Frame button/.test(line)).map((line) => /\[(\d+-\d+)\]/.exec(line)![1]!)[1]!;
-      expect(await ok(client, 'act', { ref: idOfLine(pageText, /button: Top button/) })).toMatch(/^click on xpath=/);
+      expect(await ok(client, 'act', { ref: idOfLine(pageText, /button: Top button/) })).toMatch(/^Done: click on \[\d+\]\.$/);
       await ok(client, 'act', { ref: oopFrame });
       await ok(client, 'act', { ref: idOfLine(pageText, /button: Shadow button/) });
       await ok(client, 'act', { ref: idOfLine(pageText, /textbox: Name/), method: 'fill', arguments: ['Grace'] });

@@ -66,7 +66,13 @@ export const ACTING_TOOLS: Tool[] = [
       // self-healing, when its element is gone, would ask the server's model).
       const model = instruction === undefined ? {} : await call.modelOptions();
       const result = await sdk.act(instruction ?? action!, { page, variables, ...model });
-      const done = `${result.message}${result.actions[0] ? `\nAction: ${JSON.stringify(result.actions[0])}` : ''}`;
+      // An id is the agent's own handle already: say what was done to it, not the element's XPath
+      // twice. An instruction's action comes back whole, for act to replay without the model.
+      const done = ref
+        ? result.success
+          ? `Done: ${result.actions[0]?.method ?? 'click'} on [${ref.replace(/^\[|\]$/g, '')}].`
+          : result.message
+        : `${result.message}${result.actions[0] ? `\nAction: ${JSON.stringify(result.actions[0])}` : ''}`;
       if (!result.success) return failure('ActionFailedError', done);
       return withPageText(args, session, await session.page(), done);
     },

@@ -45,6 +45,32 @@ export interface LocalBrowserLaunchOptions {
   cdpHeaders?: Record<string, string>;
   /** Deadline for starting or reaching the browser. Default 30000 ms. */
   connectTimeoutMs?: number;
+  /** Launch only: Chrome's language (`--lang`, `--accept-lang`), which pages read in `navigator.language` and `Accept-Language`. */
+  locale?: string;
+  /**
+   * Launch only: a proxy for every request (`--proxy-server`): `server` such as `http://host:3128` or
+   * `socks5://host:1080`, `bypass` the hosts that go direct (`"localhost,*.internal"`). A proxy that
+   * asks for a password is not supported: Chrome would ask in a dialog nobody answers.
+   */
+  proxy?: { server: string; bypass?: string };
+  /** Launch only: accept any TLS certificate (`--ignore-certificate-errors`), for test servers. */
+  ignoreHTTPSErrors?: boolean;
+  /** Launch only: device pixels per CSS pixel (`--force-device-scale-factor`), 2 for retina-sized screenshots. */
+  deviceScaleFactor?: number;
+  /** Launch only: pages see a touch screen (`--touch-events=enabled`). */
+  hasTouch?: boolean;
+  /** Launch only, with `headless: false`: open DevTools in every tab. */
+  devtools?: boolean;
+  /**
+   * Launch only: also open a DevTools port on loopback (`--remote-debugging-port`), for another tool
+   * to drive this browser. Tendril itself keeps the pipe; `connectURL()` is the guarded way in.
+   */
+  port?: number;
+  /**
+   * Launch only: leave out Tendril's default switches, all of them (`true`) or those listed. The
+   * pipe, the profile and what the options above ask for stay.
+   */
+  ignoreDefaultArgs?: boolean | string[];
 }
 
 /** A log line, as given to the `logger` callback. Level 0 is an error, 1 information, 2 detail. */

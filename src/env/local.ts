@@ -5,6 +5,7 @@
 
 import { attachToBrowser } from '../browser/attach.js';
 import type { BrowserHandle } from '../browser/browser.js';
+import { checkLaunchOptions } from '../browser/launchOptions.js';
 import { watchDownloads } from '../driver/download.js';
 import { WATCH_SOURCE } from '../generated/watch.js';
 import { InvalidOptionError } from '../errors.js';
@@ -18,7 +19,10 @@ export const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
 
 export const local: Environment = {
   name: 'LOCAL',
-  check: refuseExtensionOptions,
+  check: (options) => {
+    refuseExtensionOptions(options);
+    checkLaunchOptions(options.localBrowserLaunchOptions);
+  },
   policy: (options, own) => {
     checkSessionPolicy(options);
     return own;

@@ -108,6 +108,8 @@ export type ModelConfiguration =
       maxRetries?: number;
       /** openai only: `"responses"` (default) or `"chat"` (Chat Completions). */
       api?: 'responses' | 'chat';
+      /** Sampling temperature, 0 to 2. Default: the provider's. */
+      temperature?: number;
       /** Per-call options for the provider, as the AI SDK takes them: `{ openai: { reasoningEffort: "low" } }`. */
       providerOptions?: Record<string, Record<string, unknown>>;
       /** Anything else goes to the provider's factory (headers, organization, ...). */
@@ -171,6 +173,22 @@ export interface SdkOptions {
   domainPolicy?: DomainPolicy;
   /** Server-side result cache for HOSTED; default `true`. */
   serverCache?: boolean;
+  /**
+   * Instructions of your own, sent with every model request (extract, act, observe) after
+   * Tendril's: the site's conventions, the language to answer in. Not with HOSTED.
+   */
+  systemPrompt?: string;
+  /**
+   * act(): when the chosen element cannot take the action, read the page again and ask the model
+   * once more (an instruction), or ask it to find the element again (a replayed action). Default
+   * `true`; `false` fails at once with ActionFailedError. Not with HOSTED, which always heals.
+   */
+  selfHeal?: boolean;
+  /**
+   * act() and observe() first let a busy page settle (the DOM and the network quiet): at most this
+   * many ms. Default 1500; 0 reads the page as it is. Not with HOSTED.
+   */
+  domSettleTimeout?: number;
   /** Session parameters for HOSTED. */
   hostedSessionCreateParams?: {
     projectId?: string;

@@ -62,6 +62,9 @@ export interface OperationCall {
   modelTimeoutMs: number;
   logger: Logger;
   metrics: Metrics;
+  /** SdkOptions.selfHeal and domSettleTimeout, for the operations that run here (act, observe). */
+  selfHeal?: boolean;
+  settleMs?: number;
 }
 
 export type { ActInput };

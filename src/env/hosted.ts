@@ -22,6 +22,7 @@ export const hosted: Environment = {
     return options.hostedSessionCreateParams?.domainPolicy !== undefined ? session : own;
   },
   modelsOnService: true,
+  launches: () => false,
   startStep: () => 'Creating a hosted session…',
   noBridge: 'connectURL() is not available here: it needs Node (its WebSocket server) and a local or attached browser.',
   open: async (options, logger, cdpTimeoutMs) => {

@@ -28,6 +28,7 @@ export const local: Environment = {
     return own;
   },
   modelsOnService: false,
+  launches: (options) => !options.localBrowserLaunchOptions?.cdpUrl,
   startStep: (options) => (options.localBrowserLaunchOptions?.cdpUrl ? 'Attaching to Chrome…' : 'Starting Chromium…'),
   noBridge: 'connectURL() is not available here: it needs Node (its WebSocket server) and a local or attached browser.',
   open,

@@ -234,10 +234,15 @@ describe('a Stagehand program with only the import swapped', () => {
     }
   });
 
-  it('refuses extract\'s ignoreSelectors and screenshot, and has no agent()', async () => {
+  it('refuses extract\'s ignoreSelectors and screenshot and Stagehand 2\'s call options, and has no agent()', async () => {
     await expect(stagehand.extract('x', { ignoreSelectors: ['#ads'] })).rejects.toThrow(/ignoreSelectors.*selector/);
     await expect(stagehand.extract({ screenshot: true })).rejects.toThrow(InvalidOptionError);
     await expect(stagehand.observe({ ignoreSelectors: ['#ads'] })).rejects.toThrow(InvalidOptionError);
+    // Stagehand 2's call options: `iframes: true` is what Tendril does anyway; the others say what to write.
+    await expect(stagehand.extract({ iframes: true } as never)).resolves.toHaveProperty('pageText');
+    await expect(stagehand.extract({ iframes: false } as never)).rejects.toThrow(/selector/);
+    await expect(stagehand.act('click it', { domSettleTimeoutMs: 100 } as never)).rejects.toThrow(/domSettleTimeout` on the constructor/);
+    await expect(stagehand.observe('the buttons', { modelName: 'gpt-4o' } as never)).rejects.toThrow(/pass `model`/);
     expect(() => stagehand.agent()).toThrow(/observe\(\) and act\(\).*tendril mcp/);
   });
 });

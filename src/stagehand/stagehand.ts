@@ -7,10 +7,10 @@ import { ActionFailedError, InvalidOptionError, TimeoutError } from '../errors.j
 import { isZodSchema } from '../extract/schema.js';
 import type { SdkLogger } from '../logger.js';
 import { Sdk } from '../sdk.js';
-import type { ActionInput, ActOptions, ActResult, ExtractResult, ExtractSchema, InferSchema, ObserveResult, PageTextResult, Viewport } from '../types.js';
+import type { ActionInput, ActOptions, ActResult, ExtractResult, ExtractSchema, InferSchema, ModelConfiguration, ObserveResult, PageTextResult, Viewport } from '../types.js';
 import type { ActCache } from './actCache.js';
 import { ActTimeoutError, ExtractTimeoutError, ObserveTimeoutError } from './errors.js';
-import { toModelConfiguration } from './model.js';
+import { toModelConfiguration, type StagehandModelConfiguration } from './model.js';
 import { fromStagehandLine, toSdkOptions } from './options.js';
 import type { HistoryEntry, StagehandLogLine, StagehandMetrics, V3ActOptions, V3ExtractOptions, V3Metrics, V3ObserveOptions, V3Options, Variables } from './types.js';
 
@@ -105,7 +105,7 @@ export class Stagehand extends Sdk {
   override async act(input: string | ActionInput, options?: V3ActOptions): Promise<ActResult> {
     const call: ActOptions = {
       ...options,
-      model: toModelConfiguration(options?.model, 'act options.model'),
+      model: callModel('act', options),
       variables: strings(options?.variables),
       timeout: options?.timeout ?? this.#actTimeoutMs,
     };
@@ -159,7 +159,7 @@ export class Stagehand extends Sdk {
         throw new InvalidOptionError('extract(): `ignoreSelectors` is not supported; limit the read to the part you want with `selector`.');
       }
       if (screenshot) throw new InvalidOptionError('extract(): `screenshot: true` is not supported; extract reads the page text. Leave it out.');
-      args[at] = { ...rest, model: toModelConfiguration(rest.model, 'extract options.model') };
+      args[at] = { ...rest, model: callModel('extract', rest) };
     }
     const options = args[at] as V3ExtractOptions | undefined;
     // The Sdk tells its forms apart by how many arguments there are.
@@ -190,7 +190,7 @@ export class Stagehand extends Sdk {
       typeof instruction === 'string' && instruction.trim() && names.length > 0
         ? `${instruction}\n(Placeholders for values the program fills in: ${names.map((name) => `%${name}%${describe(variables![name])}`).join(', ')}.)`
         : instruction;
-    const results = await super.observe(asked, { ...rest, model: toModelConfiguration(rest.model, 'observe options.model') }).catch((error: unknown) => {
+    const results = await super.observe(asked, { ...rest, model: callModel('observe', rest) }).catch((error: unknown) => {
       throw retyped(error, ObserveTimeoutError);
     });
     this.addToHistory('observe', { instruction, variables, selector: rest.selector, timeout: rest.timeout }, results);
@@ -254,6 +254,24 @@ export class Stagehand extends Sdk {
   get usesTouch(): boolean {
     return false;
   }
+}
+
+/** Call options of Stagehand 2 that code may still pass, and what to write instead. */
+const OLDER: Record<string, string> = {
+  domSettleTimeoutMs: 'set `domSettleTimeout` on the constructor',
+  modelName: 'pass `model`, such as "openai/gpt-4.1-mini"',
+  modelClientOptions: 'pass `model`: { modelName, apiKey, baseURL }',
+};
+
+/** A call's `model` as Tendril's, after refusing what would otherwise be ignored. */
+function callModel(method: string, options: { model?: StagehandModelConfiguration } | undefined): ModelConfiguration | undefined {
+  const given = (options ?? {}) as Record<string, unknown>;
+  const older = Object.keys(OLDER).find((name) => given[name] !== undefined);
+  if (older) throw new InvalidOptionError(`${method}(): \`${older}\` is an option of Stagehand 2; ${OLDER[older]}.`);
+  if (given.iframes === false) {
+    throw new InvalidOptionError(`${method}(): iframes are always read, out-of-process ones too; to leave some out, limit the call with \`selector\`.`);
+  }
+  return toModelConfiguration(options?.model, `${method} options.model`);
 }
 
 /** Stagehand's variable values (numbers, booleans, `{ value, description }`) as the strings act() fills in. */

@@ -74,6 +74,8 @@ describe('Stagehand options Tendril cannot honour fail at once, naming the fix',
     expect(error).toBeInstanceOf(InvalidOptionError);
     expect(error).toBeInstanceOf(StagehandInvalidArgumentError);
     expect((error as Error).message).toMatch(fix);
+    // As a Stagehand test would write it.
+    expect(() => new Stagehand({ ...quiet, ...options })).toThrow(StagehandInvalidArgumentError);
   });
 
   it('maps what a Tendril hosted session can do, and Stagehand\'s download settings', () => {

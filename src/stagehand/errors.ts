@@ -129,13 +129,8 @@ export class StagehandMissingArgumentError extends InvalidOptionError {
   }
 }
 
-export class CookieValidationError extends InvalidOptionError {}
-
-export class CookieSetError extends StagehandError {
-  constructor(message: string) {
-    super(message);
-  }
-}
+// CookieValidationError, CookieSetError and PageNotFoundError are Tendril's own (errors.ts): the
+// context throws them under Stagehand's names.
 
 export class StagehandElementNotFoundError extends ElementNotFoundError {
   constructor(xpaths: string[]) {
@@ -257,12 +252,6 @@ export class ObserveTimeoutError extends TimeoutError {
   }
 }
 
-export class PageNotFoundError extends StagehandError {
-  constructor(identifier: string) {
-    super(`No page found: ${identifier}`);
-  }
-}
-
 export class ConnectionTimeoutError extends BrowserConnectError {}
 
 export class StreamingCallbacksInNonStreamingModeError extends StagehandError {
@@ -339,7 +328,6 @@ standsFor(StagehandError, is(SdkError));
 standsFor(StagehandNotInitializedError, is(SdkStateError));
 standsFor(StagehandClosedError, is(SdkStateError, (error) => /closed/i.test(error.message)));
 standsFor(StagehandInvalidArgumentError, is(InvalidOptionError));
-standsFor(CookieValidationError, is(InvalidOptionError, (error) => /cookie/i.test(error.message)));
 standsFor(UnsupportedAISDKModelProviderError, is(UnsupportedModelError, (error) => /provider/i.test(error.message)));
 standsFor(StagehandElementNotFoundError, is(ElementNotFoundError));
 standsFor(ElementNotVisibleError, is(ElementNotActionableError, (error) => !(error instanceof ElementObscuredError)));
@@ -358,7 +346,7 @@ standsFor(StagehandServerError, is(HostedServiceError, (error) => error.status >
 
 // Names written out, as errors.ts does: a minifier renames classes, and `error.name` is read.
 for (const [name, type] of Object.entries({
-  StagehandError, StagehandDefaultError, StagehandEnvironmentError, MissingEnvironmentVariableError, UnsupportedModelProviderError, UnsupportedAISDKModelProviderError, StagehandUnsupportedBrowserFeatureError, StagehandNotInitializedError, HandlerNotInitializedError, StagehandClosedError, BrowserbaseSessionNotFoundError, CaptchaTimeoutError, StagehandInvalidArgumentError, StagehandMissingArgumentError, CookieValidationError, CookieSetError, StagehandElementNotFoundError, ElementNotVisibleError, AgentScreenshotProviderError, CreateChatCompletionResponseError, StagehandEvalError, StagehandDomProcessError, StagehandLocatorError, StagehandClickError, StagehandIframeError, ExperimentalApiConflictError, ExperimentalNotConfiguredError, CuaModelRequiredError, ZodSchemaValidationError, StagehandInitError, MCPConnectionError, StagehandShadowRootMissingError, StagehandShadowSegmentEmptyError, StagehandShadowSegmentNotFoundError, ResponseBodyError, ResponseParseError, ActTimeoutError, ExtractTimeoutError, ObserveTimeoutError, PageNotFoundError, ConnectionTimeoutError, StreamingCallbacksInNonStreamingModeError, AgentAbortError, CdpConnectionClosedError, StagehandSetExtraHTTPHeadersError, StagehandSetDomainPolicyError, StagehandSnapshotError, UnderstudyCommandException, StagehandAPIError, StagehandAPIUnauthorizedError, StagehandHttpError, StagehandServerError, StagehandResponseBodyError, StagehandResponseParseError,
+  StagehandError, StagehandDefaultError, StagehandEnvironmentError, MissingEnvironmentVariableError, UnsupportedModelProviderError, UnsupportedAISDKModelProviderError, StagehandUnsupportedBrowserFeatureError, StagehandNotInitializedError, HandlerNotInitializedError, StagehandClosedError, BrowserbaseSessionNotFoundError, CaptchaTimeoutError, StagehandInvalidArgumentError, StagehandMissingArgumentError, StagehandElementNotFoundError, ElementNotVisibleError, AgentScreenshotProviderError, CreateChatCompletionResponseError, StagehandEvalError, StagehandDomProcessError, StagehandLocatorError, StagehandClickError, StagehandIframeError, ExperimentalApiConflictError, ExperimentalNotConfiguredError, CuaModelRequiredError, ZodSchemaValidationError, StagehandInitError, MCPConnectionError, StagehandShadowRootMissingError, StagehandShadowSegmentEmptyError, StagehandShadowSegmentNotFoundError, ResponseBodyError, ResponseParseError, ActTimeoutError, ExtractTimeoutError, ObserveTimeoutError, ConnectionTimeoutError, StreamingCallbacksInNonStreamingModeError, AgentAbortError, CdpConnectionClosedError, StagehandSetExtraHTTPHeadersError, StagehandSetDomainPolicyError, StagehandSnapshotError, UnderstudyCommandException, StagehandAPIError, StagehandAPIUnauthorizedError, StagehandHttpError, StagehandServerError, StagehandResponseBodyError, StagehandResponseParseError,
 })) {
   Object.defineProperty(type, 'name', { value: name });
 }

@@ -4,7 +4,7 @@
 
 import { ElementNotActionableError } from '../errors.js';
 import { callFunction } from './evaluate.js';
-import { clickablePoint, hover, insertText, press, type } from './input.js';
+import { clickablePoint, hover, insertText, press, type, type MouseButton } from './input.js';
 import type { ResolvedElement } from './locator.js';
 import type { Page } from './page.js';
 import { clickChecked, onEngine } from './pointerCheck.js';
@@ -25,8 +25,8 @@ async function assertActionable(element: ResolvedElement, timeoutMs: number): Pr
 }
 
 /** Clicks once the element holds still and the press reaches it (see pointerCheck.ts). */
-export async function clickElement(page: Page, element: ResolvedElement, timeoutMs: number, clickCount = 1): Promise<void> {
-  await clickChecked(page, element, timeoutMs, clickCount);
+export async function clickElement(page: Page, element: ResolvedElement, timeoutMs: number, clickCount = 1, button: MouseButton = 'left'): Promise<void> {
+  await clickChecked(page, element, timeoutMs, clickCount, button);
 }
 
 export async function hoverElement(page: Page, element: ResolvedElement, timeoutMs: number): Promise<void> {

@@ -167,6 +167,9 @@ function toBox(quad: number[]): Box {
 
 export type MouseButton = 'left' | 'right' | 'middle';
 
+/** The `buttons` bit of each button, as a pointer event reports it while the button is down. */
+const BUTTON_BITS: Record<MouseButton, number> = { left: 1, right: 2, middle: 4 };
+
 export async function click(page: InputPage, point: Point, options: { clickCount?: number; button?: MouseButton; timeoutMs: number }): Promise<void> {
   const session = page.session;
   const button = options.button ?? 'left';
@@ -174,7 +177,7 @@ export async function click(page: InputPage, point: Point, options: { clickCount
   const send = (type: 'mouseMoved' | 'mousePressed' | 'mouseReleased', clickCount: number) =>
     session.send(
       'Input.dispatchMouseEvent',
-      { type, x: point.x, y: point.y, button: type === 'mouseMoved' ? 'none' : button, clickCount, buttons: type === 'mousePressed' ? 1 : 0 },
+      { type, x: point.x, y: point.y, button: type === 'mouseMoved' ? 'none' : button, clickCount, buttons: type === 'mousePressed' ? BUTTON_BITS[button] : 0 },
       { timeoutMs: options.timeoutMs },
     );
   // A session runs its commands in order, so the events can go out together: one round trip.

@@ -11,7 +11,7 @@ import type { Readiness, Verdict } from '../injected/engine/types.js';
 import { ElementNotActionableError, ElementObscuredError, SdkEvalError } from '../errors.js';
 import { describeException } from './evaluate.js';
 import type { EngineHandle, Frame } from './frame.js';
-import { aimAt, click, nextFrames, type Aim, type Point } from './input.js';
+import { aimAt, click, nextFrames, type Aim, type MouseButton, type Point } from './input.js';
 import type { ResolvedElement } from './locator.js';
 import type { Page } from './page.js';
 
@@ -64,7 +64,7 @@ function release(engines: EngineHandle[]): void {
  * covered one is ElementObscuredError naming what is over it. One that keeps moving but is still
  * what the pointer is over (a pulsing button) is pressed: the watch on the press tells where it lands.
  */
-export async function clickChecked(page: Page, element: ResolvedElement, timeoutMs: number, clickCount: number): Promise<void> {
+export async function clickChecked(page: Page, element: ResolvedElement, timeoutMs: number, clickCount: number, button: MouseButton = 'left'): Promise<void> {
   const giveUp = Date.now() + Math.min(SETTLE_MS, timeoutMs);
   const watchMs = Math.min(WATCH_MS, timeoutMs);
   for (;;) {
@@ -89,7 +89,7 @@ export async function clickChecked(page: Page, element: ResolvedElement, timeout
       }
     }
     if (receiver === '' && !moved) {
-      const verdict = await press(page, aim.point, watched, clickCount, timeoutMs);
+      const verdict = await press(page, aim.point, watched, clickCount, button, timeoutMs);
       if (!verdict) return;
       receiver = verdict.receiver;
       if (verdict.state === 'missed') {
@@ -115,8 +115,8 @@ export async function clickChecked(page: Page, element: ResolvedElement, timeout
  * Null when the press reached the element; else the watch that stopped it, or the element's own
  * watch when no press came to its document at all.
  */
-async function press(page: Page, point: Point, watched: EngineHandle[], clickCount: number, timeoutMs: number): Promise<Verdict | null> {
-  const sent = click(page, point, { clickCount, timeoutMs });
+async function press(page: Page, point: Point, watched: EngineHandle[], clickCount: number, button: MouseButton, timeoutMs: number): Promise<Verdict | null> {
+  const sent = click(page, point, { clickCount, button, timeoutMs });
   const answers: Array<Verdict | null | undefined> = watched.map(() => undefined);
   // A document the click replaced, or a page that stopped answering, cannot say: the press was sent.
   const asked = watched.map((engine, index) =>

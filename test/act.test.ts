@@ -35,8 +35,8 @@ async function read(expression: string, frameUrlPart?: string): Promise<unknown>
   const targets = (await CDP.List({ port: chrome.port })) as Array<{ id: string; type: string; url: string }>;
   const target = frameUrlPart
     ? targets.find((each) => each.type === 'iframe' && each.url.includes(frameUrlPart))
-    : targets.find((each) => each.id === page.targetId);
-  if (!target) throw new Error(`no target for ${frameUrlPart ?? page.targetId}: ${JSON.stringify(targets.map((t) => [t.type, t.url]))}`);
+    : targets.find((each) => each.id === page.targetId());
+  if (!target) throw new Error(`no target for ${frameUrlPart ?? page.targetId()}: ${JSON.stringify(targets.map((t) => [t.type, t.url]))}`);
   const client = await CDP({ port: chrome.port, target: target.id });
   try {
     const { result, exceptionDetails } = await client.Runtime.evaluate({ expression, returnByValue: true });

@@ -35,7 +35,7 @@ beforeEach(async () => {
 /** Reads the page through a second, independent DevTools client. */
 async function read(expression: string): Promise<unknown> {
   const targets = (await CDP.List({ port: chrome.port })) as Array<{ id: string }>;
-  const client = await CDP({ port: chrome.port, target: targets.find((each) => each.id === page.targetId)!.id });
+  const client = await CDP({ port: chrome.port, target: targets.find((each) => each.id === page.targetId())!.id });
   try {
     return (await client.Runtime.evaluate({ expression, returnByValue: true })).result.value;
   } finally {

@@ -180,13 +180,13 @@ export class Page extends Emitter<PageEvents> {
    * CSS through iframes and shadow roots, scrolled into view), of a `clip`, or of the `fullPage`;
    * Stagehand's other options as ScreenshotOptions says. Rejects bad combinations (InvalidOptionError).
    */
-  screenshot(options?: ScreenshotOptions): Promise<Uint8Array> {
+  async screenshot(options?: ScreenshotOptions): Promise<Uint8Array> {
     this.assertOpen('screenshot()');
     return captureScreenshot(this, options);
   }
 
   /** @internal For frame.screenshot(). */
-  screenshotFrame(frame: Frame, options?: FrameScreenshotOptions): Promise<Uint8Array> {
+  async screenshotFrame(frame: Frame, options?: FrameScreenshotOptions): Promise<Uint8Array> {
     this.assertOpen('frame.screenshot()');
     return captureFrame(this, frame, options);
   }
@@ -245,11 +245,11 @@ export class Page extends Emitter<PageEvents> {
   }
 
   /** Sends a DevTools Protocol command on this page's own session and resolves with its result (ProtocolError when Chrome refuses it). */
-  sendCDP<T = unknown>(method: string, params?: object): Promise<T> {
+  async sendCDP<T = unknown>(method: string, params?: object): Promise<T> {
     this.assertOpen('sendCDP()');
     if (typeof method !== 'string' || !/^\w+\.\w+$/.test(method)) throw new InvalidOptionError(`sendCDP(method): name a command as "Domain.method", such as "Runtime.evaluate", not ${JSON.stringify(method)}.`);
     if (params !== undefined && (typeof params !== 'object' || params === null || Array.isArray(params))) throw new InvalidOptionError(`sendCDP(${method}, params): params must be an object.`);
-    return this.session.send(method as keyof Commands, params as never, { timeoutMs: this.defaultTimeoutMs }) as Promise<T>;
+    return (await this.session.send(method as keyof Commands, params as never, { timeoutMs: this.defaultTimeoutMs })) as T;
   }
 
   /** The main frame's id. */

@@ -40,7 +40,9 @@ export async function captureFrame(page: ScreenshotPage, frame: Frame, options: 
 type Region = { box: Box; beyond: boolean } | undefined;
 
 async function capture(page: ScreenshotPage, options: CheckedScreenshot, region: () => Promise<Region>): Promise<Uint8Array> {
-  const { timeoutMs } = options;
+  // The caller's deadline is withDeadline's; each command has at least the usual one, so that what
+  // was changed in the page is known, and taken back, also after a short deadline passed.
+  const timeoutMs = Math.max(options.timeoutMs, page.defaultTimeoutMs);
   const undo = await applyEffects(page, options, timeoutMs);
   try {
     const area = await region();
@@ -65,8 +67,9 @@ async function viewport(session: CdpSession, timeoutMs: number): Promise<Box> {
 }
 
 async function pageRegion(page: ScreenshotPage, options: CheckedScreenshot): Promise<Region> {
-  const { selector, timeoutMs } = options;
-  if (selector !== undefined) return { box: await withDeadline(elementBox(page, selector, timeoutMs), timeoutMs, `Measuring "${selector}" for a screenshot`), beyond: false };
+  const { selector } = options;
+  const timeoutMs = Math.max(options.timeoutMs, page.defaultTimeoutMs);
+  if (selector !== undefined) return { box: await elementBox(page, selector, timeoutMs), beyond: false };
   if (options.fullPage) {
     const { cssContentSize: size } = await page.session.send('Page.getLayoutMetrics', undefined, { timeoutMs });
     return { box: { x: 0, y: 0, width: Math.ceil(size.width), height: Math.ceil(size.height) }, beyond: true };
@@ -92,7 +95,7 @@ async function elementBox(page: ScreenshotPage, selector: string, timeoutMs: num
 
 /** The frame's viewport (its <iframe>'s content box) as the page shows it, scrolled into view; `clip` is within it. */
 async function frameRegion(page: ScreenshotPage, frame: Frame, options: CheckedScreenshot): Promise<Region> {
-  const { timeoutMs } = options;
+  const timeoutMs = Math.max(options.timeoutMs, page.defaultTimeoutMs);
   const parent = frame.parent!;
   const [objectId, engine, owner] = await Promise.all([frame.ownerHandle(timeoutMs), parent.engine(timeoutMs), frame.ownerElementId(timeoutMs)]);
   if (!objectId || owner === null) throw new ElementNotActionableError(`The frame ${frame.url()} has no <iframe> in the page to capture.`);

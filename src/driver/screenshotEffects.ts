@@ -65,8 +65,10 @@ async function applyMasks(page: EffectsPage, options: CheckedScreenshot, timeout
   const frames = new Set<Frame>();
   const undo = () => Promise.all([...frames].map((frame) => engineCall(frame, 'unmask', [{ value: token }], timeoutMs).catch(() => undefined)));
   try {
-    await Promise.all(
-      options.mask.map(async (item) => {
+    // One at a time: the engine keeps the iframe a selector stopped at until it is taken, for one
+    // selector at a time.
+    for (const item of options.mask) {
+      await (async () => {
         // A locator resolves itself (a frame's, say, from its frame); a selector goes from the page.
         const given = item as { resolve?: unknown; selector: string };
         const locator = typeof item === 'string' ? page.locator(item) : typeof given.resolve === 'function' ? (item as Resolvable) : page.locator(given.selector);
@@ -81,8 +83,8 @@ async function applyMasks(page: EffectsPage, options: CheckedScreenshot, timeout
         } finally {
           void element.world.session.sendQuiet('Runtime.releaseObject', { objectId: element.objectId });
         }
-      }),
-    );
+      })();
+    }
   } catch (error) {
     await undo();
     throw error;

@@ -92,7 +92,6 @@ export function createEngine(): Engine {
     scrollOffsets: () => [scrollX, scrollY],
     drawn: () => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve(true)))),
     async waitFor(selector: string, state: string, pierce: boolean, ms: number): Promise<string> {
-      stashedFrame = null;
       const registry = pierce ? shadows : noShadows;
       const outcome = await waitFor(
         () => dispatch(String(selector), registry),

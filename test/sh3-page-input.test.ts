@@ -1,4 +1,4 @@
-// Stagehand's coordinate and keyboard actions of a page: click, hover, scroll and dragAndDrop at
+// Stagehand's coordinate and keyboard actions of a page: click, hover, tap, scroll and dragAndDrop at
 // points of the viewport (naming what is there with returnXpath), type and keyPress into what has
 // focus; in the top document, a same-origin iframe, an out-of-process iframe and open and closed
 // shadow roots, and in a tab that is not in front.
@@ -82,13 +82,24 @@ describe('page.click(x, y)', () => {
   });
 });
 
-describe('page.hover(x, y), page.scroll(), page.dragAndDrop()', () => {
+describe('page.hover(x, y), page.tap(), page.scroll(), page.dragAndDrop()', () => {
   it('hovers, through an out-of-process iframe and a closed shadow root too', async () => {
     const { page } = fixture;
     expect(await page.hover(AT.closed[0], AT.closed[1], { returnXpath: true })).toBe('/html[1]/body[1]/div[2]/button[1]');
     expect(await page.evaluate('window.log')).toContain('mouseover closed-btn 0 0');
     expect(await page.hover(AT.oop[0], AT.oop[1])).toBe('');
     expect(await frameOf(page, 'in=oop').evaluate('window.log')).toEqual(['mouseover inner']);
+  });
+
+  it('taps with a finger: touch events, and the click they make', async () => {
+    const { page } = fixture;
+    expect(await page.tap(AT.top[0], AT.top[1], { returnXpath: true })).toBe('/html[1]/body[1]/button[1]');
+    const log = (await page.evaluate('window.log')) as string[];
+    expect(log).toContain('pointerdown top touch');
+    expect(log.some((line) => line.startsWith('touchstart top'))).toBe(true);
+    // Chrome makes a click of the tap once it is sure it was one.
+    await expect.poll(() => page.evaluate('window.log')).toContain('click top 0 1');
+    await expect(page.tap(1, Number.NaN)).rejects.toBeInstanceOf(InvalidOptionError);
   });
 
   it('turns the wheel over the page, which scrolls', async () => {

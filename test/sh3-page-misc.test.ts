@@ -42,10 +42,14 @@ describe("page.on('console')", () => {
     expect(seen[3]!.location().url).toBe(servers.a.url('/sh3-page.html'));
     expect(another).toHaveLength(4);
 
+    const once: string[] = [];
+    expect(page.once('console', (message) => once.push(message.text()))).toBe(page);
     expect(page.off('console', listener)).toBe(page);
     await page.evaluate(() => console.log('after off'));
-    await expect.poll(() => another.length).toBe(5);
+    await page.evaluate(() => console.log('and again'));
+    await expect.poll(() => another.length).toBe(6);
     expect(seen).toHaveLength(4);
+    expect(once).toEqual(['after off']);
   });
 
   it('keeps the other events as they were, and refuses an event a page does not have', () => {

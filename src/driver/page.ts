@@ -1,7 +1,6 @@
 import type { Protocol } from 'devtools-protocol';
 import type { CdpSession } from '../cdp/session.js';
-import type { Commands } from '../cdp/protocol.js';
-import { InvalidOptionError, PageClosedError } from '../errors.js';
+import { PageClosedError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { FrameScreenshotOptions, GotoOptions, ScreenshotOptions, Viewport, WaitUntil } from '../types.js';
 import { Emitter } from '../util/emitter.js';
@@ -17,8 +16,9 @@ import { Navigation } from './navigation.js';
 import type { DomainGuard } from './policy.js';
 import { DocumentResponses, type NavigationResponse } from './response.js';
 import { ConsoleMessage } from './console.js';
-import { clickAt, dragAt, hoverAt, scrollAt, type DragOptions, type MouseButton } from './pageInput.js';
+import { clickAt, dragAt, hoverAt, scrollAt, tapAt, type DragOptions, type MouseButton } from './pageInput.js';
 import { keyPress, typeText } from './pageKeys.js';
+import { checkPageEvent, sendCommand, setViewport, targetIdOf, type TargetId } from './pageSession.js';
 import { waitForSelector, waitForTimeout, type WaitForSelectorOptions } from './pageWaits.js';
 import { captureFrame, captureScreenshot } from './screenshot.js';
 
@@ -32,22 +32,6 @@ export type PageEvents = {
   console: ConsoleMessage<Page>;
   close: undefined;
 };
-
-/**
- * `page.targetId`: Stagehand's method, which Tendril had as a string field; called, or used where a
- * string is (a template, JSON, `==`), it is the target's id. Compare with `===` through page.targetId().
- */
-export type TargetId = (() => string) & { toString(): string; valueOf(): string; toJSON(): string };
-
-function targetIdOf(id: string): TargetId {
-  const read = () => id;
-  return Object.assign(read, { toString: read, valueOf: read, toJSON: read, [Symbol.toPrimitive]: read });
-}
-
-const EVENTS = ['dialog', 'download', 'console', 'close'];
-function checkEvent(event: unknown): void {
-  if (!EVENTS.includes(event as string)) throw new InvalidOptionError(`page.on(event): a page announces ${EVENTS.map((each) => `"${each}"`).join(', ')}, not ${JSON.stringify(event)}.`);
-}
 
 /** What a page needs of the context that holds it (context.ts's Context has it). */
 export interface PageHost {
@@ -196,6 +180,11 @@ export class Page extends Emitter<PageEvents> {
     return clickAt(this, x, y, options);
   }
 
+  /** Taps (x, y) of the viewport with a finger, for pages that listen for touch; resolves as click() does. */
+  tap(x: number, y: number, options?: { returnXpath?: boolean }): Promise<string> {
+    return tapAt(this, x, y, options);
+  }
+
   /** Moves the mouse to (x, y) of the viewport; resolves as click() does. */
   hover(x: number, y: number, options?: { returnXpath?: boolean }): Promise<string> {
     return hoverAt(this, x, y, options);
@@ -231,25 +220,15 @@ export class Page extends Emitter<PageEvents> {
   }
 
   /** Sets the viewport to `width` x `height` CSS pixels (and `deviceScaleFactor`, default 1). */
-  async setViewportSize(width: number, height: number, options: { deviceScaleFactor?: number } = {}): Promise<void> {
+  async setViewportSize(width: number, height: number, options?: { deviceScaleFactor?: number }): Promise<void> {
     this.assertOpen('setViewportSize()');
-    const scale = options?.deviceScaleFactor ?? 1;
-    if (![width, height, scale].every((value) => typeof value === 'number' && Number.isFinite(value) && value > 0)) {
-      throw new InvalidOptionError(`setViewportSize(width, height, { deviceScaleFactor }) takes positive numbers, not ${[width, height, scale].map(String).join(', ')}.`);
-    }
-    await this.session.send(
-      'Emulation.setDeviceMetricsOverride',
-      { width: Math.round(width), height: Math.round(height), deviceScaleFactor: scale, mobile: false, screenWidth: Math.round(width), screenHeight: Math.round(height) },
-      { timeoutMs: this.defaultTimeoutMs },
-    );
+    await setViewport(this.session, width, height, options, this.defaultTimeoutMs);
   }
 
   /** Sends a DevTools Protocol command on this page's own session and resolves with its result (ProtocolError when Chrome refuses it). */
   async sendCDP<T = unknown>(method: string, params?: object): Promise<T> {
     this.assertOpen('sendCDP()');
-    if (typeof method !== 'string' || !/^\w+\.\w+$/.test(method)) throw new InvalidOptionError(`sendCDP(method): name a command as "Domain.method", such as "Runtime.evaluate", not ${JSON.stringify(method)}.`);
-    if (params !== undefined && (typeof params !== 'object' || params === null || Array.isArray(params))) throw new InvalidOptionError(`sendCDP(${method}, params): params must be an object.`);
-    return (await this.session.send(method as keyof Commands, params as never, { timeoutMs: this.defaultTimeoutMs })) as T;
+    return sendCommand<T>(this.session, method, params, this.defaultTimeoutMs);
   }
 
   /** The main frame's id. */
@@ -258,13 +237,13 @@ export class Page extends Emitter<PageEvents> {
   }
 
   /**
-   * Listens to an event. For "console" (Stagehand's), resolves with the page, for chaining; for the
-   * others, with the function that stops listening. `off` stops either.
+   * Listens to an event. For "console" (Stagehand's), returns the page, for chaining; for the
+   * others, the function that stops listening. `off` stops either.
    */
   override on(event: 'console', listener: (message: ConsoleMessage<Page>) => void): this;
   override on<K extends keyof PageEvents>(event: K, handler: (payload: PageEvents[K]) => void): () => void;
   override on(event: keyof PageEvents, handler: (payload: never) => void): this | (() => void) {
-    checkEvent(event);
+    checkPageEvent(event);
     const off = super.on(event, handler as never);
     return event === 'console' ? this : off;
   }
@@ -272,8 +251,12 @@ export class Page extends Emitter<PageEvents> {
   override once(event: 'console', listener: (message: ConsoleMessage<Page>) => void): this;
   override once<K extends keyof PageEvents>(event: K, handler: (payload: PageEvents[K]) => void): () => void;
   override once(event: keyof PageEvents, handler: (payload: never) => void): this | (() => void) {
-    checkEvent(event);
-    const off = super.once(event, handler as never);
+    checkPageEvent(event);
+    // Not Emitter's once: it would call this class's on(), which gives the page back for "console".
+    const off = super.on(event, ((payload: never) => {
+      off();
+      handler(payload);
+    }) as never);
     return event === 'console' ? this : off;
   }
 

@@ -42,13 +42,13 @@ function ready(page: PointerPage, timeoutMs: number): Promise<void> {
   let done = prepared.get(page.session);
   if (!done) {
     done = (async () => {
-      const [hidden] = await Promise.all([
-        page.mainFrame().evaluate<boolean>('document.visibilityState === "hidden"').catch(() => false),
-        page.session.send('Emulation.setFocusEmulationEnabled', { enabled: true }, { timeoutMs }).catch(() => undefined),
-      ]);
+      // Asked first: the answer must be of before the emulation.
+      const hidden = await page.mainFrame().evaluate<boolean>('document.visibilityState === "hidden"').catch(() => false);
+      await page.session.send('Emulation.setFocusEmulationEnabled', { enabled: true }, { timeoutMs }).catch(() => undefined);
       if (!hidden) return;
       const roots = page.frames().filter((frame) => !frame.parent || frame.isOutOfProcess());
-      await Promise.all(roots.map((frame) => engineCall(frame, 'drawn', [], MOVE_ACK_MS).catch(() => undefined)));
+      // Two frames are not always enough for the browser to route by the new ones; four have been.
+      await Promise.all(roots.map((frame) => engineCall(frame, 'drawn', [{ value: 4 }], MOVE_ACK_MS).catch(() => undefined)));
     })();
     prepared.set(page.session, done);
   }
@@ -123,6 +123,20 @@ export async function hoverAt(page: PointerPage, x: number, y: number, options: 
   checkPoint('hover(x, y)', x, y);
   const xpath = await nameAt(page, options?.returnXpath, x, y);
   await mouse(page, [{ type: 'mouseMoved', x, y, button: 'none' }], page.defaultTimeoutMs);
+  return xpath;
+}
+
+/** Touches (x, y) and lets go: a trusted tap, for pages that listen for touch rather than the mouse. */
+export async function tapAt(page: PointerPage, x: number, y: number, options: { returnXpath?: boolean } = {}): Promise<string> {
+  page.assertOpen('tap()');
+  checkPoint('tap(x, y)', x, y);
+  const xpath = await nameAt(page, options?.returnXpath, x, y);
+  const timeoutMs = page.defaultTimeoutMs;
+  await ready(page, timeoutMs);
+  await Promise.all([
+    page.session.send('Input.dispatchTouchEvent', { type: 'touchStart', touchPoints: [{ x, y }] }, { timeoutMs }),
+    page.session.send('Input.dispatchTouchEvent', { type: 'touchEnd', touchPoints: [] }, { timeoutMs }),
+  ]);
   return xpath;
 }
 

@@ -90,7 +90,11 @@ export function createEngine(): Engine {
     describe,
     xpathOf,
     scrollOffsets: () => [scrollX, scrollY],
-    drawn: () => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve(true)))),
+    drawn: (frames: number) =>
+      new Promise((resolve) => {
+        const next = (left: number) => (left > 0 ? requestAnimationFrame(() => next(left - 1)) : resolve(true));
+        next(frames);
+      }),
     async waitFor(selector: string, state: string, pierce: boolean, ms: number): Promise<string> {
       const registry = pierce ? shadows : noShadows;
       const outcome = await waitFor(

@@ -40,8 +40,8 @@ export interface Engine {
   xpathOf(node: Node): string;
   /** How far the document is scrolled: what turns viewport coordinates into the document's. */
   scrollOffsets(): [number, number];
-  /** Resolves once the document drew twice more (two animation frames). */
-  drawn(): Promise<boolean>;
+  /** Resolves once the document drew `frames` more times (animation frames). */
+  drawn(frames: number): Promise<boolean>;
   /** Resolves once `selector` is in `state` here, or a hop or a syntax error says more: as resolve()
    *  answers; "pending" when `ms` passed first (wait.ts). `pierce` false: shadow roots are left out. */
   waitFor(selector: string, state: string, pierce: boolean, ms: number): Promise<string>;

@@ -38,7 +38,7 @@ const prepared = new WeakMap<object, Promise<void>>();
  * was hidden is then given time to draw each of its frames: Chrome routes a click into an
  * out-of-process iframe by what the frames last drew.
  */
-function ready(page: PointerPage, timeoutMs: number): Promise<void> {
+export function ready(page: PointerPage, timeoutMs: number): Promise<void> {
   let done = prepared.get(page.session);
   if (!done) {
     done = (async () => {

@@ -23,7 +23,7 @@ export const MAX_LINES = 400;
  * their bundles sit at the bottom: host code may read their types and helpers, never the reverse.
  */
 const LAYERS: string[][] = [
-  ['util', 'errors.ts', 'wireErrors.ts', 'types.ts', 'logger.ts', 'generated', 'injected'],
+  ['util', 'errors.ts', 'wireErrors.ts', 'types.ts', 'contextTypes.ts', 'screenshotTypes.ts', 'logger.ts', 'generated', 'injected'],
   ['cdp'],
   ['browser', 'relay'],
   ['driver'],
@@ -33,7 +33,7 @@ const LAYERS: string[][] = [
   ['act'],
   ['hosted/client'],
   ['env'],
-  ['sdkOptions.ts', 'sdkCore.ts', 'sdk.ts', 'extension.ts', 'extensionRelay.ts', 'publicApi.ts', 'index.ts'],
+  ['sdkOptions.ts', 'sdkCore.ts', 'sdk.ts', 'stagehand', 'extension.ts', 'extensionRelay.ts', 'publicApi.ts', 'index.ts'],
   ['mcp', 'hosted/server'],
   ['cli'],
 ];

@@ -45,6 +45,9 @@ export class ElementNotFoundError extends SdkError {
 /** An XPath matched no element in the page or its frames. */
 export class XPathResolutionError extends ElementNotFoundError {}
 
+/** An element id (`[12]`, `[2-7]`) that the page's latest read does not have, or no longer has. */
+export class ElementIdNotFoundError extends ElementNotFoundError {}
+
 /** A selector step asks for a shadow root that the resolved host element does not have. */
 export class SdkShadowRootMissingError extends SdkError {}
 
@@ -156,6 +159,15 @@ export class UnknownKeyError extends InvalidOptionError {
 /** The page (or its tab) was closed or crashed while an operation was using it. */
 export class PageClosedError extends SdkError {}
 
+/** There is no page to give: every page of the context is closed (awaitActivePage). */
+export class PageNotFoundError extends SdkError {}
+
+/** A cookie given to addCookies, or a URL given to cookies(), cannot be used; the message says which and why. */
+export class CookieValidationError extends InvalidOptionError {}
+
+/** The browser refused cookies that passed our checks (addCookies); the message names them and what to check. */
+export class CookieSetError extends SdkError {}
+
 /** The target a command was sent to (a page, an iframe's process) detached or closed meanwhile. */
 export class TargetClosedError extends SdkError {}
 
@@ -207,5 +219,5 @@ export class HostedServiceError extends SdkError {
  * extension entry is built minified), and `error.name` is part of the API.
  */
 const NAMES = new Map<Function, string>(
-  Object.entries({ SdkError, SchemaValidationError, SdkDomProcessError, SdkEvalError, SdkIframeError, ContentFrameNotFoundError, ElementNotFoundError, XPathResolutionError, SdkShadowRootMissingError, LLMResponseError, MissingLLMConfigurationError, UnsupportedModelError, InvalidAISDKModelFormatError, SelectorSyntaxError, TimeoutError, ConnectionClosedError, ProtocolError, BrowserLaunchError, BrowserConnectError, NavigationError, UrlNotAllowedError, DomainPolicyError, SdkStateError, InvalidOptionError, UnknownKeyError, PageClosedError, TargetClosedError, ElementNotActionableError, ElementObscuredError, ActionFailedError, HostedServiceError }).map(([name, type]) => [type, name]),
+  Object.entries({ SdkError, SchemaValidationError, SdkDomProcessError, SdkEvalError, SdkIframeError, ContentFrameNotFoundError, ElementNotFoundError, XPathResolutionError, ElementIdNotFoundError, SdkShadowRootMissingError, LLMResponseError, MissingLLMConfigurationError, UnsupportedModelError, InvalidAISDKModelFormatError, SelectorSyntaxError, TimeoutError, ConnectionClosedError, ProtocolError, BrowserLaunchError, BrowserConnectError, NavigationError, UrlNotAllowedError, DomainPolicyError, SdkStateError, InvalidOptionError, UnknownKeyError, PageClosedError, PageNotFoundError, CookieValidationError, CookieSetError, TargetClosedError, ElementNotActionableError, ElementObscuredError, ActionFailedError, HostedServiceError }).map(([name, type]) => [type, name]),
 );

@@ -20,6 +20,9 @@ export interface LoggerOptions {
   logger?: (line: LogLine) => void;
 }
 
+/** What an Sdk shows of its logger (`sdk.logger`): writing lines, and the level it writes up to. */
+export type SdkLogger = Pick<Logger, 'verbose' | 'log' | 'error' | 'info' | 'debug'>;
+
 /** Lines go to the caller's `logger` callback and, unless disabled, to pino on stderr (util/pinoSink.ts). */
 export class Logger {
   readonly verbose: 0 | 1 | 2;

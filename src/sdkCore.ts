@@ -11,14 +11,17 @@ import { isZodSchema, type ZodLike } from './extract/schema.js';
 import { DEFAULT_MODEL_TIMEOUT_MS } from './llm/ask.js';
 import { parseModelConfiguration, type ModelServer, type ModelSpec } from './llm/config.js';
 import { Metrics } from './llm/metrics.js';
-import { Logger } from './logger.js';
-import { checkActOptions, checkExtractOptions, checkModelServer, isPlainObject } from './sdkOptions.js';
+import { Logger, type SdkLogger } from './logger.js';
+import { checkActOptions, checkBehaviourOptions, checkExtractOptions, checkModelServer, isPlainObject } from './sdkOptions.js';
+import { actionOfId, isElementAction } from './act/elementId.js';
 import { captureSnapshot } from './snapshot/index.js';
+import { rememberRead } from './snapshot/latest.js';
 import { READER_SOURCE } from './generated/reader.js';
 import { PageTexts } from './snapshot/views.js';
 import type {
   ActionInput,
   ActOptions,
+  ElementAction,
   ActResult,
   ExtractOptions,
   ExtractResult,
@@ -51,7 +54,7 @@ const DEFAULT_CDP_TIMEOUT_MS = 30_000;
  * lets it go. Public as `Sdk` (sdk.ts, extension.ts), which give it its runtime.
  */
 export class SdkCore {
-  readonly logger: Logger;
+  readonly #logger: Logger;
   #options: SdkOptions;
   readonly #modelServer: ModelServer | undefined;
   #browser: BrowserHandle | undefined;
@@ -73,10 +76,16 @@ export class SdkCore {
   constructor(options: SdkOptions, entry: SdkEntry) {
     this.#options = { ...options };
     this.#entry = entry;
-    this.logger = new Logger({ verbose: options.verbose, disablePino: options.disablePino, logger: options.logger });
+    this.#logger = new Logger({ verbose: options.verbose, disablePino: options.disablePino, logger: options.logger });
+    checkBehaviourOptions(options);
     this.#environment = chooseEnvironment(options, entry);
     this.#modelServer = checkModelServer(options, this.#environment.modelsOnService);
     this.#policy = this.#environment.policy(options, checkDomainPolicy(options.domainPolicy));
+  }
+
+  /** Writes a line where this Sdk's lines go (the `logger` callback, pino), at or below `verbose`. */
+  get logger(): SdkLogger {
+    return this.#logger;
   }
 
   /** The browser's pages. Available once `init()` has resolved. */
@@ -114,18 +123,19 @@ export class SdkCore {
     const cdpTimeoutMs = this.#options.cdpTimeoutMs ?? DEFAULT_CDP_TIMEOUT_MS;
     // OpenTelemetry, when the application has it: loaded beside the browser, never failing.
     const tracing = loadTracing();
-    const opened = await this.#environment.open(this.#options, this.logger, cdpTimeoutMs);
+    const opened = await this.#environment.open(this.#options, this.#logger, cdpTimeoutMs);
     await tracing;
     this.#browser = opened.browser;
     this.#removeDownloads = opened.removeDownloads;
     this.#operations = opened.operations ?? localOperations;
-    const context = new Context(this.#browser, this.logger, {
+    const context = new Context(this.#browser, this.#logger, {
       viewport: opened.viewport,
       timeoutMs: cdpTimeoutMs,
       downloads: opened.downloads,
       policy: this.#policy,
       closedRootWatch: opened.closedRootWatch,
       reader: READER_SOURCE,
+      readFile: opened.readFile,
     });
     // The bridge server needs nothing from the context: start both at once.
     await Promise.all([
@@ -189,7 +199,8 @@ export class SdkCore {
   }
 
   #call(page: Page, options: OperationCall['options'], model: ModelSpec | undefined, timeoutMs: number, modelTimeoutMs = timeoutMs): OperationCall {
-    return { page, options, model, timeoutMs, modelTimeoutMs, logger: this.logger, metrics: this.#metrics };
+    const { selfHeal, domSettleTimeout: settleMs } = this.#options;
+    return { page, options, model, timeoutMs, modelTimeoutMs, logger: this.#logger, metrics: this.#metrics, selfHeal, settleMs };
   }
 
   /**
@@ -200,14 +211,15 @@ export class SdkCore {
    * - `act(action)`: replays an action from observe() (or a previous act's `actions`) without a model.
    * `variables` fill `%name%` placeholders in the arguments; their values never reach the model.
    */
-  act(instructionOrAction: string | ActionInput, options?: ActOptions): Promise<ActResult> {
+  act(instructionOrAction: string | ActionInput | ElementAction, options?: ActOptions): Promise<ActResult> {
     return this.#traced('act', options, () => this.#act(instructionOrAction, options));
   }
 
-  async #act(instructionOrAction: string | ActionInput, options?: ActOptions): Promise<ActResult> {
+  async #act(given: string | ActionInput | ElementAction, options?: ActOptions): Promise<ActResult> {
     const checked = checkActOptions(options);
-    if (typeof instructionOrAction !== 'string') checkAction(instructionOrAction);
     const page = await this.#pageFor(checked.page);
+    const instructionOrAction = isElementAction(given) ? await actionOfId(page, given) : given;
+    if (typeof instructionOrAction !== 'string') checkAction(instructionOrAction);
     const modelTimeoutMs = checked.timeout ?? DEFAULT_MODEL_TIMEOUT_MS;
     let what: ActInput;
     let model: ModelSpec | undefined;
@@ -226,8 +238,14 @@ export class SdkCore {
     return this.#operations.act(this.#call(page, checked, model, timeoutMs, modelTimeoutMs), what, checked.variables);
   }
 
-  /** Candidate actions for the page (or for `instruction`): `[{ selector, description, method, arguments }]`. */
-  observe(instruction?: string, options?: ObserveOptions): Promise<ObserveResult[]> {
+  /**
+   * Candidate actions for the page (or for `instruction`): `[{ selector, description, method, arguments }]`.
+   * `observe(options)` is `observe(undefined, options)`.
+   */
+  observe(options?: ObserveOptions): Promise<ObserveResult[]>;
+  observe(instruction?: string, options?: ObserveOptions): Promise<ObserveResult[]>;
+  observe(first?: string | ObserveOptions, second?: ObserveOptions): Promise<ObserveResult[]> {
+    const [instruction, options] = typeof first === 'object' && first !== null && second === undefined ? [undefined, first] : [first as string | undefined, second];
     return this.#traced('observe', options, () => this.#observe(instruction, options));
   }
 
@@ -263,6 +281,7 @@ export class SdkCore {
   #spec(model: ModelConfiguration | undefined): ModelSpec | undefined {
     const spec = parseModelConfiguration(model ?? this.#options.model);
     if (spec && this.#modelServer) spec.server = this.#modelServer;
+    if (spec && this.#options.systemPrompt) spec.systemPrompt = this.#options.systemPrompt;
     return spec;
   }
 
@@ -273,12 +292,13 @@ export class SdkCore {
     const snapshot = await captureSnapshot(page, {
       selector: options.selector,
       timeoutMs: options.timeout ?? this.#options.cdpTimeoutMs ?? DEFAULT_CDP_TIMEOUT_MS,
-      logger: this.logger,
+      logger: this.#logger,
       view: view === 'delta' ? 'full' : view,
     });
+    rememberRead(page, snapshot);
     // Works the same with HOSTED: the page text is read over the session's own connection.
     const pageText = view === 'full' || view === 'delta' ? this.#pageTexts.take(page, options.selector, snapshot.text, view === 'delta') : snapshot.text;
-    this.logger.debug('extract', 'Read the page text', { url: page.url(), ms: Date.now() - started, bytes: pageText.length, selector: options.selector, view });
+    this.#logger.debug('extract', 'Read the page text', { url: page.url(), ms: Date.now() - started, bytes: pageText.length, selector: options.selector, view });
     return { pageText };
   }
 

@@ -20,6 +20,15 @@ export function checkModelServer(options: SdkOptions, modelsOnService: boolean):
   return { url, apiKey };
 }
 
+/** systemPrompt, selfHeal and domSettleTimeout: what act(), observe() and the model requests take from the Sdk. */
+export function checkBehaviourOptions({ systemPrompt, selfHeal, domSettleTimeout }: SdkOptions): void {
+  if (systemPrompt !== undefined && typeof systemPrompt !== 'string') throw new InvalidOptionError('`systemPrompt` must be a string of instructions for the model.');
+  if (selfHeal !== undefined && typeof selfHeal !== 'boolean') throw new InvalidOptionError('`selfHeal` must be true or false.');
+  if (domSettleTimeout !== undefined && !(typeof domSettleTimeout === 'number' && domSettleTimeout >= 0 && Number.isFinite(domSettleTimeout))) {
+    throw new InvalidOptionError(`\`domSettleTimeout\` must be a number of milliseconds (0 or more), not ${String(domSettleTimeout)}.`);
+  }
+}
+
 export function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

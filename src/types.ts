@@ -45,6 +45,32 @@ export interface LocalBrowserLaunchOptions {
   cdpHeaders?: Record<string, string>;
   /** Deadline for starting or reaching the browser. Default 30000 ms. */
   connectTimeoutMs?: number;
+  /** Launch only: Chrome's language (`--lang`, `--accept-lang`), which pages read in `navigator.language` and `Accept-Language`. */
+  locale?: string;
+  /**
+   * Launch only: a proxy for every request (`--proxy-server`): `server` such as `http://host:3128` or
+   * `socks5://host:1080`, `bypass` the hosts that go direct (`"localhost,*.internal"`). A proxy that
+   * asks for a password is not supported: Chrome would ask in a dialog nobody answers.
+   */
+  proxy?: { server: string; bypass?: string };
+  /** Launch only: accept any TLS certificate (`--ignore-certificate-errors`), for test servers. */
+  ignoreHTTPSErrors?: boolean;
+  /** Launch only: device pixels per CSS pixel (`--force-device-scale-factor`), 2 for retina-sized screenshots. */
+  deviceScaleFactor?: number;
+  /** Launch only: pages see a touch screen (`--touch-events=enabled`). */
+  hasTouch?: boolean;
+  /** Launch only, with `headless: false`: open DevTools in every tab. */
+  devtools?: boolean;
+  /**
+   * Launch only: also open a DevTools port on loopback (`--remote-debugging-port`), for another tool
+   * to drive this browser. Tendril itself keeps the pipe; `connectURL()` is the guarded way in.
+   */
+  port?: number;
+  /**
+   * Launch only: leave out Tendril's default switches, all of them (`true`) or those listed. The
+   * pipe, the profile and what the options above ask for stay.
+   */
+  ignoreDefaultArgs?: boolean | string[];
 }
 
 /** A log line, as given to the `logger` callback. Level 0 is an error, 1 information, 2 detail. */
@@ -82,6 +108,8 @@ export type ModelConfiguration =
       maxRetries?: number;
       /** openai only: `"responses"` (default) or `"chat"` (Chat Completions). */
       api?: 'responses' | 'chat';
+      /** Sampling temperature, 0 to 2. Default: the provider's. */
+      temperature?: number;
       /** Per-call options for the provider, as the AI SDK takes them: `{ openai: { reasoningEffort: "low" } }`. */
       providerOptions?: Record<string, Record<string, unknown>>;
       /** Anything else goes to the provider's factory (headers, organization, ...). */
@@ -145,6 +173,22 @@ export interface SdkOptions {
   domainPolicy?: DomainPolicy;
   /** Server-side result cache for HOSTED; default `true`. */
   serverCache?: boolean;
+  /**
+   * Instructions of your own, sent with every model request (extract, act, observe) after
+   * Tendril's: the site's conventions, the language to answer in. Not with HOSTED.
+   */
+  systemPrompt?: string;
+  /**
+   * act(): when the chosen element cannot take the action, read the page again and ask the model
+   * once more (an instruction), or ask it to find the element again (a replayed action). Default
+   * `true`; `false` fails at once with ActionFailedError. Not with HOSTED, which always heals.
+   */
+  selfHeal?: boolean;
+  /**
+   * act() and observe() first let a busy page settle (the DOM and the network quiet): at most this
+   * many ms. Default 1500; 0 reads the page as it is. Not with HOSTED.
+   */
+  domSettleTimeout?: number;
   /** Session parameters for HOSTED. */
   hostedSessionCreateParams?: {
     projectId?: string;
@@ -281,6 +325,20 @@ export interface ObserveResult {
 /** What act() takes besides an instruction: an ObserveResult, or the same with method (click) and arguments left out. */
 export type ActionInput = Pick<ObserveResult, 'selector'> & Partial<Omit<ObserveResult, 'selector'>>;
 
+/**
+ * An action on an element named by its id in the page's latest read (`extract()`'s page text, any
+ * view): `"12"` or `"[12]"` in the top document, `"2-7"` in frame 2. No model is asked. The id holds
+ * until the page is read again or its document changes; after that act() fails with
+ * ElementIdNotFoundError, and the page must be read again.
+ */
+export interface ElementAction {
+  elementId: string;
+  /** Default: click. */
+  method?: string;
+  arguments?: string[];
+  description?: string;
+}
+
 export interface ActResult {
   success: boolean;
   message: string;
@@ -315,54 +373,7 @@ export interface ObserveOptions {
   serverCache?: boolean;
 }
 
-/** A rectangle of the page in CSS pixels, from the document's top-left corner. */
-export interface ScreenshotClip {
-  x: number;
-  y: number;
-  width: number;
-  height: number;
-}
-
-/** Options of `page.screenshot()`: Tendril's `selector` and `timeoutMs`, and Stagehand's (Playwright's) others. */
-export interface ScreenshotOptions {
-  /** XPath or CSS (through iframes and shadow roots): that element, scrolled into view, as far as the viewport shows it. */
-  selector?: string;
-  /** Deadline in ms; default the Sdk's timeout. `timeout` is the same, under Stagehand's name. */
-  timeoutMs?: number;
-  timeout?: number;
-  /** Default "png", or "jpeg" when `path` ends in .jpg or .jpeg. */
-  type?: 'png' | 'jpeg';
-  /** JPEG only: 0 to 100. */
-  quality?: number;
-  /** The whole scrollable page rather than what the viewport shows. */
-  fullPage?: boolean;
-  clip?: ScreenshotClip;
-  /** Elements (locators, or selectors) covered with a box of `maskColor` (default #FF00FF) in the picture. */
-  mask?: ReadonlyArray<{ readonly selector: string } | string>;
-  maskColor?: string;
-  /** PNG only: the page's default white background left transparent. */
-  omitBackground?: boolean;
-  /** Also writes the picture to this file (Node only). */
-  path?: string;
-  /** "device" (default): a pixel per device pixel; "css": a pixel per CSS pixel. */
-  scale?: 'css' | 'device';
-  /** "disabled": finite animations jump to their end and endless ones to their start. Default "allow". */
-  animations?: 'disabled' | 'allow';
-  /** Default "hide": no text caret in the picture. */
-  caret?: 'hide' | 'initial';
-  /** CSS applied to every frame while the picture is taken. */
-  style?: string;
-}
-
-/** Options of `frame.screenshot()`, as Stagehand's. */
-export interface FrameScreenshotOptions {
-  /** Main frame only: the whole scrollable page. */
-  fullPage?: boolean;
-  /** The main frame's as page.screenshot()'s; another frame's from its top-left corner as the page shows it. */
-  clip?: ScreenshotClip;
-  type?: 'png' | 'jpeg';
-  quality?: number;
-  /** Pixels per CSS pixel and device pixel, 0.1 to 2 (default 1). */
-  scale?: number;
-  timeoutMs?: number;
-}
+// The cookie and policy shapes of the context's Stagehand 3 methods (kept apart for size).
+export type * from './contextTypes.js';
+// The options of page.screenshot() and frame.screenshot() (kept apart for size).
+export type * from './screenshotTypes.js';

@@ -3,49 +3,34 @@
 // pages record every click, read through an independent DevTools client.
 
 import CDP from 'chrome-remote-interface';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { Sdk, type Page } from '../src/index.js';
-import { startFixtureServers, type FixtureServers } from './fixtures/server.js';
-import { sdkOptions, startDebugChrome, type DebugChrome } from './helpers.js';
-import { startFakeModel, type FakeModel, type FakeRequest } from './support/fake-model.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { type ModelConfiguration, type Page, type Sdk } from '../src/index.js';
+import type { FixtureServers } from './fixtures/server.js';
+import { useAttachedBrowser, type AttachedBrowser } from './support/attached.js';
+import type { FakeModel, FakeRequest } from './support/fake-model.js';
 
-let chrome: DebugChrome;
+let chrome: AttachedBrowser['chrome'];
 let servers: FixtureServers;
 let fake: FakeModel;
 let sdk: Sdk;
 let page: Page;
-const model = () => ({ modelName: 'openai/gpt-4.1-mini', apiKey: 'sk-hostile-test', baseURL: fake.url });
-
-beforeAll(async () => {
-  [chrome, servers, fake] = await Promise.all([startDebugChrome(), startFixtureServers(), startFakeModel()]);
-  sdk = new Sdk(sdkOptions({ localBrowserLaunchOptions: { cdpUrl: chrome.wsUrl } }));
-  await sdk.init();
-  page = await sdk.context.newPage();
-});
-afterAll(async () => {
-  await sdk?.close();
-  await Promise.all([chrome?.kill(), servers?.close(), fake?.close()]);
-});
+let model: () => ModelConfiguration;
+let read: AttachedBrowser['read'];
+useAttachedBrowser('sk-hostile-test', (browser) => ({ chrome, servers, fake, sdk, page, model, read } = browser));
 beforeEach(() => fake.reset());
 
-/** Evaluates in a target through a second, independent client: the page, or an OOPIF by URL. */
-async function read(expression: string, frameUrlPart?: string): Promise<unknown> {
-  const targets = (await CDP.List({ port: chrome.port })) as Array<{ id: string; type: string; url: string }>;
-  const target = frameUrlPart
-    ? targets.find((each) => each.type === 'iframe' && each.url.includes(frameUrlPart))
-    : targets.find((each) => each.id === page.targetId());
-  if (!target) throw new Error(`no target for ${frameUrlPart ?? page.targetId()}`);
-  const client = await CDP({ port: chrome.port, target: target.id });
+const clicks = () => read('window.clicks');
+
+/** A user's click at an element's centre, sent through the independent client. */
+async function userClick(id: string): Promise<void> {
+  const { x, y } = (await read(`(() => { const r = document.getElementById('${id}').getBoundingClientRect(); return { x: r.x + r.width / 2, y: r.y + r.height / 2 }; })()`)) as { x: number; y: number };
+  const client = await CDP({ port: chrome.port, target: page.targetId() });
   try {
-    const { result, exceptionDetails } = await client.Runtime.evaluate({ expression, returnByValue: true });
-    if (exceptionDetails) throw new Error(exceptionDetails.exception?.description ?? exceptionDetails.text);
-    return result.value;
+    for (const type of ['mousePressed', 'mouseReleased'] as const) await client.Input.dispatchMouseEvent({ type, x, y, button: 'left', clickCount: 1 });
   } finally {
     await client.close();
   }
 }
-
-const clicks = () => read('window.clicks');
 
 const choose = (name: string) => (request: FakeRequest) => {
   const match = new RegExp(`\\[((?:\\d+-)?\\d+)\\] button: ${name}`).exec(request.user);
@@ -163,6 +148,12 @@ describe('a layout that the hover shifts', () => {
     expect(result.success).toBe(false);
     expect(result.message).toMatch(/the click would land on <button id="run-delete"> "Delete draft" instead/);
     expect(await clicks()).toEqual([]);
+    // The presses Delete would have taken were stopped before the page saw any of their events...
+    expect(await read('window.events')).toEqual([]);
+    // ...and nothing is left to stop the user's own click.
+    await userClick('run-delete');
+    expect(await clicks()).toEqual(['run-delete']);
+    expect(await read('window.events')).toEqual(['pointerdown run-delete', 'mousedown run-delete', 'pointerup run-delete', 'mouseup run-delete', 'click run-delete']);
   });
 
   it('act(instruction) on the runaway button answers success: false naming Delete', async () => {
@@ -172,5 +163,53 @@ describe('a layout that the hover shifts', () => {
     expect(result.message).toMatch(/<button id="run-delete"> "Delete draft"/);
     expect(fake.requests).toHaveLength(1);
     expect(await clicks()).toEqual([]);
+  });
+});
+
+describe('a plain button', () => {
+  it('is pressed as the pointer arrives, not an animation frame later: the checks cost the click no frame', async () => {
+    await page.goto(servers.a.url('act-plain.html'));
+    for (let click = 0; click < 7; click++) {
+      // The pointer leaves the button, so each click brings it over the button again.
+      await sdk.act({ selector: '#away', method: 'hover' });
+      expect((await sdk.act({ selector: '#go', method: 'click' })).success).toBe(true);
+    }
+    expect(await clicks()).toHaveLength(7);
+    const waits = ((await read('window.waits')) as number[]).sort((a, b) => a - b);
+    expect(waits).toHaveLength(7);
+    // Chrome delivers a lone move with the next frame; waiting for it before the press shows as a frame
+    // between the two. Sent together, the press follows the move within the same frame.
+    expect(waits).toEqual([0, 0, 0, 0, 0, 0, 0]);
+  });
+});
+
+describe('a card that the pointer brings over an iframe', () => {
+  beforeEach(async () => {
+    await page.goto(servers.a.url('act-hover-card.html'));
+  });
+
+  it('stops the press that the card would take, so the page sees none of it, and names the card', async () => {
+    const state = `document.getElementById('own').contentDocument.getElementById('frame-state').textContent`;
+    const result = await sdk.act({ selector: '#own >> #frame-button', method: 'click' });
+    expect(result.success).toBe(false);
+    expect(result.message).toMatch(/the click would land on <div id="own-card" class="card shown"> "Preview of the garden page" instead/);
+    expect(await read('window.events')).toEqual([]);
+    expect(await read(state)).toBe('frame idle');
+  });
+});
+
+describe('a tab in the background', () => {
+  it('is hovered and clicked without waiting for a frame it never draws: a hover brings it to the front', async () => {
+    await page.goto(servers.a.url('act.html'));
+    const front = await sdk.context.newPage(servers.a.url('act.html'));
+    try {
+      expect(await page.evaluate(() => document.visibilityState)).toBe('hidden');
+      expect((await sdk.act({ selector: '#hover-target', method: 'click' }, { page, timeout: 5000 })).success).toBe(true);
+      expect((await sdk.act({ selector: '#hover-target', method: 'hover' }, { page, timeout: 5000 })).success).toBe(true);
+      expect(await page.evaluate(() => document.getElementById('hover-target')!.dataset.state)).toBe('hovered');
+      expect(await page.evaluate(() => document.visibilityState)).toBe('visible');
+    } finally {
+      await front.close();
+    }
   });
 });

@@ -1,51 +1,23 @@
 // act() and observe() against real Chromium, with the fake model server choosing the elements and
 // an independent DevTools client (chrome-remote-interface) reading what the actions did.
 
-import CDP from 'chrome-remote-interface';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ActionFailedError, Sdk, TimeoutError, type Page } from '../src/index.js';
-import { startFixtureServers, type FixtureServers } from './fixtures/server.js';
-import { sdkOptions, startDebugChrome, type DebugChrome } from './helpers.js';
-import { startFakeModel, type FakeModel, type FakeRequest } from './support/fake-model.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { ActionFailedError, TimeoutError, type ModelConfiguration, type Page, type Sdk } from '../src/index.js';
+import type { FixtureServers } from './fixtures/server.js';
+import { useAttachedBrowser, type AttachedBrowser } from './support/attached.js';
+import type { FakeModel, FakeRequest } from './support/fake-model.js';
 
-let chrome: DebugChrome;
 let servers: FixtureServers;
 let fake: FakeModel;
 let sdk: Sdk;
 let page: Page;
-const model = () => ({ modelName: 'openai/gpt-4.1-mini', apiKey: 'sk-act-test', baseURL: fake.url });
-
-beforeAll(async () => {
-  [chrome, servers, fake] = await Promise.all([startDebugChrome(), startFixtureServers(), startFakeModel()]);
-  sdk = new Sdk(sdkOptions({ localBrowserLaunchOptions: { cdpUrl: chrome.wsUrl } }));
-  await sdk.init();
-  page = await sdk.context.newPage();
-});
-afterAll(async () => {
-  await sdk?.close();
-  await Promise.all([chrome?.kill(), servers?.close(), fake?.close()]);
-});
+let model: () => ModelConfiguration;
+let read: AttachedBrowser['read'];
+useAttachedBrowser('sk-act-test', (browser) => ({ servers, fake, sdk, page, model, read } = browser));
 beforeEach(async () => {
   fake.reset();
   await page.goto(servers.a.url('act.html'));
 });
-
-/** Evaluates in a target through a second, independent client: the page, or an OOPIF by URL. */
-async function read(expression: string, frameUrlPart?: string): Promise<unknown> {
-  const targets = (await CDP.List({ port: chrome.port })) as Array<{ id: string; type: string; url: string }>;
-  const target = frameUrlPart
-    ? targets.find((each) => each.type === 'iframe' && each.url.includes(frameUrlPart))
-    : targets.find((each) => each.id === page.targetId());
-  if (!target) throw new Error(`no target for ${frameUrlPart ?? page.targetId()}: ${JSON.stringify(targets.map((t) => [t.type, t.url]))}`);
-  const client = await CDP({ port: chrome.port, target: target.id });
-  try {
-    const { result, exceptionDetails } = await client.Runtime.evaluate({ expression, returnByValue: true });
-    if (exceptionDetails) throw new Error(exceptionDetails.exception?.description ?? exceptionDetails.text);
-    return result.value;
-  } finally {
-    await client.close();
-  }
-}
 
 /** The id of the line `role: name` in the prompt, as a model reading it would pick; `last` for the later of two. */
 function idOf(request: FakeRequest, role: string, name: string, last = false): string {

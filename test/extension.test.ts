@@ -206,6 +206,21 @@ describe('Sdk({ env: "EXTENSION" }) in an extension service worker', () => {
     expect(out.attached.filter((url) => url === second || url === servers.a.url('ext-page.html'))).toEqual([]);
   });
 
+  it('sets cookies, init scripts and extra headers through chrome.debugger, which has no browser session', async () => {
+    const url = servers.a.url('echo-headers?ext');
+    const tabId = await ext.call<number>('openTab', servers.a.url('leaf.html?extras'));
+    await ext.call('init', 'extras', { tabIds: [tabId] });
+    expect(await ext.call('contextExtras', 'extras', url)).toEqual({
+      cookies: ['ext'],
+      cookieHeader: 'ext=1',
+      header: 'on',
+      initMark: 'from the extension',
+      fromPath: { error: { name: 'InvalidOptionError', message: 'context.addInitScript: { path } needs to read a file, which this runtime cannot; pass { content } instead.' } },
+      cleared: 0,
+    });
+    await ext.call('close', 'extras');
+  });
+
   it('attaches to the active tab when no tab is named', async () => {
     const url = servers.b.url('leaf.html?active');
     await ext.call<number>('openTab', url, true);

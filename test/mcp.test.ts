@@ -13,7 +13,7 @@ import { runScript, waitForLine } from './support/child.js';
 import { startFakeModel, type FakeModel } from './support/fake-model.js';
 import { readPng } from './support/png.js';
 
-const TOOLS = ['act', 'back', 'extract', 'navigate', 'observe', 'page_text', 'screenshot', 'tabs'];
+const TOOLS = ['act', 'back', 'extract', 'find', 'navigate', 'observe', 'page_text', 'screenshot', 'tabs'];
 
 let fixtures: FixtureServers;
 let fake: FakeModel;
@@ -190,7 +190,7 @@ describe('tendril mcp over stdio', () => {
       const noModelAct = await call(client, 'act', { instruction: 'click the button' });
       expect(textOf(noModelAct)).toMatch(/^MissingLLMConfigurationError: /);
       const neither = await call(client, 'act', {});
-      expect(textOf(neither)).toMatch(/^InvalidOptionError: Give act either `instruction` or `action`/);
+      expect(textOf(neither)).toMatch(/^InvalidOptionError: Give act one of `ref` \(an id from page_text\), `instruction` or `action`/);
       // The schema the tool declares is checked before the tool runs.
       const wrongType = await call(client, 'navigate', { url: 42 });
       expect(wrongType.isError).toBe(true);

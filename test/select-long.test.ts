@@ -2,46 +2,24 @@
 // a few options, the count and the closest ones; act() shows the model a few options plus the one
 // the instruction names, so it can pick "Option 7777" without the whole list in its prompt.
 
-import CDP from 'chrome-remote-interface';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { shortenOptionLists } from '../src/act/options.js';
-import { ActionFailedError, Sdk, type Page } from '../src/index.js';
-import { startFixtureServers, type FixtureServers } from './fixtures/server.js';
-import { sdkOptions, startDebugChrome, type DebugChrome } from './helpers.js';
-import { startFakeModel, type FakeModel, type FakeRequest } from './support/fake-model.js';
+import { ActionFailedError, type ModelConfiguration, type Page, type Sdk } from '../src/index.js';
+import type { FixtureServers } from './fixtures/server.js';
+import { useAttachedBrowser, type AttachedBrowser } from './support/attached.js';
+import type { FakeModel, FakeRequest } from './support/fake-model.js';
 
-let chrome: DebugChrome;
 let servers: FixtureServers;
 let fake: FakeModel;
 let sdk: Sdk;
 let page: Page;
-const model = () => ({ modelName: 'openai/gpt-4.1-mini', apiKey: 'sk-select-test', baseURL: fake.url });
-
-beforeAll(async () => {
-  [chrome, servers, fake] = await Promise.all([startDebugChrome(), startFixtureServers(), startFakeModel()]);
-  sdk = new Sdk(sdkOptions({ localBrowserLaunchOptions: { cdpUrl: chrome.wsUrl } }));
-  await sdk.init();
-  page = await sdk.context.newPage();
-});
-afterAll(async () => {
-  await sdk?.close();
-  await Promise.all([chrome?.kill(), servers?.close(), fake?.close()]);
-});
+let model: () => ModelConfiguration;
+let read: AttachedBrowser['read'];
+useAttachedBrowser('sk-select-test', (browser) => ({ servers, fake, sdk, page, model, read } = browser));
 beforeEach(async () => {
   fake.reset();
   await page.goto(servers.a.url('select-long.html'));
 });
-
-/** Reads the page through a second, independent DevTools client. */
-async function read(expression: string): Promise<unknown> {
-  const targets = (await CDP.List({ port: chrome.port })) as Array<{ id: string }>;
-  const client = await CDP({ port: chrome.port, target: targets.find((each) => each.id === page.targetId())!.id });
-  try {
-    return (await client.Runtime.evaluate({ expression, returnByValue: true })).result.value;
-  } finally {
-    await client.close();
-  }
-}
 
 /**
  * As a model would: the option the instruction names must be in the prompt (else there is nothing

@@ -10,6 +10,7 @@
 //   npm run bench -- --only hosted-cache                # env "HOSTED": server cache HIT vs MISS
 //   npm run bench -- --only function                    # the serverless function: bundle size, cold start
 //   npm run bench -- --only footprint --update-readme   # npm install of Tendril (packed) and both Stagehands
+//   npm run bench -- --only mcp --corpus-limit 10       # MCP servers: Tendril, Playwright MCP, chrome-devtools-mcp
 //
 // Progress goes to stderr, the markdown table to stdout.
 import { existsSync } from 'node:fs';
@@ -60,11 +61,13 @@ async function main(): Promise<number> {
   }
   for (const c of comparisons) log(c.plan(opts));
 
-  // Libraries run in this order within every iteration (A B A B ...).
+  // Libraries run in this order within every iteration (A B A B ...). None is loaded (nor
+  // installed) when nothing selected runs one.
+  const needsLibraries = timing.length > 0 || comparisons.some((c) => c.usesLibraries !== false);
   const failures = new Map<string, string>(); // library id -> why it stopped
   const libs: LibraryAdapter[] = [];
   for (const col of COLUMNS) {
-    if (opts.only && !opts.only.includes(col.id)) continue;
+    if (!needsLibraries || (opts.only && !opts.only.includes(col.id))) continue;
     try {
       libs.push(await loadLibrary(col.id, log));
     } catch (err) {
@@ -105,13 +108,21 @@ async function main(): Promise<number> {
   const input = { ours: OURS, theirs: [THEIRS, THEIRS4], rows: results, meta };
   const report: ReportContext = { ours: OURS, theirs: [THEIRS, THEIRS4], envLine, log };
   const blocks: string[] = [];
+  const ownBlocks: Array<{ readonly start: string; readonly end: string; readonly text: string }> = [];
   if (results.length) blocks.push(renderTable(input));
   for (const done of finished) {
-    blocks.push(done.report(report));
+    if (done.block) ownBlocks.push({ ...done.block, text: done.report(report) });
+    else blocks.push(done.report(report));
     env.notes.push(...done.notes);
   }
   const table = blocks.join('\n');
-  process.stdout.write(`\n${table}`);
+  process.stdout.write(`\n${[table, ...ownBlocks.map((b) => b.text)].filter(Boolean).join('\n')}`);
+  if (opts.updateReadme) {
+    for (const b of ownBlocks) {
+      const res = updateReadme(BENCH_DOC_PATH, b.text, b.start, b.end);
+      log(res.ok ? `updated the ${b.start} block in ${BENCH_DOC_PATH}` : `warning: ${res.warning}`);
+    }
+  }
   if (fp) process.stdout.write(`\n${fp.block}`);
   if (fp && opts.updateReadme) {
     const res = updateReadme(BENCH_DOC_PATH, fp.block, FOOTPRINT_START, FOOTPRINT_END);
@@ -121,10 +132,12 @@ async function main(): Promise<number> {
   for (const note of env.notes) process.stdout.write(`\n> ${note}\n`);
   if (opts.verbose) process.stderr.write(`\n${renderDetails(input)}\n`);
 
-  if (opts.updateReadme && (opts.measurements || opts.corpusLimit !== null)) {
+  // A run of measurements with blocks of their own only leaves the bench block as it is.
+  const benchBlock = opts.updateReadme && blocks.length > 0;
+  if (benchBlock && (opts.measurements || opts.corpusLimit !== null)) {
     // The block is the whole picture; a partial run would drop rows or show a partial corpus.
     log('warning: README not updated: --only <measurement> and --corpus-limit runs are partial');
-  } else if (opts.updateReadme) {
+  } else if (benchBlock) {
     const res = updateReadme(BENCH_DOC_PATH, table);
     if (res.ok) log(`updated the bench block in ${BENCH_DOC_PATH}`);
     else log(`warning: ${res.warning}`);

@@ -31,6 +31,8 @@ interface Choice {
 export interface ActRequest extends ModelRequestBase {
   instruction: string;
   variables: Record<string, string>;
+  /** false: an action that fails is not tried again on a fresh read of the page (SdkOptions.selfHeal). */
+  selfHeal?: boolean;
 }
 
 /**
@@ -67,7 +69,7 @@ export async function runAct(request: ActRequest): Promise<ActResult> {
 async function actWithin(request: ActRequest, call: ModelCall, retry?: string): Promise<ActResult> {
   const { page, logger } = request;
   const overhead = ACT_SYSTEM + JSON.stringify(ACT_SCHEMA) + actUser(request.instruction, page.url(), '', retry, partLabel(0, 2));
-  const { snapshot, url, chunks, cut } = await readForModel(call, page, undefined, overhead, logger, request.instruction);
+  const { snapshot, url, chunks, cut } = await readForModel(call, page, undefined, overhead, logger, request.instruction, request.settleMs);
   if (!retry) {
     const replayed = await replayCached(request, snapshot.text, call.deadline.remaining());
     if (replayed) return replayed;
@@ -112,6 +114,9 @@ async function actWithin(request: ActRequest, call: ModelCall, retry?: string): 
         `act(${JSON.stringify(request.instruction)}) failed twice. The second choice, ${action.method} on ${line}, failed: ${reason}. ${retry}`,
         action.selector,
       );
+    }
+    if (request.selfHeal === false) {
+      throw new ActionFailedError(`act(${JSON.stringify(request.instruction)}): ${action.method} on ${line} failed: ${reason}. With selfHeal off, the page is not read again.`, action.selector);
     }
     logger.info('act', 'The chosen element could not take the action; reading the page again', { element: line, method: action.method, reason });
     return actWithin(request, call, `An earlier attempt to ${action.method} ${line} failed: ${reason}. The page may have changed since.`);
@@ -172,7 +177,8 @@ export function performAct(
     timeoutMs,
     variables: options.variables,
     logger: options.logger,
-    heal: model && description ? () => withModel(`${action.method ?? 'click'}: ${description}`, model) : undefined,
+    selfHeal: options.selfHeal,
+    heal: model && description && options.selfHeal !== false ? () => withModel(`${action.method ?? 'click'}: ${description}`, model) : undefined,
   });
 }
 
@@ -183,7 +189,7 @@ export function performAct(
 async function replayAction(
   page: Page,
   action: ActionInput,
-  options: { timeoutMs: number; variables: Record<string, string>; logger: Logger; heal?: () => Promise<ActResult> },
+  options: { timeoutMs: number; variables: Record<string, string>; logger: Logger; selfHeal?: boolean; heal?: () => Promise<ActResult> },
 ): Promise<ActResult> {
   checkAction(action);
   const performed: ObserveResult = {
@@ -200,7 +206,7 @@ async function replayAction(
     if (!options.heal) {
       throw new ActionFailedError(
         `Could not ${action.method ?? 'click'} ${action.description ? `"${action.description}" ` : ''}(${action.selector}): ${error.message}. ` +
-          'Configure a model so act() can look at the page again, or call observe() for fresh actions.',
+          (options.selfHeal === false ? 'With selfHeal off, the element is not looked for again.' : 'Configure a model so act() can look at the page again, or call observe() for fresh actions.'),
         action.selector,
       );
     }

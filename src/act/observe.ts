@@ -28,6 +28,8 @@ export interface ModelRequestBase {
   metrics: Metrics;
   /** The hosted server's cache: a page read before with the same request is answered from it. */
   cache?: AnswerCache;
+  /** Most ms to let a busy page settle before reading it (SdkOptions.domSettleTimeout). */
+  settleMs?: number;
 }
 
 export interface PageForModel {
@@ -42,8 +44,16 @@ export interface PageForModel {
  * Lets the page settle, reads it, cuts long option lists short (keeping the options `instruction`
  * names) and splits its text to fit the model's input budget.
  */
-export async function readForModel(call: ModelCall, page: Page, selector: string | undefined, overhead: string, logger: Logger, instruction?: string): Promise<PageForModel> {
-  await waitForSettled(page, Math.min(SETTLE_MAX_MS, call.deadline.remaining() / 4));
+export async function readForModel(
+  call: ModelCall,
+  page: Page,
+  selector: string | undefined,
+  overhead: string,
+  logger: Logger,
+  instruction?: string,
+  settleMs = SETTLE_MAX_MS,
+): Promise<PageForModel> {
+  await waitForSettled(page, Math.min(settleMs, call.deadline.remaining() / 4));
   const snapshot = await captureSnapshot(page, { selector, timeoutMs: call.deadline.remaining(), logger });
   const { text, cut } = shortenOptionLists(snapshot.text, instruction);
   const budget = call.maxInputTokens - estimateTokens(overhead + (cut ? CUT_NOTE : '')) - 64;
@@ -82,7 +92,7 @@ export async function runObserve(request: ModelRequestBase & { instruction?: str
 
 async function observeWithin(request: ModelRequestBase & { instruction?: string; selector?: string }, call: ModelCall): Promise<ObserveResult[]> {
   const overhead = OBSERVE_SYSTEM + JSON.stringify(OBSERVE_SCHEMA) + observeUser(request.instruction, request.page.url(), '', partLabel(0, 2));
-  const { snapshot, url, chunks, cut } = await readForModel(call, request.page, request.selector, overhead, request.logger, request.instruction);
+  const { snapshot, url, chunks, cut } = await readForModel(call, request.page, request.selector, overhead, request.logger, request.instruction, request.settleMs);
   const hit = await request.cache?.get(snapshot.text);
   if (Array.isArray(hit)) {
     request.cache?.served?.();

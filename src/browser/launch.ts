@@ -49,33 +49,47 @@ const WRAPPER = [
   'exit "$status"',
 ].join('\n');
 
+/** The switches Tendril adds of its own accord: `ignoreDefaultArgs` leaves out all or some of them. */
+const DEFAULT_ARGS = [
+  '--no-first-run',
+  '--no-default-browser-check',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--disable-default-apps',
+  '--disable-breakpad',
+  '--disable-client-side-phishing-detection',
+  '--disable-popup-blocking',
+  '--disable-prompt-on-repost',
+  '--metrics-recording-only',
+  '--password-store=basic',
+  '--use-mock-keychain',
+  // Background tabs must keep running timers and rendering: an agent works on several pages.
+  '--disable-background-timer-throttling',
+  '--disable-backgrounding-occluded-windows',
+  '--disable-renderer-backgrounding',
+];
+const HEADLESS_ARGS = ['--disable-gpu', '--hide-scrollbars', '--mute-audio'];
+const UNSEEN = '--disable-blink-features=AutomationControlled';
+
 export function chromeArgs(options: LocalBrowserLaunchOptions, userDataDir: string): string[] {
-  const args = [
-    '--remote-debugging-pipe',
-    `--user-data-dir=${userDataDir}`,
-    '--no-first-run',
-    '--no-default-browser-check',
-    '--disable-background-networking',
-    '--disable-component-update',
-    '--disable-sync',
-    '--disable-default-apps',
-    '--disable-breakpad',
-    '--disable-client-side-phishing-detection',
-    '--disable-popup-blocking',
-    '--disable-prompt-on-repost',
-    '--metrics-recording-only',
-    '--password-store=basic',
-    '--use-mock-keychain',
-    // Background tabs must keep running timers and rendering: an agent works on several pages.
-    '--disable-background-timer-throttling',
-    '--disable-backgrounding-occluded-windows',
-    '--disable-renderer-backgrounding',
-  ];
-  if (options.headless !== false) args.push('--headless', '--disable-gpu', '--hide-scrollbars', '--mute-audio');
+  const ignored = options.ignoreDefaultArgs;
+  const ours = (list: string[]) => (ignored === true ? [] : list.filter((arg) => !(Array.isArray(ignored) && ignored.includes(arg))));
+  const args = ['--remote-debugging-pipe', `--user-data-dir=${userDataDir}`, ...ours(DEFAULT_ARGS)];
+  if (options.headless !== false) args.push('--headless', ...ours(HEADLESS_ARGS));
   const sandbox = options.chromiumSandbox ?? process.getuid?.() !== 0;
   if (!sandbox) args.push('--no-sandbox');
   const size = options.viewport ?? DEFAULT_WINDOW;
   args.push(`--window-size=${size.width},${size.height}`);
+  const { locale, proxy, deviceScaleFactor, port } = options;
+  // --lang is the window's language; headless Chrome takes navigator.language from --accept-lang.
+  if (locale) args.push(`--lang=${locale}`, `--accept-lang=${locale}`);
+  if (proxy) args.push(`--proxy-server=${proxy.server}`, ...(proxy.bypass ? [`--proxy-bypass-list=${proxy.bypass}`] : []));
+  if (options.ignoreHTTPSErrors) args.push('--ignore-certificate-errors');
+  if (deviceScaleFactor !== undefined) args.push(`--force-device-scale-factor=${deviceScaleFactor}`);
+  if (options.hasTouch) args.push('--touch-events=enabled');
+  if (options.devtools) args.push('--auto-open-devtools-for-tabs');
+  if (port !== undefined) args.push(`--remote-debugging-port=${port}`);
   const extra = options.args ?? [];
   args.push(...extra);
   // Chrome sets navigator.webdriver for --remote-debugging-pipe, which Tendril uses for its own
@@ -83,7 +97,7 @@ export function chromeArgs(options: LocalBrowserLaunchOptions, userDataDir: stri
   // a debugging port shows them. A switch of the caller's that names the feature, or
   // --enable-automation, decides instead.
   if (!extra.some((arg) => arg === '--enable-automation' || arg.includes('AutomationControlled'))) {
-    args.push('--disable-blink-features=AutomationControlled');
+    args.push(...ours([UNSEEN]));
   }
   args.push('about:blank');
   return args;

@@ -1,16 +1,24 @@
 import type { Protocol } from 'devtools-protocol';
 import type { BrowserHandle } from '../browser/browser.js';
 import type { CdpSession } from '../cdp/session.js';
-import { SdkError } from '../errors.js';
+import { InvalidOptionError, PageClosedError, PageNotFoundError, SdkError } from '../errors.js';
 import type { Logger } from '../logger.js';
-import type { Viewport } from '../types.js';
+import type { ClearCookieOptions, Cookie, CookieParam, DomainPolicy, StagehandDomainPolicy, Viewport } from '../types.js';
 import type { CheckedPolicy } from '../util/domainPolicy.js';
 import { Emitter } from '../util/emitter.js';
 import { deferred, withDeadline, type Deferred } from '../util/time.js';
+import { ActivePages } from './activePage.js';
+import { addCookies, clearCookies, readCookies } from './cookies.js';
 import type { DownloadPlace, watchDownloads } from './download.js';
 import type { FolderKeeper } from './downloadKeeper.js';
+import { initScriptSource, type InitScript, type ReadTextFile } from './initScripts.js';
 import { Page } from './page.js';
 import { DomainGuard, releaseTarget } from './policy.js';
+import { applyPolicy, checkPolicyChange, stagehandPolicy } from './policyChange.js';
+import { addInitScript, checkHeaders, setExtraHeaders, SessionExtras } from './sessionExtras.js';
+
+/** How long awaitActivePage() waits for a page on its way, unless told (Stagehand's default). */
+const AWAIT_ACTIVE_PAGE_MS = 2000;
 
 export interface ContextOptions {
   viewport?: Viewport;
@@ -37,6 +45,8 @@ export interface ContextOptions {
    * `load`, and sent once per document rather than with every read.
    */
   reader: string;
+  /** Reads a file for addInitScript({ path }): given where there are files (Node), absent in an extension. */
+  readFile?: ReadTextFile;
 }
 
 /**
@@ -49,6 +59,12 @@ export class Context extends Emitter<{ page: Page }> {
   #preparing = new Map<string, Promise<Page | undefined>>();
   #awaited = new Map<string, Deferred<Page | undefined>>();
   #keeper: FolderKeeper | undefined;
+  readonly #active = new ActivePages<Page>();
+  /** Created with the first policy (the options' or setDomainPolicy's); it enforces one while #policyOn. */
+  #guard: DomainGuard | undefined;
+  #policyOn: boolean;
+  /** @internal The init scripts and extra headers of every page (sessionExtras.ts). */
+  readonly extras = new SessionExtras();
   /** @internal See ContextOptions.closedRootWatch. */
   get closedRootWatch(): string | undefined {
     return this.options.closedRootWatch;
@@ -60,7 +76,14 @@ export class Context extends Emitter<{ page: Page }> {
   }
 
   /** @internal Enforces the domainPolicy on every session of this context; undefined without one. */
-  readonly guard: DomainGuard | undefined;
+  get guard(): DomainGuard | undefined {
+    return this.#policyOn ? this.#guard : undefined;
+  }
+
+  /** @internal See ContextOptions.readFile. */
+  get readFile(): ReadTextFile | undefined {
+    return this.options.readFile;
+  }
 
   /** @internal */
   constructor(
@@ -69,7 +92,8 @@ export class Context extends Emitter<{ page: Page }> {
     private readonly options: ContextOptions,
   ) {
     super();
-    this.guard = options.policy ? new DomainGuard(options.policy, logger) : undefined;
+    this.#guard = options.policy ? new DomainGuard(options.policy, logger) : undefined;
+    this.#policyOn = this.#guard !== undefined;
   }
 
   /** @internal Attaches to the pages that exist and to every one that appears later. */
@@ -92,21 +116,109 @@ export class Context extends Emitter<{ page: Page }> {
   }
 
   /**
-   * The page calls act on when none is given: the one opened most recently (a new tab or a popup)
-   * that is still open.
+   * The page extract, act and observe use when none is given: the one opened (a new tab, a popup) or
+   * chosen with setActivePage most recently, that is still open.
    */
   activePage(): Page | undefined {
-    return this.#pages[this.#pages.length - 1];
+    return this.#active.current();
+  }
+
+  /** Makes `page` the active page, and brings its tab to the front. */
+  setActivePage(page: Page): void {
+    if (!(page instanceof Page)) throw new InvalidOptionError('setActivePage(page): pass a page of this context (context.pages(), context.newPage()).');
+    if (!this.#pages.includes(page)) {
+      if (page.isClosed()) throw new PageClosedError('setActivePage(page): this page is closed; pick one of context.pages().');
+      throw new InvalidOptionError('setActivePage(page): this page belongs to another context.');
+    }
+    this.#active.activate(page);
+    void page.session.sendQuiet('Page.bringToFront');
+  }
+
+  /**
+   * The active page, once a page that is on its way (a popup a page just asked for, a tab being
+   * attached) has appeared, or `timeoutMs` (default 2000) is over. Throws PageNotFoundError when no
+   * page is open by then.
+   */
+  async awaitActivePage(timeoutMs = AWAIT_ACTIVE_PAGE_MS): Promise<Page> {
+    if (typeof timeoutMs !== 'number' || !Number.isFinite(timeoutMs) || timeoutMs < 0) {
+      throw new InvalidOptionError(`awaitActivePage(timeoutMs): pass a number of milliseconds (0 or more), not ${String(timeoutMs)}.`);
+    }
+    const page = await this.#active.await(timeoutMs, () => this.#preparing.size > 0);
+    if (!page) throw new PageNotFoundError('awaitActivePage: no page is open; open one with context.newPage().');
+    return page;
+  }
+
+  /**
+   * Adds a script (a function called with `arg`, its source, or `{ path }` or `{ content }` of a
+   * file) that runs in every document of every page from now on, existing pages and those opened
+   * later, in each of their frames (out-of-process ones too), before the document's own scripts.
+   */
+  async addInitScript<Arg>(script: InitScript<Arg>, arg?: Arg): Promise<void> {
+    await addInitScript(this.extras, await initScriptSource(script, arg, 'context.addInitScript', this.options.readFile), this.pages());
+  }
+
+  /** Sends these headers with every request of every page and frame, now and later; replaces the previous ones. */
+  async setExtraHTTPHeaders(headers: Record<string, string>): Promise<void> {
+    await setExtraHeaders(this.extras, checkHeaders(headers, 'context.setExtraHTTPHeaders'), this.pages());
+  }
+
+  /** The browser's cookies; with `urls`, only those the browser would send to one of them. */
+  cookies(urls?: string | string[]): Promise<Cookie[]> {
+    return readCookies(this.#storageSession(), urls);
+  }
+
+  /** Sets cookies, each with a `url`, or a `domain` and a `path`. */
+  addCookies(cookies: CookieParam[]): Promise<void> {
+    return addCookies(this.#storageSession(), cookies);
+  }
+
+  /** Removes every cookie, or those matching each field of `filter` (a string exactly, or a RegExp). */
+  clearCookies(filter?: ClearCookieOptions): Promise<void> {
+    return clearCookies(this.#storageSession(), filter);
+  }
+
+  /** The domainPolicy in force, in Stagehand's form; null for none. */
+  getDomainPolicy(): StagehandDomainPolicy | null {
+    return stagehandPolicy(this.guard?.policy);
+  }
+
+  /**
+   * Sets the domainPolicy of every page and frame from now on, `{ allowedDomains, blockedDomains }`
+   * or `{ allow, block }`; null lifts it. Requests already under way are not called back.
+   */
+  async setDomainPolicy(policy: StagehandDomainPolicy | DomainPolicy | null): Promise<void> {
+    const checked = checkPolicyChange(policy);
+    this.#policyOn = checked !== undefined;
+    if (checked) this.#guard ??= new DomainGuard(checked, this.logger);
+    if (this.#guard) await applyPolicy(this.#guard, checked ?? {}, checked ? this.pages() : []);
+  }
+
+  /** Ends the hold on the browser (see sdk.close(), which also does this): a browser we launched is closed. */
+  async close(): Promise<void> {
+    await this.browser.close();
+  }
+
+  /**
+   * Storage.* reaches every cookie of the browser context from a page's session, also where there is
+   * no browser session (an extension); the browser's own session serves when no page is open.
+   */
+  #storageSession(): CdpSession {
+    return (this.activePage() ?? this.#pages[0])?.session ?? this.browser.connection.rootSession;
   }
 
   /** Opens a new tab and resolves once it is ready to use. */
   async newPage(url = 'about:blank'): Promise<Page> {
     const refused = this.guard?.refusal(url);
     if (refused) throw refused;
-    const { targetId } = await this.browser.connection.rootSession.send('Target.createTarget', { url });
+    // Chrome makes a new tab's first request before its session can be given extra headers: with
+    // headers set, the tab opens blank and goes to `url` once it has them.
+    const viaBlank = Object.keys(this.extras.headers ?? {}).length > 0 && url !== 'about:blank';
+    const { targetId } = await this.browser.connection.rootSession.send('Target.createTarget', { url: viaBlank ? 'about:blank' : url });
     this.#keeper?.claim(targetId);
     const page = await withDeadline(this.#pageFor(targetId), this.options.timeoutMs, 'Opening a new page');
     if (!page) throw new SdkError(`The new page (${targetId}) closed before it was ready.`);
+    // As a tab opened on `url`: a URL that fails shows Chrome's error page, and the load goes on.
+    if (viaBlank) await page.session.send('Page.navigate', { url });
     return page;
   }
 
@@ -131,6 +243,7 @@ export class Context extends Emitter<{ page: Page }> {
   /** @internal */
   forgetPage(page: Page): void {
     this.#pages = this.#pages.filter((each) => each !== page);
+    this.#active.forget(page);
   }
 
   #pageFor(targetId: string): Promise<Page | undefined> {
@@ -156,11 +269,14 @@ export class Context extends Emitter<{ page: Page }> {
     const openerId = event.targetInfo.openerId;
     if (openerId) this.guard?.emit('popup', { targetId, openerId });
     const page = new Page(this, session, targetId, this.options.viewport, this.logger, this.options.timeoutMs, openerId);
+    // The page asks for a popup before the popup is attached: awaitActivePage waits for it.
+    session.on('Page.windowOpen', () => this.#active.opening());
     const prepared = page
       .init()
       .then(() => {
         if (page.isClosed()) return undefined;
         this.#pages.push(page);
+        this.#active.activate(page, true);
         this.logger.debug('driver', 'Page attached', { url });
         this.emit('page', page);
         return page;
@@ -173,6 +289,7 @@ export class Context extends Emitter<{ page: Page }> {
       })
       .finally(() => {
         this.#preparing.delete(targetId);
+        this.#active.settled();
       });
     this.#preparing.set(targetId, prepared);
     void prepared.then((ready) => {

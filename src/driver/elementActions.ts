@@ -4,10 +4,10 @@
 
 import { ElementNotActionableError } from '../errors.js';
 import { callFunction } from './evaluate.js';
-import { click, clickablePoint, hover, insertText, press, type } from './input.js';
+import { clickablePoint, hover, insertText, press, type } from './input.js';
 import type { ResolvedElement } from './locator.js';
 import type { Page } from './page.js';
-import { onEngine, pointAt } from './pointerCheck.js';
+import { clickChecked, onEngine } from './pointerCheck.js';
 
 function onElement<Result>(element: ResolvedElement, fn: (...args: never[]) => unknown, args: unknown[], timeoutMs: number, what: string): Promise<Result> {
   return callFunction<Result>(
@@ -24,9 +24,9 @@ async function assertActionable(element: ResolvedElement, timeoutMs: number): Pr
   if (why) throw new ElementNotActionableError(why);
 }
 
-/** Clicks once the element holds still and is what the pointer is over (see pointerCheck.ts). */
+/** Clicks once the element holds still and the press reaches it (see pointerCheck.ts). */
 export async function clickElement(page: Page, element: ResolvedElement, timeoutMs: number, clickCount = 1): Promise<void> {
-  await click(page, await pointAt(page, element, timeoutMs), { clickCount, timeoutMs });
+  await clickChecked(page, element, timeoutMs, clickCount);
 }
 
 export async function hoverElement(page: Page, element: ResolvedElement, timeoutMs: number): Promise<void> {

@@ -12,6 +12,7 @@ import type { Frame } from './frame.js';
 import { FrameTree, type TreePage } from './frameTree.js';
 import { stillLoading, waitForLifecycle, watchLifecycle } from './lifecycle.js';
 import { releaseTarget, type GuardedPage } from './policy.js';
+import { extrasSetup, type SessionExtras } from './sessionExtras.js';
 import { Worlds } from './worlds.js';
 
 /** What the frame manager needs of its page (page.ts's Page has it). */
@@ -20,6 +21,8 @@ export interface ManagedPage extends TreePage, GuardedPage, DialogPage {
   /** See ContextOptions.closedRootWatch. */
   readonly closedRootWatch: string | undefined;
   url(): string;
+  /** The init scripts and extra headers every session of the page gets (sessionExtras.ts). */
+  extras(): readonly SessionExtras[];
   /** The page's target crashed or went: it is closed from now on. */
   markClosed(): void;
   /** A frame of the page called its console API (for page.on('console')). */
@@ -72,6 +75,11 @@ export class FrameManager {
   /** Frames in tree order, main frame first. */
   allFrames(): Frame[] {
     return this.#tree.allFrames();
+  }
+
+  /** The page's sessions that are attached: its own and one per out-of-process iframe. */
+  sessions(): CdpSession[] {
+    return [...this.#trees.keys()];
   }
 
   /** @internal Calls `handler` with each frame added from now on, until the returned function is called. */
@@ -145,6 +153,12 @@ export class FrameManager {
         session.sendQuiet('Page.addScriptToEvaluateOnNewDocument', { source: `${watch}(${JSON.stringify(this.#watchBinding)})` }),
       );
     }
+    // The caller's init scripts and headers, after the watch: it must see the document first.
+    setup.push(
+      ...extrasSetup(session, this.page.extras(), (error) => {
+        if (!session.detached) this.logger.error('driver', 'An init script or extra HTTP headers could not be set on a new target', { error: error.message });
+      }),
+    );
     setup.push(session.send('Runtime.runIfWaitingForDebugger'));
     try {
       await Promise.all(setup);

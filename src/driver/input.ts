@@ -184,8 +184,22 @@ export async function click(page: InputPage, point: Point, options: { clickCount
   await Promise.all(events);
 }
 
+/**
+ * How long a lone pointer move may go unanswered before we ask whether its tab is in the background:
+ * Chrome delivers a move with the tab's next frame, and a tab behind another draws none.
+ */
+const MOVE_ANSWER_MS = 300;
+
 export async function hover(page: InputPage, point: Point, timeoutMs: number): Promise<void> {
-  await page.session.send('Input.dispatchMouseEvent', { type: 'mouseMoved', x: point.x, y: point.y }, { timeoutMs });
+  const moved = page.session.send('Input.dispatchMouseEvent', { type: 'mouseMoved', x: point.x, y: point.y }, { timeoutMs });
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const slow = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), MOVE_ANSWER_MS)));
+  const late = await Promise.race([moved.then(() => false), slow]).finally(() => clearTimeout(timer));
+  if (!late) return;
+  // A person hovering in a tab brings it to the front first; so does this, and the move is delivered.
+  // (A tab that is in front already but slow to draw is not disturbed by it.)
+  await page.session.send('Page.bringToFront', undefined, { timeoutMs });
+  await moved;
 }
 
 export interface KeyDefinition {

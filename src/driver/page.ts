@@ -11,6 +11,7 @@ import type { Download } from './download.js';
 import type { PageFunction } from './evaluate.js';
 import type { Frame } from './frame.js';
 import { FrameManager } from './frameManager.js';
+import { initScriptSource, type InitScript, type ReadTextFile } from './initScripts.js';
 import { Locator } from './locator.js';
 import { Navigation } from './navigation.js';
 import type { DomainGuard } from './policy.js';
@@ -21,6 +22,7 @@ import { keyPress, typeText } from './pageKeys.js';
 import { checkPageEvent, sendCommand, setViewport, targetIdOf, type TargetId } from './pageSession.js';
 import { waitForSelector, waitForTimeout, type WaitForSelectorOptions } from './pageWaits.js';
 import { captureFrame, captureScreenshot } from './screenshot.js';
+import { addInitScript, checkHeaders, setExtraHeaders, SessionExtras } from './sessionExtras.js';
 
 /** How long a page may take to go after Target.closeTarget before it is asked again (see close). */
 const CLOSE_AGAIN_MS = 500;
@@ -41,6 +43,10 @@ export interface PageHost {
   readonly reader: string;
   /** The domainPolicy guard; undefined when there is no policy. */
   readonly guard: DomainGuard | undefined;
+  /** The init scripts and headers of every page (context.addInitScript, context.setExtraHTTPHeaders). */
+  readonly extras: SessionExtras;
+  /** See ContextOptions.readFile. */
+  readonly readFile: ReadTextFile | undefined;
   closeTarget(targetId: string): Promise<void>;
   forgetPage(page: Page): void;
 }
@@ -51,6 +57,7 @@ export class Page extends Emitter<PageEvents> {
   #closed = false;
   #closedWaiters = new Set<() => void>();
   readonly #navigation: Navigation;
+  readonly #extras = new SessionExtras();
   /** See TargetId. */
   readonly targetId: TargetId;
 
@@ -117,6 +124,31 @@ export class Page extends Emitter<PageEvents> {
   /** Runs `fn(arg)` (or evaluates an expression) in the main frame's page world. */
   evaluate<Result, Arg = undefined>(fn: PageFunction<Arg, Result>, arg?: Arg): Promise<Result> {
     return this.mainFrame().evaluate(fn, arg);
+  }
+
+  /**
+   * Adds a script (a function called with `arg`, its source, or `{ path }` or `{ content }` of a
+   * file) that runs in every document this page makes from now on, in each of its frames
+   * (out-of-process ones too), before the document's own scripts. The current documents do not run it.
+   */
+  async addInitScript<Arg>(script: InitScript<Arg>, arg?: Arg): Promise<void> {
+    this.assertOpen('addInitScript()');
+    await addInitScript(this.#extras, await initScriptSource(script, arg, 'page.addInitScript', this.context.readFile), [this]);
+  }
+
+  /**
+   * Sends these headers with every request of this page and its frames (out-of-process ones too),
+   * on top of the context's (a page's header wins over the context's of the same name). Replaces
+   * what this page set before; `{}` takes them away.
+   */
+  async setExtraHTTPHeaders(headers: Record<string, string>): Promise<void> {
+    this.assertOpen('setExtraHTTPHeaders()');
+    await setExtraHeaders(this.#extras, checkHeaders(headers, 'page.setExtraHTTPHeaders'), [this]);
+  }
+
+  /** @internal The init scripts and headers this page's sessions get: the context's, then its own. */
+  extras(): readonly SessionExtras[] {
+    return [this.context.extras, this.#extras];
   }
 
   /**

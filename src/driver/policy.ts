@@ -63,14 +63,40 @@ const ACTION_NAVIGATION_MAX_MS = 10_000;
 
 export class DomainGuard extends Emitter<GuardEvents> {
   readonly #logged = new WeakMap<object, Set<string>>();
-  readonly #socketRules: Protocol.Network.NetworkConditions[];
+  #socketRules: Protocol.Network.NetworkConditions[];
+  /** The sessions under this guard that are still attached. */
+  readonly #sessions = new Set<CdpSession>();
+
+  #policy: CheckedPolicy;
 
   constructor(
-    readonly policy: CheckedPolicy,
+    policy: CheckedPolicy,
     private readonly logger: Logger,
   ) {
     super();
+    this.#policy = policy;
     this.#socketRules = socketRules(policy);
+  }
+
+  /** The policy requests are judged by. */
+  get policy(): CheckedPolicy {
+    return this.#policy;
+  }
+
+  /** Whether `session` is under this guard already. */
+  guards(session: CdpSession): boolean {
+    return this.#sessions.has(session);
+  }
+
+  /**
+   * Judges every request from now on by `policy` (setDomainPolicy); `{}` lets every one through.
+   * The WebSocket rules of every guarded session are replaced.
+   */
+  async setPolicy(policy: CheckedPolicy): Promise<void> {
+    this.#policy = policy;
+    this.#socketRules = socketRules(policy);
+    const matchedNetworkConditions = this.#socketRules;
+    await Promise.all([...this.#sessions].map((session) => session.sendQuiet('Network.emulateNetworkConditionsByRule', { matchedNetworkConditions })));
   }
 
   /** The error for `url` when the policy refuses it, before anything is sent; undefined when allowed. */
@@ -86,6 +112,8 @@ export class DomainGuard extends Emitter<GuardEvents> {
    * browser's own (a service worker, a shared worker).
    */
   guard(session: CdpSession, page: GuardedPage | undefined): Promise<unknown> {
+    this.#sessions.add(session);
+    session.on('detached', () => this.#sessions.delete(session));
     session.on('Fetch.requestPaused', (event) => this.#paused(session, event, page));
     // Seen only where the Network domain is on (an out-of-process iframe or a worker, a page after
     // its first goto or act): the socket itself is refused by the rules below either way.

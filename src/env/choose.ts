@@ -17,6 +17,12 @@ export interface EnvironmentChoice {
 /** The environment `options.env` names, its options checked; a typed error for any other value. */
 export function chooseEnvironment(options: SdkOptions, choice: EnvironmentChoice): Environment {
   const env = options.env ?? choice.available[0]!.name;
+  if ((env as string) === 'BROWSERBASE') {
+    throw new InvalidOptionError(
+      'env "BROWSERBASE" is Browserbase\'s own service, which Tendril does not talk to. For a remote browser use env "HOSTED" with ' +
+        '`hostedApiUrl`, `apiKey` and `projectId` (a Tendril hosted server: docs/hosted.md); for a browser on this machine, env "LOCAL".',
+    );
+  }
   if (!ENVS.includes(env)) throw new InvalidOptionError(`env must be "LOCAL", "HOSTED" or "EXTENSION", not ${JSON.stringify(env)}.`);
   const environment = choice.available.find((each) => each.name === env);
   if (!environment) throw new InvalidOptionError(choice.refuse(env));

@@ -12,6 +12,7 @@ export const extension: Environment = {
   check: checkExtensionOptions,
   policy: (_options, own) => own,
   modelsOnService: false,
+  launches: () => false,
   startStep: () => 'Attaching to the extension’s tabs…',
   noBridge: 'connectURL() is not available in an extension: it serves a WebSocket from Node. Use sdk.context.pages(), or chrome.debugger directly.',
   open: async (options, logger, cdpTimeoutMs) => ({ browser: await openExtensionBrowser(options.extension, logger, cdpTimeoutMs) }),

@@ -5,25 +5,36 @@ import { watchedAction } from '../driver/policy.js';
 import { WATCH_SOURCE } from '../generated/watch.js';
 import { connectHosted, type HostedBrowser } from '../hosted/client/api.js';
 import { hostedAct, hostedExtract, hostedObserve, type HostedCall } from '../hosted/client/service.js';
+import { InvalidOptionError } from '../errors.js';
 import type { ActionInput, SdkOptions } from '../types.js';
-import { checkSessionPolicy, DEFAULT_CONNECT_TIMEOUT_MS, refuseExtensionOptions, startBridgeOn } from './local.js';
+import { checkSessionPolicy, DEFAULT_CONNECT_TIMEOUT_MS, nodeReadFile, refuseExtensionOptions, startBridgeOn } from './local.js';
 import type { Environment, OperationCall, Operations } from './types.js';
 
 export const hosted: Environment = {
   name: 'HOSTED',
-  check: refuseExtensionOptions,
+  check: (options) => {
+    refuseExtensionOptions(options);
+    refuseLocalBehaviour(options);
+  },
   // The session's domainPolicy is the one the server is told to enforce: the driver here enforces it too.
   policy: (options, own) => {
     const session = checkSessionPolicy(options);
     return options.hostedSessionCreateParams?.domainPolicy !== undefined ? session : own;
   },
   modelsOnService: true,
+  launches: () => false,
   startStep: () => 'Creating a hosted session…',
   noBridge: 'connectURL() is not available here: it needs Node (its WebSocket server) and a local or attached browser.',
   open: async (options, logger, cdpTimeoutMs) => {
     const connectTimeoutMs = options.localBrowserLaunchOptions?.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
     const browser = await connectHosted(options, logger, connectTimeoutMs, cdpTimeoutMs);
-    return { browser, startBridge: () => startBridgeOn(browser, logger), operations: hostedOperations(browser, options), closedRootWatch: WATCH_SOURCE };
+    return {
+      browser,
+      startBridge: () => startBridgeOn(browser, logger),
+      operations: hostedOperations(browser, options),
+      closedRootWatch: WATCH_SOURCE,
+      readFile: nodeReadFile(),
+    };
   },
 };
 
@@ -51,6 +62,14 @@ export function hostedOperations(browser: HostedBrowser, sdkOptions: SdkOptions)
     },
     observe: (call, instruction, selector) => hostedObserve(toCall(call), instruction, selector),
   };
+}
+
+/** What act(), observe() and the model requests take from this Sdk does not travel to the service, which runs them. */
+function refuseLocalBehaviour({ systemPrompt, selfHeal, domSettleTimeout }: SdkOptions): void {
+  const given = systemPrompt !== undefined ? 'systemPrompt' : selfHeal === false ? 'selfHeal: false' : domSettleTimeout !== undefined ? 'domSettleTimeout' : undefined;
+  if (given) {
+    throw new InvalidOptionError(`${given} is not available with env "HOSTED": extract, act and observe run on the service, with its own settings. Leave it out, or use env "LOCAL".`);
+  }
 }
 
 function pick({ selector, description, method, arguments: args }: ActionInput): ActionInput {

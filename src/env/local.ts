@@ -5,6 +5,7 @@
 
 import { attachToBrowser } from '../browser/attach.js';
 import type { BrowserHandle } from '../browser/browser.js';
+import { checkLaunchOptions } from '../browser/launchOptions.js';
 import { watchDownloads } from '../driver/download.js';
 import { WATCH_SOURCE } from '../generated/watch.js';
 import { InvalidOptionError } from '../errors.js';
@@ -18,12 +19,16 @@ export const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
 
 export const local: Environment = {
   name: 'LOCAL',
-  check: refuseExtensionOptions,
+  check: (options) => {
+    refuseExtensionOptions(options);
+    checkLaunchOptions(options.localBrowserLaunchOptions);
+  },
   policy: (options, own) => {
     checkSessionPolicy(options);
     return own;
   },
   modelsOnService: false,
+  launches: (options) => !options.localBrowserLaunchOptions?.cdpUrl,
   startStep: (options) => (options.localBrowserLaunchOptions?.cdpUrl ? 'Attaching to Chrome…' : 'Starting Chromium…'),
   noBridge: 'connectURL() is not available here: it needs Node (its WebSocket server) and a local or attached browser.',
   open,
@@ -38,7 +43,14 @@ async function open(options: SdkOptions, logger: Logger, cdpTimeoutMs: number): 
       await (await import('../browser/launch.js')).launchChrome(launch, logger, cdpTimeoutMs);
   try {
     const startBridge = () => startBridgeOn(browser, logger);
-    return { browser, viewport: launch.viewport, startBridge, closedRootWatch: WATCH_SOURCE, ...(await downloads(browser, options.downloadsPath, launch.cdpUrl)) };
+    return {
+      browser,
+      viewport: launch.viewport,
+      startBridge,
+      closedRootWatch: WATCH_SOURCE,
+      readFile: nodeReadFile(),
+      ...(await downloads(browser, options.downloadsPath, launch.cdpUrl)),
+    };
   } catch (error) {
     await browser.close();
     throw error;
@@ -72,6 +84,12 @@ async function downloads(browser: BrowserHandle, named: string | undefined, cdpU
   const { downloadFolder } = await import('../browser/downloads.js');
   const made = downloadFolder(browser, named, cdpUrl);
   return { downloads: { folder: made.folder, shared, relocate: shared ? made.relocate : undefined, watch: watchDownloads }, removeDownloads: made.remove };
+}
+
+/** How addInitScript({ path }) reads its file: with Node only (see ContextOptions.readFile). */
+export function nodeReadFile(): ((file: string) => Promise<string>) | undefined {
+  if (!isNode()) return undefined;
+  return async (file) => (await import('../browser/textFile.js')).readTextFile(file);
 }
 
 /** The connectURL() bridge on a browser of this machine's or a hosted one; undefined without Node. */

@@ -24,7 +24,9 @@ export const localOperations: Operations = {
       modelTimeoutMs: call.modelTimeoutMs,
       logger: call.logger,
       metrics: call.metrics,
+      selfHeal: call.selfHeal,
+      settleMs: call.settleMs,
     }),
   observe: (call, instruction, selector) =>
-    runObserve({ page: call.page, instruction, selector, timeoutMs: call.timeoutMs, model: modelOf(call, 'observe()'), logger: call.logger, metrics: call.metrics }),
+    runObserve({ page: call.page, instruction, selector, timeoutMs: call.timeoutMs, model: modelOf(call, 'observe()'), logger: call.logger, metrics: call.metrics, settleMs: call.settleMs }),
 };

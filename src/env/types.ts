@@ -19,8 +19,13 @@ export interface Environment {
   check(options: SdkOptions): void;
   /** The domainPolicy the Sdk's driver enforces, given the Sdk's own (checked). */
   policy(options: SdkOptions, own: CheckedPolicy | undefined): CheckedPolicy | undefined;
-  /** The models run on a service, not in this process: no `modelServer`, and no model needed here. */
+  /**
+   * A hosted service: it runs the models (no `modelServer`, and no model needed here) and the
+   * session whose browser this Sdk attaches to.
+   */
   readonly modelsOnService: boolean;
+  /** Whether, with these options, this Sdk starts a browser of its own (and so sets its window and switches). */
+  launches(options: SdkOptions): boolean;
   /** Getting the browser, in a few words (the command line's progress line). */
   startStep(options: SdkOptions): string;
   /** Why connectURL() is unavailable, when it is. */
@@ -41,6 +46,8 @@ export interface OpenedBrowser {
   viewport?: { width: number; height: number };
   /** See ContextOptions.closedRootWatch. */
   closedRootWatch?: string;
+  /** See ContextOptions.readFile. */
+  readFile?: ContextOptions['readFile'];
   /** Where extract(instruction), act and observe run; absent: in this process (operations.ts). */
   operations?: Operations;
 }
@@ -60,6 +67,9 @@ export interface OperationCall {
   modelTimeoutMs: number;
   logger: Logger;
   metrics: Metrics;
+  /** SdkOptions.selfHeal and domSettleTimeout, for the operations that run here (act, observe). */
+  selfHeal?: boolean;
+  settleMs?: number;
 }
 
 export type { ActInput };

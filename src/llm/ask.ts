@@ -3,7 +3,7 @@
 
 import type { Logger } from '../logger.js';
 import { Deadline } from '../util/time.js';
-import { defaultMaxInputTokens } from './budget.js';
+import { defaultMaxInputTokens, estimateTokens } from './budget.js';
 import { describeModel, type ModelSpec } from './config.js';
 import { generateJson, type ModelObject } from './generate.js';
 import type { Metrics, MetricsMethod } from './metrics.js';
@@ -71,7 +71,8 @@ export class ModelCall {
   }
 
   get maxInputTokens(): number {
-    return this.spec.maxInputTokens ?? defaultMaxInputTokens(this.spec.modelId, isLocalProvider(this.spec.provider));
+    const own = this.spec.systemPrompt ? estimateTokens(this.spec.systemPrompt) + 32 : 0;
+    return (this.spec.maxInputTokens ?? defaultMaxInputTokens(this.spec.modelId, isLocalProvider(this.spec.provider))) - own;
   }
 
   get maxParallelCalls(): number {
@@ -81,7 +82,8 @@ export class ModelCall {
   /** One request; `part` names the chunk in the log. */
   async ask(system: string, user: string, schema: Record<string, unknown>, part?: string): Promise<unknown> {
     const maxRetries = this.spec.maxRetries ?? DEFAULT_RETRIES;
-    const { server } = this.spec;
+    const { server, systemPrompt, providerSettings } = this.spec;
+    if (systemPrompt) system += `\n\nThe user of this program adds these instructions; follow them where they bear on the task:\n${systemPrompt}`;
     const reply = server
       ? await askModelServer(server, this.spec, apiKeyFor(this.spec), { system, user, schema, signal: this.deadline.signal, timeoutMs: this.deadline.remaining(), maxRetries })
       : await generateJson({
@@ -92,7 +94,8 @@ export class ModelCall {
           schema,
           signal: this.deadline.signal,
           maxRetries,
-          providerOptions: this.spec.providerSettings.providerOptions as Record<string, Record<string, unknown>> | undefined,
+          providerOptions: providerSettings.providerOptions as Record<string, Record<string, unknown>> | undefined,
+          temperature: providerSettings.temperature as number | undefined,
           secrets: [this.spec.apiKey],
         });
     this.metrics.recordCall(this.method, reply.usage);

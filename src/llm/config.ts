@@ -29,6 +29,8 @@ export interface ModelSpec {
   providerSettings: Record<string, unknown>;
   /** A hosted Tendril server that runs the requests instead (SdkOptions.modelServer). */
   server?: ModelServer;
+  /** The caller's own instructions, sent after ours with every request (SdkOptions.systemPrompt). */
+  systemPrompt?: string;
 }
 
 // Names people already use in plain model ids; anything else needs "<provider>/".
@@ -71,6 +73,10 @@ export function parseModelConfiguration(config: ModelConfiguration | undefined):
   spec.maxInputTokens = positiveInteger('maxInputTokens', maxInputTokens, 256);
   spec.maxParallelCalls = positiveInteger('maxParallelCalls', maxParallelCalls, 1);
   spec.maxRetries = positiveInteger('maxRetries', maxRetries, 0);
+  const { temperature } = rest;
+  if (temperature !== undefined && !(typeof temperature === 'number' && temperature >= 0 && temperature <= 2)) {
+    throw new InvalidOptionError(`\`model.temperature\` must be a number from 0 to 2, not ${String(temperature)}.`);
+  }
   return spec;
 }
 

@@ -25,6 +25,8 @@ export interface ModelRequest {
   maxRetries: number;
   /** Per-call provider options (`providerOptions` of the model configuration). */
   providerOptions?: Record<string, Record<string, unknown>>;
+  /** The model configuration's `temperature`; the provider's default when absent. */
+  temperature?: number;
   /** Strings that must never appear in an error message (the API key, when there is one). */
   secrets: Array<string | undefined>;
 }
@@ -65,6 +67,7 @@ async function generate(request: ModelRequest): Promise<ModelReply> {
       maxRetries: request.maxRetries,
       // Any provider options the caller set (reasoning effort, ...) pass straight through.
       providerOptions: request.providerOptions as never,
+      temperature: request.temperature,
     });
     return { value: result.output, usage: usageOf(result.usage) };
   } catch (error) {

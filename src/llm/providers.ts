@@ -113,7 +113,7 @@ export function languageModel(spec: ModelSpec): Promise<ModelObject> {
       ),
     );
   }
-  const { api, providerOptions: _callOptions, ...settings } = spec.providerSettings;
+  const { api, providerOptions: _callOptions, temperature: _temperature, ...settings } = spec.providerSettings;
   // Settings that are functions (a custom fetch) cannot be compared by value: no reuse then.
   const comparable = Object.values(settings).every((value) => typeof value !== 'function');
   if (!comparable) return build(spec, info, { ...settings, apiKey, baseURL }, api);

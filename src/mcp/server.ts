@@ -7,7 +7,7 @@ import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import type { SdkOptions } from '../types.js';
 import { serveHttp } from './http.js';
 import { BrowserSession } from './session.js';
-import { registerTools, type ToolSettings } from './tools.js';
+import { registerTools, type ToolSettings } from './tools/index.js';
 
 /** Kept equal to package.json's version (bundled code cannot count on finding that file). */
 const SERVER_VERSION = '3.0.0';

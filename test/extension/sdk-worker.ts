@@ -147,6 +147,34 @@ const harness = {
 
   pages: (name: string) => settle(async () => sdkNamed(name).context.pages().map((page) => page.url())),
 
+  /**
+   * Stagehand's context methods through chrome.debugger (no browser session): a cookie, an init
+   * script and an extra header, then what the page's next load (an /echo-headers page) saw.
+   */
+  contextExtras: (name: string, url: string) =>
+    settle(async () => {
+      const context = sdkNamed(name).context;
+      await context.clearCookies();
+      await context.addCookies([{ name: 'ext', value: '1', url }]);
+      await context.addInitScript(() => {
+        (globalThis as { initMark?: string }).initMark = 'from the extension';
+      });
+      await context.setExtraHTTPHeaders({ 'x-ext': 'on' });
+      const page = pageOf(sdkNamed(name));
+      await page.goto(url);
+      const echoed = await page.evaluate<Record<string, string>>("JSON.parse(document.getElementById('headers').textContent)");
+      const seen = {
+        cookies: (await context.cookies(url)).map((cookie) => cookie.name),
+        cookieHeader: echoed.cookie,
+        header: echoed['x-ext'],
+        initMark: await page.evaluate('window.initMark'),
+        fromPath: await settle(() => context.addInitScript({ path: '/init.js' })),
+      };
+      await context.setExtraHTTPHeaders({});
+      await context.clearCookies();
+      return { ...seen, cleared: (await context.cookies()).length };
+    }),
+
   /** close(): the urls of the tabs open after it, and of those the debugger is still attached to. */
   close: (name: string) =>
     settle(async () => {

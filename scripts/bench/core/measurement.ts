@@ -18,11 +18,13 @@ export interface ComparisonContext {
 
 /**
  * A measurement with its own loop and its own table (extract, real-pages, extract-llm, act,
- * hosted-cache, function): it keeps its browsers, alternates the libraries itself, and reports.
+ * hosted-cache, function, mcp): it keeps its browsers, alternates the libraries itself, and reports.
  */
 export interface Comparison {
   /** Its `--only` id. */
   readonly id: string;
+  /** False when it runs none of the bench's libraries (they are then not loaded for it alone). */
+  readonly usesLibraries?: false;
   /** What it will do with these options, said before anything runs. */
   plan(opts: BenchOptions): string;
   /** Null when it has nothing to run with the libraries selected. */
@@ -35,6 +37,11 @@ export interface Finished {
   report(r: ReportContext): string;
   /** For under the tables. */
   readonly notes: readonly string[];
+  /**
+   * Markers of a block of docs/benchmarks.md of its own, where its report goes instead of the bench
+   * block; `--update-readme` rewrites it after any run of it, partial or not (its table says what it covered).
+   */
+  readonly block?: { readonly start: string; readonly end: string };
   /** Whether it fails the run (exit code 1). */
   failed(r: ReportContext): boolean;
 }

@@ -34,6 +34,8 @@ export interface BenchOptions {
   readonly llmPages: number | null;
   /** act: timed act(action) calls per library (after `warmups` untimed). */
   readonly actIterations: number;
+  /** mcp: corpus articles each MCP server reads (null: all); `--corpus-limit` lowers it further. */
+  readonly mcpPages: number | null;
 }
 
 const ARGS_HELP = '--update-readme, --verbose, --only=<library|measurement>[,...], --corpus-limit=N';
@@ -77,5 +79,6 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv): B
     // 20 keeps a full run within ~15 min; Stagehand's two model calls per page dominate it.
     llmPages: env.BENCH_LLM_PAGES === 'all' ? null : positiveInt(env.BENCH_LLM_PAGES, 20),
     actIterations: positiveInt(env.BENCH_ACT_ITERATIONS, 15),
+    mcpPages: env.BENCH_MCP_PAGES === 'all' ? null : positiveInt(env.BENCH_MCP_PAGES, 20),
   };
 }

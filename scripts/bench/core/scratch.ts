@@ -1,5 +1,6 @@
-// A scratch install for the bench (a Stagehand version and what it needs, or a package whose install
-// footprint is measured): its own folder under .bench/, never a dependency of the project.
+// A scratch install for the bench (a Stagehand version and what it needs, an MCP server the mcp
+// measurement talks to, or a package whose install footprint is measured): its own folder under
+// .bench/, never a dependency of the project.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';

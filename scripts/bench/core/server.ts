@@ -1,4 +1,5 @@
-// Loopback static file server for the bench pages (and, read in place, the shared corpus).
+// Loopback static file server for the bench pages (and, read in place, the shared corpus), reachable
+// under both loopback names, so a page can embed a frame of another origin from it.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { readFile, stat } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
@@ -17,6 +18,11 @@ export type GeneratedPages = ReadonlyMap<string, () => string>;
 export interface BenchServer {
   /** e.g. "http://127.0.0.1:39123" */
   readonly origin: string;
+  /**
+   * The same server under the other loopback name, "http://localhost:39123": another origin and
+   * another site, so a frame from it runs in a process of its own (the shop's cart does).
+   */
+  readonly otherOrigin: string;
   url(pathname: string): string;
   close(): Promise<void>;
 }
@@ -108,6 +114,7 @@ export async function startServer(mounts: readonly Mount[], generated: Generated
   const origin = `http://127.0.0.1:${port}`;
   return {
     origin,
+    otherOrigin: `http://localhost:${port}`,
     url: (pathname) => new URL(pathname, origin).href,
     close: () =>
       new Promise<void>((resolve) => {

@@ -8,12 +8,13 @@ import { extract } from './extract/index.js';
 import { serverlessFunction } from './function/index.js';
 import { hostedCache } from './hosted-cache/index.js';
 import { lifecycle } from './lifecycle/index.js';
+import { mcp } from './mcp/index.js';
 import { realPages } from './real-pages/index.js';
 
 /** A fresh client per iteration, one sample per row: one table for all of them. */
 export const MEASUREMENTS: readonly Measurement[] = [lifecycle];
 
 /** Each with its own loop and its own table, after the timing table. */
-export const COMPARISONS: readonly Comparison[] = [extract, realPages, extractLlm, act, hostedCache, serverlessFunction];
+export const COMPARISONS: readonly Comparison[] = [extract, realPages, extractLlm, act, hostedCache, serverlessFunction, mcp];
 
 export { FOOTPRINT_END, FOOTPRINT_ID, FOOTPRINT_START, footprint } from './footprint/index.js';

@@ -5,7 +5,7 @@ import type { Engine, Outcome } from './types.js';
 import { ShadowRegistry } from './composed.js';
 import { resolveCss } from './css.js';
 import { addStyle, mask, removeStyle, settleAnimations, unmask } from './paint.js';
-import { aim, describe, verify } from './pointer.js';
+import { aim, arm, describe, disarm, verdict, watchPress } from './pointer.js';
 import { waitFor, type WaitState } from './wait.js';
 import { resolveXPath } from './xpath.js';
 import { xpathOf } from './xpathOf.js';
@@ -86,7 +86,10 @@ export function createEngine(): Engine {
       return kept.find(([each]) => each === key)?.[1] ?? null;
     },
     aim,
-    verify,
+    arm,
+    watchPress,
+    verdict,
+    disarm,
     describe,
     xpathOf,
     scrollOffsets: () => [scrollX, scrollY],

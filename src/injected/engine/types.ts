@@ -1,4 +1,27 @@
-import type { Box } from './pointer.js';
+/** A box in the element's own frame's viewport (CSS pixels). */
+export interface Box {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+/** Why the element may not be pressed yet: `moved` (it is moving), or `receiver` ('' when it, or a label of it, is what is at its centre; null when nothing is). */
+export interface Readiness {
+  why: string;
+  moved: boolean;
+  receiver: string | null;
+}
+
+/** What became of a watched press. */
+export interface Verdict {
+  /** pressed: it reached the element; blocked: it would not have, and was stopped; missed: none
+   *  came to this document (then `receiver` is what is at the element's centre now); expired: the
+   *  watch ended before a press came. */
+  state: 'pressed' | 'blocked' | 'missed' | 'expired';
+  receiver: string | null;
+  moved: boolean;
+}
 
 /** The object the host holds (by objectId) inside each frame's isolated world. */
 export interface Engine {
@@ -32,8 +55,13 @@ export interface Engine {
   kept(key: string): Element[] | null;
   /** Before a click: why the element cannot take it ('' when it can), and its first box (pointer.ts). */
   aim(el: Element): { why: string; box: Box | null };
-  /** Once the pointer is over `box`'s centre: whether the element moved, and what receives the pointer. */
-  verify(el: Element, box: Box): Promise<{ moved: boolean; receiver: string | null }>;
+  /** Just before a press: whether the element is disabled, moving or covered; when none, the press is watched. */
+  arm(el: Element, strict: boolean, ms: number): Promise<Readiness>;
+  /** Watches the next press for one that `el` would not receive, and stops it (an <iframe> on the way down). */
+  watchPress(el: Element, box: Box | null, still: boolean, ms: number): void;
+  /** Ends the watch: what became of the press. */
+  verdict(): Promise<Verdict | null>;
+  disarm(): void;
   /** Names an element for a message, as the cover of `target` when given. */
   describe(hit: Element, target?: Element | null): string;
   /** The node's absolute XPath in this document, `name[k]` at every step (xpathOf.ts). */

@@ -1,0 +1,43 @@
+// Public types of the context's cookie and domain-policy methods (Stagehand 3's shapes); src/types.ts
+// re-exports them, so callers import every public type from one place.
+
+/** A cookie of the browser (`context.cookies()`). */
+export interface Cookie {
+  name: string;
+  value: string;
+  domain: string;
+  path: string;
+  /** Unix time in seconds; -1 for a session cookie. */
+  expires: number;
+  httpOnly: boolean;
+  secure: boolean;
+  sameSite: 'Strict' | 'Lax' | 'None';
+}
+
+/** A cookie to set (`context.addCookies()`): give `url`, or `domain` and `path`. */
+export interface CookieParam {
+  name: string;
+  value: string;
+  /** Sets `domain`, `path` (the URL's directory) and `secure` (https) from this URL. */
+  url?: string;
+  domain?: string;
+  path?: string;
+  /** Unix time in seconds; -1 or absent for a session cookie. */
+  expires?: number;
+  httpOnly?: boolean;
+  secure?: boolean;
+  sameSite?: 'Strict' | 'Lax' | 'None';
+}
+
+/** Which cookies `context.clearCookies()` removes: those matching every field given (a string exactly). */
+export interface ClearCookieOptions {
+  name?: string | RegExp;
+  domain?: string | RegExp;
+  path?: string | RegExp;
+}
+
+/** Stagehand's form of a domainPolicy, taken by `context.setDomainPolicy()` beside Tendril's `{ allow, block }`. */
+export interface StagehandDomainPolicy {
+  allowedDomains?: string[];
+  blockedDomains?: string[];
+}

@@ -1,0 +1,107 @@
+// The tools an MCP client sees. Their names, descriptions and schemas are read by models, so they
+// say what each tool is for and when to prefer another. Results are short text by default: an
+// agent pays for every byte it is sent, so page text comes only when asked for.
+
+import { fromJsonSchema, type CallToolResult, type JsonSchemaType, type McpServer, type StandardSchemaWithJSON } from '@modelcontextprotocol/server';
+import { ConnectionClosedError, MissingLLMConfigurationError, TimeoutError } from '../../errors.js';
+import type { ModelConfiguration } from '../../types.js';
+import { clientSampling, samplingModelConfiguration, serverHasModel } from '../sampling.js';
+import type { Sample } from '../rounds.js';
+import { CHUNKS_PER_ROUND, declaresSampling, isModernRequest, SamplingRounds } from '../rounds.js';
+import type { BrowserSession } from '../session.js';
+import { ACTING_TOOLS } from './acting.js';
+import { failure, type Tool, type ToolCall } from './kit.js';
+import { MODEL_TOOLS } from './model.js';
+import { READING_TOOLS } from './reading.js';
+
+/** What the server's tools are given besides the browser. */
+export interface ToolSettings {
+  /** The deadline of a tool call that asks a model, the client's sampling requests included. */
+  modelTimeoutMs: number;
+  /** A line for the server's log (stderr). */
+  log: (line: string) => void;
+}
+
+const TOOLS: Tool[] = [...READING_TOOLS, ...ACTING_TOOLS, ...MODEL_TOOLS];
+
+export const TOOL_NAMES = TOOLS.map((tool) => tool.name);
+
+/**
+ * The tools' schemas, compiled once: over HTTP the SDK asks for a new protocol instance, and so
+ * registers the tools again, on every request.
+ */
+let compiled: Map<string, StandardSchemaWithJSON<Record<string, unknown>>> | undefined;
+
+export function registerTools(server: McpServer, session: BrowserSession, settings: ToolSettings): void {
+  compiled ??= new Map(TOOLS.map((tool) => [tool.name, fromJsonSchema<Record<string, unknown>>({ ...tool.inputSchema, additionalProperties: false } as JsonSchemaType)]));
+  for (const tool of TOOLS) {
+    server.registerTool(
+      tool.name,
+      {
+        title: tool.title,
+        description: tool.description,
+        inputSchema: compiled.get(tool.name)!,
+        annotations: { title: tool.title, readOnlyHint: tool.readOnly, openWorldHint: true },
+      },
+      async (args, ctx) => {
+        // On revision 2026-07-28 the client's model is asked in rounds, the call running again in each.
+        const rounds = isModernRequest(ctx) && declaresSampling(ctx) ? await SamplingRounds.start(ctx, tool.name, args) : undefined;
+        if (rounds && !(rounds instanceof SamplingRounds)) return rounds;
+        const call: ToolCall = {
+          askedModel: false,
+          modelOptions: () => {
+            call.askedModel = true;
+            return modelOptions(session, settings, rounds ? { sample: rounds.sample, parallel: CHUNKS_PER_ROUND } : { sample: clientSampling(server, ctx) });
+          },
+        };
+        try {
+          return await tool.run(args ?? {}, session, call);
+        } catch (error) {
+          const more = await rounds?.inputRequired(error);
+          if (more) return more;
+          if (error instanceof ConnectionClosedError) await session.forget();
+          return errorResult(error, call.askedModel, ctx.http?.req !== undefined && !isModernRequest(ctx));
+        }
+      },
+    );
+  }
+}
+
+let announced = false;
+
+/**
+ * The server's own model when it has one; else the client's, through sampling, when the client
+ * offers it; else the server's settings still, whose call then fails naming what is missing.
+ */
+async function modelOptions(
+  session: BrowserSession,
+  settings: ToolSettings,
+  { sample, parallel }: { sample: Sample | undefined; parallel?: number },
+): Promise<{ model?: ModelConfiguration; timeout: number }> {
+  const timeout = settings.modelTimeoutMs;
+  if (!sample || (await serverHasModel(session.options))) return { timeout };
+  if (!announced) {
+    announced = true;
+    settings.log('the server has no model of its own (no key for it): extract, act and observe ask the client\'s model, through sampling');
+  }
+  return { model: samplingModelConfiguration(sample, timeout, parallel), timeout };
+}
+
+/**
+ * A tool error carries the typed error's name and message: the model can tell what to change.
+ * `statelessLegacy`: a 2025-era request over HTTP, which cannot say whether its client samples.
+ */
+function errorResult(error: unknown, askedModel: boolean, statelessLegacy: boolean): CallToolResult {
+  if (!(error instanceof Error)) return failure('Error', String(error));
+  const hint =
+    error instanceof MissingLLMConfigurationError
+      ? ' For the MCP server: start `tendril mcp` with --model (or MODEL_NAME) and the key in MODEL_API_KEY or the provider\'s variable;' +
+        ' or use it from an MCP client that offers sampling (the `sampling` capability), whose own model is then asked.' +
+        (statelessLegacy ? ' Over HTTP, that takes a client of protocol revision 2026-07-28: a 2025-era request does not say what its client offers.' : '')
+      : error instanceof ConnectionClosedError
+        ? ' The next call starts a new browser.'
+        : error instanceof TimeoutError && askedModel
+          ? ' For the MCP server: --model-timeout MS sets the deadline of a tool call that asks a model.'
+          : '';
+  return failure(error.name, error.message + hint);
+}

@@ -1,0 +1,296 @@
+// `import { Stagehand } from 'tendril'`: the Sdk with Stagehand 3's constructor options (V3Options,
+// options.ts), its `logger`, `metrics` and `history` as Stagehand has them, act/extract/observe
+// taking Stagehand's call options and failing with its error classes, and Stagehand's act() cache
+// (`cacheDir`). Everything else is the Sdk's: a Stagehand is an Sdk.
+
+import { ActionFailedError, InvalidOptionError, TimeoutError } from '../errors.js';
+import { isZodSchema } from '../extract/schema.js';
+import type { SdkLogger } from '../logger.js';
+import { Sdk } from '../sdk.js';
+import type { ActionInput, ActOptions, ActResult, ExtractResult, ExtractSchema, InferSchema, ModelConfiguration, ObserveResult, PageTextResult, Viewport } from '../types.js';
+import type { ActCache } from './actCache.js';
+import { ActTimeoutError, ExtractTimeoutError, ObserveTimeoutError } from './errors.js';
+import { toModelConfiguration, type StagehandModelConfiguration } from './model.js';
+import { fromStagehandLine, toSdkOptions } from './options.js';
+import type { HistoryEntry, StagehandLogLine, StagehandMetrics, V3ActOptions, V3ExtractOptions, V3Metrics, V3ObserveOptions, V3Options, Variables } from './types.js';
+
+/** `stagehand.logger`: Stagehand's `(line) => void`, which also has the Sdk logger's methods. */
+export type StagehandLogger = ((line: StagehandLogLine) => void) & SdkLogger;
+
+const METHODS = ['act', 'extract', 'observe', 'agent', 'total'] as const;
+const COUNTERS = [
+  ['PromptTokens', 'promptTokens'],
+  ['CompletionTokens', 'completionTokens'],
+  ['ReasoningTokens', 'reasoningTokens'],
+  ['CachedInputTokens', 'cachedInputTokens'],
+  ['InferenceTimeMs', 'inferenceTimeMs'],
+] as const;
+
+/**
+ * Stagehand 3's V3 class on Tendril: `new Stagehand({ env: "LOCAL", ... })`, `init()`,
+ * `context.pages()[0]`, `act`, `extract`, `observe`, `close()`. Also exported as `V3`.
+ */
+export class Stagehand extends Sdk {
+  /** The `sessionId` option, else an id of this instance's own. */
+  readonly sessionId: string;
+  readonly experimental: boolean;
+  readonly disableAPI: boolean;
+  readonly logInferenceToFile = false;
+  readonly #actTimeoutMs: number | undefined;
+  readonly #cacheDir: string | undefined;
+  readonly #viewport: Viewport | undefined;
+  #cache: Promise<ActCache> | undefined;
+  readonly #history: HistoryEntry[] = [];
+  #logger: StagehandLogger | undefined;
+
+  constructor(options: V3Options = {}) {
+    const sdkOptions = toSdkOptions(options);
+    super(sdkOptions);
+    this.sessionId = options.sessionId ?? `tendril-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
+    this.experimental = options.experimental === true;
+    this.disableAPI = options.disableAPI === true;
+    this.#actTimeoutMs = options.actTimeoutMs;
+    this.#cacheDir = options.cacheDir;
+    this.#viewport = sdkOptions.localBrowserLaunchOptions?.viewport;
+  }
+
+  /** Writes a Stagehand log line (`{ message, category?, level?, auxiliary? }`) where this instance's lines go. */
+  override get logger(): StagehandLogger {
+    const base = super.logger;
+    this.#logger ??= Object.assign((line: StagehandLogLine) => base.log(...fromStagehandLine(line)), {
+      verbose: base.verbose,
+      log: base.log.bind(base),
+      error: base.error.bind(base),
+      info: base.info.bind(base),
+      debug: base.debug.bind(base),
+    });
+    return this.#logger;
+  }
+
+  get verbose(): 0 | 1 | 2 {
+    return super.logger.verbose;
+  }
+
+  /**
+   * Model use so far: the Sdk's per-method counters and Stagehand's flat ones (`totalPromptTokens`,
+   * `actInferenceTimeMs`, ...). Stagehand's is a promise: this one can be awaited the same way.
+   */
+  override get metrics(): V3Metrics {
+    const own = super.metrics;
+    const flat = {} as StagehandMetrics;
+    for (const method of METHODS) {
+      for (const [suffix, field] of COUNTERS) flat[`${method}${suffix}`] = method === 'agent' ? 0 : own[method][field];
+    }
+    const plain = { ...own, ...flat };
+    // Not enumerable: a copy or a JSON of the metrics has only the numbers.
+    return Object.defineProperty({ ...plain }, 'then', {
+      value: (fulfilled?: (value: typeof plain) => unknown, rejected?: (reason: unknown) => unknown) => Promise.resolve(plain).then(fulfilled, rejected),
+    }) as V3Metrics;
+  }
+
+  /** The act, extract and observe calls that returned, oldest first: `{ method, parameters, result, timestamp }`. */
+  get history(): Promise<ReadonlyArray<HistoryEntry>> {
+    return Promise.resolve(Object.freeze([...this.#history]));
+  }
+
+  addToHistory(method: HistoryEntry['method'], parameters: unknown, result?: unknown): void {
+    this.#history.push({ method, parameters, result: result ?? null, timestamp: new Date().toISOString() });
+  }
+
+  /**
+   * Stagehand's act(): an action that cannot be done resolves with `success: false` (the Sdk's act
+   * throws ActionFailedError); a timeout is an ActTimeoutError. `actTimeoutMs` is the default
+   * `timeout`; with `cacheDir`, an instruction done before on the same page replays its action.
+   */
+  override async act(input: string | ActionInput, options?: V3ActOptions): Promise<ActResult> {
+    const call: ActOptions = {
+      ...options,
+      model: callModel('act', options),
+      variables: strings(options?.variables),
+      timeout: options?.timeout ?? this.#actTimeoutMs,
+    };
+    let result: ActResult;
+    try {
+      result = typeof input === 'string' && this.#cacheDir ? await this.#cachedAct(input, call) : await super.act(input, call);
+    } catch (error) {
+      if (!(error instanceof ActionFailedError)) throw retyped(error, ActTimeoutError);
+      const actionDescription = typeof input === 'string' ? input : (input.description ?? '');
+      result = { success: false, message: error.message, actionDescription, actions: [] };
+    }
+    this.addToHistory('act', typeof input === 'string' ? { instruction: input, variables: options?.variables, timeout: options?.timeout } : { observeResult: input }, result);
+    return result;
+  }
+
+  async #cachedAct(instruction: string, options: ActOptions): Promise<ActResult> {
+    const folder = this.#cacheDir!;
+    const cache = await (this.#cache ??= import('./actCache.js').then(({ ActCache }) => new ActCache(folder)));
+    const url = (options.page as { url?: () => string } | undefined)?.url?.() ?? this.context.activePage()?.url() ?? '';
+    const names = Object.keys(options.variables ?? {});
+    const cached = await cache.get(instruction, url, names);
+    let result: ActResult | undefined;
+    if (cached) {
+      // act(action) replays it; where it no longer fits, the model finds the element again.
+      result = await super.act(cached, { ...options, timeout: options.timeout ?? this.#actTimeoutMs }).catch((error: unknown) => {
+        if (error instanceof ActionFailedError) return undefined;
+        throw error;
+      });
+      if (result?.success) super.logger.debug('act', 'Replayed the cached action', { instruction, selector: cached.selector });
+    }
+    result = result?.success ? result : await super.act(instruction, options);
+    const action = result.actions[0];
+    if (result.success && result.actions.length === 1 && action && action.selector !== cached?.selector) {
+      await cache.set(instruction, url, names, action).catch((error: Error) => super.logger.error('act', `Could not write the act cache: ${error.message}`, { cacheDir: folder }));
+    }
+    return result;
+  }
+
+  /** Stagehand's extract(): `ignoreSelectors` and `screenshot` are refused; a timeout is an ExtractTimeoutError. */
+  override extract(): Promise<PageTextResult>;
+  override extract(options: V3ExtractOptions): Promise<PageTextResult>;
+  override extract(instruction: string, options?: V3ExtractOptions): Promise<ExtractResult>;
+  override extract<T extends ExtractSchema>(instruction: string, schema: T, options?: V3ExtractOptions): Promise<InferSchema<T>>;
+  override async extract(first?: unknown, second?: unknown, third?: unknown): Promise<unknown> {
+    const args = [first, second, third];
+    const at = typeof first === 'string' ? (isZodSchema(second) ? 2 : 1) : 0;
+    const given = args[at] as V3ExtractOptions | undefined;
+    if (given !== undefined && given !== null && typeof given === 'object') {
+      const { ignoreSelectors, screenshot, ...rest } = given;
+      if (Array.isArray(ignoreSelectors) ? ignoreSelectors.length > 0 : ignoreSelectors !== undefined) {
+        throw new InvalidOptionError('extract(): `ignoreSelectors` is not supported; limit the read to the part you want with `selector`.');
+      }
+      if (screenshot) throw new InvalidOptionError('extract(): `screenshot: true` is not supported; extract reads the page text. Leave it out.');
+      args[at] = { ...rest, model: callModel('extract', rest) };
+    }
+    const options = args[at] as V3ExtractOptions | undefined;
+    // The Sdk tells its forms apart by how many arguments there are.
+    while (args.length > 0 && args[args.length - 1] === undefined) args.pop();
+    const call = super.extract as (...all: unknown[]) => Promise<unknown>;
+    const result = await call.apply(this, args).catch((error: unknown) => {
+      throw retyped(error, ExtractTimeoutError);
+    });
+    this.addToHistory('extract', { instruction: typeof first === 'string' ? first : undefined, selector: options?.selector, timeout: options?.timeout }, result);
+    return result;
+  }
+
+  /**
+   * Stagehand's observe(): also `observe(options)`; `variables` name the placeholders the model may
+   * write into arguments (act(action, { variables }) fills them); a timeout is an ObserveTimeoutError.
+   */
+  override observe(options?: V3ObserveOptions): Promise<ObserveResult[]>;
+  override observe(instruction?: string, options?: V3ObserveOptions): Promise<ObserveResult[]>;
+  override async observe(first?: string | V3ObserveOptions, second?: V3ObserveOptions): Promise<ObserveResult[]> {
+    const [instruction, given] = typeof first === 'object' && first !== null && second === undefined ? [undefined, first] : [first as string | undefined, second];
+    const { variables, ignoreSelectors, ...rest } = given ?? {};
+    if (Array.isArray(ignoreSelectors) ? ignoreSelectors.length > 0 : ignoreSelectors !== undefined) {
+      throw new InvalidOptionError('observe(): `ignoreSelectors` is not supported; limit it to the part you want with `selector`.');
+    }
+    const values = strings(variables);
+    const names = Object.keys(values ?? {});
+    const asked =
+      typeof instruction === 'string' && instruction.trim() && names.length > 0
+        ? `${instruction}\n(Placeholders for values the program fills in: ${names.map((name) => `%${name}%${describe(variables![name])}`).join(', ')}.)`
+        : instruction;
+    const results = await super.observe(asked, { ...rest, model: callModel('observe', rest) }).catch((error: unknown) => {
+      throw retyped(error, ObserveTimeoutError);
+    });
+    this.addToHistory('observe', { instruction, variables, selector: rest.selector, timeout: rest.timeout }, results);
+    return results;
+  }
+
+  /** Stagehand's autonomous agent, which Tendril does not have. */
+  agent(_options?: unknown): never {
+    throw new InvalidOptionError(
+      'agent() is not available in Tendril: write the loop with observe() and act() (a model picks each step from what observe() returns), ' +
+        'or give an agent Tendril\'s tools through the MCP server (`tendril mcp`, docs/mcp.md).',
+    );
+  }
+
+  /** Ends the session, as the Sdk's close() does; `force` changes nothing: closing twice is safe. */
+  override close(options?: { force?: boolean }): Promise<void> {
+    if (options !== undefined && (typeof options !== 'object' || options === null)) {
+      return Promise.reject(new InvalidOptionError('close(options) takes { force?: boolean }, or nothing.'));
+    }
+    return super.close();
+  }
+
+  /** The viewport every page gets: `localBrowserLaunchOptions.viewport`, 1288x711 for a launched browser. */
+  get configuredViewport(): Viewport {
+    return this.#viewport ?? { width: 1288, height: 711 };
+  }
+
+  get hasConfiguredViewport(): boolean {
+    return this.#viewport !== undefined;
+  }
+
+  /** The active page's viewport as its window reports it, else configuredViewport. */
+  async resolveViewport(): Promise<Viewport> {
+    const page = this.context.activePage();
+    const size = await page?.evaluate(() => ({ width: window.innerWidth, height: window.innerHeight })).catch(() => undefined);
+    return size?.width && size.height ? size : this.configuredViewport;
+  }
+
+  // Browserbase's session details: a Tendril instance never has any.
+  get browserbaseSessionID(): string | undefined {
+    return undefined;
+  }
+  get browserbaseSessionURL(): string | undefined {
+    return undefined;
+  }
+  get browserbaseDebugURL(): string | undefined {
+    return undefined;
+  }
+  get isBrowserbase(): boolean {
+    return false;
+  }
+  get isCaptchaAutoSolveEnabled(): boolean {
+    return false;
+  }
+  get isVerified(): boolean {
+    return false;
+  }
+  get isAdvancedStealth(): boolean {
+    return false;
+  }
+  get usesTouch(): boolean {
+    return false;
+  }
+}
+
+/** Call options of Stagehand 2 that code may still pass, and what to write instead. */
+const OLDER: Record<string, string> = {
+  domSettleTimeoutMs: 'set `domSettleTimeout` on the constructor',
+  modelName: 'pass `model`, such as "openai/gpt-4.1-mini"',
+  modelClientOptions: 'pass `model`: { modelName, apiKey, baseURL }',
+};
+
+/** A call's `model` as Tendril's, after refusing what would otherwise be ignored. */
+function callModel(method: string, options: { model?: StagehandModelConfiguration } | undefined): ModelConfiguration | undefined {
+  const given = (options ?? {}) as Record<string, unknown>;
+  const older = Object.keys(OLDER).find((name) => given[name] !== undefined);
+  if (older) throw new InvalidOptionError(`${method}(): \`${older}\` is an option of Stagehand 2; ${OLDER[older]}.`);
+  if (given.iframes === false) {
+    throw new InvalidOptionError(`${method}(): iframes are always read, out-of-process ones too; to leave some out, limit the call with \`selector\`.`);
+  }
+  return toModelConfiguration(options?.model, `${method} options.model`);
+}
+
+/** Stagehand's variable values (numbers, booleans, `{ value, description }`) as the strings act() fills in. */
+function strings(variables: Variables | undefined): Record<string, string> | undefined {
+  if (variables === undefined || variables === null || typeof variables !== 'object') return variables as undefined;
+  return Object.fromEntries(
+    Object.entries(variables).map(([name, item]) => [name, String(typeof item === 'object' && item !== null && 'value' in item ? item.value : item)]),
+  );
+}
+
+function describe(item: Variables[string] | undefined): string {
+  return typeof item === 'object' && item !== null && item.description ? ` (${item.description})` : '';
+}
+
+/** A TimeoutError of the Sdk's as Stagehand's class for the method, with the same message; anything else as it is. */
+function retyped(error: unknown, type: new (timeoutMs: number) => TimeoutError): unknown {
+  if (!(error instanceof TimeoutError) || type.prototype.isPrototypeOf(error)) return error;
+  const out = new type(error.timeoutMs);
+  out.message = error.message;
+  Object.defineProperty(out, 'cause', { value: error, configurable: true, writable: true });
+  return out;
+}

@@ -375,3 +375,5 @@ export interface ObserveOptions {
 
 // The cookie and policy shapes of the context's Stagehand 3 methods (kept apart for size).
 export type * from './contextTypes.js';
+// The options of page.screenshot() and frame.screenshot() (kept apart for size).
+export type * from './screenshotTypes.js';

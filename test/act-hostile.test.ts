@@ -24,7 +24,7 @@ const clicks = () => read('window.clicks');
 /** A user's click at an element's centre, sent through the independent client. */
 async function userClick(id: string): Promise<void> {
   const { x, y } = (await read(`(() => { const r = document.getElementById('${id}').getBoundingClientRect(); return { x: r.x + r.width / 2, y: r.y + r.height / 2 }; })()`)) as { x: number; y: number };
-  const client = await CDP({ port: chrome.port, target: page.targetId });
+  const client = await CDP({ port: chrome.port, target: page.targetId() });
   try {
     for (const type of ['mousePressed', 'mouseReleased'] as const) await client.Input.dispatchMouseEvent({ type, x, y, button: 'left', clickCount: 1 });
   } finally {

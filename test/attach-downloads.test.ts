@@ -50,8 +50,8 @@ const userDownloadsMade = () => existsSync(path.join(home, 'Downloads'));
 
 /** The same tab as another Sdk sees it (once that Sdk has attached to it). */
 async function sameTab(sdk: Sdk, page: Page): Promise<Page> {
-  const found = await sdk.context.pageOfTarget(page.targetId, 5000);
-  if (!found) throw new Error(`the other Sdk has no page for tab ${page.targetId}`);
+  const found = await sdk.context.pageOfTarget(page.targetId(), 5000);
+  if (!found) throw new Error(`the other Sdk has no page for tab ${page.targetId()}`);
   return found;
 }
 
@@ -96,7 +96,7 @@ describe('two Sdks attached to one Chrome', () => {
 
       // A download A did not start (another client clicks the link), while that client has set a
       // folder of its own: Chrome saves it there, and A moves it into its folder.
-      const other = await CDP({ port: chrome.port, target: pa.targetId });
+      const other = await CDP({ port: chrome.port, target: pa.targetId() });
       try {
         await pa.goto(linkTo('by-another-client.csv'));
         await other.send('Browser.setDownloadBehavior', { behavior: 'allow', downloadPath: elsewhere });

@@ -108,9 +108,9 @@ describe('attaching to a running Chrome', () => {
     try {
       const page = await sdk.context.newPage();
       await page.goto(servers.b.url('/child.html'));
-      const target = (await pageTargets()).find((each) => each.id === page.targetId);
+      const target = (await pageTargets()).find((each) => each.id === page.targetId());
       expect(target?.url).toBe(servers.b.url('/child.html'));
-      const client = await CDP({ port: chrome.port, target: page.targetId });
+      const client = await CDP({ port: chrome.port, target: page.targetId() });
       try {
         const { result } = await client.Runtime.evaluate({ expression: 'document.title' });
         expect(result.value).toBe('Child');
@@ -118,7 +118,7 @@ describe('attaching to a running Chrome', () => {
         await client.close();
       }
       await page.close();
-      expect((await pageTargets()).some((each) => each.id === page.targetId)).toBe(false);
+      expect((await pageTargets()).some((each) => each.id === page.targetId())).toBe(false);
     } finally {
       await sdk.close();
     }
@@ -133,7 +133,7 @@ describe('attaching to a running Chrome', () => {
         const sdk = new Sdk(attachOptions(chrome.wsUrl));
         await sdk.init();
         try {
-          const page = sdk.context.pages().find((each) => each.targetId === id)!;
+          const page = sdk.context.pages().find((each) => each.targetId() === id)!;
           await page.waitForLoadState('load', { timeoutMs: 10_000 });
           expect(page.frames().filter((frame) => frame.isOutOfProcess())).toHaveLength(1);
           const { pageText } = await sdk.extract({ page });
@@ -154,7 +154,7 @@ describe('attaching to a running Chrome', () => {
     const sdk = new Sdk(attachOptions(chrome.wsUrl));
     try {
       await sdk.init();
-      const page = sdk.context.pages().find((each) => each.targetId === id)!;
+      const page = sdk.context.pages().find((each) => each.targetId() === id)!;
       await page.waitForLoadState('load', { timeoutMs: 10_000 });
       const { pageText } = await sdk.extract({ page });
       expect(pageText).toMatch(/before words[\s\S]*middle words[\s\S]*after words/);

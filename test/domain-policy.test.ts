@@ -172,7 +172,7 @@ describe('allow: [127.0.0.1]', () => {
   });
 
   it('a popup (target=_blank, window.open) whose first page is refused is closed, and act() fails naming the host', async () => {
-    const pages = sdk.context.pages().map((each) => each.targetId);
+    const pages = sdk.context.pages().map((each) => each.targetId());
     for (const [selector, from] of [
       ['css=#blank', 'blank'],
       ['css=#open', 'open'],
@@ -183,7 +183,7 @@ describe('allow: [127.0.0.1]', () => {
       expect((error as DomainPolicyError).url).toBe(servers.b.url(`/leaf.html?from=${from}`));
       expect((error as Error).message).toMatch(/^A popup the action opened to localhost was refused/);
       // Gone by the time act() fails: no empty tab is left behind.
-      expect(sdk.context.pages().map((each) => each.targetId)).toEqual(pages);
+      expect(sdk.context.pages().map((each) => each.targetId())).toEqual(pages);
     }
     expect(reached('*')).toEqual([]);
     expect(page.url()).toBe(servers.a.url('/policy-links.html'));
@@ -301,11 +301,11 @@ describe('env "HOSTED"', () => {
       expect(redirected).toBeInstanceOf(DomainPolicyError);
       expect(page.url()).toBe(servers.a.url('/policy-links.html'));
       // The service clicks; the popup's page is refused, and act() says so here too.
-      const pages = sdk.context.pages().map((each) => each.targetId);
+      const pages = sdk.context.pages().map((each) => each.targetId());
       const popup = await sdk.act({ selector: 'css=#blank', method: 'click' }, { timeout: 10_000 }).catch((caught: unknown) => caught);
       expect(popup).toBeInstanceOf(DomainPolicyError);
       expect((popup as DomainPolicyError).url).toBe(servers.b.url('/leaf.html?from=blank'));
-      expect(sdk.context.pages().map((each) => each.targetId)).toEqual(pages);
+      expect(sdk.context.pages().map((each) => each.targetId())).toEqual(pages);
       await page.goto(servers.a.url('/policy-resources.html'));
       expect(await done(page)).toEqual({ own: 200, fetched: 'failed', otherScript: 'failed', ownScript: 'loaded', worker: 'failed' });
       expect(reached('*')).toEqual([]);

@@ -228,7 +228,7 @@ export class Context extends Emitter<{ page: Page }> {
    * it does not become ready in time. Another client may just have opened it.
    */
   async pageOfTarget(targetId: string, timeoutMs: number): Promise<Page | undefined> {
-    const known = this.#pages.find((each) => each.targetId === targetId);
+    const known = this.#pages.find((each) => each.id === targetId);
     if (known) return known;
     const { targetInfos } = await this.browser.connection.rootSession.send('Target.getTargets');
     if (!targetInfos.some((info) => info.targetId === targetId && info.type === 'page')) return undefined;
@@ -249,7 +249,7 @@ export class Context extends Emitter<{ page: Page }> {
   #pageFor(targetId: string): Promise<Page | undefined> {
     const preparing = this.#preparing.get(targetId);
     if (preparing) return preparing;
-    const page = this.#pages.find((each) => each.targetId === targetId);
+    const page = this.#pages.find((each) => each.id === targetId);
     if (page) return Promise.resolve(page);
     let waiter = this.#awaited.get(targetId);
     if (!waiter) this.#awaited.set(targetId, (waiter = deferred()));

@@ -28,7 +28,8 @@ export interface DownloadPlace {
  * `download.page()` gives back (publicApi.ts names `Download` with the Sdk's Page).
  */
 export interface DownloadingPage<P> {
-  readonly targetId: string;
+  /** The page's target id. */
+  readonly id: string;
   frameById(frameId: string): unknown;
   emit(event: 'download', download: Download<P>): void;
 }
@@ -125,7 +126,7 @@ export async function watchDownloads<P extends DownloadingPage<P>>(
   root.on('Browser.downloadWillBegin', (event) => {
     const page = context.pages().find((each) => each.frameById(event.frameId) !== undefined);
     // Another client's tab: its file is reported where the browser saved it, and left there.
-    const ours = !keeper || (page !== undefined && keeper.owns(page.targetId));
+    const ours = !keeper || (page !== undefined && keeper.owns(page.id));
     if (keeper && ours) keeper.assert();
     const download = new Download(root, event, page, ours ? place.relocate : undefined);
     pending.set(event.guid, download);

@@ -1,5 +1,6 @@
 import type { CdpSession } from '../cdp/session.js';
 import { PageClosedError, SdkEvalError } from '../errors.js';
+import type { FrameScreenshotOptions } from '../types.js';
 import { Emitter } from '../util/emitter.js';
 import { withDeadline } from '../util/time.js';
 import { evaluateInContext, isContextGone, type PageFunction } from './evaluate.js';
@@ -39,6 +40,7 @@ export interface FramePage {
   isClosed(): boolean;
   /** Any frame of the page, by id. */
   frameById(frameId: string): Frame | undefined;
+  screenshotFrame(frame: Frame, options?: FrameScreenshotOptions): Promise<Uint8Array>;
 }
 
 /**
@@ -182,6 +184,14 @@ export class Frame {
         this.forgetWorld(world);
       }
     }
+  }
+
+  /**
+   * A picture of the frame: the main frame's as page.screenshot() takes it, another frame's as the
+   * page shows it (its <iframe> scrolled into view), `clip` within it.
+   */
+  screenshot(options?: FrameScreenshotOptions): Promise<Uint8Array> {
+    return this.page.screenshotFrame(this, options);
   }
 
   /** @internal */

@@ -25,6 +25,8 @@ export interface ManagedPage extends TreePage, GuardedPage, DialogPage {
   extras(): readonly SessionExtras[];
   /** The page's target crashed or went: it is closed from now on. */
   markClosed(): void;
+  /** A frame of the page called its console API (for page.on('console')). */
+  consoleCalled(event: Protocol.Runtime.ConsoleAPICalledEvent): void;
 }
 
 export class FrameManager {
@@ -175,6 +177,7 @@ export class FrameManager {
     watchLifecycle(session, frameOf);
     this.#worlds.listen(session, frameOf);
     watchDialogs(session, this.page, this.logger);
+    session.on('Runtime.consoleAPICalled', (event) => this.page.consoleCalled(event));
     session.on('Target.attachedToTarget', (event) => {
       const child = session.childSession(event.sessionId);
       if (!child) return;

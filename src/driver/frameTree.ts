@@ -12,7 +12,8 @@ import { markLoaded } from './lifecycle.js';
 /** What the tree needs of its page: to make frames, and to know its own session and id. */
 export interface TreePage extends FramePage {
   readonly session: CdpSession;
-  readonly targetId: string;
+  /** The page's target id, which is also its main frame's id. */
+  readonly id: string;
 }
 
 export class FrameTree {
@@ -152,7 +153,7 @@ export class FrameTree {
     this.frames.set(frameId, frame);
     // The page's own frame: its id is the target's. An out-of-process child whose parent is not known
     // yet (its session can be announced before the page's frame tree arrives) also has no parent here.
-    if (frameId === this.page.targetId) this.mainFrame = frame;
+    if (frameId === this.page.id) this.mainFrame = frame;
     for (const handler of this.#newFrameHandlers) handler(frame);
     return frame;
   }

@@ -105,7 +105,8 @@ async function resolveInFrame(frame: Frame, selector: string, timeoutMs: number)
   return learned > 0 ? run() : first;
 }
 
-async function contentFrameOfHop(frame: Frame, selector: string, timeoutMs: number): Promise<Frame> {
+/** The frame an engine's "hop:" answer continues in: the content frame of the iframe it stopped at. */
+export async function contentFrameOfHop(frame: Frame, selector: string, timeoutMs: number): Promise<Frame> {
   const { world, result } = await callEngine(frame, timeoutMs, 'function () { return this.takeHop(); }', []);
   if (!result.objectId) throw new SdkEvalError(`The selector engine lost the iframe of "${selector}".`);
   const { node } = await world.session.send('DOM.describeNode', { objectId: result.objectId }, { timeoutMs });

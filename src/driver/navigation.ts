@@ -41,7 +41,8 @@ const WAIT_UNTIL: readonly WaitUntil[] = ['commit', 'domcontentloaded', 'load', 
 /** What navigations need of a page (page.ts's Page has it). */
 export interface NavigatingPage {
   readonly session: CdpSession;
-  readonly targetId: string;
+  /** The page's target id. */
+  readonly id: string;
   readonly guard: DomainGuard | undefined;
   readonly frameManager: FrameManager;
   readonly logger: Logger;
@@ -81,7 +82,7 @@ export class Navigation {
     // navigation then fails as aborted, and this says why.
     let redirect: Decision | undefined;
     const offRefusals = guard?.on('decision', (decision) => {
-      if (decision.targetId === this.page.targetId && decision.refused !== undefined) redirect ??= decision;
+      if (decision.targetId === this.page.id && decision.refused !== undefined) redirect ??= decision;
     });
     const refusedRedirect = (): DomainPolicyError | undefined =>
       redirect && guard?.refusal(redirect.url, `Navigation to ${url} was redirected; the redirect`);
@@ -195,21 +196,55 @@ export class Navigation {
   }
 
   /**
-   * Goes one entry back in the page's history, as the browser's Back button does, and waits as the
-   * default goto() does. Resolves false, doing nothing, when there is no earlier entry.
+   * Goes `step` entries through the page's history (-1 back, 1 forward), as the browser's buttons
+   * do. With `waitUntil` it waits for that state, as goto() does with it; without, as the default
+   * goto() does. Resolves `moved: false`, doing nothing, when there is no such entry; else with the
+   * document's response (null when nothing was fetched: the back-forward cache, a fragment).
    */
-  async goBack(options: { timeoutMs?: number } = {}): Promise<boolean> {
-    this.page.assertOpen('goBack()');
-    const { timeoutMs } = checkLoadOptions(undefined, options.timeoutMs, 'goBack');
+  async traverse(step: -1 | 1, options: HistoryOptions = {}): Promise<{ moved: boolean; response: NavigationResponse | null }> {
+    const what = step < 0 ? 'goBack' : 'goForward';
+    this.page.assertOpen(`${what}()`);
+    const { waitUntil, timeoutMs } = checkLoadOptions(options?.waitUntil, options?.timeoutMs, what);
     const started = Date.now();
     const remaining = () => (timeoutMs === 0 ? 0 : Math.max(1, timeoutMs - (Date.now() - started)));
     const { currentIndex, entries } = await this.page.session.send('Page.getNavigationHistory', undefined, { timeoutMs: remaining() });
-    const entry = entries[currentIndex - 1];
-    if (!entry) return false;
+    const entry = entries[currentIndex + step];
+    if (!entry) return { moved: false, response: null };
+    const loaderId = await this.#commit(() => this.page.session.send('Page.navigateToHistoryEntry', { entryId: entry.id }, { timeoutMs: remaining() }), remaining, entry.url, what);
+    if (loaderId === undefined) return { moved: true, response: null };
+    // From the back-forward cache: loaded already; its frames are being read again.
+    const restored = this.page.frameManager.restored;
+    if (restored?.loaderId === loaderId) {
+      await withDeadline(restored.frames, remaining(), `Going to ${entry.url}`);
+      return { moved: true, response: null };
+    }
+    await this.#waitFor(loaderId, waitUntil, remaining, entry.url);
+    return { moved: true, response: this.responses.responseOf(loaderId) };
+  }
+
+  /** Reloads the page and waits as traverse() does; resolves with the new document's response. */
+  async reload(options: HistoryOptions & { ignoreCache?: boolean } = {}): Promise<NavigationResponse | null> {
+    this.page.assertOpen('reload()');
+    const { waitUntil, timeoutMs } = checkLoadOptions(options?.waitUntil, options?.timeoutMs, 'reload');
+    if (options?.ignoreCache !== undefined && typeof options.ignoreCache !== 'boolean') throw new InvalidOptionError('reload: `ignoreCache` must be true or false.');
+    const started = Date.now();
+    const remaining = () => (timeoutMs === 0 ? 0 : Math.max(1, timeoutMs - (Date.now() - started)));
+    const url = this.page.mainFrame().url();
+    const loaderId = await this.#commit(() => this.page.session.send('Page.reload', { ignoreCache: options?.ignoreCache ?? false }, { timeoutMs: remaining() }), remaining, url, 'reload');
+    if (loaderId === undefined) return null;
+    await this.#waitFor(loaderId, waitUntil, remaining, url);
+    return this.responses.responseOf(loaderId);
+  }
+
+  /**
+   * Sends `command` and resolves once the main frame committed another document (its loader), or
+   * undefined when Chrome reports a move within the same document (a fragment, pushState).
+   */
+  async #commit(command: () => Promise<unknown>, remaining: () => number, url: string, what: string): Promise<string | undefined> {
     const frame = this.page.mainFrame();
     const before = frame.committedLoaderId;
-    // The entry commits a document of its own (a new loader, or one restored from the back-forward
-    // cache), or, when it belongs to the same document (a fragment, pushState), Chrome says so.
+    // Not awaited: the session runs it before the command, which is all the response needs.
+    void enableNetwork(this.page.session);
     const offs: Array<() => void> = [];
     let sameDocument = false;
     const moved = new Promise<void>((resolve) => {
@@ -225,24 +260,28 @@ export class Navigation {
       );
     });
     try {
-      await this.page.session.send('Page.navigateToHistoryEntry', { entryId: entry.id }, { timeoutMs: remaining() });
-      await withDeadline(moved, remaining(), `Going back to ${entry.url}`);
+      await command();
+      await withDeadline(moved, remaining(), `${what}() to ${url}`);
     } finally {
       for (const off of offs) off();
     }
-    this.page.assertOpen('goBack()');
-    const loaderId = frame.committedLoaderId;
-    if (sameDocument && loaderId === before) return true;
-    // From the back-forward cache: loaded already; its frames are being read again.
-    const restored = this.page.frameManager.restored;
-    if (restored?.loaderId === loaderId) {
-      await withDeadline(restored.frames, remaining(), `Going back to ${entry.url}`);
-      return true;
-    }
-    await this.page.frameManager.waitForLifecycle(frame, loaderId, 'domcontentloaded', remaining(), entry.url);
-    await this.#loadGrace(frame, loaderId, remaining(), entry.url);
-    return true;
+    this.page.assertOpen(`${what}()`);
+    return sameDocument && frame.committedLoaderId === before ? undefined : frame.committedLoaderId;
   }
+
+  /** With `waitUntil`, strictly that state; without, as the default goto() waits. */
+  async #waitFor(loaderId: string, waitUntil: WaitUntil | undefined, remaining: () => number, url: string): Promise<void> {
+    const frame = this.page.mainFrame();
+    if (waitUntil) return void (await this.page.frameManager.waitForLifecycle(frame, loaderId, waitUntil, remaining(), url));
+    await this.page.frameManager.waitForLifecycle(frame, loaderId, 'domcontentloaded', remaining(), url);
+    await this.#loadGrace(frame, loaderId, remaining(), url);
+  }
+}
+
+export interface HistoryOptions {
+  waitUntil?: WaitUntil;
+  /** Default 30000 ms; 0 for no limit. */
+  timeoutMs?: number;
 }
 
 /** Checks waitUntil and timeoutMs as extract() checks its options: at once, naming the field. 0 ms is no limit. */

@@ -1,7 +1,8 @@
+import type { Protocol } from 'devtools-protocol';
 import type { CdpSession } from '../cdp/session.js';
-import { InvalidOptionError, PageClosedError } from '../errors.js';
+import { PageClosedError } from '../errors.js';
 import type { Logger } from '../logger.js';
-import type { GotoOptions, Viewport, WaitUntil } from '../types.js';
+import type { FrameScreenshotOptions, GotoOptions, ScreenshotOptions, Viewport, WaitUntil } from '../types.js';
 import { Emitter } from '../util/emitter.js';
 import { withDeadline } from '../util/time.js';
 import { tracedGoto } from '../util/tracing.js';
@@ -15,16 +16,22 @@ import { Locator } from './locator.js';
 import { Navigation } from './navigation.js';
 import type { DomainGuard } from './policy.js';
 import { DocumentResponses, type NavigationResponse } from './response.js';
-import { captureScreenshot } from './screenshot.js';
+import { ConsoleMessage } from './console.js';
+import { clickAt, dragAt, hoverAt, scrollAt, tapAt, type DragOptions, type MouseButton } from './pageInput.js';
+import { keyPress, typeText } from './pageKeys.js';
+import { checkPageEvent, sendCommand, setViewport, targetIdOf, type TargetId } from './pageSession.js';
+import { waitForSelector, waitForTimeout, type WaitForSelectorOptions } from './pageWaits.js';
+import { captureFrame, captureScreenshot } from './screenshot.js';
 import { addInitScript, checkHeaders, setExtraHeaders, SessionExtras } from './sessionExtras.js';
 
 /** How long a page may take to go after Target.closeTarget before it is asked again (see close). */
 const CLOSE_AGAIN_MS = 500;
 
-/** What a page announces: dialogs it opens, files it downloads, and its end (closed, crashed, or detached). */
+/** What a page announces: dialogs it opens, files it downloads, its console's messages, and its end (closed, crashed, or detached). */
 export type PageEvents = {
   dialog: Dialog;
   download: Download<Page>;
+  console: ConsoleMessage<Page>;
   close: undefined;
 };
 
@@ -51,12 +58,14 @@ export class Page extends Emitter<PageEvents> {
   #closedWaiters = new Set<() => void>();
   readonly #navigation: Navigation;
   readonly #extras = new SessionExtras();
+  /** See TargetId. */
+  readonly targetId: TargetId;
 
   /** @internal */
   constructor(
     private readonly context: PageHost,
     /** @internal */ readonly session: CdpSession,
-    readonly targetId: string,
+    /** @internal The target's id, which is also its main frame's id. */ readonly id: string,
     /** @internal */ readonly viewport: Viewport | undefined,
     /** @internal */ readonly logger: Logger,
     /** @internal Deadline of a single operation (evaluate, selector) unless it gives its own. */
@@ -65,6 +74,7 @@ export class Page extends Emitter<PageEvents> {
     readonly openerId?: string,
   ) {
     super();
+    this.targetId = targetIdOf(id);
     this.frameManager = new FrameManager(this, logger);
     this.#navigation = new Navigation(this, new DocumentResponses(session));
   }
@@ -152,33 +162,149 @@ export class Page extends Emitter<PageEvents> {
   /**
    * Waits until the current document of the page (and every frame in it that committed a
    * document) reached `state`. Useful for popups and for navigations the page started itself.
+   * The deadline is `{ timeoutMs }`, or a number (Stagehand's form).
    */
-  waitForLoadState(state: WaitUntil = 'load', options: { timeoutMs?: number } = {}): Promise<void> {
-    return this.#navigation.waitForLoadState(state, options);
+  waitForLoadState(state: WaitUntil = 'load', options: { timeoutMs?: number } | number = {}): Promise<void> {
+    return this.#navigation.waitForLoadState(state, typeof options === 'number' ? { timeoutMs: options } : options);
   }
 
   /**
    * Goes one entry back in the page's history, as the browser's Back button does, and waits as the
-   * default goto() does. Resolves false, doing nothing, when there is no earlier entry.
+   * default goto() does. Resolves false, doing nothing, when there is no earlier entry. With
+   * `waitUntil` (Stagehand's form) it waits for that state and resolves with the document's response,
+   * null when there is no earlier entry or nothing was fetched.
    */
-  goBack(options: { timeoutMs?: number } = {}): Promise<boolean> {
-    return this.#navigation.goBack(options);
+  goBack(options?: { timeoutMs?: number }): Promise<boolean>;
+  goBack(options: { waitUntil: WaitUntil; timeoutMs?: number }): Promise<NavigationResponse | null>;
+  async goBack(options: { waitUntil?: WaitUntil; timeoutMs?: number } = {}): Promise<boolean | NavigationResponse | null> {
+    const { moved, response } = await this.#navigation.traverse(-1, options);
+    return options?.waitUntil === undefined ? moved : response;
+  }
+
+  /** Goes one entry forward in the page's history, and waits as goBack() does; resolves as goBack with `waitUntil`. */
+  async goForward(options: { waitUntil?: WaitUntil; timeoutMs?: number } = {}): Promise<NavigationResponse | null> {
+    return (await this.#navigation.traverse(1, options)).response;
+  }
+
+  /** Loads the page's document again, and waits as goBack() does; resolves with its response. */
+  reload(options: { waitUntil?: WaitUntil; timeoutMs?: number; ignoreCache?: boolean } = {}): Promise<NavigationResponse | null> {
+    return this.#navigation.reload(options);
   }
 
   /**
-   * A PNG of what the viewport shows, or with `selector` (XPath or CSS, through iframes and shadow
-   * roots) of that element, scrolled into view, as far as the viewport shows it.
+   * A picture of what the viewport shows (PNG unless told), of one element (`selector`, XPath or
+   * CSS through iframes and shadow roots, scrolled into view), of a `clip`, or of the `fullPage`;
+   * Stagehand's other options as ScreenshotOptions says. Rejects bad combinations (InvalidOptionError).
    */
-  async screenshot(options: { selector?: string; timeoutMs?: number } = {}): Promise<Uint8Array> {
+  async screenshot(options?: ScreenshotOptions): Promise<Uint8Array> {
     this.assertOpen('screenshot()');
-    const { selector, timeoutMs = this.defaultTimeoutMs } = options;
-    if (selector !== undefined && (typeof selector !== 'string' || !selector.trim())) {
-      throw new InvalidOptionError('screenshot: `selector` must be a non-empty XPath or CSS selector string.');
+    return captureScreenshot(this, options);
+  }
+
+  /** @internal For frame.screenshot(). */
+  async screenshotFrame(frame: Frame, options?: FrameScreenshotOptions): Promise<Uint8Array> {
+    this.assertOpen('frame.screenshot()');
+    return captureFrame(this, frame, options);
+  }
+
+  /** Clicks at (x, y) of the viewport (CSS pixels), no scrolling; with `returnXpath`, resolves with the XPath of what was there, else ''. */
+  click(x: number, y: number, options?: { button?: MouseButton; clickCount?: number; returnXpath?: boolean }): Promise<string> {
+    return clickAt(this, x, y, options);
+  }
+
+  /** Taps (x, y) of the viewport with a finger, for pages that listen for touch; resolves as click() does. */
+  tap(x: number, y: number, options?: { returnXpath?: boolean }): Promise<string> {
+    return tapAt(this, x, y, options);
+  }
+
+  /** Moves the mouse to (x, y) of the viewport; resolves as click() does. */
+  hover(x: number, y: number, options?: { returnXpath?: boolean }): Promise<string> {
+    return hoverAt(this, x, y, options);
+  }
+
+  /** Turns the mouse wheel by (deltaX, deltaY) with the pointer at (x, y); resolves as click() does. */
+  scroll(x: number, y: number, deltaX: number, deltaY: number, options?: { returnXpath?: boolean }): Promise<string> {
+    return scrollAt(this, x, y, deltaX, deltaY, options);
+  }
+
+  /** Drags with the mouse from one point of the viewport to another; with `returnXpath`, resolves with what was at each. */
+  dragAndDrop(fromX: number, fromY: number, toX: number, toY: number, options?: DragOptions): Promise<[string, string]> {
+    return dragAt(this, fromX, fromY, toX, toY, options);
+  }
+
+  /** Types into whatever has focus, a key press per character (see pageKeys.ts). */
+  type(text: string, options?: { delay?: number; withMistakes?: boolean }): Promise<void> {
+    return typeText(this, text, options);
+  }
+
+  /** Presses a key or a chord ("Enter", "Shift+Tab", "Cmd+A") in whatever has focus. */
+  keyPress(key: string, options?: { delay?: number }): Promise<void> {
+    return keyPress(this, key, options);
+  }
+
+  waitForTimeout(ms: number): Promise<void> {
+    return waitForTimeout(ms);
+  }
+
+  /** Resolves true once `selector` (XPath or CSS, ` >> ` into iframes) is in `state` (default "visible"); TimeoutError after `timeout` (30000). */
+  waitForSelector(selector: string, options?: WaitForSelectorOptions): Promise<boolean> {
+    return waitForSelector(this, selector, options);
+  }
+
+  /** Sets the viewport to `width` x `height` CSS pixels (and `deviceScaleFactor`, default 1). */
+  async setViewportSize(width: number, height: number, options?: { deviceScaleFactor?: number }): Promise<void> {
+    this.assertOpen('setViewportSize()');
+    await setViewport(this.session, width, height, options, this.defaultTimeoutMs);
+  }
+
+  /** Sends a DevTools Protocol command on this page's own session and resolves with its result (ProtocolError when Chrome refuses it). */
+  async sendCDP<T = unknown>(method: string, params?: object): Promise<T> {
+    this.assertOpen('sendCDP()');
+    return sendCommand<T>(this.session, method, params, this.defaultTimeoutMs);
+  }
+
+  /** The main frame's id. */
+  mainFrameId(): string {
+    return this.mainFrame().id;
+  }
+
+  /**
+   * Listens to an event. For "console" (Stagehand's), returns the page, for chaining; for the
+   * others, the function that stops listening. `off` stops either.
+   */
+  override on(event: 'console', listener: (message: ConsoleMessage<Page>) => void): this;
+  override on<K extends keyof PageEvents>(event: K, handler: (payload: PageEvents[K]) => void): () => void;
+  override on(event: keyof PageEvents, handler: (payload: never) => void): this | (() => void) {
+    checkPageEvent(event);
+    const off = super.on(event, handler as never);
+    return event === 'console' ? this : off;
+  }
+
+  override once(event: 'console', listener: (message: ConsoleMessage<Page>) => void): this;
+  override once<K extends keyof PageEvents>(event: K, handler: (payload: PageEvents[K]) => void): () => void;
+  override once(event: keyof PageEvents, handler: (payload: never) => void): this | (() => void) {
+    checkPageEvent(event);
+    // Not Emitter's once: it would call this class's on(), which gives the page back for "console".
+    const off = super.on(event, ((payload: never) => {
+      off();
+      handler(payload);
+    }) as never);
+    return event === 'console' ? this : off;
+  }
+
+  override off<K extends keyof PageEvents>(event: K, handler: (payload: PageEvents[K]) => void): this {
+    super.off(event, handler);
+    return this;
+  }
+
+  /** @internal A console API call in one of the page's frames (frameManager.ts). */
+  consoleCalled(event: Protocol.Runtime.ConsoleAPICalledEvent): void {
+    if (!this.listenerCount('console')) return;
+    try {
+      this.emit('console', new ConsoleMessage(event, this));
+    } catch (error) {
+      this.logger.error('driver', 'A page.on("console") listener threw', { error: (error as Error).message });
     }
-    if (typeof timeoutMs !== 'number' || !Number.isFinite(timeoutMs) || timeoutMs <= 0) {
-      throw new InvalidOptionError(`screenshot: \`timeoutMs\` must be a positive number of milliseconds, not ${String(timeoutMs)}.`);
-    }
-    return captureScreenshot(this, selector, timeoutMs);
   }
 
   /** Finds an element by XPath or CSS, through iframes and shadow roots (see Locator). */
@@ -193,12 +319,12 @@ export class Page extends Emitter<PageEvents> {
   async close(): Promise<void> {
     if (this.#closed) return;
     const closed = new Promise<void>((resolve) => this.#closedWaiters.add(resolve));
-    await this.context.closeTarget(this.targetId);
+    await this.context.closeTarget(this.id);
     // Chrome can answer Target.closeTarget with success and still drop the close, when it meets a
     // navigation's commit that gives the main frame a new host (crbug.com/536385539): the tab lives
     // on and never detaches. A page that reloads itself meets it often. Asking again closes it;
     // asking a target that is already closing does nothing.
-    const again = setInterval(() => void this.context.closeTarget(this.targetId).catch(() => undefined), CLOSE_AGAIN_MS);
+    const again = setInterval(() => void this.context.closeTarget(this.id).catch(() => undefined), CLOSE_AGAIN_MS);
     try {
       await withDeadline(closed, this.defaultTimeoutMs, 'Closing the page');
     } finally {

@@ -19,7 +19,8 @@ import { enableNetwork } from './network.js';
 /** What the domainPolicy guard needs of a page (page.ts's Page has it). */
 export interface GuardedPage {
   readonly session: CdpSession;
-  readonly targetId: string;
+  /** The page's target id. */
+  readonly id: string;
   /** The page that opened this one (a popup), when there is one. */
   readonly openerId?: string;
   readonly guard: DomainGuard | undefined;
@@ -138,7 +139,7 @@ export class DomainGuard extends Emitter<GuardEvents> {
     const url = event.request.url + (event.request.urlFragment ?? '');
     const host = refusedHost(this.policy, url);
     // The page's own main frame (whose id is the page's target id) asking for a new document.
-    const mainFrame = page !== undefined && event.resourceType === 'Document' && event.frameId === page.targetId;
+    const mainFrame = page !== undefined && event.resourceType === 'Document' && event.frameId === page.id;
     // A popup whose first document is refused would stay an empty tab nobody asked for: it is closed.
     const closing = host !== undefined && mainFrame && page.openerId !== undefined && neverLoaded(page);
     // Answered without waiting: the deadline is the connection's, and a target that went away
@@ -157,7 +158,7 @@ export class DomainGuard extends Emitter<GuardEvents> {
     }
     if (!mainFrame) return;
     const closed = closing ? page.close().catch(() => undefined) : undefined;
-    this.emit('decision', { targetId: page.targetId, openerId: page.openerId, url, refused: host, closed });
+    this.emit('decision', { targetId: page.id, openerId: page.openerId, url, refused: host, closed });
   }
 
   #log(owner: object, what: string, host: string, url: string, event: { frameId: string | undefined; resourceType: string }): void {
@@ -253,7 +254,7 @@ export class ActionWatch {
     private readonly guard: DomainGuard,
     private readonly page: GuardedPage,
   ) {
-    const mainId = page.targetId;
+    const mainId = page.id;
     const session = page.session;
     this.#offs.push(
       guard.on('decision', (decision) => {
@@ -347,7 +348,7 @@ export class ActionWatch {
   }
 
   #error(decision: Decision): DomainPolicyError {
-    const popup = decision.targetId !== this.page.targetId;
+    const popup = decision.targetId !== this.page.id;
     return domainPolicyError(this.guard.policy, decision.url, decision.refused!, popup ? 'A popup the action opened' : 'A navigation the action started');
   }
 

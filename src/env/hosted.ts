@@ -46,7 +46,7 @@ export const hosted: Environment = {
 export function hostedOperations(browser: HostedBrowser, sdkOptions: SdkOptions): Operations {
   const toCall = ({ options, model, timeoutMs, page, logger }: OperationCall): HostedCall => ({
     browser,
-    pageId: page.targetId,
+    pageId: page.id,
     configured: options.model ?? sdkOptions.model,
     model,
     serverCache: options.serverCache ?? sdkOptions.serverCache ?? true,

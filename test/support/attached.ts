@@ -42,8 +42,8 @@ async function readThrough(chrome: DebugChrome, page: Page, expression: string, 
   const targets = (await CDP.List({ port: chrome.port })) as Array<{ id: string; type: string; url: string }>;
   const target = frameUrlPart
     ? targets.find((each) => each.type === 'iframe' && each.url.includes(frameUrlPart))
-    : targets.find((each) => each.id === page.targetId);
-  if (!target) throw new Error(`no target for ${frameUrlPart ?? page.targetId}`);
+    : targets.find((each) => each.id === page.targetId());
+  if (!target) throw new Error(`no target for ${frameUrlPart ?? page.targetId()}`);
   const client = await CDP({ port: chrome.port, target: target.id });
   try {
     const { result, exceptionDetails } = await client.Runtime.evaluate({ expression, returnByValue: true });

@@ -1,4 +1,4 @@
-// A small PNG reader for tests: the size, and the colour of a pixel, of the 8-bit, non-interlaced
+// A small PNG reader for tests: the size, and the colour (and opacity) of a pixel, of the 8-bit, non-interlaced
 // RGB or RGBA images Chrome writes. Enough to tell that a screenshot shows the element it should.
 
 import { inflateSync } from 'node:zlib';
@@ -8,6 +8,8 @@ export interface Png {
   height: number;
   /** [r, g, b] of the pixel at (x, y). */
   pixel(x: number, y: number): [number, number, number];
+  /** Its opacity, 0 to 255 (255 in an image without an alpha channel). */
+  alpha(x: number, y: number): number;
 }
 
 export function readPng(data: Uint8Array): Png {
@@ -52,6 +54,7 @@ export function readPng(data: Uint8Array): Png {
       const at = y * stride + x * channels;
       return [pixels[at]!, pixels[at + 1]!, pixels[at + 2]!];
     },
+    alpha: (x, y) => (channels === 4 ? pixels[y * stride + x * channels + 3]! : 255),
   };
 }
 
@@ -61,4 +64,17 @@ function paeth(a: number, b: number, c: number): number {
   const pb = Math.abs(p - b);
   const pc = Math.abs(p - c);
   return pa <= pb && pa <= pc ? a : pb <= pc ? b : c;
+}
+
+/** The size of a JPEG, from its frame header (SOF0 to SOF3); throws for what is not a JPEG. */
+export function jpegSize(data: Uint8Array): { width: number; height: number } {
+  const bytes = Buffer.from(data);
+  if (bytes[0] !== 0xff || bytes[1] !== 0xd8) throw new Error('not a JPEG');
+  let offset = 2;
+  while (offset < bytes.length) {
+    const marker = bytes[offset + 1]!;
+    if (marker >= 0xc0 && marker <= 0xc3) return { height: bytes.readUInt16BE(offset + 5), width: bytes.readUInt16BE(offset + 7) };
+    offset += 2 + bytes.readUInt16BE(offset + 2);
+  }
+  throw new Error('a JPEG without a frame header');
 }

@@ -4,8 +4,11 @@
 import type { Engine, Outcome } from './types.js';
 import { ShadowRegistry } from './composed.js';
 import { resolveCss } from './css.js';
+import { addStyle, mask, removeStyle, settleAnimations, unmask } from './paint.js';
 import { aim, arm, describe, disarm, verdict, watchPress } from './pointer.js';
+import { waitFor, type WaitState } from './wait.js';
 import { resolveXPath } from './xpath.js';
+import { xpathOf } from './xpathOf.js';
 
 export type { Engine } from './types.js';
 
@@ -18,23 +21,32 @@ export function createEngine(): Engine {
   const scanned = new WeakSet<Element>();
   // The last few captures, so a snapshot stays usable while other calls capture the same document.
   const kept: Array<[string, Element[]]> = [];
+  // What a search that must not enter shadow roots uses instead of `shadows`.
+  const noShadows = new (class extends ShadowRegistry {
+    override rootOf(): null {
+      return null;
+    }
+  })();
+
+  const answer = (outcome: Outcome): string | Element => {
+    switch (outcome.kind) {
+      case 'found':
+        return outcome.element;
+      case 'hop':
+        stashedFrame = outcome.hop.frame;
+        return `hop:${outcome.hop.rest}`;
+      case 'syntax':
+        return `syntax:${outcome.message}`;
+      case 'none':
+        return 'none';
+    }
+  };
 
   return {
     resolve(selector: string): Element | string {
       // A stale frame from an earlier call must never be mistaken for this call's hop.
       stashedFrame = null;
-      const outcome = dispatch(String(selector), shadows);
-      switch (outcome.kind) {
-        case 'found':
-          return outcome.element;
-        case 'hop':
-          stashedFrame = outcome.hop.frame;
-          return `hop:${outcome.hop.rest}`;
-        case 'syntax':
-          return `syntax:${outcome.message}`;
-        case 'none':
-          return 'none';
-      }
+      return answer(dispatch(String(selector), shadows));
     },
     takeHop(): Element | null {
       const frame = stashedFrame;
@@ -79,6 +91,30 @@ export function createEngine(): Engine {
     verdict,
     disarm,
     describe,
+    xpathOf,
+    scrollOffsets: () => [scrollX, scrollY],
+    drawn: (frames: number) =>
+      new Promise((resolve) => {
+        const next = (left: number) => (left > 0 ? requestAnimationFrame(() => next(left - 1)) : resolve(true));
+        next(frames);
+      }),
+    async waitFor(selector: string, state: string, pierce: boolean, ms: number): Promise<string> {
+      const registry = pierce ? shadows : noShadows;
+      const outcome = await waitFor(
+        () => dispatch(String(selector), registry),
+        state as WaitState,
+        ms,
+        () => [document, ...registry.rootsUnder(document)],
+      );
+      if (!outcome) return 'pending';
+      // Found, or none when that is what was waited for: the state is met.
+      return outcome.kind === 'found' || outcome.kind === 'none' ? 'ok' : (answer(outcome) as string);
+    },
+    addStyle,
+    removeStyle,
+    settleAnimations,
+    mask,
+    unmask,
   };
 }
 

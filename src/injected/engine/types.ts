@@ -64,6 +64,21 @@ export interface Engine {
   disarm(): void;
   /** Names an element for a message, as the cover of `target` when given. */
   describe(hit: Element, target?: Element | null): string;
+  /** The node's absolute XPath in this document, `name[k]` at every step (xpathOf.ts). */
+  xpathOf(node: Node): string;
+  /** How far the document is scrolled: what turns viewport coordinates into the document's. */
+  scrollOffsets(): [number, number];
+  /** Resolves once the document drew `frames` more times (animation frames). */
+  drawn(frames: number): Promise<boolean>;
+  /** Resolves once `selector` is in `state` here, or a hop or a syntax error says more: as resolve()
+   *  answers; "pending" when `ms` passed first (wait.ts). `pierce` false: shadow roots are left out. */
+  waitFor(selector: string, state: string, pierce: boolean, ms: number): Promise<string>;
+  /** Screenshot effects (paint.ts): a style sheet added and taken back, animations settled, masks. */
+  addStyle(css: string): string;
+  removeStyle(token: string): void;
+  settleAnimations(): void;
+  mask(el: Element, color: string, token: string): void;
+  unmask(token: string): void;
 }
 
 /** A match that lives in a child frame: the frame element here, and what to resolve inside its document. */

@@ -199,7 +199,7 @@ describe('a card that the pointer brings over an iframe', () => {
 });
 
 describe('a tab in the background', () => {
-  it('is hovered and clicked without waiting for a frame it never draws: a hover brings it to the front', async () => {
+  it('is hovered and clicked without waiting for a frame it never draws', async () => {
     await page.goto(servers.a.url('act.html'));
     const front = await sdk.context.newPage(servers.a.url('act.html'));
     try {
@@ -207,7 +207,6 @@ describe('a tab in the background', () => {
       expect((await sdk.act({ selector: '#hover-target', method: 'click' }, { page, timeout: 5000 })).success).toBe(true);
       expect((await sdk.act({ selector: '#hover-target', method: 'hover' }, { page, timeout: 5000 })).success).toBe(true);
       expect(await page.evaluate(() => document.getElementById('hover-target')!.dataset.state)).toBe('hovered');
-      expect(await page.evaluate(() => document.visibilityState)).toBe('visible');
     } finally {
       await front.close();
     }

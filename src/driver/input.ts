@@ -199,9 +199,9 @@ export async function hover(page: InputPage, point: Point, timeoutMs: number): P
   const slow = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), MOVE_ANSWER_MS)));
   const late = await Promise.race([moved.then(() => false), slow]).finally(() => clearTimeout(timer));
   if (!late) return;
-  // A person hovering in a tab brings it to the front first; so does this, and the move is delivered.
-  // (A tab that is in front already but slow to draw is not disturbed by it.)
-  await page.session.send('Page.bringToFront', undefined, { timeoutMs });
+  // Focus emulation (as the page's coordinate input turns on, pageInput.ts) makes a tab draw while
+  // behind another, without taking the user's tab away; the queued move is then delivered.
+  await page.session.send('Emulation.setFocusEmulationEnabled', { enabled: true }, { timeoutMs });
   await moved;
 }
 

@@ -162,6 +162,12 @@ export class PageClosedError extends SdkError {}
 /** There is no page to give: every page of the context is closed (awaitActivePage). */
 export class PageNotFoundError extends SdkError {}
 
+/**
+ * The browser context is closed (context.close(); in the MCP server, also one that ended after its
+ * idle limit): its pages, cookies and storage are gone. Open another.
+ */
+export class ContextClosedError extends SdkError {}
+
 /** A cookie given to addCookies, or a URL given to cookies(), cannot be used; the message says which and why. */
 export class CookieValidationError extends InvalidOptionError {}
 
@@ -219,5 +225,5 @@ export class HostedServiceError extends SdkError {
  * extension entry is built minified), and `error.name` is part of the API.
  */
 const NAMES = new Map<Function, string>(
-  Object.entries({ SdkError, SchemaValidationError, SdkDomProcessError, SdkEvalError, SdkIframeError, ContentFrameNotFoundError, ElementNotFoundError, XPathResolutionError, ElementIdNotFoundError, SdkShadowRootMissingError, LLMResponseError, MissingLLMConfigurationError, UnsupportedModelError, InvalidAISDKModelFormatError, SelectorSyntaxError, TimeoutError, ConnectionClosedError, ProtocolError, BrowserLaunchError, BrowserConnectError, NavigationError, UrlNotAllowedError, DomainPolicyError, SdkStateError, InvalidOptionError, UnknownKeyError, PageClosedError, PageNotFoundError, CookieValidationError, CookieSetError, TargetClosedError, ElementNotActionableError, ElementObscuredError, ActionFailedError, HostedServiceError }).map(([name, type]) => [type, name]),
+  Object.entries({ SdkError, SchemaValidationError, SdkDomProcessError, SdkEvalError, SdkIframeError, ContentFrameNotFoundError, ElementNotFoundError, XPathResolutionError, ElementIdNotFoundError, SdkShadowRootMissingError, LLMResponseError, MissingLLMConfigurationError, UnsupportedModelError, InvalidAISDKModelFormatError, SelectorSyntaxError, TimeoutError, ConnectionClosedError, ProtocolError, BrowserLaunchError, BrowserConnectError, NavigationError, UrlNotAllowedError, DomainPolicyError, SdkStateError, InvalidOptionError, UnknownKeyError, PageClosedError, PageNotFoundError, ContextClosedError, CookieValidationError, CookieSetError, TargetClosedError, ElementNotActionableError, ElementObscuredError, ActionFailedError, HostedServiceError }).map(([name, type]) => [type, name]),
 );

@@ -98,6 +98,18 @@ export class SdkCore {
     return this.#context;
   }
 
+  /**
+   * A new browser context in this Sdk's browser, isolated from `sdk.context` and from every other:
+   * its own cookies, storage, cache and pages (none open at first: `newPage()` opens one). Its pages
+   * go to extract, act and observe as `page`. `close()` disposes it with everything in it; the
+   * others stay as they were. Ends with the Sdk too.
+   */
+  async newContext(): Promise<Context> {
+    const context = this.context;
+    this.#browser?.connection.assertOpen('newContext()');
+    return context.newContext();
+  }
+
   /** Process id of the browser this Sdk launched; undefined when attached or not running. */
   browserProcessId(): number | undefined {
     return this.#browser?.pid;
@@ -340,7 +352,7 @@ export class SdkCore {
         '`page` must be a page of this Sdk (sdk.context.pages(), sdk.context.newPage()), or a Playwright or Puppeteer page connected through sdk.connectURL().',
       );
     }
-    if (!context.pages().includes(page)) {
+    if (!context.holds(page)) {
       throw new InvalidOptionError(
         page.isClosed() ? '`page` is closed; open another with sdk.context.newPage().' : '`page` belongs to another Sdk instance.',
       );

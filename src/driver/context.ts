@@ -1,17 +1,18 @@
 import type { Protocol } from 'devtools-protocol';
 import type { BrowserHandle } from '../browser/browser.js';
 import type { CdpSession } from '../cdp/session.js';
-import { InvalidOptionError, PageClosedError, PageNotFoundError, SdkError } from '../errors.js';
+import { ContextClosedError, InvalidOptionError, PageClosedError, PageNotFoundError, SdkError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { ClearCookieOptions, Cookie, CookieParam, DomainPolicy, StagehandDomainPolicy, Viewport } from '../types.js';
 import type { CheckedPolicy } from '../util/domainPolicy.js';
 import { Emitter } from '../util/emitter.js';
 import { deferred, withDeadline, type Deferred } from '../util/time.js';
 import { ActivePages } from './activePage.js';
-import { addCookies, clearCookies, readCookies } from './cookies.js';
+import { addCookies, clearCookies, readCookies, type CookieJar } from './cookies.js';
 import type { DownloadPlace, watchDownloads } from './download.js';
 import type { FolderKeeper } from './downloadKeeper.js';
 import { initScriptSource, type InitScript, type ReadTextFile } from './initScripts.js';
+import { createBrowserContext, disposeBrowserContext, isolatedDownloads } from './isolation.js';
 import { Page } from './page.js';
 import { DomainGuard, releaseTarget } from './policy.js';
 import { applyPolicy, checkPolicyChange, stagehandPolicy } from './policyChange.js';
@@ -47,6 +48,12 @@ export interface ContextOptions {
   reader: string;
   /** Reads a file for addInitScript({ path }): given where there are files (Node), absent in an extension. */
   readFile?: ReadTextFile;
+  /**
+   * An isolated browser context (isolation.ts) this Context is: it takes only that context's
+   * targets, opens its pages there, and disposes it on close(). Absent: the browser's own contexts,
+   * less the isolated ones.
+   */
+  browserContextId?: string;
 }
 
 /**
@@ -63,6 +70,10 @@ export class Context extends Emitter<{ page: Page }> {
   /** Created with the first policy (the options' or setDomainPolicy's); it enforces one while #policyOn. */
   #guard: DomainGuard | undefined;
   #policyOn: boolean;
+  /** The isolated contexts made from this one (newContext), by browser context id. */
+  readonly #isolated = new Map<string, Context>();
+  #offAttached: (() => void) | undefined;
+  #closed = false;
   /** @internal The init scripts and extra headers of every page (sessionExtras.ts). */
   readonly extras = new SessionExtras();
   /** @internal See ContextOptions.closedRootWatch. */
@@ -90,6 +101,7 @@ export class Context extends Emitter<{ page: Page }> {
     private readonly browser: BrowserHandle,
     private readonly logger: Logger,
     private readonly options: ContextOptions,
+    private readonly parent?: Context,
   ) {
     super();
     this.#guard = options.policy ? new DomainGuard(options.policy, logger) : undefined;
@@ -99,11 +111,14 @@ export class Context extends Emitter<{ page: Page }> {
   /** @internal Attaches to the pages that exist and to every one that appears later. */
   async start(): Promise<void> {
     const root = this.browser.connection.rootSession;
-    root.on('Target.attachedToTarget', (event) => this.#onAttached(root, event));
+    this.#offAttached = root.on('Target.attachedToTarget', (event) => this.#onAttached(root, event));
     const downloads = this.options.downloads;
+    const isolated = this.options.browserContextId;
+    // The browser session's auto-attach (set by the Sdk's Context) reaches this context's targets too.
+    if (isolated !== undefined) return isolatedDownloads(root, downloads, isolated, this.logger);
     // The watch goes first: on a shared browser it asks which tabs are free before we hold them all.
     [this.#keeper] = await Promise.all([
-      downloads?.watch(root, downloads, this, this.logger),
+      downloads?.watch(root, downloads, { pages: () => [...this.#pages, ...[...this.#isolated.values()].flatMap((each) => each.pages())] }, this.logger),
       root.send('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: true, flatten: true }),
     ]);
     // Chrome announces the targets that already exist before it answers the command above.
@@ -193,27 +208,76 @@ export class Context extends Emitter<{ page: Page }> {
     if (this.#guard) await applyPolicy(this.#guard, checked ?? {}, checked ? this.pages() : []);
   }
 
-  /** Ends the hold on the browser (see sdk.close(), which also does this): a browser we launched is closed. */
-  async close(): Promise<void> {
-    await this.browser.close();
+  /**
+   * A new browser context, isolated from the others: its own cookies, storage, cache and pages, none
+   * open at first. Its domainPolicy is this context's at the time. See sdk.newContext().
+   */
+  async newContext(): Promise<Context> {
+    if (this.parent) return this.parent.newContext();
+    this.#assertOpen('newContext()');
+    const root = this.browser.connection.rootSession;
+    const browserContextId = await createBrowserContext(root);
+    const policy = this.guard?.policy;
+    const context = new Context(this.browser, this.logger, { ...this.options, browserContextId, policy }, this);
+    // Known before any of its targets can attach, so that this Context leaves them alone.
+    this.#isolated.set(browserContextId, context);
+    try {
+      await context.start();
+    } catch (error) {
+      await context.close();
+      throw error;
+    }
+    return context;
+  }
+
+  /** @internal Whether `page` is open in this context or in one made from it. */
+  holds(page: Page): boolean {
+    return this.#pages.includes(page) || [...this.#isolated.values()].some((each) => each.holds(page));
   }
 
   /**
-   * Storage.* reaches every cookie of the browser context from a page's session, also where there is
-   * no browser session (an extension); the browser's own session serves when no page is open.
+   * An isolated context (newContext) is disposed: its pages close and its cookies, storage and cache
+   * are gone. The Sdk's own context ends the hold on the browser (see sdk.close(), which also does
+   * this): a browser we launched is closed.
    */
-  #storageSession(): CdpSession {
-    return (this.activePage() ?? this.#pages[0])?.session ?? this.browser.connection.rootSession;
+  async close(): Promise<void> {
+    const isolated = this.options.browserContextId;
+    if (isolated === undefined) return this.browser.close();
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#offAttached?.();
+    await disposeBrowserContext(this.browser.connection.rootSession, isolated);
+    if (this.parent) this.parent.#isolated.delete(isolated);
+    // Chrome has closed them; their sessions' detach may still be on its way.
+    for (const page of this.pages()) page.markClosed();
+  }
+
+  #assertOpen(what: string): void {
+    if (this.#closed) throw new ContextClosedError(`${what}: this context is closed; open another with sdk.newContext().`);
+  }
+
+  /**
+   * Storage.* reaches every cookie of the default browser context from a page's session, also where
+   * there is no browser session (an extension); the browser's own session serves when no page is
+   * open, and always for an isolated context, which a page's session would not reach.
+   */
+  #storageSession(): CookieJar {
+    const { browserContextId } = this.options;
+    const page = browserContextId === undefined ? (this.activePage() ?? this.#pages[0]) : undefined;
+    if (page) return { session: page.session };
+    return { session: this.browser.connection.rootSession, browser: true, browserContextId };
   }
 
   /** Opens a new tab and resolves once it is ready to use. */
   async newPage(url = 'about:blank'): Promise<Page> {
+    this.#assertOpen('newPage()');
     const refused = this.guard?.refusal(url);
     if (refused) throw refused;
     // Chrome makes a new tab's first request before its session can be given extra headers: with
     // headers set, the tab opens blank and goes to `url` once it has them.
     const viaBlank = Object.keys(this.extras.headers ?? {}).length > 0 && url !== 'about:blank';
-    const { targetId } = await this.browser.connection.rootSession.send('Target.createTarget', { url: viaBlank ? 'about:blank' : url });
+    const { browserContextId } = this.options;
+    const { targetId } = await this.browser.connection.rootSession.send('Target.createTarget', { url: viaBlank ? 'about:blank' : url, browserContextId });
     this.#keeper?.claim(targetId);
     const page = await withDeadline(this.#pageFor(targetId), this.options.timeoutMs, 'Opening a new page');
     if (!page) throw new SdkError(`The new page (${targetId}) closed before it was ready.`);
@@ -231,7 +295,7 @@ export class Context extends Emitter<{ page: Page }> {
     const known = this.#pages.find((each) => each.id === targetId);
     if (known) return known;
     const { targetInfos } = await this.browser.connection.rootSession.send('Target.getTargets');
-    if (!targetInfos.some((info) => info.targetId === targetId && info.type === 'page')) return undefined;
+    if (!targetInfos.some((info) => info.targetId === targetId && info.type === 'page' && this.#takes(info.browserContextId))) return undefined;
     return withDeadline(this.#pageFor(targetId), timeoutMs, 'Waiting for the page to attach').catch(() => undefined);
   }
 
@@ -256,10 +320,19 @@ export class Context extends Emitter<{ page: Page }> {
     return waiter.promise;
   }
 
+  /** Whether targets of this browser context are this Context's: its own, or any but the isolated ones. */
+  #takes(browserContextId: string | undefined): boolean {
+    const isolated = this.options.browserContextId;
+    if (isolated !== undefined) return browserContextId === isolated;
+    return browserContextId === undefined || !this.#isolated.has(browserContextId);
+  }
+
   #onAttached(parent: CdpSession, event: Protocol.Target.AttachedToTargetEvent): void {
     const session = parent.childSession(event.sessionId);
     if (!session) return;
     const { targetId, type, url } = event.targetInfo;
+    // Another Context's: it handles the target (resumes it, or keeps it) itself.
+    if (!this.#takes(event.targetInfo.browserContextId)) return;
     // A browser session is a connectURL() client's (see browser/cdpBridge.ts): not ours to detach.
     if (type === 'browser') return;
     if (type !== 'page') {

@@ -9,6 +9,16 @@ import type { CdpSession } from '../cdp/session.js';
 import { CookieSetError, CookieValidationError, InvalidOptionError } from '../errors.js';
 import type { ClearCookieOptions, Cookie, CookieParam } from '../types.js';
 
+/**
+ * Where the cookies are reached: a page's session (its browser context), or, with no page open, the
+ * browser session (`browser`), naming the browser context unless it is the default one.
+ */
+export interface CookieJar {
+  session: CdpSession;
+  browser?: boolean;
+  browserContextId?: string;
+}
+
 const SAME_SITE = ['Strict', 'Lax', 'None'];
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
 
@@ -42,15 +52,14 @@ function parseUrls(urls: unknown): URL[] {
   });
 }
 
-async function allCookies(session: CdpSession): Promise<Cookie[]> {
-  const { cookies } = await session.send('Storage.getCookies', {});
-  return cookies.map(toCookie);
+async function rawCookies({ session, browserContextId }: CookieJar): Promise<Protocol.Network.Cookie[]> {
+  return (await session.send('Storage.getCookies', { browserContextId })).cookies;
 }
 
 /** Every cookie of the browser context, or only those that would be sent to one of `urls`. */
-export async function readCookies(session: CdpSession, urls?: unknown): Promise<Cookie[]> {
+export async function readCookies(jar: CookieJar, urls?: unknown): Promise<Cookie[]> {
   const parsed = parseUrls(urls);
-  const cookies = await allCookies(session);
+  const cookies = (await rawCookies(jar)).map(toCookie);
   return parsed.length ? cookies.filter((cookie) => parsed.some((url) => sentTo(cookie, url))) : cookies;
 }
 
@@ -91,12 +100,12 @@ function checkCookie(given: unknown, index: number): Protocol.Network.CookiePara
 }
 
 /** Adds cookies after checking them all: either every one is set, or none is and the error says why. */
-export async function addCookies(session: CdpSession, cookies: unknown): Promise<void> {
+export async function addCookies({ session, browserContextId }: CookieJar, cookies: unknown): Promise<void> {
   if (!Array.isArray(cookies)) throw new CookieValidationError('addCookies: pass an array of cookies, such as [{ name, value, url }].');
   const params = cookies.map(checkCookie);
   if (!params.length) return;
   try {
-    await session.send('Storage.setCookies', { cookies: params });
+    await session.send('Storage.setCookies', { cookies: params, browserContextId });
   } catch (error) {
     const names = params.map((cookie) => JSON.stringify(cookie.name)).join(', ');
     throw new CookieSetError(
@@ -131,12 +140,26 @@ function matches(cookie: Cookie, filter: ClearCookieOptions): boolean {
 }
 
 /** Removes every cookie, or those matching each field of `filter`; the others stay as they were. */
-export async function clearCookies(session: CdpSession, filter?: unknown): Promise<void> {
+export async function clearCookies(jar: CookieJar, filter?: unknown): Promise<void> {
+  const { session, browserContextId } = jar;
   const checked = checkFilter(filter);
   if (!checked) {
-    await session.send('Storage.clearCookies', {});
+    await session.send('Storage.clearCookies', { browserContextId });
     return;
   }
-  const doomed = (await allCookies(session)).filter((cookie) => matches(cookie, checked));
-  await Promise.all(doomed.map(({ name, domain, path }) => session.send('Network.deleteCookies', { name, domain, path })));
+  const all = await rawCookies(jar);
+  const doomed = all.filter((cookie) => matches(toCookie(cookie), checked));
+  if (!doomed.length) return;
+  if (!jar.browser) {
+    await Promise.all(doomed.map(({ name, domain, path }) => session.send('Network.deleteCookies', { name, domain, path })));
+    return;
+  }
+  // The browser session has no Network domain to delete one cookie with: all go, the others come back.
+  const kept = all
+    .filter((cookie) => !doomed.includes(cookie))
+    .map(({ name, value, domain, path, secure, httpOnly, sameSite, priority, partitionKey, expires, session: untilClosed }) => {
+      return { name, value, domain, path, secure, httpOnly, sameSite, priority, partitionKey, expires: untilClosed ? undefined : expires };
+    });
+  await session.send('Storage.clearCookies', { browserContextId });
+  if (kept.length) await session.send('Storage.setCookies', { cookies: kept, browserContextId });
 }

@@ -201,7 +201,7 @@ describe('tendril mcp --port without a model, from a 2026-07-28 client that offe
     }
   }, 60_000);
 
-  it('without sampling, the missing-model error names both ways to get a model; from a 2025-era client it says HTTP sampling takes 2026-07-28', async () => {
+  it('without sampling, the missing-model error names both ways to get a model; a 2025-era client, in its MCP session, is asked while the call runs', async () => {
     const { client } = await connect({ sampling: false });
     try {
       await ok(client, 'navigate', { url: fixtures.a.url('frames.html') });
@@ -216,15 +216,22 @@ describe('tendril mcp --port without a model, from a 2026-07-28 client that offe
       await client.close();
     }
 
-    // A 2025-era client over HTTP: each request stands alone, and none says the client samples.
+    // A 2025-era client over HTTP has an MCP session, which remembers that it samples: the server
+    // sends it sampling/createMessage while the call runs, as over stdio.
     const legacy = new Client({ name: 'tendril-http-sampling-test', version: '1.0.0' }, { capabilities: { sampling: {} } });
-    legacy.setRequestHandler('sampling/createMessage', async () => ({ model: 'm', role: 'assistant' as const, content: { type: 'text' as const, text: '{}' } }));
+    const asked: string[] = [];
+    legacy.setRequestHandler('sampling/createMessage', async (request) => {
+      const message = request.params.messages.at(-1)!;
+      const user = message.content && !Array.isArray(message.content) && message.content.type === 'text' ? message.content.text : '';
+      asked.push(user);
+      return { model: 'm', role: 'assistant' as const, content: { type: 'text' as const, text: JSON.stringify({ extraction: nameOf({ user }, 'heading') }) } };
+    });
     await legacy.connect(new StreamableHTTPClientTransport(new URL(url)));
     try {
       expect(legacy.getNegotiatedProtocolVersion()).not.toBe('2026-07-28');
-      const missing = await call(legacy, 'extract', { instruction: 'The heading' });
-      expect(missing.isError).toBe(true);
-      expect(textOf(missing)).toMatch(/^MissingLLMConfigurationError: .*an MCP client that offers sampling.*Over HTTP, that takes a client of protocol revision 2026-07-28/s);
+      await ok(legacy, 'navigate', { url: fixtures.a.url('frames.html') });
+      expect(JSON.parse(await ok(legacy, 'extract', { instruction: 'The heading' }))).toEqual({ extraction: 'Top' });
+      expect(asked).toHaveLength(1);
     } finally {
       await legacy.close();
     }

@@ -10,14 +10,20 @@ import { parseFlags, parsePort, UsageError } from './usage.js';
 
 export const MCP_USAGE = `tendril mcp [flags]
 
-Runs Tendril as an MCP server: tools navigate, page_text, extract, act, observe, tabs, screenshot and
-back, on one browser started at the first tool call. Speaks stdio unless --port is given. MCP
-clients start it with: { "command": "npx", "args": ["tendril", "mcp"] }.
+Runs Tendril as an MCP server: tools navigate, page_text, find, extract, act, observe, tabs,
+screenshot, back and context, on one browser started at the first tool call, each client in a
+browser context of its own. Speaks stdio unless --port is given. MCP clients start it with:
+{ "command": "npx", "args": ["tendril", "mcp"] }.
 
 Transport:
   --port N             serve Streamable HTTP at http://HOST:N/mcp instead of stdio (0: any free port)
   --host ADDR          listen on ADDR (default 127.0.0.1); anything but loopback lets the network in
   --token T            HTTP: require "Authorization: Bearer T" (default TENDRIL_MCP_TOKEN)
+Clients:
+  --shared             one browser context (cookies, storage, tabs) for every client, not one each
+  --context-idle-timeout MS
+                       a client's browser context ends after this long without a tool call
+                       (default 1800000, 30 minutes; 0: never)
 Browser (default: a local Chrome or Chromium, found as the library finds it, or CHROME_PATH):
   --cdp-url URL        attach to a running Chrome (ws://…, http://host:port, or a DevToolsActivePort path)
   --hosted             use the hosted service: HOSTED_API_KEY, HOSTED_PROJECT_ID, HOSTED_API_URL
@@ -35,6 +41,8 @@ const OPTIONS = {
   port: { type: 'string' },
   host: { type: 'string' },
   token: { type: 'string' },
+  shared: { type: 'boolean' },
+  'context-idle-timeout': { type: 'string' },
   'cdp-url': { type: 'string' },
   hosted: { type: 'boolean' },
   'chrome-args': { type: 'string' },
@@ -71,7 +79,14 @@ export async function mcpCommand(argv: string[]): Promise<number> {
     log(`WARNING: listening on ${http.host}, not loopback: whoever reaches this port drives the browser, and through it your network.`);
     if (!http.token) log('WARNING: and there is no --token: anyone at all can. Set --token or TENDRIL_MCP_TOKEN.');
   }
-  const url = await runMcpServer({ sdk, http, log, modelTimeoutMs: modelTimeout(values['model-timeout']) });
+  const url = await runMcpServer({
+    sdk,
+    http,
+    log,
+    modelTimeoutMs: modelTimeout(values['model-timeout']),
+    shared: values.shared === true,
+    contextIdleMs: contextIdle(values['context-idle-timeout']),
+  });
   if (url) process.stdout.write(`tendril mcp listening on ${url}\n`);
   // The process lives on in its transport; the server decides when it ends.
   return new Promise<number>(() => undefined);
@@ -85,6 +100,18 @@ function modelTimeout(raw: string | undefined): number {
   if (raw === undefined) return DEFAULT_MODEL_TIMEOUT_MS;
   const value = Number(raw);
   if (!Number.isInteger(value) || value <= 0) throw new UsageError(`--model-timeout takes a positive number of milliseconds, not ${JSON.stringify(raw)}.`, MCP_USAGE);
+  return value;
+}
+
+/** Long enough for an agent to wait on its user; short enough that forgotten contexts do not pile up. */
+const DEFAULT_CONTEXT_IDLE_MS = 30 * 60_000;
+
+function contextIdle(raw: string | undefined): number {
+  if (raw === undefined) return DEFAULT_CONTEXT_IDLE_MS;
+  const value = Number(raw);
+  if (!/^\d+$/.test(raw.trim()) || !Number.isSafeInteger(value)) {
+    throw new UsageError(`--context-idle-timeout takes a number of milliseconds (0: never), not ${JSON.stringify(raw)}.`, MCP_USAGE);
+  }
   return value;
 }
 

@@ -1,7 +1,9 @@
 // Streamable HTTP for `tendril mcp --port`: Node's http server in front of the SDK's web-standard
 // handler (Request in, Response out), with the checks that handler leaves to its host: the bearer
 // token, and on loopback the Host and Origin headers (a web page the user visits must not reach a
-// browser-driving server on localhost through DNS rebinding).
+// browser-driving server on localhost through DNS rebinding). A 2025-era client gets an MCP session
+// (legacyHttp.ts); a 2026-07-28 request is served alone, by the SDK's handler. Both are told who
+// calls (`authInfo.clientId`): the token's holder, or anyone when there is no token.
 
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -9,11 +11,14 @@ import type { AddressInfo } from 'node:net';
 import {
   createMcpHandler,
   hostHeaderValidationResponse,
+  isLegacyRequest,
   localhostAllowedHostnames,
   localhostAllowedOrigins,
   originValidationResponse,
+  type AuthInfo,
   type McpServerFactory,
 } from '@modelcontextprotocol/server';
+import { LegacySessions, type SessionHooks } from './legacyHttp.js';
 
 /** The path clients connect to, as MCP clients expect it. */
 export const MCP_PATH = '/mcp';
@@ -28,16 +33,23 @@ export interface HttpOptions {
   /** When set, every request must carry `Authorization: Bearer <token>`. */
   token: string | undefined;
   onError: (error: Error) => void;
+  /** Told when a 2025-era client's MCP session begins and ends. */
+  sessions: SessionHooks;
 }
 
 export interface McpHttpServer {
   url: string;
+  /** Lets a 2025-era client's MCP session go: its next request is answered 404. */
+  endSession(id: string): Promise<void>;
   close(): Promise<void>;
 }
 
 export async function serveHttp(factory: McpServerFactory, options: HttpOptions): Promise<McpHttpServer> {
-  const handler = createMcpHandler(factory, { onerror: options.onError, maxRequestBodySize: MAX_BODY_BYTES });
+  const handler = createMcpHandler(factory, { legacy: 'reject', onerror: options.onError, maxRequestBodySize: MAX_BODY_BYTES });
+  const legacy = new LegacySessions(factory, options.sessions, { maxRequestBodySize: MAX_BODY_BYTES, onError: options.onError });
   const expected = options.token === undefined ? undefined : digest(options.token);
+  // The one principal there is: one token, one holder. Never the token itself.
+  const authInfo: AuthInfo = { token: '', clientId: expected ? 'token' : 'anonymous', scopes: [] };
   const server = createServer((req, res) => {
     serve(req, res).catch((error: Error) => {
       options.onError(error);
@@ -74,7 +86,9 @@ export async function serveHttp(factory: McpServerFactory, options: HttpOptions)
     const rejected = options.loopback
       ? (hostHeaderValidationResponse(request, localhostAllowedHostnames()) ?? originValidationResponse(request, localhostAllowedOrigins()))
       : undefined;
-    await send(rejected ?? (await handler.fetch(request)), res, aborted.signal);
+    if (rejected) return send(rejected, res, aborted.signal);
+    const era = (await isLegacyRequest(request, undefined, { maxRequestBodySize: MAX_BODY_BYTES })) ? legacy : undefined;
+    await send(era ? await era.handle(request, authInfo) : await handler.fetch(request, { authInfo }), res, aborted.signal);
   }
 
   await new Promise<void>((resolve, reject) => {
@@ -88,7 +102,8 @@ export async function serveHttp(factory: McpServerFactory, options: HttpOptions)
   const host = options.host.includes(':') ? `[${options.host}]` : options.host;
   return {
     url: `http://${host}:${port}${MCP_PATH}`,
-    close: () => closeServer(server, () => handler.close()),
+    endSession: (id) => legacy.end(id),
+    close: () => closeServer(server, () => Promise.all([legacy.closeAll(), handler.close()]).then(() => undefined)),
   };
 }
 

@@ -51,8 +51,8 @@ const NO_USAGE: GenerateResult['usage'] = {
  * The client's sampling for this tool call, if it offers it: it declared the `sampling` capability
  * at initialize, and the server sends it `sampling/createMessage` requests while the call runs. A
  * request of protocol revision 2026-07-28 carries its own envelope, and there the server cannot send
- * requests to the client: src/mcp/rounds.ts asks through `input_required` results instead. Nor can a
- * 2025-era request over stateless HTTP, where no initialize is remembered.
+ * requests to the client: src/mcp/rounds.ts asks through `input_required` results instead. A
+ * 2025-era client over HTTP has an MCP session (legacyHttp.ts), which remembers its initialize.
  */
 export function clientSampling(server: McpServer, ctx: ServerContext): Sample | undefined {
   if (ctx.mcpReq.envelope !== undefined) return undefined;

@@ -1,12 +1,14 @@
 // `tendril mcp`: Tendril as a Model Context Protocol server, over stdio (what MCP clients start
-// by default) or Streamable HTTP. The SDK makes a fresh protocol instance per connection (stdio)
-// or per request (HTTP); all of them share this process's one browser session.
+// by default) or Streamable HTTP. The SDK makes a fresh protocol instance per connection (stdio),
+// per 2025-era session or per 2026-07-28 request (HTTP); all of them share this process's one
+// browser, each client in a browser context of its own (contexts.ts) unless `shared`.
 
 import { McpServer, type McpServerFactory } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import type { SdkOptions } from '../types.js';
+import { McpBrowser } from './browser.js';
+import { ClientContexts } from './contexts.js';
 import { serveHttp } from './http.js';
-import { BrowserSession } from './session.js';
 import { registerTools, type ToolSettings } from './tools/index.js';
 
 /** Kept equal to package.json's version (bundled code cannot count on finding that file). */
@@ -24,14 +26,18 @@ export interface McpServerSettings {
   http?: { port: number; host: string; loopback: boolean; token: string | undefined };
   /** The deadline of a tool call that asks a model (extract, act, observe), in ms. */
   modelTimeoutMs: number;
+  /** One browser context for every client (`--shared`), rather than one each. */
+  shared: boolean;
+  /** How long a client's browser context may go without a tool call before it ends, in ms; 0: never. */
+  contextIdleMs: number;
   /** Where the server's own lines go (stderr: stdout is the protocol's in stdio mode). */
   log: (line: string) => void;
 }
 
-export function serverFactory(session: BrowserSession, tools: ToolSettings): McpServerFactory {
+export function serverFactory(contexts: ClientContexts, tools: ToolSettings): McpServerFactory {
   return () => {
     const server = new McpServer({ name: 'tendril', version: SERVER_VERSION }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
-    registerTools(server, session, tools);
+    registerTools(server, contexts, tools);
     return server;
   };
 }
@@ -41,13 +47,16 @@ export function serverFactory(session: BrowserSession, tools: ToolSettings): Mcp
  * Resolves with the URL in HTTP mode, once listening; in stdio mode once serving.
  */
 export async function runMcpServer(settings: McpServerSettings): Promise<string | undefined> {
-  const session = new BrowserSession(settings.sdk);
-  const factory = serverFactory(session, { modelTimeoutMs: settings.modelTimeoutMs, log: settings.log });
+  const browser = new McpBrowser(settings.sdk);
+  const contexts = new ClientContexts(browser, { shared: settings.shared, http: settings.http !== undefined, idleMs: settings.contextIdleMs, log: settings.log });
+  const factory = serverFactory(contexts, { modelTimeoutMs: settings.modelTimeoutMs, log: settings.log });
   const onError = (error: Error) => settings.log(`${error.name}: ${error.message}`);
   let closeTransport: () => Promise<void>;
   let url: string | undefined;
   if (settings.http) {
-    const server = await serveHttp(factory, { ...settings.http, onError });
+    const sessions = { started: (id: string, principal: string) => contexts.sessionStarted(id, principal), ended: (id: string) => contexts.sessionEnded(id) };
+    const server = await serveHttp(factory, { ...settings.http, onError, sessions });
+    contexts.onSessionExpired = (id) => void server.endSession(id);
     closeTransport = () => server.close();
     url = server.url;
   } else {
@@ -67,7 +76,8 @@ export async function runMcpServer(settings: McpServerSettings): Promise<string 
         process.exit(1);
       }, CLOSE_DEADLINE_MS);
       forced.unref();
-      await Promise.allSettled([session.close(), closeTransport()]);
+      contexts.stop();
+      await Promise.allSettled([browser.close(), closeTransport()]);
       process.exit(0);
     })();
     return stopping;

@@ -1,55 +1,75 @@
-// The browser behind an MCP server: one Sdk for the whole process, started on the first tool call
-// (a client lists the tools long before it uses any, and many never do), and the tab the tools
-// work on.
+// One MCP client's browser state: a browser context (its cookies, storage, cache and tabs) and the
+// tab its tools work on. An isolated session has a browser context of its own, made on its first
+// tool call; the process's own (stdio, or --shared) uses the Sdk's context, the browser's default.
 
-import { InvalidOptionError, SdkStateError } from '../errors.js';
+import type { Context } from '../driver/context.js';
 import type { Page } from '../driver/page.js';
-import { Sdk } from '../sdk.js';
+import { ContextClosedError, InvalidOptionError } from '../errors.js';
+import type { Sdk } from '../sdk.js';
 import type { SdkOptions } from '../types.js';
+import type { McpBrowser } from './browser.js';
 
 export class BrowserSession {
-  #sdk: Sdk | undefined;
-  #starting: Promise<Sdk> | undefined;
+  #context: Context | undefined;
+  /** The Sdk #context belongs to: after a browser is forgotten, the next one needs a new context. */
+  #of: Sdk | undefined;
+  #opening: Promise<Context> | undefined;
   #current: Page | undefined;
   #closed = false;
 
-  constructor(readonly options: SdkOptions) {}
+  constructor(
+    private readonly browser: McpBrowser,
+    readonly isolated: boolean,
+    /** Why a closed session is closed, for the error its next use meets. */
+    private readonly closedReason = 'This context is closed.',
+  ) {}
 
-  /** The started Sdk; the first call starts it, and a failed start is tried again by the next call. */
+  get options(): SdkOptions {
+    return this.browser.options;
+  }
+
   sdk(): Promise<Sdk> {
-    if (this.#closed) return Promise.reject(new SdkStateError('The MCP server is shutting down.'));
-    this.#starting ??= (async () => {
-      const sdk = new Sdk(this.options);
-      try {
-        await sdk.init();
-      } catch (error) {
-        await sdk.close();
-        this.#starting = undefined;
-        throw error;
-      }
-      // A tab the page opens (a popup, target=_blank) is where the agent's click led: follow it,
-      // as the library's own default page does.
-      sdk.context.on('page', (page) => {
-        this.#current = page;
-      });
-      this.#sdk = sdk;
-      return sdk;
-    })();
-    return this.#starting;
+    return this.browser.sdk();
+  }
+
+  /** The session's browser context; the first call makes it. */
+  async context(): Promise<Context> {
+    if (this.#closed) throw new ContextClosedError(this.closedReason);
+    const sdk = await this.browser.sdk();
+    if (this.#context && this.#of === sdk) return this.#context;
+    this.#opening ??= this.#open(sdk).finally(() => (this.#opening = undefined));
+    return this.#opening;
+  }
+
+  async #open(sdk: Sdk): Promise<Context> {
+    const context = this.isolated ? await sdk.newContext() : sdk.context;
+    if (this.#closed) {
+      if (this.isolated) await context.close();
+      throw new ContextClosedError(this.closedReason);
+    }
+    // A tab the page opens (a popup, target=_blank) is where the agent's click led: follow it, as
+    // the library's own default page does.
+    context.on('page', (page) => {
+      this.#current = page;
+    });
+    this.#context = context;
+    this.#of = sdk;
+    this.#current = undefined;
+    return context;
   }
 
   /** The tab the tools work on: the one selected last, or else the most recently opened one. */
   async page(): Promise<Page> {
-    const sdk = await this.sdk();
+    const context = await this.context();
     if (this.#current && !this.#current.isClosed()) return this.#current;
-    const active = sdk.context.activePage() ?? (await sdk.context.newPage());
+    const active = context.activePage() ?? (await context.newPage());
     this.#current = active;
     return active;
   }
 
   async pages(): Promise<{ pages: Page[]; current: Page }> {
     const current = await this.page();
-    return { pages: (await this.sdk()).context.pages(), current };
+    return { pages: (await this.context()).pages(), current };
   }
 
   async select(index: number): Promise<Page> {
@@ -61,30 +81,29 @@ export class BrowserSession {
   }
 
   async open(): Promise<Page> {
-    const page = await (await this.sdk()).context.newPage();
+    const page = await (await this.context()).newPage();
     this.#current = page;
     return page;
   }
 
-  /**
-   * Lets a browser that went away (crashed, killed, its connection closed) go, so that the next
-   * tool call starts another instead of failing like this one for the rest of the process.
-   */
-  async forget(): Promise<void> {
-    const sdk = this.#sdk;
-    this.#sdk = undefined;
-    this.#starting = undefined;
-    this.#current = undefined;
-    await sdk?.close().catch(() => undefined);
+  /** How many tabs are open, without making the context. */
+  tabCount(): number {
+    return this.#context && !this.#closed ? this.#context.pages().length : 0;
   }
 
-  /** Ends the browser (closes one we launched, detaches from one we attached to). Once. */
+  /** See McpBrowser.forget(): the browser went away. */
+  forget(): Promise<void> {
+    return this.browser.forget();
+  }
+
+  /** Disposes an isolated session's context with its tabs, cookies and storage; its next use fails. Once. */
   async close(): Promise<void> {
+    if (this.#closed) return;
     this.#closed = true;
-    const starting = this.#starting;
-    this.#starting = undefined;
-    const sdk = this.#sdk ?? (await starting?.catch(() => undefined));
-    this.#sdk = undefined;
-    await sdk?.close();
+    const context = this.#context ?? (await this.#opening?.catch(() => undefined));
+    this.#context = undefined;
+    this.#current = undefined;
+    // A browser that went away took the context with it.
+    if (this.isolated) await context?.close().catch(() => undefined);
   }
 }

@@ -2,14 +2,17 @@
 // say what each tool is for and when to prefer another. Results are short text by default: an
 // agent pays for every byte it is sent, so page text comes only when asked for.
 
-import { fromJsonSchema, type CallToolResult, type JsonSchemaType, type McpServer, type StandardSchemaWithJSON } from '@modelcontextprotocol/server';
+import { fromJsonSchema, type CallToolResult, type JsonSchemaType, type McpServer, type ServerContext, type StandardSchemaWithJSON } from '@modelcontextprotocol/server';
 import { ConnectionClosedError, MissingLLMConfigurationError, TimeoutError } from '../../errors.js';
 import type { ModelConfiguration } from '../../types.js';
 import { clientSampling, samplingModelConfiguration, serverHasModel } from '../sampling.js';
 import type { Sample } from '../rounds.js';
 import { CHUNKS_PER_ROUND, declaresSampling, isModernRequest, SamplingRounds } from '../rounds.js';
+import type { Caller, ClientContexts } from '../contexts.js';
 import type { BrowserSession } from '../session.js';
+import type { SdkOptions } from '../../types.js';
 import { ACTING_TOOLS } from './acting.js';
+import { CONTEXT_ARGUMENT, contextTool, runContextTool } from './contexts.js';
 import { failure, type Tool, type ToolCall } from './kit.js';
 import { MODEL_TOOLS } from './model.js';
 import { READING_TOOLS } from './reading.js';
@@ -24,34 +27,73 @@ export interface ToolSettings {
 
 const TOOLS: Tool[] = [...READING_TOOLS, ...ACTING_TOOLS, ...MODEL_TOOLS];
 
-export const TOOL_NAMES = TOOLS.map((tool) => tool.name);
+export const TOOL_NAMES = [...TOOLS.map((tool) => tool.name), 'context'];
+
+type Schema = StandardSchemaWithJSON<Record<string, unknown>>;
 
 /**
- * The tools' schemas, compiled once: over HTTP the SDK asks for a new protocol instance, and so
- * registers the tools again, on every request.
+ * The tools' schemas, compiled once per server: over HTTP the SDK asks for a new protocol instance,
+ * and so registers the tools again, on every request. Without --shared each page tool takes a
+ * `context` handle too.
  */
-let compiled: Map<string, StandardSchemaWithJSON<Record<string, unknown>>> | undefined;
+const compiled = new Map<boolean, Map<string, Schema>>();
 
-export function registerTools(server: McpServer, session: BrowserSession, settings: ToolSettings): void {
-  compiled ??= new Map(TOOLS.map((tool) => [tool.name, fromJsonSchema<Record<string, unknown>>({ ...tool.inputSchema, additionalProperties: false } as JsonSchemaType)]));
+function schemasFor(shared: boolean, idleMs: number): Map<string, Schema> {
+  let schemas = compiled.get(shared);
+  if (schemas) return schemas;
+  const compile = (schema: Record<string, unknown>) => fromJsonSchema<Record<string, unknown>>({ ...schema, additionalProperties: false } as JsonSchemaType);
+  schemas = new Map(
+    TOOLS.map((tool) => {
+      const properties = { ...(tool.inputSchema.properties as object), ...(shared ? {} : { context: CONTEXT_ARGUMENT }) };
+      return [tool.name, compile({ ...tool.inputSchema, properties })];
+    }),
+  );
+  schemas.set('context', compile(contextTool(idleMs).inputSchema));
+  compiled.set(shared, schemas);
+  return schemas;
+}
+
+/** Who calls: over HTTP, the principal the server authenticated (http.ts); over stdio, the process's one client. */
+function callerOf(ctx: ServerContext): Caller {
+  return { principal: ctx.http?.authInfo?.clientId ?? 'stdio', mcpSession: ctx.sessionId };
+}
+
+export function registerTools(server: McpServer, contexts: ClientContexts, settings: ToolSettings): void {
+  const { shared, idleMs } = contexts.settings;
+  const schemas = schemasFor(shared, idleMs);
+  if (!shared) {
+    const tool = contextTool(idleMs);
+    server.registerTool(
+      tool.name,
+      { title: tool.title, description: tool.description, inputSchema: schemas.get(tool.name)!, annotations: { title: tool.title, readOnlyHint: false, openWorldHint: false } },
+      (args, ctx) => runContextTool(args ?? {}, contexts, callerOf(ctx)).catch((error: unknown) => errorResult(error, false)),
+    );
+  }
   for (const tool of TOOLS) {
     server.registerTool(
       tool.name,
       {
         title: tool.title,
         description: tool.description,
-        inputSchema: compiled.get(tool.name)!,
+        inputSchema: schemas.get(tool.name)!,
         annotations: { title: tool.title, readOnlyHint: tool.readOnly, openWorldHint: true },
       },
       async (args, ctx) => {
         // On revision 2026-07-28 the client's model is asked in rounds, the call running again in each.
         const rounds = isModernRequest(ctx) && declaresSampling(ctx) ? await SamplingRounds.start(ctx, tool.name, args) : undefined;
         if (rounds && !(rounds instanceof SamplingRounds)) return rounds;
+        let entered: ReturnType<ClientContexts['enter']>;
+        try {
+          entered = contexts.enter(typeof args?.context === 'string' ? args.context : undefined, callerOf(ctx));
+        } catch (error) {
+          return errorResult(error, false);
+        }
+        const { session } = entered;
         const call: ToolCall = {
           askedModel: false,
           modelOptions: () => {
             call.askedModel = true;
-            return modelOptions(session, settings, rounds ? { sample: rounds.sample, parallel: CHUNKS_PER_ROUND } : { sample: clientSampling(server, ctx) });
+            return modelOptions(session.options, settings, rounds ? { sample: rounds.sample, parallel: CHUNKS_PER_ROUND } : { sample: clientSampling(server, ctx) });
           },
         };
         try {
@@ -60,7 +102,9 @@ export function registerTools(server: McpServer, session: BrowserSession, settin
           const more = await rounds?.inputRequired(error);
           if (more) return more;
           if (error instanceof ConnectionClosedError) await session.forget();
-          return errorResult(error, call.askedModel, ctx.http?.req !== undefined && !isModernRequest(ctx));
+          return errorResult(error, call.askedModel);
+        } finally {
+          entered.leave();
         }
       },
     );
@@ -74,12 +118,12 @@ let announced = false;
  * offers it; else the server's settings still, whose call then fails naming what is missing.
  */
 async function modelOptions(
-  session: BrowserSession,
+  options: SdkOptions,
   settings: ToolSettings,
   { sample, parallel }: { sample: Sample | undefined; parallel?: number },
 ): Promise<{ model?: ModelConfiguration; timeout: number }> {
   const timeout = settings.modelTimeoutMs;
-  if (!sample || (await serverHasModel(session.options))) return { timeout };
+  if (!sample || (await serverHasModel(options))) return { timeout };
   if (!announced) {
     announced = true;
     settings.log('the server has no model of its own (no key for it): extract, act and observe ask the client\'s model, through sampling');
@@ -87,17 +131,13 @@ async function modelOptions(
   return { model: samplingModelConfiguration(sample, timeout, parallel), timeout };
 }
 
-/**
- * A tool error carries the typed error's name and message: the model can tell what to change.
- * `statelessLegacy`: a 2025-era request over HTTP, which cannot say whether its client samples.
- */
-function errorResult(error: unknown, askedModel: boolean, statelessLegacy: boolean): CallToolResult {
+/** A tool error carries the typed error's name and message: the model can tell what to change. */
+function errorResult(error: unknown, askedModel: boolean): CallToolResult {
   if (!(error instanceof Error)) return failure('Error', String(error));
   const hint =
     error instanceof MissingLLMConfigurationError
       ? ' For the MCP server: start `tendril mcp` with --model (or MODEL_NAME) and the key in MODEL_API_KEY or the provider\'s variable;' +
-        ' or use it from an MCP client that offers sampling (the `sampling` capability), whose own model is then asked.' +
-        (statelessLegacy ? ' Over HTTP, that takes a client of protocol revision 2026-07-28: a 2025-era request does not say what its client offers.' : '')
+        ' or use it from an MCP client that offers sampling (the `sampling` capability), whose own model is then asked.'
       : error instanceof ConnectionClosedError
         ? ' The next call starts a new browser.'
         : error instanceof TimeoutError && askedModel

@@ -9,7 +9,6 @@ import { clientSampling, samplingModelConfiguration, serverHasModel } from '../s
 import type { Sample } from '../rounds.js';
 import { CHUNKS_PER_ROUND, declaresSampling, isModernRequest, SamplingRounds } from '../rounds.js';
 import type { Caller, ClientContexts } from '../contexts.js';
-import type { BrowserSession } from '../session.js';
 import type { SdkOptions } from '../../types.js';
 import { ACTING_TOOLS } from './acting.js';
 import { CONTEXT_ARGUMENT, contextTool, runContextTool } from './contexts.js';

@@ -1,0 +1,49 @@
+// sdk.newContext() with env "HOSTED": an isolated context in a hosted session's browser, made through
+// the session's guarded connection. The server's own driver, which runs act() for the client, finds
+// the context's page by its target id; its cookies stay its own.
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readServerConfig } from '../src/hosted/server/config.js';
+import { startHostedServer, type HostedServer } from '../src/hosted/server/http.js';
+import { Sdk } from '../src/index.js';
+import { Logger } from '../src/logger.js';
+import { startFixtureServers, type FixtureServers } from './fixtures/server.js';
+import { CHROME, HOSTED_TEST_ENV, TEST_ARGS } from './helpers.js';
+
+const KEY = 'hosted-contexts-key-5d2e';
+let server: HostedServer;
+let fixtures: FixtureServers;
+
+beforeAll(async () => {
+  const config = readServerConfig({ ...HOSTED_TEST_ENV, PORT: '0', HOSTED_API_KEYS: KEY, MAX_SESSIONS: '2', CHROME_PATH: CHROME, CHROME_ARGS: TEST_ARGS.join(' ') });
+  [server, fixtures] = await Promise.all([startHostedServer(config, new Logger({ verbose: 0, disablePino: true })), startFixtureServers()]);
+});
+afterAll(async () => {
+  await server?.close();
+  await fixtures?.close();
+});
+
+describe('env "HOSTED": sdk.newContext()', () => {
+  it('opens an isolated context in the session\'s browser, whose page the server acts on, and closes it', async () => {
+    const sdk = new Sdk({ env: 'HOSTED', apiKey: KEY, projectId: 'proj-1', hostedApiUrl: server.url, verbose: 0, disablePino: true });
+    try {
+      await sdk.init();
+      const main = sdk.context.pages()[0]!;
+      const context = await sdk.newContext();
+      const page = await context.newPage(fixtures.a.url('act.html'));
+      expect(sdk.context.pages()).toEqual([main]);
+      // act(action) runs on the server, whose own driver finds this page among the browser's.
+      expect(await sdk.act({ selector: '#top', method: 'click' }, { page })).toMatchObject({ success: true });
+      expect(await page.evaluate(`document.getElementById('top-state').textContent`)).toBe('top clicked 1');
+      await page.evaluate(`document.cookie = 'who=isolated; path=/'`);
+      expect((await context.cookies()).map((cookie) => cookie.name)).toEqual(['who']);
+      await main.goto(fixtures.a.url('leaf.html'));
+      expect(await main.evaluate('document.cookie')).toBe('');
+      await context.close();
+      expect(page.isClosed()).toBe(true);
+      expect(await sdk.extract({ page: main })).toMatchObject({ pageText: expect.stringMatching(/leaf/) });
+    } finally {
+      await sdk.close();
+    }
+  }, 60_000);
+});

@@ -214,7 +214,6 @@ export class Context extends Emitter<{ page: Page }> {
    */
   async newContext(): Promise<Context> {
     if (this.parent) return this.parent.newContext();
-    this.#assertOpen('newContext()');
     const root = this.browser.connection.rootSession;
     const browserContextId = await createBrowserContext(root);
     const policy = this.guard?.policy;

@@ -159,7 +159,7 @@ describe('isolated contexts in an attached browser', () => {
 
       // The Sdk only detaches from a browser it attached to: Chrome disposes the contexts it made.
       await client.send('Target.setDiscoverTargets', { discover: true });
-      const gone = new Promise<void>((resolve) => client.on('Target.targetDestroyed', ({ targetId }) => targetId === keptPage.targetId && resolve()));
+      const gone = new Promise<void>((resolve) => client.on('Target.targetDestroyed', ({ targetId }) => targetId === keptPage.targetId() && resolve()));
       await attached.close();
       await withDeadline(gone, 5000, 'Waiting for the tab of the context to go');
       expect(await browserContextsOf(client)).toEqual(new Map());

@@ -4,7 +4,8 @@
 import type { Outcome } from './types.js';
 import { ShadowRegistry, isFrameElement, type TreeNode } from './composed.js';
 
-export function resolveCss(selector: string, shadows: ShadowRegistry, doc: Document): Outcome {
+/** The first match; with `all`, every match of the last part (after the first of each part before it). */
+export function resolveCss(selector: string, shadows: ShadowRegistry, doc: Document, all = false): Outcome {
   const split = splitParts(selector);
   if (typeof split === 'string') return { kind: 'syntax', message: split };
   const parts = split;
@@ -23,6 +24,7 @@ export function resolveCss(selector: string, shadows: ShadowRegistry, doc: Docum
 
   let scope: Document | Element = doc;
   for (let i = 0; i < parts.length; i++) {
+    if (all && i === parts.length - 1) return { kind: 'all', elements: queryAllComposed(scope, parts[i], shadows) };
     const found = queryComposed(scope, parts[i], shadows);
     if (!found) return { kind: 'none' };
     if (i === parts.length - 1) return { kind: 'found', element: found };
@@ -43,6 +45,13 @@ function queryComposed(scope: Document | Element, part: string, shadows: ShadowR
     if (hit) return hit;
   }
   return null;
+}
+
+/** In the order queryComposed looks: the light DOM's matches, then each shadow root's. */
+function queryAllComposed(scope: Document | Element, part: string, shadows: ShadowRegistry): Element[] {
+  const out = Array.from(scope.querySelectorAll(part));
+  for (const root of shadows.rootsUnder(scope as TreeNode)) out.push(...Array.from(root.querySelectorAll(part)));
+  return out;
 }
 
 /**

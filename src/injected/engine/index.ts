@@ -4,11 +4,13 @@
 import type { Engine, Outcome } from './types.js';
 import { ShadowRegistry } from './composed.js';
 import { resolveCss } from './css.js';
+import { elementHelpers } from './element.js';
 import { addStyle, mask, removeStyle, settleAnimations, unmask } from './paint.js';
 import { aim, arm, describe, disarm, verdict, watchPress } from './pointer.js';
+import { resolveText } from './text.js';
 import { waitFor, type WaitState } from './wait.js';
-import { resolveXPath } from './xpath.js';
 import { xpathOf } from './xpathOf.js';
+import { resolveXPath } from './xpath.js';
 
 export type { Engine } from './types.js';
 
@@ -21,6 +23,7 @@ export function createEngine(): Engine {
   const scanned = new WeakSet<Element>();
   // The last few captures, so a snapshot stays usable while other calls capture the same document.
   const kept: Array<[string, Element[]]> = [];
+
   // What a search that must not enter shadow roots uses instead of `shadows`.
   const noShadows = new (class extends ShadowRegistry {
     override rootOf(): null {
@@ -28,25 +31,16 @@ export function createEngine(): Engine {
     }
   })();
 
-  const answer = (outcome: Outcome): string | Element => {
-    switch (outcome.kind) {
-      case 'found':
-        return outcome.element;
-      case 'hop':
-        stashedFrame = outcome.hop.frame;
-        return `hop:${outcome.hop.rest}`;
-      case 'syntax':
-        return `syntax:${outcome.message}`;
-      case 'none':
-        return 'none';
-    }
-  };
-
   return {
-    resolve(selector: string): Element | string {
-      // A stale frame from an earlier call must never be mistaken for this call's hop.
-      stashedFrame = null;
-      return answer(dispatch(String(selector), shadows));
+    resolve(selector: string, nth = 0): Element | string {
+      const outcome = settle(dispatch(String(selector), shadows, nth > 0));
+      if (typeof outcome !== 'object') return outcome;
+      return (Array.isArray(outcome) ? outcome[nth] : outcome) ?? 'none';
+    },
+    countMatches(selector: string): number | string {
+      const outcome = settle(dispatch(String(selector), shadows, true));
+      if (outcome === 'none') return 0;
+      return typeof outcome === 'object' ? (Array.isArray(outcome) ? outcome.length : 1) : outcome;
     },
     takeHop(): Element | null {
       const frame = stashedFrame;
@@ -91,6 +85,7 @@ export function createEngine(): Engine {
     verdict,
     disarm,
     describe,
+    ...elementHelpers,
     xpathOf,
     scrollOffsets: () => [scrollX, scrollY],
     drawn: (frames: number) =>
@@ -101,14 +96,14 @@ export function createEngine(): Engine {
     async waitFor(selector: string, state: string, pierce: boolean, ms: number): Promise<string> {
       const registry = pierce ? shadows : noShadows;
       const outcome = await waitFor(
-        () => dispatch(String(selector), registry),
+        () => dispatch(String(selector), registry, false),
         state as WaitState,
         ms,
         () => [document, ...registry.rootsUnder(document)],
       );
       if (!outcome) return 'pending';
       // Found, or none when that is what was waited for: the state is met.
-      return outcome.kind === 'found' || outcome.kind === 'none' ? 'ok' : (answer(outcome) as string);
+      return outcome.kind === 'found' || outcome.kind === 'none' ? 'ok' : (settle(outcome) as string);
     },
     addStyle,
     removeStyle,
@@ -116,19 +111,40 @@ export function createEngine(): Engine {
     mask,
     unmask,
   };
+
+  /** The element(s) found, or what resolve() answers instead; a hop's iframe is stashed for takeHop(). */
+  function settle(outcome: Outcome): Element | Element[] | string {
+    // A stale frame from an earlier call must never be mistaken for this call's hop.
+    stashedFrame = null;
+    switch (outcome.kind) {
+      case 'found':
+        return outcome.element;
+      case 'all':
+        return outcome.elements;
+      case 'hop':
+        stashedFrame = outcome.hop.frame;
+        return `hop:${outcome.hop.rest}`;
+      case 'syntax':
+        return `syntax:${outcome.message}`;
+      case 'none':
+        return 'none';
+    }
+  }
 }
 
-function dispatch(raw: string, shadows: ShadowRegistry): Outcome {
+/** With `all`, every match (of the last part, for CSS that crosses elements or frames). */
+function dispatch(raw: string, shadows: ShadowRegistry, all: boolean): Outcome {
   const selector = raw.trim();
-  if (selector.startsWith('xpath=')) return xpath(selector.slice(6).trim(), shadows);
-  if (selector.startsWith('css=')) return resolveCss(selector.slice(4), shadows, document);
+  if (selector.startsWith('xpath=')) return xpath(selector.slice(6).trim(), shadows, all);
+  if (selector.startsWith('css=')) return resolveCss(selector.slice(4), shadows, document, all);
+  if (/^text=/i.test(selector)) return resolveText(selector.slice(5), shadows, document, all);
   if (!selector) return { kind: 'syntax', message: 'empty selector' };
-  return looksLikeXPath(selector) ? xpath(selector, shadows) : resolveCss(selector, shadows, document);
+  return looksLikeXPath(selector) ? xpath(selector, shadows, all) : resolveCss(selector, shadows, document, all);
 }
 
-function xpath(expr: string, shadows: ShadowRegistry): Outcome {
+function xpath(expr: string, shadows: ShadowRegistry, all: boolean): Outcome {
   if (!expr) return { kind: 'syntax', message: 'empty XPath' };
-  return resolveXPath(expr, shadows, document);
+  return resolveXPath(expr, shadows, document, all);
 }
 
 /** `.` alone starts a CSS class selector, so only `./` and `..` mark a relative XPath. */

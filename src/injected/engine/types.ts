@@ -1,3 +1,5 @@
+import type { ElementHelpers } from './element.js';
+
 /** A box in the element's own frame's viewport (CSS pixels). */
 export interface Box {
   x: number;
@@ -24,15 +26,19 @@ export interface Verdict {
 }
 
 /** The object the host holds (by objectId) inside each frame's isolated world. */
-export interface Engine {
-  /** Resolve `selector` within this frame's document. Returns the Element when found; otherwise a string:
+export interface Engine extends ElementHelpers {
+  /** Resolve `selector` within this frame's document (its `nth` match, counting from 0, in the order
+   *  countMatches counts them). Returns the Element when found; otherwise a string:
    *  "none"                 nothing matches
    *  "hop:<rest>"           the selector continues into an <iframe>/<frame> element's content document; the
    *                         element is stashed and read with takeHop(); <rest> is the remaining selector in the
    *                         SAME syntax (XPath rest is an absolute XPath like "/html/body/div[2]"; CSS rest is the
    *                         remaining parts joined by " >> ")
    *  "syntax:<message>"     the selector is malformed (message says what and where) */
-  resolve(selector: string): Element | string;
+  resolve(selector: string, nth?: number): Element | string;
+  /** How many elements match `selector` in this document; a string as resolve() answers when the
+   *  selector continues into a frame ("hop:<rest>", its iframe stashed) or is malformed. */
+  countMatches(selector: string): number | string;
   /** Returns and clears the iframe element stashed by the last "hop:" result. */
   takeHop(): Element | null;
   /** The host discovers CLOSED shadow roots via CDP (page JS cannot see them) and registers them here, so
@@ -90,6 +96,8 @@ export interface Hop {
 /** What a selector language resolver hands back to the dispatcher in index.ts. */
 export type Outcome =
   | { kind: 'found'; element: Element }
+  /** Every match, when asked for all of them: light DOM first, then each shadow root in composed order. */
+  | { kind: 'all'; elements: Element[] }
   | { kind: 'hop'; hop: Hop }
   | { kind: 'none' }
   | { kind: 'syntax'; message: string };

@@ -13,12 +13,23 @@ import {
 } from './composed.js';
 import { parseXPath, stepsToSource, type NodeTest, type Predicate, type Step } from './xpath-parse.js';
 
-export function resolveXPath(expr: string, shadows: ShadowRegistry, doc: Document): Outcome {
+/** The first match; with `all`, every one (those native evaluation finds, else the composed tree's). */
+export function resolveXPath(expr: string, shadows: ShadowRegistry, doc: Document, all = false): Outcome {
   let nativeSyntaxError = false;
   try {
-    const hit = doc.evaluate(expr, doc, null, XPathResult.FIRST_ORDERED_NODE_TYPE, null).singleNodeValue;
-    const element = hit && elementFor(hit);
-    if (element) return { kind: 'found', element };
+    if (all) {
+      const hits = doc.evaluate(expr, doc, null, XPathResult.ORDERED_NODE_SNAPSHOT_TYPE, null);
+      const elements = new Set<Element>();
+      for (let i = 0; i < hits.snapshotLength; i++) {
+        const element = elementFor(hits.snapshotItem(i)!);
+        if (element) elements.add(element);
+      }
+      if (elements.size) return { kind: 'all', elements: [...elements] };
+    } else {
+      const hit = doc.evaluate(expr, doc, null, XPathResult.FIRST_ORDERED_NODE_TYPE, null).singleNodeValue;
+      const element = hit && elementFor(hit);
+      if (element) return { kind: 'found', element };
+    }
   } catch (e) {
     // Other failures (a non-node result such as count(), an unbound namespace prefix) are not malformed
     // selectors: they just cannot name an element, which our own parser will confirm.
@@ -30,7 +41,7 @@ export function resolveXPath(expr: string, shadows: ShadowRegistry, doc: Documen
       ? { kind: 'syntax', message: `invalid XPath ${JSON.stringify(expr)}: ${parsed.error}` }
       : { kind: 'none' };
   }
-  return new ComposedEvaluator(shadows, doc).run(parsed.steps);
+  return new ComposedEvaluator(shadows, doc).run(parsed.steps, all);
 }
 
 /** Callers act on elements, so text and attribute hits stand for the element that holds them. */
@@ -50,7 +61,7 @@ class ComposedEvaluator {
     private readonly doc: Document,
   ) {}
 
-  run(steps: readonly Step[]): Outcome {
+  run(steps: readonly Step[], all: boolean): Outcome {
     let current: TreeNode[] = [this.doc];
     let hop: Hop | null = null;
     for (let i = 0; i < steps.length && current.length; i++) {
@@ -64,8 +75,9 @@ class ComposedEvaluator {
         if (frame) hop = { frame, rest: stepsToSource(steps.slice(i + 1)) };
       }
     }
-    const element = current.find(isElement);
-    if (element) return { kind: 'found', element };
+    const elements = current.filter(isElement);
+    if (all && elements.length) return { kind: 'all', elements };
+    if (elements[0]) return { kind: 'found', element: elements[0] };
     return hop ? { kind: 'hop', hop } : { kind: 'none' };
   }
 

@@ -9,7 +9,7 @@ export type { TargetId } from './driver/pageSession.js';
 export type { MouseButton, DragOptions } from './driver/pageInput.js';
 export type { WaitForSelectorOptions, SelectorState } from './driver/pageWaits.js';
 export type { Frame } from './driver/frame.js';
-export type { Locator } from './driver/locator.js';
+export type { FrameLocator, Locator } from './driver/locator.js';
 export type { PageFunction } from './driver/evaluate.js';
 export type { Dialog, DialogType } from './driver/dialog.js';
 import type { Download as DownloadOf } from './driver/download.js';

@@ -13,6 +13,9 @@ import type { DownloadPlace, watchDownloads } from './download.js';
 import type { FolderKeeper } from './downloadKeeper.js';
 import { initScriptSource, type InitScript, type ReadTextFile } from './initScripts.js';
 import { createBrowserContext, disposeBrowserContext, isolatedDownloads } from './isolation.js';
+import type { Frame, ResolvedElement } from './frame.js';
+import type { LocatorDriver } from './locatorApi.js';
+import { createLocatorDriver } from './locatorDriver.js';
 import { Page } from './page.js';
 import { DomainGuard, releaseTarget } from './policy.js';
 import { applyPolicy, checkPolicyChange, stagehandPolicy } from './policyChange.js';
@@ -84,6 +87,16 @@ export class Context extends Emitter<{ page: Page }> {
   /** @internal See ContextOptions.reader. */
   get reader(): string {
     return this.options.reader;
+  }
+
+  /** @internal See PageHost.remoteBrowser. */
+  get remoteBrowser(): boolean {
+    return this.browser.kind !== 'launched';
+  }
+
+  /** @internal See PageHost.locatorDriverFor. */
+  locatorDriverFor(page: Page): LocatorDriver<Frame, ResolvedElement> {
+    return createLocatorDriver(page);
   }
 
   /** @internal Enforces the domainPolicy on every session of this context; undefined without one. */

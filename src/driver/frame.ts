@@ -1,9 +1,12 @@
+import type { Protocol } from 'devtools-protocol';
 import type { CdpSession } from '../cdp/session.js';
-import { PageClosedError, SdkEvalError } from '../errors.js';
-import type { FrameScreenshotOptions } from '../types.js';
+import { InvalidOptionError, PageClosedError, SdkEvalError } from '../errors.js';
+import type { FrameScreenshotOptions, WaitUntil } from '../types.js';
 import { Emitter } from '../util/emitter.js';
 import { withDeadline } from '../util/time.js';
 import { evaluateInContext, isContextGone, type PageFunction } from './evaluate.js';
+import { accessibilityTree, nodeAtLocation } from './frameQueries.js';
+import { Locator, type LocatorDriver } from './locatorApi.js';
 import { ENGINE_SOURCE } from '../generated/engine.js';
 
 /** Name of our isolated world: page scripts cannot see or tamper with what we run there. */
@@ -25,6 +28,13 @@ export interface World {
   closedRoots?: { attached: number; declarative: number; scannedAt?: number };
 }
 
+/** An element found by a selector: the frame it lives in and a handle in our isolated world. */
+export interface ResolvedElement {
+  frame: Frame;
+  world: World;
+  objectId: string;
+}
+
 /** The selector engine injected into a frame's isolated world, as a handle the host calls. */
 export interface EngineHandle {
   world: World;
@@ -41,7 +51,14 @@ export interface FramePage {
   /** Any frame of the page, by id. */
   frameById(frameId: string): Frame | undefined;
   screenshotFrame(frame: Frame, options?: FrameScreenshotOptions): Promise<Uint8Array>;
+  /** What the page's locators run on (locatorDriver.ts). */
+  readonly locatorDriver: LocatorDriver<Frame, ResolvedElement>;
+  /** The browser may run on another machine (we attached to it): paths on this one mean nothing there. */
+  readonly remoteBrowser: boolean;
+  waitForFrameState(frame: Frame, state: WaitUntil, timeoutMs: number): Promise<void>;
 }
+
+const FRAME_STATES: readonly WaitUntil[] = ['load', 'domcontentloaded', 'networkidle', 'commit'];
 
 /**
  * One frame of a page: the main frame, an in-process iframe, or an out-of-process iframe whose
@@ -115,6 +132,56 @@ export class Frame {
 
   isDetached(): boolean {
     return this.detached;
+  }
+
+  /** Stagehand's name for `id`. */
+  get frameId(): string {
+    return this.id;
+  }
+
+  /** The id of the page's main frame, which is its target's. */
+  get pageId(): string {
+    let top: Frame = this;
+    while (top.parent) top = top.parent;
+    return top.id;
+  }
+
+  /** The id of the DevTools session that drives this frame's document. */
+  get sessionId(): string {
+    return this.session.id;
+  }
+
+  /** True when we attached to the browser rather than launched it: it may run on another machine. */
+  isBrowserRemote(): boolean {
+    return this.page.remoteBrowser;
+  }
+
+  /** A locator whose selector starts in this frame's document (see Locator). */
+  locator(selector: string, _options?: { deep?: boolean; depth?: number }): Locator<Frame, ResolvedElement> {
+    return new Locator(this.page.locatorDriver, { frame: this, frames: [], selector });
+  }
+
+  /** The element's border box in the top page's viewport, CSS pixels, without scrolling. */
+  getLocationForSelector(selector: string): Promise<{ x: number; y: number; width: number; height: number }> {
+    return this.page.locatorDriver.locationOf({ frame: this, frames: [], selector }, this.page.defaultTimeoutMs);
+  }
+
+  /** The DOM node (DOM.describeNode) hit at (x, y) of this frame's viewport. */
+  getNodeAtLocation(x: number, y: number): Promise<Protocol.DOM.Node> {
+    return nodeAtLocation(this, x, y, this.page.defaultTimeoutMs);
+  }
+
+  /** The frame's full accessibility tree; with `withFrames`, its frames' trees after it. */
+  getAccessibilityTree(withFrames = false): Promise<Protocol.Accessibility.AXNode[]> {
+    return accessibilityTree(this, withFrames, this.page.defaultTimeoutMs);
+  }
+
+  /** Waits until this frame's document reached `state` (at once when it has); default 15 s. */
+  async waitForLoadState(state: WaitUntil = 'load', timeoutMs = 15_000): Promise<void> {
+    const wanted = String(state).toLowerCase() as WaitUntil;
+    if (!FRAME_STATES.includes(wanted)) throw new InvalidOptionError(`waitForLoadState takes ${FRAME_STATES.map((each) => `"${each}"`).join(', ')}, not ${JSON.stringify(state)}.`);
+    if (typeof timeoutMs !== 'number' || !Number.isFinite(timeoutMs) || timeoutMs < 0) throw new InvalidOptionError(`waitForLoadState: the timeout is a number of ms, not ${String(timeoutMs)}.`);
+    await this.page.waitForFrameState(this, wanted, timeoutMs);
   }
 
   /**

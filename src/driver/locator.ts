@@ -7,16 +7,16 @@ import {
   SelectorSyntaxError,
   XPathResolutionError,
 } from '../errors.js';
-import { callFunction, describeException, isContextGone } from './evaluate.js';
+import { describeException, isContextGone } from './evaluate.js';
 import { registerClosedShadowRoots } from './shadow.js';
-import type { Frame, World } from './frame.js';
+import type { Frame, ResolvedElement, World } from './frame.js';
+import type { FrameLocator as FrameLocatorOf, Locator as LocatorOf } from './locatorApi.js';
 
-/** An element found by a selector: the frame it lives in and a handle in our isolated world. */
-export interface ResolvedElement {
-  frame: Frame;
-  world: World;
-  objectId: string;
-}
+export type { ResolvedElement } from './frame.js';
+/** What page.locator(), page.deepLocator() and frame.locator() return (see locatorApi.ts). */
+export type Locator = LocatorOf<Frame, ResolvedElement>;
+/** What page.frameLocator() returns. */
+export type FrameLocator = FrameLocatorOf<Frame, ResolvedElement>;
 
 const MAX_FRAME_HOPS = 32;
 
@@ -36,24 +36,60 @@ export interface LocatorPage {
   mainFrame(): Frame;
 }
 
+/** Where a selector starts, and which of its matches is wanted. */
+export interface SelectorScope {
+  /** The frame the selector starts in; the page's main frame when not given. */
+  from?: Frame;
+  /** The match wanted, counting from 0 in the order count() counts them; the first when not given. */
+  nth?: number;
+}
+
 /**
- * Resolves a selector from the page's main frame. XPath and CSS both cross iframes (an XPath that
- * steps past an iframe into `html`, or CSS parts joined by ` >> `), and `//` searches the composed
- * tree, closed shadow roots included. Each frame does its own part in its own process.
+ * Resolves a selector from the page's main frame (or `scope.from`). XPath and CSS both cross
+ * iframes (an XPath that steps past an iframe into `html`, or CSS parts joined by ` >> `), and `//`
+ * searches the composed tree, closed shadow roots included. Each frame does its own part in its own
+ * process.
  */
-export async function resolveSelector(page: LocatorPage, selector: string, timeoutMs: number): Promise<ResolvedElement> {
+export async function resolveSelector(page: LocatorPage, selector: string, timeoutMs: number, scope: SelectorScope = {}): Promise<ResolvedElement> {
+  const nth = scope.nth ?? 0;
+  return follow(page, selector, scope.from, timeoutMs, nth, (frame, rest) => resolveInFrame(frame, rest, nth, timeoutMs));
+}
+
+/** How many elements the selector matches, in the frame its last part is resolved in. */
+export function countSelector(page: LocatorPage, selector: string, timeoutMs: number, from?: Frame): Promise<number> {
+  return follow(page, selector, from, timeoutMs, 0, async (frame, rest) => {
+    await learnClosedRoots(frame, timeoutMs);
+    const { result } = await callEngine(frame, timeoutMs, 'function (s) { return this.countMatches(s); }', [{ value: rest }]);
+    return typeof result.value === 'number' ? result.value : String(result.value);
+  });
+}
+
+/** Walks the selector's hops from frame to frame; `step` does the part in each frame. */
+async function follow<Found>(
+  page: LocatorPage,
+  selector: string,
+  from: Frame | undefined,
+  timeoutMs: number,
+  nth: number,
+  step: (frame: Frame, rest: string) => Promise<Found | string>,
+): Promise<Found> {
   const xpath = isXPath(selector);
-  let frame = page.mainFrame();
+  const start = from ?? page.mainFrame();
+  let frame = start;
   let rest = selector.trim();
   for (let hop = 0; hop <= MAX_FRAME_HOPS; hop++) {
-    const outcome = await resolveInFrame(frame, rest, timeoutMs);
+    if (frame.isDetached()) {
+      throw new SdkIframeError(`The frame ${frame.url() || frame.id} that "${selector}" is looked up in was detached; take a new one from page.frames().`);
+    }
+    const outcome = await step(frame, rest);
     if (typeof outcome !== 'string') return outcome;
     if (outcome.startsWith('syntax:')) {
       throw new SelectorSyntaxError(`The selector "${selector}" is not valid: ${outcome.slice(7)}`, selector);
     }
     if (outcome === 'none') {
       const where = frame === page.mainFrame() ? 'the page' : `the frame ${frame.url()}`;
-      const message = `No element matches ${xpath ? 'the XPath' : 'the selector'} "${rest}" in ${where}${rest !== selector ? ` (from "${selector}")` : ''}. Check it against the current page; the element may not exist yet.`;
+      const which = nth > 0 ? ` as its match nth(${nth}) (counting from 0)` : '';
+      const message = `No element matches ${xpath ? 'the XPath' : 'the selector'} "${rest}"${which} in ${where}${rest !== selector ? ` (from "${selector}")` : ''}. Check it against the current page; the element may not exist yet.`;
       throw xpath ? new XPathResolutionError(message, selector) : new ElementNotFoundError(message, selector);
     }
     // "hop:<rest>": continue inside the iframe the engine stopped at.
@@ -89,14 +125,20 @@ async function callEngine(
   return { world: engine.world, result: response.result };
 }
 
-async function resolveInFrame(frame: Frame, selector: string, timeoutMs: number): Promise<ResolvedElement | string> {
+async function resolveInFrame(frame: Frame, selector: string, nth: number, timeoutMs: number): Promise<ResolvedElement | string> {
   const run = async () => {
-    const { world, result } = await callEngine(frame, timeoutMs, 'function (s) { return this.resolve(s); }', [
+    const { world, result } = await callEngine(frame, timeoutMs, 'function (s, n) { return this.resolve(s, n); }', [
       { value: selector },
+      { value: nth },
     ]);
     if (result.subtype === 'node' && result.objectId) return { frame, world, objectId: result.objectId };
     return String(result.value);
   };
+  // Past the first match, the order counts: every match must be known before one is picked.
+  if (nth > 0) {
+    await learnClosedRoots(frame, timeoutMs);
+    return run();
+  }
   const first = await run();
   if (first !== 'none') return first;
   // Page script cannot see closed shadow roots; the DevTools DOM can. Learn them, and try again
@@ -105,65 +147,44 @@ async function resolveInFrame(frame: Frame, selector: string, timeoutMs: number)
   return learned > 0 ? run() : first;
 }
 
+/**
+ * Before counting matches: registers the document's closed shadow roots, unless the closed-root
+ * watch says there is none, or none since the last scan. A document it does not watch (older than
+ * our session) is scanned each time.
+ */
+async function learnClosedRoots(frame: Frame, timeoutMs: number): Promise<void> {
+  const watched = frame.mainWorld?.closedRoots;
+  const reported = watched ? watched.attached + watched.declarative : 0;
+  if (watched && (reported === 0 || watched.scannedAt === reported)) return;
+  await registerClosedShadowRoots(frame, timeoutMs);
+  if (watched) watched.scannedAt = reported;
+}
+
 /** The frame an engine's "hop:" answer continues in: the content frame of the iframe it stopped at. */
 export async function contentFrameOfHop(frame: Frame, selector: string, timeoutMs: number): Promise<Frame> {
   const { world, result } = await callEngine(frame, timeoutMs, 'function () { return this.takeHop(); }', []);
   if (!result.objectId) throw new SdkEvalError(`The selector engine lost the iframe of "${selector}".`);
-  const { node } = await world.session.send('DOM.describeNode', { objectId: result.objectId }, { timeoutMs });
-  void world.session.sendQuiet('Runtime.releaseObject', { objectId: result.objectId });
-  if (!node.frameId) {
-    throw new ContentFrameNotFoundError(
-      `The selector "${selector}" continues inside a <${node.localName}> that has no content frame (not loaded, or not an iframe).`,
-    );
-  }
-  const child = frame.page.frameById(node.frameId);
-  if (!child || child.isDetached()) {
-    throw new SdkIframeError(`The iframe on the path of "${selector}" has a frame (${node.frameId}) that is not attached to this page.`);
-  }
-  return child;
+  return contentFrameOf({ frame, world, objectId: result.objectId }, `The selector "${selector}" continues`, timeoutMs);
 }
 
 /**
- * A selector bound to a page; it is resolved anew on each use, so it follows the page as it changes.
- * Functions given to `evaluate` run in an isolated world: they see the DOM, not the page's globals.
+ * The frame an <iframe> or <frame> element shows; `what` starts the error that says it is none.
+ * Lets go of the element's handle.
  */
-export class Locator {
-  constructor(
-    private readonly page: LocatorPage,
-    readonly selector: string,
-  ) {}
-
-  /** @internal Resolves to an element handle; the caller must release it. */
-  resolve(timeoutMs = this.page.defaultTimeoutMs): Promise<ResolvedElement> {
-    return resolveSelector(this.page, this.selector, timeoutMs);
-  }
-
-  /** Runs `fn(element, arg)` on the matched element and returns its JSON-serialisable result. */
-  async evaluate<Result, Arg = undefined>(fn: (element: Element, arg: Arg) => Result | Promise<Result>, arg?: Arg): Promise<Result> {
-    const element = await this.resolve();
-    const { session } = element.world;
-    try {
-      return await callFunction<Result>(session, { objectId: element.objectId }, fn, [{ objectId: element.objectId }, { value: arg }], {
-        timeoutMs: this.page.defaultTimeoutMs,
-        what: `on "${this.selector}"`,
-      });
-    } finally {
-      releaseElement(element);
-    }
-  }
-
-  textContent(): Promise<string> {
-    return this.evaluate((element) => element.textContent ?? '');
-  }
-
-  getAttribute(name: string): Promise<string | null> {
-    return this.evaluate((element, attribute) => element.getAttribute(attribute), name);
-  }
-
-  /** The frame the element lives in (useful after crossing iframes). */
-  async frame(): Promise<Frame> {
-    const element = await this.resolve();
+export async function contentFrameOf(element: ResolvedElement, what: string, timeoutMs: number): Promise<Frame> {
+  const { world, frame } = element;
+  let node: Protocol.DOM.Node;
+  try {
+    ({ node } = await world.session.send('DOM.describeNode', { objectId: element.objectId }, { timeoutMs }));
+  } finally {
     releaseElement(element);
-    return element.frame;
   }
+  if (!node.frameId) {
+    throw new ContentFrameNotFoundError(`${what} inside a <${node.localName}> that has no content frame (not loaded, or not an iframe).`);
+  }
+  const child = frame.page.frameById(node.frameId);
+  if (!child || child.isDetached()) {
+    throw new SdkIframeError(`${what} inside an iframe whose frame (${node.frameId}) is not attached to this page.`);
+  }
+  return child;
 }

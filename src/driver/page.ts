@@ -9,10 +9,11 @@ import { tracedGoto } from '../util/tracing.js';
 import type { Dialog } from './dialog.js';
 import type { Download } from './download.js';
 import type { PageFunction } from './evaluate.js';
-import type { Frame } from './frame.js';
+import type { Frame, ResolvedElement } from './frame.js';
 import { FrameManager } from './frameManager.js';
 import { initScriptSource, type InitScript, type ReadTextFile } from './initScripts.js';
-import { Locator } from './locator.js';
+import type { FrameLocator, Locator } from './locator.js';
+import { deepTarget, FrameLocator as FrameLocatorOf, Locator as LocatorOf, type LocatorDriver } from './locatorApi.js';
 import { Navigation } from './navigation.js';
 import type { DomainGuard } from './policy.js';
 import { DocumentResponses, type NavigationResponse } from './response.js';
@@ -47,13 +48,18 @@ export interface PageHost {
   readonly extras: SessionExtras;
   /** See ContextOptions.readFile. */
   readonly readFile: ReadTextFile | undefined;
+  /** We attached to the browser rather than launched it: it may run on another machine. */
+  readonly remoteBrowser: boolean;
   closeTarget(targetId: string): Promise<void>;
   forgetPage(page: Page): void;
+  /** What the page's locators run on (locatorDriver.ts, which needs the whole Page). */
+  locatorDriverFor(page: Page): LocatorDriver<Frame, ResolvedElement>;
 }
 
 /** A top-level page (tab or popup) and everything in it. */
 export class Page extends Emitter<PageEvents> {
   /** @internal */ readonly frameManager: FrameManager;
+  /** @internal */ readonly locatorDriver: LocatorDriver<Frame, ResolvedElement>;
   #closed = false;
   #closedWaiters = new Set<() => void>();
   readonly #navigation: Navigation;
@@ -76,6 +82,7 @@ export class Page extends Emitter<PageEvents> {
     super();
     this.targetId = targetIdOf(id);
     this.frameManager = new FrameManager(this, logger);
+    this.locatorDriver = context.locatorDriverFor(this);
     this.#navigation = new Navigation(this, new DocumentResponses(session));
   }
 
@@ -92,6 +99,16 @@ export class Page extends Emitter<PageEvents> {
   /** @internal See ContextOptions.reader. */
   get reader(): string {
     return this.context.reader;
+  }
+
+  /** @internal See PageHost.remoteBrowser. */
+  get remoteBrowser(): boolean {
+    return this.context.remoteBrowser;
+  }
+
+  /** @internal For frame.waitForLoadState(). */
+  async waitForFrameState(frame: Frame, state: WaitUntil, timeoutMs: number): Promise<void> {
+    await this.frameManager.waitForLifecycle(frame, undefined, state, timeoutMs, frame.url() || 'the frame');
   }
 
   /** @internal The context's domainPolicy guard; undefined when there is no policy. */
@@ -307,9 +324,19 @@ export class Page extends Emitter<PageEvents> {
     }
   }
 
-  /** Finds an element by XPath or CSS, through iframes and shadow roots (see Locator). */
+  /** Finds an element by XPath, CSS or text=, through iframes and shadow roots (see Locator). */
   locator(selector: string): Locator {
-    return new Locator(this, selector);
+    return new LocatorOf(this.locatorDriver, { frames: [], selector });
+  }
+
+  /** Elements inside the iframe that `selector` finds (chain `.frameLocator()` for nested ones). */
+  frameLocator(selector: string): FrameLocator {
+    return new FrameLocatorOf(this.locatorDriver, [selector]);
+  }
+
+  /** A locator whose ` >> `-joined parts before the last are iframes to enter, as Stagehand's deepLocator. */
+  deepLocator(selector: string): Locator {
+    return new LocatorOf(this.locatorDriver, deepTarget(selector));
   }
 
   isClosed(): boolean {

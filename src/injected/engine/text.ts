@@ -1,5 +1,6 @@
-// `text=…` selectors (as Stagehand's locators take them): the innermost elements whose rendered
-// text contains the words, ignoring case and runs of white space, in the composed tree.
+// `text=…` selectors (as Stagehand's locators take them): the innermost elements whose text (as
+// rendered, innerText; a hidden element's own) contains the words, ignoring case and runs of white
+// space, in the composed tree.
 
 import { isElement, type ShadowRegistry } from './composed.js';
 import type { Outcome } from './types.js';
@@ -17,19 +18,20 @@ export function resolveText(raw: string, shadows: ShadowRegistry, doc: Document,
   const goal = norm(needle);
   if (!goal) return { kind: 'syntax', message: 'empty text= selector' };
   const out: Element[] = [];
-  // An element whose text lacks the words has no descendant with them, so only the branches that
-  // hold them are walked; a match none of whose children matches is innermost.
+  // Only branches that may hold the words are walked: those whose text (rendered, or hidden, or in
+  // a shadow tree) can contain them. A match none of whose descendants matches is innermost.
   const visit = (el: Element): boolean => {
     const tag = el.localName;
     if (SKIPPED.has(tag) || (!all && out.length)) return false;
     const through = THROUGH.has(tag);
-    if (!through && !norm((el as HTMLElement).innerText ?? el.textContent ?? '').includes(goal)) return false;
-    let inner = false;
+    const matches = !through && norm((el as HTMLElement).innerText ?? el.textContent ?? '').includes(goal);
     const root = shadows.rootOf(el);
+    if (!through && !matches && !root && !norm(el.textContent ?? '').includes(goal)) return false;
+    let inner = false;
     const kids = [...(root ? Array.from(root.children) : []), ...Array.from(el.children)];
     for (const kid of kids) if (isElement(kid) && visit(kid)) inner = true;
-    if (!inner && !through) out.push(el);
-    return inner || !through;
+    if (matches && !inner) out.push(el);
+    return inner || matches;
   };
   if (doc.documentElement) visit(doc.documentElement);
   if (all) return { kind: 'all', elements: out };

@@ -1,0 +1,145 @@
+// The page's LocatorDriver (locatorApi.ts): resolving a locator's target and doing its actions with
+// the element actions every other caller uses (elementActions.ts, input.ts). Made by the context
+// for each page (page.ts cannot import this module: the element actions need the whole Page).
+
+import { ElementNotActionableError, SdkEvalError } from '../errors.js';
+import type { HighlightOptions, MouseButton } from '../types.js';
+import { clickElement, fillElement, hoverElement, scrollElement, typeIntoElement } from './elementActions.js';
+import { callFunction, describeException } from './evaluate.js';
+import { setInputFiles } from './fileInput.js';
+import type { Frame, ResolvedElement } from './frame.js';
+import { clickablePoint, type as typeKeys } from './input.js';
+import { contentFrameOf, countSelector, releaseElement, resolveSelector } from './locator.js';
+import type { LocatorDriver, LocatorTarget } from './locatorApi.js';
+import type { Page } from './page.js';
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+export function createLocatorDriver(page: Page): LocatorDriver<Frame, ResolvedElement> {
+  const enter = async (from: Frame | undefined, frames: readonly string[], timeoutMs: number): Promise<Frame> => {
+    let frame = from ?? page.mainFrame();
+    for (const selector of frames) {
+      const owner = await resolveSelector(page, selector, timeoutMs, { from: frame });
+      frame = await contentFrameOf(owner, `The frame selector "${selector}" points`, timeoutMs);
+    }
+    return frame;
+  };
+  const start = (target: LocatorTarget<Frame>, timeoutMs: number) =>
+    target.frames.length ? enter(target.frame, target.frames, timeoutMs) : Promise.resolve(target.frame);
+  const helper = async <Result>(element: ResolvedElement, name: string, args: unknown[], timeoutMs: number): Promise<Result> => {
+    const engine = await element.frame.engine(timeoutMs);
+    if (engine.world.contextId !== element.world.contextId || engine.world.session !== element.world.session) {
+      throw new ElementNotActionableError('it is no longer in the page (its document was replaced)');
+    }
+    const { result, exceptionDetails } = await engine.world.session.send(
+      'Runtime.callFunctionOn',
+      {
+        functionDeclaration: `function (el, ...args) { return this.${name}(el, ...args); }`,
+        objectId: engine.objectId,
+        arguments: [{ objectId: element.objectId }, ...args.map((value) => ({ value }))],
+        returnByValue: true,
+        userGesture: true,
+      },
+      { timeoutMs },
+    );
+    if (exceptionDetails) throw new SdkEvalError(`The element helper ${name} failed: ${describeException(exceptionDetails)}`);
+    return result.value as Result;
+  };
+  return {
+    get defaultTimeoutMs() {
+      return page.defaultTimeoutMs;
+    },
+    mainFrame: () => page.mainFrame(),
+    enter,
+    resolve: async (target, timeoutMs) => resolveSelector(page, target.selector, timeoutMs, { from: await start(target, timeoutMs), nth: target.nth }),
+    count: async (target, timeoutMs) => countSelector(page, target.selector, timeoutMs, await start(target, timeoutMs)),
+    release: releaseElement,
+    frameOf: (element) => element.frame,
+    evaluate: (element, fn, arg, timeoutMs) =>
+      callFunction(element.world.session, { objectId: element.objectId }, fn, [{ objectId: element.objectId }, { value: arg }], { timeoutMs, what: 'on the element' }),
+    helper,
+    click: (element, button, clickCount, timeoutMs) => clickElement(page, element, timeoutMs, clickCount, button),
+    tap: async (element, timeoutMs) => {
+      const { x, y } = await clickablePoint(element, timeoutMs);
+      await Promise.all([
+        page.session.send('Input.dispatchTouchEvent', { type: 'touchStart', touchPoints: [{ x, y }] }, { timeoutMs }),
+        page.session.send('Input.dispatchTouchEvent', { type: 'touchEnd', touchPoints: [] }, { timeoutMs }),
+      ]);
+    },
+    hover: (element, timeoutMs) => hoverElement(page, element, timeoutMs),
+    fill: (element, value, timeoutMs) => fillElement(page, element, value, timeoutMs),
+    type: async (element, text, delayMs, timeoutMs) => {
+      if (!delayMs) return typeIntoElement(page, element, text, timeoutMs);
+      const chars = [...text];
+      await typeIntoElement(page, element, chars[0] ?? '', timeoutMs);
+      for (const char of chars.slice(1)) {
+        await sleep(delayMs);
+        await typeKeys(page, char, timeoutMs);
+      }
+    },
+    scrollTo: (element, fraction, timeoutMs) => scrollElement(element, { to: fraction }, timeoutMs),
+    centroid: async (element, timeoutMs) => {
+      const { x, y } = await clickablePoint(element, timeoutMs);
+      return { x: Math.round(x), y: Math.round(y) };
+    },
+    locationOf: async (target, timeoutMs) => {
+      const element = await resolveSelector(page, target.selector, timeoutMs, { from: await start(target, timeoutMs), nth: target.nth });
+      try {
+        return await borderBox(element, timeoutMs);
+      } finally {
+        releaseElement(element);
+      }
+    },
+    backendNodeId: async (element, timeoutMs) => (await element.world.session.send('DOM.describeNode', { objectId: element.objectId }, { timeoutMs })).node.backendNodeId,
+    highlight: (element, options, timeoutMs) => highlight(element, options, timeoutMs),
+    setInputFiles: (element, files, timeoutMs) => setInputFiles(element, files, page.remoteBrowser, helper, timeoutMs),
+  };
+}
+
+/**
+ * The element's border box in the top page's viewport, as it is (no scrolling): DOM.getBoxModel
+ * answers in the viewport of the frame's local root, so each out-of-process frame above adds its
+ * <iframe>'s content box, measured in its own.
+ */
+async function borderBox(element: ResolvedElement, timeoutMs: number): Promise<{ x: number; y: number; width: number; height: number }> {
+  const { model } = await element.world.session.send('DOM.getBoxModel', { objectId: element.objectId }, { timeoutMs }).catch((error: Error) => {
+    throw new ElementNotActionableError(`Cannot measure the element: it has no layout box (${error.message}).`);
+  });
+  const xs = [0, 2, 4, 6].map((i) => model.border[i]!);
+  const ys = [1, 3, 5, 7].map((i) => model.border[i]!);
+  const box = { x: Math.min(...xs), y: Math.min(...ys), width: Math.max(...xs) - Math.min(...xs), height: Math.max(...ys) - Math.min(...ys) };
+  for (let frame: Frame = element.frame; frame.parent; frame = frame.parent) {
+    if (!frame.isOutOfProcess()) continue;
+    const backendNodeId = await frame.ownerElementId(timeoutMs);
+    if (backendNodeId === null) continue;
+    const owner = await frame.parent.session.send('DOM.getBoxModel', { backendNodeId }, { timeoutMs });
+    box.x += owner.model.content[0] ?? 0;
+    box.y += owner.model.content[1] ?? 0;
+  }
+  return box;
+}
+
+/** Chrome's own highlight (the Overlay domain, as DevTools draws it) over the element, for a while. */
+async function highlight(element: ResolvedElement, options: HighlightOptions, timeoutMs: number): Promise<void> {
+  const session = element.world.session;
+  const { node } = await session.send('DOM.describeNode', { objectId: element.objectId }, { timeoutMs });
+  // The Overlay domain draws only with the DOM domain on.
+  await session.send('DOM.enable', undefined, { timeoutMs });
+  try {
+    await session.send('Overlay.enable', undefined, { timeoutMs });
+    const highlightConfig = {
+      borderColor: options.borderColor ?? { r: 255, g: 0, b: 0, a: 0.9 },
+      contentColor: options.contentColor ?? { r: 255, g: 200, b: 0, a: 0.2 },
+    };
+    await session.send('Overlay.highlightNode', { backendNodeId: node.backendNodeId, highlightConfig }, { timeoutMs });
+    // 0 leaves it drawn (until the next highlight, or the page's next navigation), as Stagehand does.
+    if (options.durationMs === 0) return;
+    await sleep(options.durationMs ?? 800);
+    await session.send('Overlay.hideHighlight', undefined, { timeoutMs });
+  } catch (error) {
+    void session.sendQuiet('Overlay.disable');
+    throw error;
+  }
+  void session.sendQuiet('Overlay.disable');
+  void session.sendQuiet('DOM.disable');
+}

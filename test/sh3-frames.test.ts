@@ -11,6 +11,7 @@ import {
   ElementNotFoundError,
   InvalidOptionError,
   Sdk,
+  SdkIframeError,
   TimeoutError,
   type Frame,
 } from '../src/index.js';
@@ -79,6 +80,17 @@ describe('frames, as Stagehand names them', () => {
     const all = names(await frame('oop.html').getAccessibilityTree(true));
     expect(all).toContain('cross-origin child');
     expect(all).toContain('leaf text');
+  });
+
+  it('say so when a locator is used in a frame that was detached', async () => {
+    const child = frame('child.html');
+    const locator = child.locator('#c');
+    expect(await locator.count()).toBe(1);
+    await fixture.page.evaluate(() => document.getElementById('same')!.remove());
+    expect(child.isDetached()).toBe(true);
+    await expect(locator.count()).rejects.toThrow(SdkIframeError);
+    await expect(locator.textContent()).rejects.toThrow(/was detached; take a new one from page\.frames\(\)/);
+    expect(await fixture.page.locator('#oop >> #o').count()).toBe(1);
   });
 
   it('wait for a load state, at once when it was reached, with a deadline when it never is', async () => {

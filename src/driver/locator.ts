@@ -78,7 +78,8 @@ async function follow<Found>(
   let frame = start;
   let rest = selector.trim();
   for (let hop = 0; hop <= MAX_FRAME_HOPS; hop++) {
-    if (frame.isDetached()) {
+    // A closed page says so where the frame is used; a frame detached from a live page, here.
+    if (frame.isDetached() && !frame.page.isClosed()) {
       throw new SdkIframeError(`The frame ${frame.url() || frame.id} that "${selector}" is looked up in was detached; take a new one from page.frames().`);
     }
     const outcome = await step(frame, rest);

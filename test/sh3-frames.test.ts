@@ -109,6 +109,18 @@ describe('frames, as Stagehand names them', () => {
   });
 });
 
+describe("getNodeAtLocation's coordinates", () => {
+  it("are those DOM.getNodeForLocation takes: the document's, which scrolling does not move", async () => {
+    await fixture.page.goto(fixture.servers.a.url('/sh3-locators.html'));
+    await fixture.page.evaluate(() => window.scrollTo(0, 150));
+    const at = await fixture.page.locator('#top-para').evaluate((node) => {
+      const rect = node.getBoundingClientRect();
+      return { x: rect.x + 5, y: rect.y + rect.height / 2 + window.scrollY };
+    });
+    expect((await fixture.page.mainFrame().getNodeAtLocation(at.x, at.y)).attributes).toContain('top-para');
+  });
+});
+
 describe('frameLocator and deepLocator', () => {
   beforeAll(async () => {
     await fixture.page.goto(fixture.servers.a.url('/frames.html'));

@@ -166,7 +166,7 @@ export class Frame {
     return this.page.locatorDriver.locationOf({ frame: this, frames: [], selector }, this.page.defaultTimeoutMs);
   }
 
-  /** The DOM node (DOM.describeNode) hit at (x, y) of this frame's viewport. */
+  /** The DOM node (DOM.describeNode) at (x, y) of this frame's document (not moved by scrolling). */
   getNodeAtLocation(x: number, y: number): Promise<Protocol.DOM.Node> {
     return nodeAtLocation(this, x, y, this.page.defaultTimeoutMs);
   }

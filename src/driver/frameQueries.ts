@@ -11,7 +11,10 @@ export interface QueriedFrame {
   childFrames(): QueriedFrame[];
 }
 
-/** The node hit at (x, y) of the frame's viewport (its own, for an out-of-process frame). */
+/**
+ * The node hit at (x, y), which DOM.getNodeForLocation (and so Stagehand) reads in the frame's
+ * document: a point of the viewport plus the scroll offset (of the frame's own, out of process).
+ */
 export async function nodeAtLocation(frame: QueriedFrame, x: number, y: number, timeoutMs: number): Promise<Protocol.DOM.Node> {
   if (![x, y].every((each) => typeof each === 'number' && Number.isFinite(each))) {
     throw new InvalidOptionError(`getNodeAtLocation takes two numbers, not ${String(x)}, ${String(y)}.`);

@@ -130,6 +130,11 @@ describe.each(places)('Locator in $name', (place) => {
     await expect(beyond.textContent()).rejects.toThrow(ElementNotFoundError);
     await expect(beyond.textContent()).rejects.toThrow(/match nth\(3\)/);
     expect(await place.loc(`.${place.p}-none`).count()).toBe(0);
+    // What a screenshot mask takes: every match, or the one nth() names.
+    const all = await items.resolveAll();
+    expect(await Promise.all(all.map((each) => each.world.session.send('DOM.describeNode', { objectId: each.objectId }).then(({ node }) => node.localName)))).toEqual(['li', 'li', 'li']);
+    for (const each of all) each.world.session.sendQuiet('Runtime.releaseObject', { objectId: each.objectId });
+    expect(await items.nth(2).resolveAll()).toHaveLength(1);
   });
 
   it('scrolls an element to a percentage', async () => {

@@ -72,6 +72,23 @@ export class Locator<F, E> {
     return this.#driver.resolve(this.#target, timeoutMs);
   }
 
+  /**
+   * @internal Every match, or the nth() one (as Stagehand's screenshot masks take a locator), found
+   * one by one; the caller must release each.
+   */
+  async resolveAll(timeoutMs = this.#driver.defaultTimeoutMs): Promise<E[]> {
+    if (this.#target.nth !== undefined) return [await this.resolve(timeoutMs)];
+    const found: E[] = [];
+    try {
+      const count = await this.#driver.count(this.#target, timeoutMs);
+      for (let nth = 0; nth < count; nth++) found.push(await this.#driver.resolve({ ...this.#target, nth }, timeoutMs));
+      return found;
+    } catch (error) {
+      for (const element of found) this.#driver.release(element);
+      throw error;
+    }
+  }
+
   /** The frame the selector starts in (it may lead into another: see frame()). */
   getFrame(): F {
     return this.#target.frame ?? this.#driver.mainFrame();

@@ -74,8 +74,7 @@ async function follow<Found>(
   step: (frame: Frame, rest: string) => Promise<Found | string>,
 ): Promise<Found> {
   const xpath = isXPath(selector);
-  const start = from ?? page.mainFrame();
-  let frame = start;
+  let frame = from ?? page.mainFrame();
   let rest = selector.trim();
   for (let hop = 0; hop <= MAX_FRAME_HOPS; hop++) {
     // A closed page says so where the frame is used; a frame detached from a live page, here.

@@ -20,6 +20,7 @@ import { Page } from './page.js';
 import { DomainGuard, releaseTarget } from './policy.js';
 import { applyPolicy, checkPolicyChange, stagehandPolicy } from './policyChange.js';
 import { addInitScript, checkHeaders, setExtraHeaders, SessionExtras } from './sessionExtras.js';
+import { milliseconds } from '../util/checks.js';
 
 /** How long awaitActivePage() waits for a page on its way, unless told (Stagehand's default). */
 const AWAIT_ACTIVE_PAGE_MS = 2000;
@@ -168,9 +169,7 @@ export class Context extends Emitter<{ page: Page }> {
    * page is open by then.
    */
   async awaitActivePage(timeoutMs = AWAIT_ACTIVE_PAGE_MS): Promise<Page> {
-    if (typeof timeoutMs !== 'number' || !Number.isFinite(timeoutMs) || timeoutMs < 0) {
-      throw new InvalidOptionError(`awaitActivePage(timeoutMs): pass a number of milliseconds (0 or more), not ${String(timeoutMs)}.`);
-    }
+    milliseconds(timeoutMs, 'awaitActivePage(timeoutMs)');
     const page = await this.#active.await(timeoutMs, () => this.#preparing.size > 0);
     if (!page) throw new PageNotFoundError('awaitActivePage: no page is open; open one with context.newPage().');
     return page;

@@ -4,11 +4,15 @@
 import type { Protocol } from 'devtools-protocol';
 import { SdkEvalError } from '../errors.js';
 import { describeException } from './evaluate.js';
-import type { Frame } from './frame.js';
+import type { EngineHandle, Frame } from './frame.js';
 
 /** Runs `this.<method>(...args)` on the frame's engine and returns the result by value (awaited). */
 export async function engineCall<Result>(frame: Frame, method: string, args: Protocol.Runtime.CallArgument[], timeoutMs: number): Promise<Result> {
-  const engine = await frame.engine(timeoutMs);
+  return callEngine(await frame.engine(timeoutMs), method, args, timeoutMs, `The page-side ${method} failed in frame ${frame.url()}`);
+}
+
+/** Runs `this.<method>(...args)` on an engine; a page exception is SdkEvalError, `what` saying whose. */
+export async function callEngine<Result>(engine: EngineHandle, method: string, args: Protocol.Runtime.CallArgument[], timeoutMs: number, what: string, userGesture = false): Promise<Result> {
   const { result, exceptionDetails } = await engine.world.session.send(
     'Runtime.callFunctionOn',
     {
@@ -17,10 +21,11 @@ export async function engineCall<Result>(frame: Frame, method: string, args: Pro
       arguments: args,
       returnByValue: true,
       awaitPromise: true,
+      userGesture,
     },
     { timeoutMs },
   );
-  if (exceptionDetails) throw new SdkEvalError(`The page-side ${method} failed in frame ${frame.url()}: ${describeException(exceptionDetails)}`);
+  if (exceptionDetails) throw new SdkEvalError(`${what}: ${describeException(exceptionDetails)}`);
   return result.value as Result;
 }
 

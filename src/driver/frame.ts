@@ -8,6 +8,7 @@ import { evaluateInContext, isContextGone, type PageFunction } from './evaluate.
 import { accessibilityTree, nodeAtLocation } from './frameQueries.js';
 import { Locator, type LocatorDriver } from './locatorApi.js';
 import { ENGINE_SOURCE } from '../generated/engine.js';
+import { milliseconds } from '../util/checks.js';
 
 /** Name of our isolated world: page scripts cannot see or tamper with what we run there. */
 export const WORLD_NAME = '__tendril_world__';
@@ -180,8 +181,7 @@ export class Frame {
   async waitForLoadState(state: WaitUntil = 'load', timeoutMs = 15_000): Promise<void> {
     const wanted = String(state).toLowerCase() as WaitUntil;
     if (!FRAME_STATES.includes(wanted)) throw new InvalidOptionError(`waitForLoadState takes ${FRAME_STATES.map((each) => `"${each}"`).join(', ')}, not ${JSON.stringify(state)}.`);
-    if (typeof timeoutMs !== 'number' || !Number.isFinite(timeoutMs) || timeoutMs < 0) throw new InvalidOptionError(`waitForLoadState: the timeout is a number of ms, not ${String(timeoutMs)}.`);
-    await this.page.waitForFrameState(this, wanted, timeoutMs);
+    await this.page.waitForFrameState(this, wanted, milliseconds(timeoutMs, 'waitForLoadState: the timeout'));
   }
 
   /**

@@ -2,10 +2,11 @@
 // events, all sent to the page's top-level session, which routes them as a user's would (into
 // out-of-process iframes too).
 
-import { ElementNotActionableError, InvalidOptionError, UnknownKeyError } from '../errors.js';
+import { ElementNotActionableError, InvalidOptionError } from '../errors.js';
 import type { CdpSession } from '../cdp/session.js';
 import type { Frame } from './frame.js';
 import type { ResolvedElement } from './locator.js';
+import { chordOf, keyOf, pressChord, splitChord, type Key } from './keyboard.js';
 
 /** Input goes to a page's top-level session, which routes it as a user's would (page.ts's Page has one). */
 export interface InputPage {
@@ -205,117 +206,26 @@ export async function hover(page: InputPage, point: Point, timeoutMs: number): P
   await moved;
 }
 
-export interface KeyDefinition {
-  key: string;
-  code: string;
-  keyCode: number;
-  text?: string;
-}
-
-/** A key's definition; `code` is the key's name unless given. */
-function named(key: string, keyCode: number, code = key, text?: string): KeyDefinition {
-  return text === undefined ? { key, code, keyCode } : { key, code, keyCode, text };
-}
-
-const NAMED_KEYS: Record<string, KeyDefinition> = {
-  Enter: named('Enter', 13, 'Enter', '\r'),
-  Tab: named('Tab', 9),
-  Escape: named('Escape', 27),
-  Backspace: named('Backspace', 8),
-  Delete: named('Delete', 46),
-  Space: named(' ', 32, 'Space', ' '),
-  ArrowUp: named('ArrowUp', 38),
-  ArrowDown: named('ArrowDown', 40),
-  ArrowLeft: named('ArrowLeft', 37),
-  ArrowRight: named('ArrowRight', 39),
-  Home: named('Home', 36),
-  End: named('End', 35),
-  PageUp: named('PageUp', 33),
-  PageDown: named('PageDown', 34),
-  Shift: named('Shift', 16, 'ShiftLeft'),
-  Control: named('Control', 17, 'ControlLeft'),
-  Alt: named('Alt', 18, 'AltLeft'),
-  Meta: named('Meta', 91, 'MetaLeft'),
-};
-
-const ALIASES: Record<string, string> = {
-  return: 'Enter',
-  esc: 'Escape',
-  ctrl: 'Control',
-  cmd: 'Meta',
-  command: 'Meta',
-  option: 'Alt',
-  up: 'ArrowUp',
-  down: 'ArrowDown',
-  left: 'ArrowLeft',
-  right: 'ArrowRight',
-  ' ': 'Space',
-};
-
-const MODIFIER_BITS: Record<string, number> = { Alt: 1, Control: 2, Meta: 4, Shift: 8 };
-
-function keyDefinition(name: string): KeyDefinition {
-  const known = NAMED_KEYS[name] ?? NAMED_KEYS[ALIASES[name.toLowerCase()] ?? ''] ??
-    Object.values(NAMED_KEYS).find((key) => key.key.toLowerCase() === name.toLowerCase());
-  if (known) return known;
-  if ([...name].length === 1) {
-    const upper = name.toUpperCase();
-    const code = /[a-z]/i.test(name) ? `Key${upper}` : /\d/.test(name) ? `Digit${name}` : '';
-    return { key: name, code, keyCode: /[a-z\d]/i.test(name) ? upper.charCodeAt(0) : 0, text: name };
-  }
-  throw new UnknownKeyError(
-    `Unknown key "${name}". Use a single character, a key name (${Object.keys(NAMED_KEYS).join(', ')}) or a chord such as "Control+A".`,
-    name,
-  );
-}
-
 /**
  * The keys of a key or chord ("Enter", "Shift+Tab", "Control+A"), checked before anything is sent:
  * UnknownKeyError names a key that does not exist.
  */
-export function parseKeys(keys: string): KeyDefinition[] {
-  const parts = keys === '+' ? ['+'] : keys.split('+').map((part) => part.trim()).filter(Boolean);
+export function parseKeys(keys: string): Key[] {
+  const parts = splitChord(keys).map((part) => part.trim()).filter(Boolean);
   if (!parts.length) throw new InvalidOptionError('press needs a key, such as "Enter".');
-  return parts.map(keyDefinition);
+  return chordOf(parts, false);
 }
 
 /** Presses a key or a chord ("Enter", "Shift+Tab", "Control+A") in whatever has focus. */
 export async function press(page: InputPage, keys: string, timeoutMs: number): Promise<void> {
-  const definitions = parseKeys(keys);
-  let modifiers = 0;
-  const session = page.session;
-  for (const definition of definitions) {
-    modifiers |= MODIFIER_BITS[definition.key] ?? 0;
-    // With Control, Alt or Meta held a key types nothing; it is a shortcut.
-    const text = modifiers & ~8 ? undefined : definition.text;
-    await session.send(
-      'Input.dispatchKeyEvent',
-      {
-        type: text ? 'keyDown' : 'rawKeyDown',
-        key: definition.key,
-        code: definition.code,
-        windowsVirtualKeyCode: definition.keyCode,
-        modifiers,
-        ...(text ? { text, unmodifiedText: text } : {}),
-      },
-      { timeoutMs },
-    );
-  }
-  for (const definition of definitions.reverse()) {
-    await session.send(
-      'Input.dispatchKeyEvent',
-      { type: 'keyUp', key: definition.key, code: definition.code, windowsVirtualKeyCode: definition.keyCode, modifiers },
-      { timeoutMs },
-    );
-    modifiers &= ~(MODIFIER_BITS[definition.key] ?? 0);
-  }
+  await pressChord(page.session, parseKeys(keys), { mac: false, timeoutMs });
 }
 
 /** Types text key by key into whatever has focus; characters without a key are inserted as text. */
 export async function type(page: InputPage, text: string, timeoutMs: number): Promise<void> {
   for (const char of text) {
     if (char === '\n') await press(page, 'Enter', timeoutMs);
-    else if (/^[\x20-\x7e]$/.test(char)) await press(page, char === ' ' ? 'Space' : char, timeoutMs);
+    else if (/^[\x20-\x7e]$/.test(char)) await pressChord(page.session, [keyOf(char)], { mac: false, timeoutMs });
     else await page.session.send('Input.insertText', { text: char }, { timeoutMs });
   }
 }

@@ -5,6 +5,7 @@
 
 import { ElementNotActionableError, ElementObscuredError, InvalidOptionError } from '../errors.js';
 import type { HighlightOptions, MouseButton, SetInputFilesArgument } from '../types.js';
+import { milliseconds } from '../util/checks.js';
 
 /** What a locator means: where its selector starts, and which of the matches. */
 export interface LocatorTarget<F> {
@@ -156,9 +157,8 @@ export class Locator<F, E> {
 
   /** Focuses the element and types `text` key by key, `delay` ms apart (default 0). */
   type(text: string, options: { delay?: number } = {}): Promise<void> {
-    const delay = options?.delay ?? 0;
     if (typeof text !== 'string') throw new InvalidOptionError(`type takes a string, not ${typeof text}.`);
-    if (typeof delay !== 'number' || !Number.isFinite(delay) || delay < 0) throw new InvalidOptionError(`type: \`delay\` is a number of ms from 0 up, not ${String(delay)}.`);
+    const delay = milliseconds(options?.delay ?? 0, 'type: `delay`');
     return this.#on('type into', (element, timeoutMs) => this.#driver.type(element, text, delay, timeoutMs + delay * text.length));
   }
 
@@ -224,10 +224,7 @@ export class Locator<F, E> {
 
   /** Draws Chrome's highlight over the element for `durationMs` (default 800). */
   highlight(options: HighlightOptions = {}): Promise<void> {
-    const durationMs = options?.durationMs ?? 800;
-    if (typeof durationMs !== 'number' || !Number.isFinite(durationMs) || durationMs < 0) {
-      throw new InvalidOptionError(`highlight: \`durationMs\` is a number of ms from 0 up, not ${String(durationMs)}.`);
-    }
+    const durationMs = milliseconds(options?.durationMs ?? 800, 'highlight: `durationMs`');
     return this.#on('highlight', (element, timeoutMs) => this.#driver.highlight(element, { ...options, durationMs }, timeoutMs + durationMs));
   }
 

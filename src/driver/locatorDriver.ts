@@ -2,13 +2,14 @@
 // the element actions every other caller uses (elementActions.ts, input.ts). Made by the context
 // for each page (page.ts cannot import this module: the element actions need the whole Page).
 
-import { ElementNotActionableError, SdkEvalError } from '../errors.js';
-import type { HighlightOptions, MouseButton } from '../types.js';
+import { ElementNotActionableError } from '../errors.js';
+import type { HighlightOptions } from '../types.js';
 import { clickElement, fillElement, hoverElement, scrollElement, typeIntoElement } from './elementActions.js';
-import { callFunction, describeException } from './evaluate.js';
+import { callFunction } from './evaluate.js';
 import { setInputFiles } from './fileInput.js';
 import type { Frame, ResolvedElement } from './frame.js';
 import { clickablePoint, type as typeKeys } from './input.js';
+import { onEngine } from './pointerCheck.js';
 import { contentFrameOf, countSelector, releaseElement, resolveSelector } from './locator.js';
 import type { LocatorDriver, LocatorTarget } from './locatorApi.js';
 import type { Page } from './page.js';
@@ -26,25 +27,9 @@ export function createLocatorDriver(page: Page): LocatorDriver<Frame, ResolvedEl
   };
   const start = (target: LocatorTarget<Frame>, timeoutMs: number) =>
     target.frames.length ? enter(target.frame, target.frames, timeoutMs) : Promise.resolve(target.frame);
-  const helper = async <Result>(element: ResolvedElement, name: string, args: unknown[], timeoutMs: number): Promise<Result> => {
-    const engine = await element.frame.engine(timeoutMs);
-    if (engine.world.contextId !== element.world.contextId || engine.world.session !== element.world.session) {
-      throw new ElementNotActionableError('it is no longer in the page (its document was replaced)');
-    }
-    const { result, exceptionDetails } = await engine.world.session.send(
-      'Runtime.callFunctionOn',
-      {
-        functionDeclaration: `function (el, ...args) { return this.${name}(el, ...args); }`,
-        objectId: engine.objectId,
-        arguments: [{ objectId: element.objectId }, ...args.map((value) => ({ value }))],
-        returnByValue: true,
-        userGesture: true,
-      },
-      { timeoutMs },
-    );
-    if (exceptionDetails) throw new SdkEvalError(`The element helper ${name} failed: ${describeException(exceptionDetails)}`);
-    return result.value as Result;
-  };
+  // Page-side helpers act for the user (a click event, files put in an input): as a user's gesture.
+  const helper = <Result>(element: ResolvedElement, name: string, args: unknown[], timeoutMs: number): Promise<Result> =>
+    onEngine<Result>(element, name, args.map((value) => ({ value })), timeoutMs, true);
   return {
     get defaultTimeoutMs() {
       return page.defaultTimeoutMs;

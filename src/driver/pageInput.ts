@@ -8,6 +8,7 @@ import { InvalidOptionError, TimeoutError } from '../errors.js';
 import { engineCall } from './engineCall.js';
 import type { Frame } from './frame.js';
 import { xpathAt, type HitPage } from './hitXPath.js';
+import { milliseconds } from '../util/checks.js';
 
 /**
  * How long an action waits for Chrome to take a pointer move. Chrome takes a move when the tab next
@@ -164,8 +165,7 @@ export async function dragAt(page: PointerPage, fromX: number, fromY: number, to
   checkPoint('dragAndDrop(fromX, fromY, toX, toY)', fromX, fromY, toX, toY);
   const button = checkButton('dragAndDrop', options?.button);
   const steps = checkCount('dragAndDrop', 'steps', options?.steps, 1, 1);
-  const delay = options?.delay ?? 0;
-  if (typeof delay !== 'number' || !Number.isFinite(delay) || delay < 0) throw new InvalidOptionError(`dragAndDrop: \`delay\` must be a number of milliseconds, 0 or more, not ${JSON.stringify(delay)}.`);
+  const delay = milliseconds(options?.delay ?? 0, 'dragAndDrop: `delay`');
   const from = await nameAt(page, options?.returnXpath, fromX, fromY);
   const to = await nameAt(page, options?.returnXpath, toX, toY);
   const held = BUTTONS[button];

@@ -9,6 +9,7 @@ import { isContextGone } from './evaluate.js';
 import type { Frame } from './frame.js';
 import { contentFrameOfHop } from './locator.js';
 import { registerClosedShadowRoots } from './shadow.js';
+import { milliseconds } from '../util/checks.js';
 
 const DEFAULT_TIMEOUT_MS = 30_000;
 /**
@@ -36,8 +37,7 @@ export interface WaitingPage {
 }
 
 export function checkWaitMs(what: string, ms: unknown): number {
-  if (typeof ms !== 'number' || !Number.isFinite(ms) || ms < 0) throw new InvalidOptionError(`${what} must be a number of milliseconds, 0 or more, not ${JSON.stringify(ms) ?? String(ms)}.`);
-  return ms;
+  return milliseconds(ms, what);
 }
 
 export async function waitForTimeout(ms: number): Promise<void> {

@@ -8,8 +8,8 @@
 import type { Protocol } from 'devtools-protocol';
 import type { CdpSession } from '../cdp/session.js';
 import type { Readiness, Verdict } from '../injected/engine/types.js';
-import { ElementNotActionableError, ElementObscuredError, SdkEvalError } from '../errors.js';
-import { describeException } from './evaluate.js';
+import { ElementNotActionableError, ElementObscuredError } from '../errors.js';
+import { callEngine } from './engineCall.js';
 import type { EngineHandle, Frame } from './frame.js';
 import { aimAt, click, nextFrames, type Aim, type MouseButton, type Point } from './input.js';
 import type { ResolvedElement } from './locator.js';
@@ -30,25 +30,13 @@ async function engineOf(element: ResolvedElement, timeoutMs: number): Promise<En
 }
 
 /** Calls a method of a frame's selector engine. */
-async function ask<Result>(engine: EngineHandle, method: string, args: Protocol.Runtime.CallArgument[], timeoutMs: number): Promise<Result> {
-  const { result, exceptionDetails } = await engine.world.session.send(
-    'Runtime.callFunctionOn',
-    {
-      objectId: engine.objectId,
-      functionDeclaration: `function (...args) { return this.${method}(...args); }`,
-      arguments: args,
-      returnByValue: true,
-      awaitPromise: true,
-    },
-    { timeoutMs },
-  );
-  if (exceptionDetails) throw new SdkEvalError(`Checking the element (${method}) threw: ${describeException(exceptionDetails)}`);
-  return result.value as Result;
+function ask<Result>(engine: EngineHandle, method: string, args: Protocol.Runtime.CallArgument[], timeoutMs: number, userGesture = false): Promise<Result> {
+  return callEngine(engine, method, args, timeoutMs, `The page-side ${method} threw`, userGesture);
 }
 
-/** Calls a method of the selector engine in the element's world, the element first. */
-export async function onEngine<Result>(element: ResolvedElement, method: string, args: Protocol.Runtime.CallArgument[], timeoutMs: number): Promise<Result> {
-  return ask<Result>(await engineOf(element, timeoutMs), method, [{ objectId: element.objectId }, ...args], timeoutMs);
+/** Calls a method of the selector engine in the element's world, the element first (`userGesture`: as a user's action). */
+export async function onEngine<Result>(element: ResolvedElement, method: string, args: Protocol.Runtime.CallArgument[], timeoutMs: number, userGesture = false): Promise<Result> {
+  return ask<Result>(await engineOf(element, timeoutMs), method, [{ objectId: element.objectId }, ...args], timeoutMs, userGesture);
 }
 
 /** Ends the watches on a press that is not going to be sent. */

@@ -3,6 +3,7 @@
 // them, never an option quietly ignored.
 
 import { InvalidOptionError } from '../errors.js';
+import { milliseconds } from '../util/checks.js';
 import type { FrameScreenshotOptions, ScreenshotClip, ScreenshotOptions } from '../types.js';
 
 export interface CheckedScreenshot {
@@ -75,10 +76,10 @@ function checkFormat(what: string, type: unknown, quality: unknown, path?: strin
   return { format, quality };
 }
 
+const CLIP_AND_FULL_PAGE = '`clip` and `fullPage` cannot be used together: a clip is a part of the page, fullPage all of it.';
+
 function checkTimeout(what: string, value: unknown, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) fail(what, `the timeout must be a positive number of milliseconds, not ${JSON.stringify(value)}.`);
-  return value;
+  return value === undefined ? fallback : milliseconds(value, `${what}: the timeout`, 1);
 }
 
 export function checkScreenshotOptions(input: ScreenshotOptions | undefined, defaultTimeoutMs: number): CheckedScreenshot {
@@ -90,7 +91,7 @@ export function checkScreenshotOptions(input: ScreenshotOptions | undefined, def
   const fullPage = flag(what, 'fullPage', options.fullPage);
   const clip = checkClip(what, options.clip);
   const omitBackground = flag(what, 'omitBackground', options.omitBackground);
-  if (fullPage && clip) fail(what, '`clip` and `fullPage` cannot be used together: a clip is a part of the page, fullPage all of it.');
+  if (fullPage && clip) fail(what, CLIP_AND_FULL_PAGE);
   if (selector !== undefined && (fullPage || clip)) fail(what, `\`selector\` captures one element; it cannot be used with \`${fullPage ? 'fullPage' : 'clip'}\`.`);
   if (omitBackground && format === 'jpeg') fail(what, '`omitBackground` needs a PNG: a JPEG has no transparency.');
   const mask = options.mask ?? [];
@@ -123,7 +124,7 @@ export function checkFrameScreenshotOptions(input: FrameScreenshotOptions | unde
   const { format, quality } = checkFormat(what, options.type, options.quality);
   const fullPage = flag(what, 'fullPage', options.fullPage);
   const clip = checkClip(what, options.clip);
-  if (fullPage && clip) fail(what, '`clip` and `fullPage` cannot be used together: a clip is a part of the page, fullPage all of it.');
+  if (fullPage && clip) fail(what, CLIP_AND_FULL_PAGE);
   const scale = options.scale ?? 1;
   if (typeof scale !== 'number' || !Number.isFinite(scale) || scale <= 0) fail(what, `\`scale\` must be a positive number (0.1 to 2), not ${JSON.stringify(scale)}.`);
   return {

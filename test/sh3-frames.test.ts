@@ -33,7 +33,7 @@ describe('frames, as Stagehand names them', () => {
     expect(main.frameId).toBe(main.id);
     expect(oop.frameId).toBe(oop.id);
     for (const each of [main, oop, leaf, frame('child.html')]) expect(each.pageId).toBe(main.id);
-    expect(main.pageId).toBe(fixture.page.targetId);
+    expect(main.pageId).toBe(fixture.page.targetId());
     expect(oop.sessionId).not.toBe(main.sessionId);
     // The leaf is back on the first origin, so in a process of its own again, not in the top one's session.
     expect(leaf.sessionId).not.toBe(oop.sessionId);

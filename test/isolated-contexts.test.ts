@@ -127,6 +127,8 @@ describe('sdk.newContext()', () => {
     const context = await sdk.newContext();
     try {
       const page = await context.newPage(servers.a.url('download-link.html?name=isolated.txt'));
+      // newPage(url) resolves once the tab is attached, as Stagehand's does; its document loads after.
+      await page.waitForLoadState('load');
       const download = withDeadline(new Promise<Download>((resolve) => page.once('download', resolve)), 10_000, 'Waiting for the download');
       await sdk.act({ selector: '#file', method: 'click' }, { page });
       const file = await (await download).path();
@@ -152,10 +154,10 @@ describe('isolated contexts in an attached browser', () => {
       const [closed, kept] = await Promise.all([attached.newContext(), attached.newContext()]);
       const [closedPage, keptPage] = await Promise.all([closed.newPage(servers.a.url('leaf.html')), kept.newPage(servers.a.url('leaf.html'))]);
       const made = await browserContextsOf(client);
-      expect([...made.values()].sort()).toEqual([[closedPage.targetId], [keptPage.targetId]].sort());
+      expect([...made.values()].sort()).toEqual([[closedPage.targetId()], [keptPage.targetId()]].sort());
       await closed.close();
       // Its tab went with it; the other context and its tab are still there.
-      expect([...(await browserContextsOf(client)).values()]).toEqual([[keptPage.targetId]]);
+      expect([...(await browserContextsOf(client)).values()]).toEqual([[keptPage.targetId()]]);
 
       // The Sdk only detaches from a browser it attached to: Chrome disposes the contexts it made.
       await client.send('Target.setDiscoverTargets', { discover: true });

@@ -13,7 +13,7 @@ import { runScript, waitForLine } from './support/child.js';
 import { startFakeModel, type FakeModel } from './support/fake-model.js';
 import { readPng } from './support/png.js';
 
-const TOOLS = ['act', 'back', 'context', 'extract', 'find', 'navigate', 'observe', 'page_text', 'screenshot', 'tabs'];
+const TOOLS = ['act', 'back', 'context', 'dialogs', 'drag', 'extract', 'find', 'navigate', 'observe', 'page_text', 'press', 'screenshot', 'tabs', 'upload', 'wait_for'];
 
 let fixtures: FixtureServers;
 let fake: FakeModel;

@@ -1,6 +1,8 @@
 // `tendril mcp`: the MCP server's command line. Browser and model flags as `tendril extract` has
 // them; the transport flags are the server's own.
 
+import { existsSync, statSync } from 'node:fs';
+import path from 'node:path';
 import { isIP } from 'node:net';
 import { splitArgs } from '../hosted/server/config.js';
 import { runMcpServer } from '../mcp/server.js';
@@ -34,6 +36,9 @@ Model (extract, observe, act with an instruction):
   --base-url URL       the model server's URL (default MODEL_BASE_URL), for OpenAI-compatible servers
   --model-timeout MS   deadline of a tool call that asks a model (default 120000)
   Without a key, a client that offers sampling lends its own model (sampling/createMessage).
+Files:
+  --upload-dir DIR     the directory the upload tool may take files from (default: upload is off);
+                       nothing outside it is readable through the server
 Other:
   --verbose            the library's log on stderr`;
 
@@ -49,6 +54,7 @@ const OPTIONS = {
   model: { type: 'string' },
   'base-url': { type: 'string' },
   'model-timeout': { type: 'string' },
+  'upload-dir': { type: 'string' },
   verbose: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -86,6 +92,7 @@ export async function mcpCommand(argv: string[]): Promise<number> {
     modelTimeoutMs: modelTimeout(values['model-timeout']),
     shared: values.shared === true,
     contextIdleMs: contextIdle(values['context-idle-timeout']),
+    uploadDir: uploadDir(values['upload-dir']),
   });
   if (url) process.stdout.write(`tendril mcp listening on ${url}\n`);
   // The process lives on in its transport; the server decides when it ends.
@@ -113,6 +120,14 @@ function contextIdle(raw: string | undefined): number {
     throw new UsageError(`--context-idle-timeout takes a number of milliseconds (0: never), not ${JSON.stringify(raw)}.`, MCP_USAGE);
   }
   return value;
+}
+
+/** The upload directory, checked at start: a wrong one is a usage error, not a failed tool call later. */
+function uploadDir(raw: string | undefined): string | undefined {
+  if (raw === undefined) return undefined;
+  const dir = path.resolve(raw);
+  if (!raw.trim() || !existsSync(dir) || !statSync(dir).isDirectory()) throw new UsageError(`--upload-dir takes an existing directory, not ${JSON.stringify(raw)}.`, MCP_USAGE);
+  return dir;
 }
 
 function transport(values: { port?: string; host?: string; token?: string }): { port: number; host: string; loopback: boolean; token: string | undefined } | undefined {

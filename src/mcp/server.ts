@@ -26,6 +26,8 @@ export interface McpServerSettings {
   http?: { port: number; host: string; loopback: boolean; token: string | undefined };
   /** The deadline of a tool call that asks a model (extract, act, observe), in ms. */
   modelTimeoutMs: number;
+  /** The directory `upload` may take files from (--upload-dir); undefined: upload is off. */
+  uploadDir?: string;
   /** One browser context for every client (`--shared`), rather than one each. */
   shared: boolean;
   /** How long a client's browser context may go without a tool call before it ends, in ms; 0: never. */
@@ -49,7 +51,7 @@ export function serverFactory(contexts: ClientContexts, tools: ToolSettings): Mc
 export async function runMcpServer(settings: McpServerSettings): Promise<string | undefined> {
   const browser = new McpBrowser(settings.sdk);
   const contexts = new ClientContexts(browser, { shared: settings.shared, http: settings.http !== undefined, idleMs: settings.contextIdleMs, log: settings.log });
-  const factory = serverFactory(contexts, { modelTimeoutMs: settings.modelTimeoutMs, log: settings.log });
+  const factory = serverFactory(contexts, { modelTimeoutMs: settings.modelTimeoutMs, log: settings.log, uploadDir: settings.uploadDir });
   const onError = (error: Error) => settings.log(`${error.name}: ${error.message}`);
   let closeTransport: () => Promise<void>;
   let url: string | undefined;

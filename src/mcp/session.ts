@@ -16,6 +16,9 @@ export class BrowserSession {
   #opening: Promise<Context> | undefined;
   #current: Page | undefined;
   #closed = false;
+  /** How this client's tabs answer dialogs (the dialogs tool); undefined: the library's default. */
+  #dialogs: { accept: boolean; promptText?: string } | undefined;
+  readonly #answering = new WeakSet<Page>();
 
   constructor(
     private readonly browser: McpBrowser,
@@ -51,11 +54,30 @@ export class BrowserSession {
     // the library's own default page does.
     context.on('page', (page) => {
       this.#current = page;
+      this.#answerDialogs(page);
     });
     this.#context = context;
     this.#of = sdk;
     this.#current = undefined;
     return context;
+  }
+
+  /**
+   * From now on, every tab of this client answers JavaScript dialogs so: accepted (a prompt with
+   * `promptText`) or dismissed. Without it the library's default holds.
+   */
+  async setDialogPolicy(policy: { accept: boolean; promptText?: string }): Promise<void> {
+    this.#dialogs = policy;
+    for (const page of (await this.context()).pages()) this.#answerDialogs(page);
+  }
+
+  #answerDialogs(page: Page): void {
+    if (!this.#dialogs || this.#answering.has(page)) return;
+    this.#answering.add(page);
+    page.on('dialog', (dialog) => {
+      const policy = this.#dialogs!;
+      void (policy.accept ? dialog.accept(policy.promptText) : dialog.dismiss());
+    });
   }
 
   /** The tab the tools work on: the one selected last, or else the most recently opened one. */

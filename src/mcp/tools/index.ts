@@ -15,6 +15,7 @@ import { CONTEXT_ARGUMENT, contextTool, runContextTool } from './contexts.js';
 import { failure, type Tool, type ToolCall } from './kit.js';
 import { MODEL_TOOLS } from './model.js';
 import { READING_TOOLS } from './reading.js';
+import { STEP_TOOLS } from './steps.js';
 
 /** What the server's tools are given besides the browser. */
 export interface ToolSettings {
@@ -22,9 +23,11 @@ export interface ToolSettings {
   modelTimeoutMs: number;
   /** A line for the server's log (stderr). */
   log: (line: string) => void;
+  /** Where `upload` may take files from; undefined: upload is off. */
+  uploadDir?: string;
 }
 
-const TOOLS: Tool[] = [...READING_TOOLS, ...ACTING_TOOLS, ...MODEL_TOOLS];
+const TOOLS: Tool[] = [...READING_TOOLS, ...ACTING_TOOLS, ...STEP_TOOLS, ...MODEL_TOOLS];
 
 export const TOOL_NAMES = [...TOOLS.map((tool) => tool.name), 'context'];
 
@@ -90,6 +93,7 @@ export function registerTools(server: McpServer, contexts: ClientContexts, setti
         const { session } = entered;
         const call: ToolCall = {
           askedModel: false,
+          uploadDir: settings.uploadDir,
           modelOptions: () => {
             call.askedModel = true;
             return modelOptions(session.options, settings, rounds ? { sample: rounds.sample, parallel: CHUNKS_PER_ROUND } : { sample: clientSampling(server, ctx) });

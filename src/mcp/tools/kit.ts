@@ -9,6 +9,8 @@ import type { BrowserSession } from '../session.js';
 /** The model options of one tool call: the server's own model, or else the client's through sampling. */
 export interface ToolCall {
   modelOptions(): Promise<{ model?: ModelConfiguration; timeout: number }>;
+  /** Where `upload` may take files from (--upload-dir); undefined: upload is off. */
+  uploadDir?: string;
   /** Whether the call took them: its timeouts are then the model deadline's. */
   askedModel: boolean;
 }

@@ -31,6 +31,8 @@ describe('env "HOSTED": sdk.newContext()', () => {
       const main = sdk.context.pages()[0]!;
       const context = await sdk.newContext();
       const page = await context.newPage(fixtures.a.url('act.html'));
+      // newPage(url) resolves once the tab is attached, as Stagehand's does; its document loads after.
+      await page.waitForLoadState('load');
       expect(sdk.context.pages()).toEqual([main]);
       // act(action) runs on the server, whose own driver finds this page among the browser's.
       expect(await sdk.act({ selector: '#top', method: 'click' }, { page })).toMatchObject({ success: true });

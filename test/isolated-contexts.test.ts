@@ -79,7 +79,9 @@ describe('sdk.newContext()', () => {
     await pageTwo.goto(servers.a.url('popups.html'));
     const popup = new Promise<Page>((resolve) => two.once('page', resolve));
     await sdk.act({ selector: '#open', method: 'click' }, { page: pageTwo });
-    expect(two.pages()).toContain(await withDeadline(popup, 10_000, 'Waiting for the popup'));
+    // Awaited first: pages() is a copy taken when it is called.
+    const opened = await withDeadline(popup, 10_000, 'Waiting for the popup');
+    expect(two.pages()).toContain(opened);
     expect(sdk.context.pages()).toEqual([main]);
     expect(one.pages()).toEqual([pageOne]);
 

@@ -98,6 +98,7 @@ describe('sdk.newContext()', () => {
     // A new context starts empty.
     const three = await sdk.newContext();
     const pageThree = await three.newPage(servers.a.url('leaf.html'));
+    await pageThree.waitForLoadState('load');
     expect(await stateOf(pageThree)).toBe(' | -');
     expect(await three.cookies()).toEqual([]);
     await three.close();
@@ -115,6 +116,7 @@ describe('sdk.newContext()', () => {
       expect((await context.cookies()).map((cookie) => cookie.name)).toEqual(['keep']);
       // Its first page sends the one kept; the Sdk's own context has none of them.
       const page = await context.newPage(servers.a.url('echo-headers'));
+      await page.waitForLoadState('load');
       expect(await page.evaluate<string>("JSON.parse(document.getElementById('headers').textContent).cookie")).toBe('keep=k');
       expect((await sdk.context.cookies()).map((cookie) => cookie.name)).not.toContain('keep');
       await page.close();

@@ -88,7 +88,9 @@ describe('page.hover(x, y), page.tap(), page.scroll(), page.dragAndDrop()', () =
     expect(await page.hover(AT.closed[0], AT.closed[1], { returnXpath: true })).toBe('/html[1]/body[1]/div[2]/button[1]');
     expect(await page.evaluate('window.log')).toContain('mouseover closed-btn 0 0');
     expect(await page.hover(AT.oop[0], AT.oop[1])).toBe('');
-    expect(await frameOf(page, 'in=oop').evaluate('window.log')).toEqual(['mouseover inner']);
+    // The move reaches the out-of-process frame's renderer on its own way: wait for what it logs.
+    const logged = 'new Promise((resolve) => { const check = () => (window.log.length ? resolve(window.log) : requestAnimationFrame(check)); check(); })';
+    expect(await frameOf(page, 'in=oop').evaluate(logged)).toEqual(['mouseover inner']);
   });
 
   it('taps with a finger: touch events, and the click they make', async () => {

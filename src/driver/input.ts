@@ -7,6 +7,9 @@ import type { CdpSession } from '../cdp/session.js';
 import type { Frame } from './frame.js';
 import type { ResolvedElement } from './locator.js';
 import { chordOf, keyOf, pressChord, splitChord, type Key } from './keyboard.js';
+import type { MouseButton } from '../types.js';
+
+export type { MouseButton };
 
 /** Input goes to a page's top-level session, which routes it as a user's would (page.ts's Page has one). */
 export interface InputPage {
@@ -166,10 +169,10 @@ function toBox(quad: number[]): Box {
   return { x, y, width: Math.max(...xs) - x, height: Math.max(...ys) - y };
 }
 
-export type MouseButton = 'left' | 'right' | 'middle';
+
 
 /** The `buttons` bit of each button, as a pointer event reports it while the button is down. */
-const BUTTON_BITS: Record<MouseButton, number> = { left: 1, right: 2, middle: 4 };
+export const BUTTON_BITS: Record<MouseButton, number> = { left: 1, right: 2, middle: 4 };
 
 export async function click(page: InputPage, point: Point, options: { clickCount?: number; button?: MouseButton; timeoutMs: number }): Promise<void> {
   const session = page.session;

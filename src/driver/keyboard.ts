@@ -5,6 +5,7 @@
 import type { Protocol } from 'devtools-protocol';
 import type { CdpSession } from '../cdp/session.js';
 import { UnknownKeyError } from '../errors.js';
+import { sleep } from '../util/time.js';
 
 export interface Key {
   key: string;
@@ -95,10 +96,6 @@ export function down(key: Key, modifiers: number, text: string | undefined, comm
 
 export function up(key: Key, modifiers: number): KeyEvent {
   return { type: 'keyUp', key: key.key, code: key.code, windowsVirtualKeyCode: key.keyCode, modifiers };
-}
-
-export function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 /** The keys of a chord, by "+" (a "+" of its own is the plus key). */

@@ -5,6 +5,7 @@
 
 import { ElementNotActionableError, ElementObscuredError, InvalidOptionError } from '../errors.js';
 import type { HighlightOptions, MouseButton, SetInputFilesArgument } from '../types.js';
+import { splitHops } from '../injected/engine/css.js';
 import { milliseconds } from '../util/checks.js';
 
 /** What a locator means: where its selector starts, and which of the matches. */
@@ -287,23 +288,7 @@ export class FrameLocator<F, E> {
  */
 export function deepTarget<F>(selector: string, frame?: F): LocatorTarget<F> {
   if (typeof selector !== 'string') throw new InvalidOptionError(`deepLocator takes a selector string, not ${typeof selector}.`);
-  const parts: string[] = [];
-  let depth = 0;
-  let quote = '';
-  let start = 0;
-  for (let i = 0; i < selector.length; i++) {
-    const c = selector[i];
-    if (c === '\\') i++;
-    else if (quote) quote = c === quote ? '' : quote;
-    else if (c === '"' || c === "'") quote = c;
-    else if (c === '[' || c === '(') depth++;
-    else if ((c === ']' || c === ')') && depth > 0) depth--;
-    else if (c === '>' && selector[i + 1] === '>' && depth === 0) {
-      parts.push(selector.slice(start, i).trim());
-      start = ++i + 1;
-    }
-  }
-  parts.push(selector.slice(start).trim());
+  const parts = splitHops(selector);
   if (parts.some((part) => !part)) throw new InvalidOptionError(`deepLocator: "${selector}" has an empty part around ">>".`);
   return { frame, frames: parts.slice(0, -1), selector: parts[parts.length - 1]! };
 }

@@ -4,6 +4,7 @@
 
 import { ElementNotActionableError } from '../errors.js';
 import type { HighlightOptions } from '../types.js';
+import { sleep } from '../util/time.js';
 import { clickElement, fillElement, hoverElement, scrollElement, typeIntoElement } from './elementActions.js';
 import { callFunction } from './evaluate.js';
 import { setInputFiles } from './fileInput.js';
@@ -14,7 +15,6 @@ import { contentFrameOf, countSelector, releaseElement, resolveSelector } from '
 import type { LocatorDriver, LocatorTarget } from './locatorApi.js';
 import type { Page } from './page.js';
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 export function createLocatorDriver(page: Page): LocatorDriver<Frame, ResolvedElement> {
   const enter = async (from: Frame | undefined, frames: readonly string[], timeoutMs: number): Promise<Frame> => {

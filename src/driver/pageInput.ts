@@ -9,6 +9,9 @@ import { engineCall } from './engineCall.js';
 import type { Frame } from './frame.js';
 import { xpathAt, type HitPage } from './hitXPath.js';
 import { milliseconds } from '../util/checks.js';
+import { sleep } from '../util/time.js';
+import type { MouseButton } from '../types.js';
+import { BUTTON_BITS, click } from './input.js';
 
 /**
  * How long an action waits for Chrome to take a pointer move. Chrome takes a move when the tab next
@@ -18,8 +21,7 @@ import { milliseconds } from '../util/checks.js';
  */
 const MOVE_ACK_MS = 1000;
 
-export type MouseButton = 'left' | 'right' | 'middle';
-const BUTTONS: Record<MouseButton, number> = { left: 1, right: 2, middle: 4 };
+export type { MouseButton };
 
 /** What coordinate input needs of a page (page.ts's Page has it). */
 export interface PointerPage extends HitPage {
@@ -76,10 +78,6 @@ function bounded(sent: Promise<unknown>, ms: number): Promise<unknown> {
   return Promise.race([answered, new Promise((resolve) => (timer = setTimeout(resolve, ms)))]).finally(() => clearTimeout(timer));
 }
 
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
 function checkPoint(what: string, ...values: unknown[]): void {
   if (values.some((value) => typeof value !== 'number' || !Number.isFinite(value))) {
     throw new InvalidOptionError(`${what}: coordinates must be finite numbers (CSS pixels from the viewport's top-left corner), not ${values.map(String).join(', ')}.`);
@@ -87,7 +85,7 @@ function checkPoint(what: string, ...values: unknown[]): void {
 }
 
 function checkButton(what: string, button: unknown = 'left'): MouseButton {
-  if (!Object.hasOwn(BUTTONS, button as string)) throw new InvalidOptionError(`${what}: \`button\` must be "left", "right" or "middle", not ${JSON.stringify(button)}.`);
+  if (!Object.hasOwn(BUTTON_BITS, button as string)) throw new InvalidOptionError(`${what}: \`button\` must be "left", "right" or "middle", not ${JSON.stringify(button)}.`);
   return button as MouseButton;
 }
 
@@ -110,12 +108,8 @@ export async function clickAt(page: PointerPage, x: number, y: number, options: 
   const button = checkButton('click', options?.button);
   const clicks = checkCount('click', 'clickCount', options?.clickCount, 1, 1);
   const xpath = await nameAt(page, options?.returnXpath, x, y);
-  // A double click is two press/release pairs, the second with clickCount 2, as a real mouse sends.
-  const events: MouseEvent[] = [{ type: 'mouseMoved', x, y, button: 'none' }];
-  for (let count = 1; count <= clicks; count++) {
-    events.push({ type: 'mousePressed', x, y, button, buttons: BUTTONS[button], clickCount: count }, { type: 'mouseReleased', x, y, button, buttons: 0, clickCount: count });
-  }
-  await mouse(page, events, page.defaultTimeoutMs);
+  await ready(page, page.defaultTimeoutMs);
+  await click(page, { x, y }, { clickCount: clicks, button, timeoutMs: page.defaultTimeoutMs });
   return xpath;
 }
 
@@ -168,7 +162,7 @@ export async function dragAt(page: PointerPage, fromX: number, fromY: number, to
   const delay = milliseconds(options?.delay ?? 0, 'dragAndDrop: `delay`');
   const from = await nameAt(page, options?.returnXpath, fromX, fromY);
   const to = await nameAt(page, options?.returnXpath, toX, toY);
-  const held = BUTTONS[button];
+  const held = BUTTON_BITS[button];
   const timeoutMs = page.defaultTimeoutMs;
   await mouse(page, [{ type: 'mouseMoved', x: fromX, y: fromY, button: 'none' }, { type: 'mousePressed', x: fromX, y: fromY, button, buttons: held, clickCount: 1 }], timeoutMs);
   // One move at a time: a page that follows the drag sees each of them (Chrome merges moves it

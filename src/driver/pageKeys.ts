@@ -5,8 +5,9 @@
 
 import type { CdpSession } from '../cdp/session.js';
 import { InvalidOptionError } from '../errors.js';
-import { chordOf, down, keyOf, NAMED, PLATFORM_KEY, pressChord, sleep, splitChord, up, type Key } from './keyboard.js';
+import { chordOf, down, keyOf, NAMED, PLATFORM_KEY, pressChord, splitChord, up, type Key } from './keyboard.js';
 import { milliseconds } from '../util/checks.js';
+import { sleep } from '../util/time.js';
 
 /** What typing needs of a page (page.ts's Page has it). */
 export interface KeyboardPage {

@@ -10,6 +10,7 @@ import type { Frame } from './frame.js';
 import { contentFrameOfHop } from './locator.js';
 import { registerClosedShadowRoots } from './shadow.js';
 import { milliseconds } from '../util/checks.js';
+import { sleep } from '../util/time.js';
 
 const DEFAULT_TIMEOUT_MS = 30_000;
 /**
@@ -42,7 +43,7 @@ export function checkWaitMs(what: string, ms: unknown): number {
 
 export async function waitForTimeout(ms: number): Promise<void> {
   checkWaitMs('waitForTimeout(ms)', ms);
-  await new Promise((resolve) => setTimeout(resolve, ms));
+  await sleep(ms);
 }
 
 /** Resolves true once `selector` is in `state`; TimeoutError after `timeout`. */

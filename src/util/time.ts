@@ -80,3 +80,8 @@ export class Deadline {
     clearTimeout(this.#timer);
   }
 }
+
+/** Resolves after `ms`: for pauses a caller asked for (a typing delay, a drag's steps), never to wait on the browser. */
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

@@ -56,10 +56,11 @@ function queryAllComposed(scope: Document | Element, part: string, shadows: Shad
 
 /**
  * Splits on `>>` outside strings, brackets and parentheses; surrounding whitespace is optional. `>>` can never
- * be valid CSS there, so splitting on it loses nothing. Returns an error message when a part is empty; an
- * unterminated string is left for querySelector to judge (CSS closes it at the end of input).
+ * be valid CSS there, so splitting on it loses nothing. The parts come trimmed, empty ones included. An
+ * unterminated string is left for querySelector to judge (CSS closes it at the end of input). Also the host's
+ * reading of deepLocator's hops (driver/locatorApi.ts).
  */
-function splitParts(selector: string): string[] | string {
+export function splitHops(selector: string): string[] {
   const parts: string[] = [];
   let depth = 0;
   let quote = '';
@@ -83,7 +84,12 @@ function splitParts(selector: string): string[] | string {
     }
   }
   parts.push(selector.slice(start));
-  const trimmed = parts.map((p) => p.trim());
+  return parts.map((p) => p.trim());
+}
+
+/** splitHops, or an error message when a part is empty. */
+function splitParts(selector: string): string[] | string {
+  const trimmed = splitHops(selector);
   const empty = trimmed.findIndex((p) => !p);
   if (empty >= 0) {
     return trimmed.length === 1

@@ -1,4 +1,6 @@
 export { Sdk } from './sdk.js';
+// Stagehand's rarer methods, installed on the driver's classes (see the file for why here).
+import './stagehand/extras.js';
 export * from './publicApi.js';
 // Stagehand 3's names, for code that swaps its import (docs/migrating-from-stagehand-3.md).
 export { Stagehand, Stagehand as V3, type StagehandLogger } from './stagehand/stagehand.js';

@@ -64,12 +64,12 @@ describe('tendril/extension without a browser', () => {
 });
 
 describe('the tendril/extension bundle', () => {
-  it(`has no Node built-in, no launcher, bridge or hosted client, and is under ${EXTENSION_SIZE_TARGET / 1000} kB minified without the AI SDK`, async () => {
+  it(`has no Node built-in, no launcher, bridge, hosted client or Stagehand class and extras, and is under ${EXTENSION_SIZE_TARGET / 1000} kB minified without the AI SDK`, async () => {
     const { bytes, inputs } = (await bundleExtensionEntry({ minify: true })) as { bytes: number; inputs: string[] };
     console.info(`tendril/extension: ${(bytes / 1000).toFixed(1)} kB minified without the AI SDK`);
     expect(bytes).toBeLessThan(EXTENSION_SIZE_TARGET);
     expect(inputs).toContain('src/extension.ts');
-    expect(inputs.filter((file) => /src\/browser\/(launch|cdpBridge|downloads|attach)\.ts|src\/hosted\/|protocol\/(?!headers\.ts)|node_modules\/(ws|zod|pino)\//.test(file))).toEqual([]);
+    expect(inputs.filter((file) => /src\/browser\/(launch|cdpBridge|downloads|attach)\.ts|src\/hosted\/|src\/stagehand\/|protocol\/(?!headers\.ts)|node_modules\/(ws|zod|pino)\//.test(file))).toEqual([]);
   });
 
   it('fails the build when a Node built-in slips in, naming the importer', async () => {

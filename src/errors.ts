@@ -45,7 +45,7 @@ export class ElementNotFoundError extends SdkError {
 /** An XPath matched no element in the page or its frames. */
 export class XPathResolutionError extends ElementNotFoundError {}
 
-/** An element id (`[12]`, `[2-7]`) that the page's latest read does not have, or no longer has. */
+/** An element id (`[12]`, `[2-7]`) that no read of the page gave, or whose element is gone since. */
 export class ElementIdNotFoundError extends ElementNotFoundError {}
 
 /** A selector step asks for a shadow root that the resolved host element does not have. */

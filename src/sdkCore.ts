@@ -15,7 +15,6 @@ import { Logger, type SdkLogger } from './logger.js';
 import { checkActOptions, checkBehaviourOptions, checkExtractOptions, checkModelServer, isPlainObject } from './sdkOptions.js';
 import { actionOfId, isElementAction } from './act/elementId.js';
 import { captureSnapshot } from './snapshot/index.js';
-import { rememberRead } from './snapshot/latest.js';
 import { READER_SOURCE } from './generated/reader.js';
 import { PageTexts } from './snapshot/views.js';
 import type {
@@ -230,7 +229,7 @@ export class SdkCore {
   async #act(given: string | ActionInput | ElementAction, options?: ActOptions): Promise<ActResult> {
     const checked = checkActOptions(options);
     const page = await this.#pageFor(checked.page);
-    const instructionOrAction = isElementAction(given) ? await actionOfId(page, given) : given;
+    const instructionOrAction = isElementAction(given) ? actionOfId(given) : given;
     if (typeof instructionOrAction !== 'string') checkAction(instructionOrAction);
     const modelTimeoutMs = checked.timeout ?? DEFAULT_MODEL_TIMEOUT_MS;
     let what: ActInput;
@@ -307,7 +306,6 @@ export class SdkCore {
       logger: this.#logger,
       view: view === 'delta' ? 'full' : view,
     });
-    rememberRead(page, snapshot);
     // Works the same with HOSTED: the page text is read over the session's own connection.
     const pageText = view === 'full' || view === 'delta' ? this.#pageTexts.take(page, options.selector, snapshot.text, view === 'delta') : snapshot.text;
     this.#logger.debug('extract', 'Read the page text', { url: page.url(), ms: Date.now() - started, bytes: pageText.length, selector: options.selector, view });

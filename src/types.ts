@@ -326,10 +326,11 @@ export interface ObserveResult {
 export type ActionInput = Pick<ObserveResult, 'selector'> & Partial<Omit<ObserveResult, 'selector'>>;
 
 /**
- * An action on an element named by its id in the page's latest read (`extract()`'s page text, any
- * view): `"12"` or `"[12]"` in the top document, `"2-7"` in frame 2. No model is asked. The id holds
- * until the page is read again or its document changes; after that act() fails with
- * ElementIdNotFoundError, and the page must be read again.
+ * An action on an element named by its id in the page text (`extract()`, any view): `"12"` or
+ * `"[12]"` in the top document, `"2-7"` in frame 2. No model is asked. An id names its element
+ * itself, for as long as that element is in its document, whatever reads came since; once it is
+ * gone (removed, its document or frame replaced), act() fails with ElementIdNotFoundError, and the
+ * page must be read again. A new document numbers its lines from the start again.
  */
 export interface ElementAction {
   elementId: string;

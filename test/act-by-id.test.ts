@@ -31,7 +31,8 @@ describe('act({ elementId })', () => {
     expect(await page.evaluate(() => document.getElementById('top-state')!.textContent)).toBe('top clicked 1');
     // Ids stay good until the page is read again: all of these come from the one read.
     const done = await sdk.act({ elementId: `[${frames[0]}]`, method: 'click' });
-    expect(done.actions[0]!.selector).toMatch(/^xpath=\/html\/body\/iframe\[1\]/);
+    // The action names the element by its id: replayed, it is that element again.
+    expect(done.actions[0]!.selector).toBe(`ref=${frames[0]}`);
     await sdk.act({ elementId: frames[1]! });
     await sdk.act({ elementId: shadow });
     const states = await Promise.all(page.frames().slice(1).map((frame) => frame.evaluate(() => document.getElementById('frame-state')!.textContent)));
@@ -73,5 +74,80 @@ describe('act({ elementId })', () => {
     const { pageText } = await sdk.extract({ view: 'interactive' });
     await sdk.act({ elementId: idOf(pageText, /button: Top button/) });
     expect(await page.evaluate(() => document.getElementById('top-state')!.textContent)).toBe('top clicked 1');
+  });
+});
+
+describe('ids stay with their elements', () => {
+  /** Every id of a page text, as written. */
+  const idsIn = (pageText: string) => [...pageText.matchAll(/^ *\[((?:\d+-)?\d+)\]/gm)].map((match) => match[1]!);
+  const state = () => browser.page.evaluate(() => document.getElementById('state')!.textContent);
+
+  it('an id kept across a change that adds lines above it acts on its own element: top document, out-of-process iframe, closed shadow root', async () => {
+    const { page, sdk } = browser;
+    await page.goto(browser.servers.a.url('/ids.html'));
+    const before = (await sdk.extract()).pageText;
+    const top = idOf(before, /button: Target$/);
+    const inFrame = idOf(before, /button: Frame target$/);
+    const inShadow = idOf(before, /button: Shadow target$/);
+    const frame = page.frames().find((each) => each.url().endsWith('/ids-frame.html'))!;
+    expect(frame.isOutOfProcess()).toBe(true);
+
+    // The page adds a line above each target, and is read again: the agent still holds the old ids.
+    await page.evaluate(() => (window as unknown as { insertAbove(): void }).insertAbove());
+    await frame.evaluate(() => (window as unknown as { insertAbove(): void }).insertAbove());
+    const after = (await sdk.extract()).pageText;
+    expect(after).toContain('button: Inserted 1');
+
+    await sdk.act({ elementId: top });
+    expect(await state()).toBe('pressed Target');
+    await sdk.act({ elementId: inFrame });
+    expect(await frame.evaluate(() => document.getElementById('state')!.textContent)).toBe('frame pressed Frame target');
+    await sdk.act({ elementId: inShadow });
+    expect(await state()).toBe('pressed Shadow target');
+
+    // The new read gave the targets the ids they had, and the added lines ids no read had given.
+    expect([idOf(after, /button: Target$/), idOf(after, /button: Frame target$/), idOf(after, /button: Shadow target$/)]).toEqual([top, inFrame, inShadow]);
+    const old = new Set(idsIn(before));
+    for (const added of [/button: Inserted 1$/, /button: Frame inserted 1$/, /button: Shadow inserted 1$/]) expect(old.has(idOf(after, added))).toBe(false);
+    // Without a read in between, too.
+    await page.evaluate(() => (window as unknown as { insertAbove(): void }).insertAbove());
+    await sdk.act({ elementId: top });
+    expect(await state()).toBe('pressed Target');
+    // The views and a scoped read give the same ids.
+    expect(idOf((await sdk.extract({ view: 'interactive' })).pageText, /button: Target( \(|$)/)).toBe(top);
+    expect(idOf((await sdk.extract({ selector: '#list' })).pageText, /button: Target$/)).toBe(top);
+  });
+
+  it('an id whose element is gone is ElementIdNotFoundError: removed, its document replaced, its frame navigated', async () => {
+    const { page, sdk } = browser;
+    await page.goto(browser.servers.a.url('/ids.html'));
+    const pageText = (await sdk.extract()).pageText;
+    const doomed = idOf(pageText, /button: Doomed$/);
+    const top = idOf(pageText, /button: Target$/);
+    const inFrame = idOf(pageText, /button: Frame target$/);
+
+    await page.evaluate(() => (window as unknown as { removeDoomed(): void }).removeDoomed());
+    const removed = await sdk.act({ elementId: doomed }).catch((error: unknown) => error);
+    expect(removed).toBeInstanceOf(ElementIdNotFoundError);
+    expect((removed as Error).message).toMatch(new RegExp(`^\\[${doomed}\\] .*gone.*Read the page again`));
+    // The same after a read: its id is given to no other element.
+    const reread = (await sdk.extract()).pageText;
+    expect(idsIn(reread)).not.toContain(doomed);
+    expect(await sdk.act({ elementId: doomed }).catch((error: unknown) => error)).toBeInstanceOf(ElementIdNotFoundError);
+    expect(await state()).toBe('none yet');
+
+    // The frame shows another document: its old ids name nothing there.
+    const frame = page.frames().find((each) => each.url().endsWith('/ids-frame.html'))!;
+    await frame.evaluate((url) => void (location.href = url), browser.servers.b.url('/act-frame.html'));
+    await expect.poll(() => frame.url()).toMatch(/act-frame\.html$/);
+    expect(await sdk.act({ elementId: inFrame }).catch((error: unknown) => error)).toBeInstanceOf(ElementIdNotFoundError);
+
+    // A new top document: none of the old ids is there, until the page is read again.
+    await page.goto(browser.servers.a.url('/ids.html'));
+    const navigated = await sdk.act({ elementId: top }).catch((error: unknown) => error);
+    expect(navigated).toBeInstanceOf(ElementIdNotFoundError);
+    expect(await state()).toBe('none yet');
+    expect((await sdk.act({ elementId: idOf((await sdk.extract()).pageText, /button: Target$/) })).success).toBe(true);
+    expect(await state()).toBe('pressed Target');
   });
 });

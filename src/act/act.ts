@@ -5,6 +5,7 @@ import type { Page } from '../driver/page.js';
 import {
   ActionFailedError,
   ContentFrameNotFoundError,
+  ElementIdNotFoundError,
   ElementNotActionableError,
   ElementNotFoundError,
   ElementObscuredError,
@@ -202,7 +203,8 @@ async function replayAction(
     await perform(page, withVariables(performed, options.variables), options.timeoutMs);
   } catch (error) {
     if (error instanceof ElementObscuredError) return notDone(performed, `${performed.method} on ${action.selector}`, error);
-    if (!isHealable(error)) throw error;
+    // An id whose element is gone: the caller reads the page again (its message says so).
+    if (!isHealable(error) || error instanceof ElementIdNotFoundError) throw error;
     if (!options.heal) {
       throw new ActionFailedError(
         `Could not ${action.method ?? 'click'} ${action.description ? `"${action.description}" ` : ''}(${action.selector}): ${error.message}. ` +

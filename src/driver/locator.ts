@@ -1,6 +1,7 @@
 import type { Protocol } from 'devtools-protocol';
 import {
   ContentFrameNotFoundError,
+  ElementIdNotFoundError,
   ElementNotFoundError,
   SdkEvalError,
   SdkIframeError,
@@ -8,6 +9,7 @@ import {
   XPathResolutionError,
 } from '../errors.js';
 import { describeException, isContextGone } from './evaluate.js';
+import { frameOfNumber, parseRef, type RefPage } from './refs.js';
 import { registerClosedShadowRoots } from './shadow.js';
 import type { Frame, ResolvedElement, World } from './frame.js';
 import type { FrameLocator as FrameLocatorOf, Locator as LocatorOf } from './locatorApi.js';
@@ -30,10 +32,9 @@ export function isXPath(selector: string): boolean {
 }
 
 /** What selectors need of a page (page.ts's Page has it). */
-export interface LocatorPage {
+export interface LocatorPage extends RefPage {
   /** Deadline of a single operation unless it gives its own. */
   readonly defaultTimeoutMs: number;
-  mainFrame(): Frame;
 }
 
 /** Where a selector starts, and which of its matches is wanted. */
@@ -76,6 +77,19 @@ async function follow<Found>(
   const xpath = isXPath(selector);
   let frame = from ?? page.mainFrame();
   let rest = selector.trim();
+  // An id of the page text names its frame itself, and its element there.
+  const ref = parseRef(rest);
+  if (ref) {
+    const found = frameOfNumber(page, ref[0]);
+    const outcome = found ? await step(found, `ref=${ref[1]}`) : 'none';
+    if (typeof outcome !== 'string') return outcome;
+    const id = ref[0] ? `[${ref[0]}-${ref[1]}]` : `[${ref[1]}]`;
+    throw new ElementIdNotFoundError(
+      `${id} is not an element of this page now: no read gave that id, or its element is gone since (removed, its document replaced, ` +
+        'its frame gone). Read the page again (extract(), or page_text over MCP) and use an id from that read.',
+      id,
+    );
+  }
   for (let hop = 0; hop <= MAX_FRAME_HOPS; hop++) {
     // A closed page says so where the frame is used; a frame detached from a live page, here.
     if (frame.isDetached() && !frame.page.isClosed()) {
@@ -140,7 +154,7 @@ async function resolveInFrame(frame: Frame, selector: string, nth: number, timeo
     return run();
   }
   const first = await run();
-  if (first !== 'none') return first;
+  if (first !== 'none' || selector.startsWith('ref=')) return first;
   // Page script cannot see closed shadow roots; the DevTools DOM can. Learn them, and try again
   // if there were any we did not know.
   const learned = await registerClosedShadowRoots(frame, timeoutMs);

@@ -2,6 +2,8 @@
 // Chrome, and extract, act and observe run on the service (hosted/client/service.ts).
 
 import { watchedAction } from '../driver/policy.js';
+import { parseRef } from '../driver/refs.js';
+import { xpathOfRef } from '../driver/refXPath.js';
 import { WATCH_SOURCE } from '../generated/watch.js';
 import { connectHosted, type HostedBrowser } from '../hosted/client/api.js';
 import { hostedAct, hostedExtract, hostedObserve, type HostedCall } from '../hosted/client/service.js';
@@ -55,9 +57,11 @@ export function hostedOperations(browser: HostedBrowser, sdkOptions: SdkOptions)
   });
   return {
     extract: (call, instruction, schema, selector) => hostedExtract(toCall(call), instruction, schema, selector),
-    act: (call, what, variables) => {
-      // Only the action's own fields travel.
+    act: async (call, what, variables) => {
+      // Only the action's own fields travel; an id of the page text, which only this Sdk's page
+      // scripts know, as the XPath of its element now.
       const sent = 'action' in what ? { action: pick(what.action) } : what;
+      if ('action' in sent && parseRef(sent.action.selector)) sent.action.selector = await xpathOfRef(call.page, sent.action.selector, call.timeoutMs);
       return watchedAction(call.page, call.timeoutMs, () => hostedAct(toCall(call), sent, variables));
     },
     observe: (call, instruction, selector) => hostedObserve(toCall(call), instruction, selector),

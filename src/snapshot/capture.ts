@@ -9,6 +9,7 @@ import { isContextGone, objectGroup } from '../driver/evaluate.js';
 import type { EngineHandle, Frame } from '../driver/frame.js';
 import { resolveSelector, type ResolvedElement } from '../driver/locator.js';
 import type { Page } from '../driver/page.js';
+import { frameNumbers } from '../driver/refs.js';
 import { askSuspects } from '../driver/shadow.js';
 import { withDeadline } from '../util/time.js';
 import type { CaptureOptions, CaptureResult } from '../injected/reader/types.js';
@@ -36,8 +37,8 @@ const FRAME_MARK = '\u0001';
 /** How long a read waits for the document that its main document asked for (see documents.ts). */
 const REPLACEMENT_WAIT_MS = 1000;
 
-/** A frame's capture and the key its engine keeps the elements under. */
-type Captured = CaptureResult & { key: string };
+/** A frame's capture and the engine whose ids it holds. */
+type Captured = CaptureResult & { engine: string };
 
 let captures = 0;
 
@@ -64,7 +65,8 @@ export function captureSnapshot(page: Page, options: CaptureSnapshotOptions = {}
 
 class Capture {
   readonly #parts = new Map<string, FramePart>();
-  #ordinals: Map<Frame, number>;
+  /** The F of `[F-N]`: it stays with its frame from read to read (driver/refs.ts). */
+  #ordinal: (frame: Frame) => number;
   /** Times the document being read went away: each starts a new round of reading. */
   #round = 0;
   /** Documents the main frame committed since the capture began. */
@@ -77,7 +79,7 @@ class Capture {
     private readonly logger: Logger | undefined,
     private readonly view: 'full' | 'viewport' | 'interactive',
   ) {
-    this.#ordinals = ordinalsOf(page);
+    this.#ordinal = frameNumbers(page);
     const main = page.mainFrame();
     let loader = main.committedLoaderId;
     this.stopWatching = main.changed.on('change', () => {
@@ -85,13 +87,6 @@ class Capture {
       loader = main.committedLoaderId;
       this.#commits++;
     });
-  }
-
-  /** The F of `[F-N]`: tree order at the start, then in order of appearance for frames added since. */
-  #ordinal(frame: Frame): number {
-    let ordinal = this.#ordinals.get(frame);
-    if (ordinal === undefined) this.#ordinals.set(frame, (ordinal = this.#ordinals.size));
-    return ordinal;
   }
 
   #remaining(deadline = this.deadline): number {
@@ -126,7 +121,7 @@ class Capture {
       }
       this.#round++;
       this.#parts.clear();
-      this.#ordinals = ordinalsOf(this.page);
+      this.#ordinal = frameNumbers(this.page);
       this.logger?.debug('snapshot', 'The page replaced its document; reading the new one', { url: frame.url() });
       await parsed(this.page.mainFrame(), this.#remaining() / 2);
     }
@@ -215,7 +210,7 @@ class Capture {
       const result = required ? await capture : await withDeadline(capture, this.#remaining(deadline), `Capturing frame ${frame.url()}`);
       // A frame of a round given up (its main document went away) is not part of this one.
       if (round !== this.#round) return;
-      this.#parts.set(frame.id, { ordinal: this.#ordinal(frame), frame, key: result.key, result, parent: null, prefix: '' });
+      this.#parts.set(frame.id, { ordinal: this.#ordinal(frame), frame, engine: result.engine, result, parent: null, prefix: '' });
     } catch (error) {
       if (required) throw error;
       // A frame that detached, navigated away or did not answer in time is left out.
@@ -282,7 +277,7 @@ class Capture {
         // Asked right behind the walk: what it suspects is then known without a round trip more.
         const suspects = frame.showsErrorPage() ? undefined : askSuspects(engine, group, remaining());
         suspects?.catch(() => undefined);
-        return { result: { ...(await reading), key }, suspects };
+        return { result: { ...(await reading), engine: engine.objectId }, suspects };
       };
       let { result, suspects } = await walk();
       // Closed roots found let the next walk in, where it may suspect more (a declarative closed
@@ -363,11 +358,6 @@ class Capture {
  */
 function readable(frame: Frame): boolean {
   return !frame.isDetached() && !frame.showsErrorPage();
-}
-
-/** The F of `[F-N]` for the frames there are now: tree order. */
-function ordinalsOf(page: Page): Map<Frame, number> {
-  return new Map(page.frames().map((frame, i) => [frame, i]));
 }
 
 /** A handle passed to the page was let go before the command ran. */

@@ -2,18 +2,17 @@
 // that acts and looks again pays only for the difference, and exact: applyDelta(previous, delta)
 // gives the new text byte for byte.
 //
-// Ids are not stable under change: a line's id is its number in the frame's text, so one line added
-// near the top moves every id below it, and a frame added moves the frame numbers after it. Lines
-// are therefore matched by what they say (indentation, role, name and states, the id left out) with
-// a shortest edit script (Myers), and ids that moved on unchanged lines are stated as ranges.
+// An id stays with its element from read to read (injected/engine/ids.ts), so an unchanged line is
+// the same text in both, id included, and lines are matched whole, by a shortest edit script (Myers):
+// a line that kept its id but says something else is its element changed; a new element is a line
+// added, with a new id; one the page dropped, or replaced with another, a line removed.
 //
-// Format: a first line `# delta since the previous page text: <counts>`, then hunks, then moves.
+// Format: a first line `# delta since the previous page text: <counts>`, then hunks.
 // Ids are written as in the text: [N] in the top document, [F-N] in frame F (see ids.ts).
 //   @ after [F-N]      (or `@ top`) where the hunk goes: after the previous text's line [F-N]
-//   ~ <line>           the next previous line changed into <line> (its new id and indentation)
+//   ~ <line>           the next previous line, the same id, changed into <line> (its indentation too)
 //   - [F-N] <text>     the next previous line, [F-N], was removed
 //   + <line>           <line> was added here
-//   = [F-A]..[F-B] → [G-C]..[G-D]   unchanged lines [F-A] to [F-B] now have ids [G-C] to [G-D]
 // When there is nothing to compare with, or a delta would not be shorter than the text, the answer
 // is `# page text (<why>)` followed by the full text.
 
@@ -64,7 +63,6 @@ export function applyDelta(previous: string, delta: string): string {
     if (id) index.set(lineId(id).join('-'), i);
   });
   const hunks: Array<{ after: number; ops: string[] }> = [];
-  const moves = new Map<number, Array<[from: number, to: number, frame: number, start: number]>>();
   for (const line of delta.split('\n').slice(1)) {
     if (line.startsWith('@ ')) {
       const target = line.slice(2);
@@ -73,29 +71,15 @@ export function applyDelta(previous: string, delta: string): string {
       hunks.push({ after, ops: [] });
     } else if (/^[-~+] /.test(line) && hunks.length) {
       hunks[hunks.length - 1]!.ops.push(line);
-    } else if (line.startsWith('= ')) {
-      const move = /^= \[(?:(\d+)-)?(\d+)\](?:\.\.\[(?:\d+-)?(\d+)\])? → \[(?:(\d+)-)?(\d+)\]/.exec(line);
-      if (!move) throw new Error(`applyDelta: cannot read the line "${line}".`);
-      const frame = Number(move[1] ?? 0);
-      const list = moves.get(frame) ?? [];
-      list.push([Number(move[2]), Number(move[3] ?? move[2]), Number(move[4] ?? 0), Number(move[5])]);
-      moves.set(frame, list);
     } else if (line) {
       throw new Error(`applyDelta: cannot read the line "${line}".`);
     }
   }
-  const moved = (line: string): string => {
-    const id = ID.exec(line);
-    if (!id) return line;
-    const [frame, node] = lineId(id);
-    const move = moves.get(frame)?.find(([from, to]) => node >= from && node <= to);
-    return move ? `${id[1]}${formatId(move[2], node - move[0] + move[3])}${line.slice(id[0].length)}` : line;
-  };
   const out: string[] = [];
   let i = 0;
   for (const hunk of hunks) {
     if (hunk.after < i - 1) throw new Error('applyDelta: the hunks are out of order.');
-    while (i <= hunk.after) out.push(moved(old[i++]!));
+    while (i <= hunk.after) out.push(old[i++]!);
     for (const op of hunk.ops) {
       if (op[0] === '+') {
         out.push(op.slice(2));
@@ -114,25 +98,12 @@ export function applyDelta(previous: string, delta: string): string {
       i++;
     }
   }
-  while (i < old.length) out.push(moved(old[i++]!));
+  while (i < old.length) out.push(old[i++]!);
   return out.join('\n');
 }
 
 function splitLines(text: string): string[] {
   return text === '' ? [] : text.split('\n');
-}
-
-/** A line as compared: without its id. */
-function keyOf(line: string): string {
-  const id = ID.exec(line);
-  return id ? id[1] + line.slice(id[0].length + (line[id[0].length] === ' ' ? 1 : 0)) : line;
-}
-
-/** Indentation and role: a removed and an added line alike in these read as one line changed. */
-function kindOf(line: string): string {
-  const key = keyOf(line);
-  const body = key.trimStart();
-  return `${key.length - body.length}:${body.split(/[: ]/, 1)[0]}`;
 }
 
 function idOf(line: string): [frame: number, node: number] | null {
@@ -145,22 +116,19 @@ function encode(previous: string, current: string): string | null {
   const b = splitLines(current);
   const codes = new Map<string, number>();
   const code = (line: string): number => {
-    const key = keyOf(line);
-    let value = codes.get(key);
-    if (value === undefined) codes.set(key, (value = codes.size));
+    let value = codes.get(line);
+    if (value === undefined) codes.set(line, (value = codes.size));
     return value;
   };
   const match = align(Int32Array.from(a, code), Int32Array.from(b, code), MAX_EDITS);
   if (!match) return null;
 
   const body: string[] = [];
-  const moves = new Moves();
   let [changed, added, removed] = [0, 0, 0];
   let i = 0;
   let j = 0;
   while (i < a.length || j < b.length) {
     if (i < a.length && match[i] === j) {
-      if (!moves.note(idOf(a[i]!), idOf(b[j]!))) return null;
       i++;
       j++;
       continue;
@@ -178,13 +146,14 @@ function encode(previous: string, current: string): string | null {
     for (let k = 0; k < Math.max(dels.length, ins.length); k++) {
       const gone = dels[k];
       const come = ins[k];
-      if (gone !== undefined && come !== undefined && kindOf(gone) === kindOf(come)) {
+      const goneId = gone === undefined ? null : idOf(gone);
+      if (gone !== undefined && !goneId) return null;
+      if (goneId && come !== undefined && String(idOf(come)) === String(goneId)) {
         body.push(`~ ${come}`);
         changed++;
         continue;
       }
       if (gone !== undefined) {
-        if (!idOf(gone)) return null;
         body.push(`- ${gone.trimStart()}`);
         removed++;
       }
@@ -194,53 +163,7 @@ function encode(previous: string, current: string): string | null {
       }
     }
   }
-  const moveLines = moves.lines();
-  const counts = `${changed} changed, ${added} added, ${removed} removed${moves.count ? `; ${moves.count} unchanged lines have new ids` : ''}`;
-  return [`${DELTA_HEAD} ${counts}`, ...body, ...moveLines].join('\n');
-}
-
-/** Unchanged lines whose id changed, as ranges per frame of the previous text. */
-class Moves {
-  count = 0;
-  readonly #open = new Map<number, { from: number; to: number; frame: number; start: number }>();
-  readonly #done: Array<{ oldFrame: number; from: number; to: number; frame: number; start: number }> = [];
-
-  /** False when a line has no id to move by. */
-  note(before: [number, number] | null, after: [number, number] | null): boolean {
-    if (!before || !after) return before === after;
-    const [oldFrame, node] = before;
-    const run = this.#open.get(oldFrame);
-    if (before[0] === after[0] && before[1] === after[1]) {
-      // Ranges must not take in lines that kept their ids: the run ends here.
-      if (run) this.#close(oldFrame);
-      return true;
-    }
-    this.count++;
-    if (run && run.frame === after[0] && node > run.to && after[1] - node === run.start - run.from) {
-      run.to = node;
-      return true;
-    }
-    if (run) this.#close(oldFrame);
-    this.#open.set(oldFrame, { from: node, to: node, frame: after[0], start: after[1] });
-    return true;
-  }
-
-  lines(): string[] {
-    for (const frame of [...this.#open.keys()]) this.#close(frame);
-    return this.#done
-      .sort((x, y) => x.oldFrame - y.oldFrame || x.from - y.from)
-      .map(({ oldFrame, from, to, frame, start }) =>
-        from === to
-          ? `= ${formatId(oldFrame, from)} → ${formatId(frame, start)}`
-          : `= ${formatId(oldFrame, from)}..${formatId(oldFrame, to)} → ${formatId(frame, start)}..${formatId(frame, start + to - from)}`,
-      );
-  }
-
-  #close(oldFrame: number): void {
-    const run = this.#open.get(oldFrame)!;
-    this.#open.delete(oldFrame);
-    this.#done.push({ oldFrame, ...run });
-  }
+  return [`${DELTA_HEAD} ${changed} changed, ${added} added, ${removed} removed`, ...body].join('\n');
 }
 
 /**

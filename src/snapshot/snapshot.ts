@@ -7,8 +7,8 @@ import type { CaptureOptions, CaptureResult } from '../injected/reader/types.js'
 export interface FramePart {
   ordinal: number;
   frame: Frame;
-  /** Names this capture to the frame's engine, which keeps its elements until the next one. */
-  key: string;
+  /** The engine that read it (its objectId): the ids are that document's, and no later one's. */
+  engine: string;
   result: CaptureResult;
   /** The parent frame's part and the node number of this frame's Iframe line there. */
   parent: { part: FramePart; node: number } | null;
@@ -19,8 +19,8 @@ export interface FramePart {
 /**
  * The page as text plus the maps beside it: node id (`N` or `F-N`, see ids.ts) → absolute URL for
  * links, read at capture time, and → absolute XPath (crossing frames and shadow roots), built on
- * request from the elements the page keeps for the latest capture of each document. An XPath is
- * therefore available while that document is still there and not captured again; after that it is
+ * request, as the page is then, from the element each document keeps with its id
+ * (injected/engine/ids.ts). An XPath is therefore there while its element is; after that it is
  * undefined.
  */
 export class Snapshot {
@@ -96,12 +96,13 @@ export class Snapshot {
     return prefix;
   }
 
-  /** Asks the frame for the XPaths of its nodes; null once its document moved on. */
+  /** Asks the frame for the XPaths of its nodes; null once its document moved on (a new one has ids of its own). */
   async #ask(part: FramePart, nodes: number[]): Promise<Array<string | null> | null> {
     if (part.frame.isDetached()) return null;
     try {
       const engine = await part.frame.engine(this.timeoutMs);
-      const options: CaptureOptions = { mode: 'xpaths', key: part.key, ids: nodes, frame: part.ordinal, frameKeys: [], rootLine: false, smallDocument: 0 };
+      if (engine.objectId !== part.engine) return null;
+      const options: CaptureOptions = { mode: 'xpaths', key: '', ids: nodes, frame: part.ordinal, frameKeys: [], rootLine: false, smallDocument: 0 };
       return await callPageScript<Array<string | null> | null>(part.frame, engine, options, [{ value: null }], this.timeoutMs);
     } catch {
       // The frame went away or navigated: its elements are gone with it.

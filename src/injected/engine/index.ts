@@ -5,6 +5,7 @@ import type { Engine, Outcome } from './types.js';
 import { ShadowRegistry } from './composed.js';
 import { resolveCss } from './css.js';
 import { elementHelpers } from './element.js';
+import { Ids } from './ids.js';
 import { addStyle, mask, removeStyle, settleAnimations, unmask } from './paint.js';
 import { aim, arm, describe, disarm, verdict, watchPress } from './pointer.js';
 import { resolveText } from './text.js';
@@ -14,15 +15,12 @@ import { resolveXPath } from './xpath.js';
 
 export type { Engine } from './types.js';
 
-const KEPT_CAPTURES = 6;
-
 export function createEngine(): Engine {
   const shadows = new ShadowRegistry();
   let stashedFrame: Element | null = null;
   let suspects: Element[] = [];
   const scanned = new WeakSet<Element>();
-  // The last few captures, so a snapshot stays usable while other calls capture the same document.
-  const kept: Array<[string, Element[]]> = [];
+  const ids = new Ids();
 
   // What a search that must not enter shadow roots uses instead of `shadows`.
   const noShadows = new (class extends ShadowRegistry {
@@ -33,12 +31,12 @@ export function createEngine(): Engine {
 
   return {
     resolve(selector: string, nth = 0): Element | string {
-      const outcome = settle(dispatch(String(selector), shadows, nth > 0));
+      const outcome = settle(dispatch(String(selector), shadows, nth > 0, ids));
       if (typeof outcome !== 'object') return outcome;
       return (Array.isArray(outcome) ? outcome[nth] : outcome) ?? 'none';
     },
     countMatches(selector: string): number | string {
-      const outcome = settle(dispatch(String(selector), shadows, true));
+      const outcome = settle(dispatch(String(selector), shadows, true, ids));
       if (outcome === 'none') return 0;
       return typeof outcome === 'object' ? (Array.isArray(outcome) ? outcome.length : 1) : outcome;
     },
@@ -69,16 +67,7 @@ export function createEngine(): Engine {
     isScanned(el: Element): boolean {
       return scanned.has(el);
     },
-    keep(key: string, elements: Element[]): void {
-      // A capture that walks again (after finding closed roots) replaces its first walk.
-      const again = kept.findIndex(([each]) => each === key);
-      if (again >= 0) kept.splice(again, 1);
-      kept.push([key, elements]);
-      if (kept.length > KEPT_CAPTURES) kept.shift();
-    },
-    kept(key: string): Element[] | null {
-      return kept.find(([each]) => each === key)?.[1] ?? null;
-    },
+    ids,
     aim,
     arm,
     watchPress,
@@ -96,7 +85,7 @@ export function createEngine(): Engine {
     async waitFor(selector: string, state: string, pierce: boolean, ms: number): Promise<string> {
       const registry = pierce ? shadows : noShadows;
       const outcome = await waitFor(
-        () => dispatch(String(selector), registry, false),
+        () => dispatch(String(selector), registry, false, ids),
         state as WaitState,
         ms,
         () => [document, ...registry.rootsUnder(document)],
@@ -133,8 +122,13 @@ export function createEngine(): Engine {
 }
 
 /** With `all`, every match (of the last part, for CSS that crosses elements or frames). */
-function dispatch(raw: string, shadows: ShadowRegistry, all: boolean): Outcome {
+function dispatch(raw: string, shadows: ShadowRegistry, all: boolean, ids: Ids): Outcome {
   const selector = raw.trim();
+  // `ref=N`: the element behind an id of the page text, itself (the host found its frame).
+  if (selector.startsWith('ref=')) {
+    const element = ids.byId(Number(selector.slice(4)));
+    return element ? (all ? { kind: 'all', elements: [element] } : { kind: 'found', element }) : { kind: 'none' };
+  }
   if (selector.startsWith('xpath=')) return xpath(selector.slice(6).trim(), shadows, all);
   if (selector.startsWith('css=')) return resolveCss(selector.slice(4), shadows, document, all);
   if (/^text=/i.test(selector)) return resolveText(selector.slice(5), shadows, document, all);

@@ -1,3 +1,4 @@
+import type { Ids } from './ids.js';
 import type { ElementHelpers } from './element.js';
 
 /** A box in the element's own frame's viewport (CSS pixels). */
@@ -55,10 +56,9 @@ export interface Engine extends ElementHelpers {
   suspects(): Element[];
   markSuspectsScanned(): void;
   isScanned(el: Element): boolean;
-  /** Holds the elements behind the node ids of the latest few snapshots of this document, so the
-   *  host can ask for their XPaths, or act on them, after the capture. */
-  keep(key: string, elements: Element[]): void;
-  kept(key: string): Element[] | null;
+  /** The ids of the page text's lines in this document, each kept with its element (ids.ts); what
+   *  `ref=N` resolves. */
+  ids: Ids;
   /** Before a click: why the element cannot take it ('' when it can), and its first box (pointer.ts). */
   aim(el: Element): { why: string; box: Box | null };
   /** Just before a press: whether the element is disabled, moving or covered; when none, the press is watched. */

@@ -22,10 +22,11 @@ export function run(engine: EngineLike, options: CaptureOptions, root: Element |
     case 'element':
       return JSON.stringify(new XPathBuilder().of(frameElements[0]!));
     case 'xpaths': {
-      const elements = engine.kept(options.key);
-      if (!elements) return 'null';
       const builder = new XPathBuilder();
-      return JSON.stringify((options.ids ?? []).map((id) => (elements[id] ? builder.of(elements[id]) : null)));
+      return JSON.stringify((options.ids ?? []).map((id) => {
+        const el = engine.ids.byId(id);
+        return el ? builder.of(el) : null;
+      }));
     }
     default:
       return JSON.stringify(capture(engine, options, root, frameElements));
@@ -37,7 +38,8 @@ function capture(engine: EngineLike, options: CaptureOptions, root: Element | nu
   frameElements.forEach((el, i) => {
     if (el) frames.set(el, options.frameKeys[i]!);
   });
-  const renderer = new Renderer(options.frame, lensFor(options));
+  engine.ids.startRead(options.key);
+  const renderer = new Renderer(options.frame, engine.ids, lensFor(options));
   const start = root ?? document.documentElement;
   if (!start) return renderer.result({ small: false, suspects: 0, known: 0 });
   const walker = new Walker(engine, frames);
@@ -45,7 +47,6 @@ function capture(engine: EngineLike, options: CaptureOptions, root: Element | nu
   if (options.rootLine) renderer.rootLine(clean(document.title));
   renderer.render(items, options.rootLine ? 1 : 0);
   engine.noteSuspects(walker.suspects);
-  engine.keep(options.key, renderer.elements);
   // A scoped walk sees only part of the document, but a scan always reads all of it.
   const size = root ? document.getElementsByTagName('*').length : walker.elements;
   return renderer.result({ small: size <= options.smallDocument, suspects: walker.suspects.length, known: engine.closedRootCount() });

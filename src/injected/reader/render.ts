@@ -1,9 +1,10 @@
-// Phase two: the kept items become indented lines with ids. Each id's element is kept in page (the
-// engine holds the latest capture's list), so XPaths are built later, only for the ids asked about.
+// Phase two: the kept items become indented lines with ids. Each id stays with its element in the
+// page (engine/ids.ts), so XPaths are built later, only for the ids asked about, and an id acted on
+// is its element, not a position.
 
 import { clean } from './text.js';
 import { BREAK, type Item } from './items.js';
-import type { CaptureResult, ViewportReport } from './types.js';
+import type { CaptureResult, EngineLike, ViewportReport } from './types.js';
 
 export const FRAME_MARK = '\u0001';
 
@@ -34,13 +35,12 @@ export interface Lens {
 
 export class Renderer {
   readonly lines: string[] = [];
-  /** Node number → its element. */
-  readonly elements: Element[] = [];
   readonly links: Array<number | string> = [];
   readonly frames: Array<number | string> = [];
 
   constructor(
     private readonly frame: number,
+    private readonly ids: EngineLike['ids'],
     private readonly lens: Lens | null = null,
   ) {}
 
@@ -90,8 +90,7 @@ export class Renderer {
   }
 
   #line(level: number, role: string, name: string, states: string, el: Element): number {
-    const id = this.elements.length;
-    this.elements.push(el);
+    const id = this.ids.idOf(el);
     // The top document's ids go without their frame (see snapshot/ids.ts).
     const body = `${this.frame ? `[${this.frame}-${id}]` : `[${id}]`} ${role}${name ? `: ${name}` : ''}${states}`;
     if (!this.lens?.replacesText) this.lines.push(indent(level) + body);

@@ -3,12 +3,12 @@
 /** What the host asks of one frame's capture. */
 export interface CaptureOptions {
   /**
-   * 'capture' walks the page and keeps the node elements under `key`; 'xpaths' returns the XPaths of
-   * `ids` of the capture kept under `key` (null when it is gone); 'element' returns the XPath of
-   * the element passed in place of the first frame.
+   * 'capture' walks the page, numbering its lines with the document's ids; 'xpaths' returns the
+   * XPaths of the elements behind `ids` (null for one gone); 'element' returns the XPath of the
+   * element passed in place of the first frame.
    */
   mode: 'capture' | 'xpaths' | 'element';
-  /** Names the capture whose elements the engine keeps (only the latest per document). */
+  /** Names the capture: walking again under the same key (closed roots found) numbers as its first walk did. */
   key: string;
   ids?: number[];
   /** Ordinal of this frame in the page: the F of `[F-N]`. */
@@ -66,6 +66,10 @@ export interface EngineLike {
   noteSuspects(els: Element[]): void;
   closedRootCount(): number;
   isScanned(el: Element): boolean;
-  keep(key: string, elements: Element[]): void;
-  kept(key: string): Element[] | null;
+  /** The page text's ids, kept with their elements for the document's life (engine/ids.ts). */
+  ids: {
+    startRead(read: string): void;
+    idOf(el: Element): number;
+    byId(id: number): Element | null;
+  };
 }

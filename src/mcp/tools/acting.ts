@@ -18,7 +18,9 @@ export const ACTING_TOOLS: Tool[] = [
       properties: {
         ref: {
           type: 'string',
-          description: 'An element id from the latest page_text or find of this tab, e.g. "12" or "2-7". A read after it makes it stale: read again.',
+          description:
+            'An element id from page_text or find of this tab, e.g. "12" or "2-7". It names its element for as long as that element is on the page, ' +
+            'across later reads; after a navigation, read again.',
         },
         method: { type: 'string', enum: METHODS, description: 'With `ref`: what to do. Default click.' },
         arguments: {

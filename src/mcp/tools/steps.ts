@@ -10,12 +10,11 @@ import { InvalidOptionError } from '../../errors.js';
 import type { Page } from '../../driver/page.js';
 import { failure, optionalString, text, withPageText, INCLUDE_PAGE_TEXT, type Tool } from './kit.js';
 
-const REF = { type: 'string', description: 'An element id from the latest page_text or find of this tab, e.g. "12" or "2-7".' } as const;
+const REF = { type: 'string', description: 'An element id from page_text or find of this tab, e.g. "12" or "2-7".' } as const;
 
-/** The element behind an id of the tab's latest read, as a locator; ElementIdNotFoundError when there is none now. */
-async function locatorOf(page: Page, ref: string) {
-  const { selector } = await actionOfId(page, { elementId: ref });
-  return page.locator(selector);
+/** The element behind an id the agent read, as a locator; using it is ElementIdNotFoundError when that element is gone. */
+function locatorOf(page: Page, ref: string) {
+  return page.locator(actionOfId({ elementId: ref }).selector);
 }
 
 /** The files an upload may send: inside the directory the server was started with, after links are followed. */
@@ -66,7 +65,7 @@ export const STEP_TOOLS: Tool[] = [
     async run(args, session, call) {
       const files = await uploadable(args.paths, call.uploadDir);
       const page = await session.page();
-      await (await locatorOf(page, String(args.ref))).setInputFiles(files);
+      await locatorOf(page, String(args.ref)).setInputFiles(files);
       return withPageText(args, session, page, `Chose ${files.length} file${files.length === 1 ? '' : 's'} for [${String(args.ref)}]: ${files.map((each) => path.basename(each)).join(', ')}.`);
     },
   },
@@ -78,7 +77,7 @@ export const STEP_TOOLS: Tool[] = [
     readOnly: false,
     async run(args, session) {
       const page = await session.page();
-      const [from, to] = await Promise.all([locatorOf(page, String(args.from)), locatorOf(page, String(args.to))]);
+      const [from, to] = [locatorOf(page, String(args.from)), locatorOf(page, String(args.to))];
       const [a, b] = [await from.centroid(), await to.centroid()];
       await page.dragAndDrop(a.x, a.y, b.x, b.y, { steps: 5 });
       return withPageText(args, session, page, `Dragged [${String(args.from)}] onto [${String(args.to)}].`);

@@ -75,6 +75,33 @@ describe.each(['stdio', 'http'] as const)('an agent over %s, with no model', (ki
     }
   });
 
+  it('acts on the ref it read before the page changed: the same element, or ElementIdNotFoundError once it is gone', async () => {
+    const { client, stop } = await connect(kind);
+    try {
+      await ok(client, 'navigate', { url: fixtures.a.url('/ids.html') });
+      const first = await ok(client, 'page_text');
+      const [target, inShadow, doomed] = [/button: Target$/, /button: Shadow target$/, /button: Doomed$/].map((line) => idOfLine(first, line));
+      // The page adds lines above the targets; the agent reads it again, and acts on the refs of the first read.
+      await ok(client, 'act', { ref: idOfLine(first, /button: Add above$/) });
+      const second = await ok(client, 'page_text');
+      expect(second).toContain('button: Inserted 1');
+      expect(idOfLine(second, /button: Target$/)).toBe(target);
+      await ok(client, 'act', { ref: target });
+      expect(await ok(client, 'find', { query: 'pressed' })).toContain('pressed Target');
+      await ok(client, 'act', { ref: idOfLine(first, /button: Add above$/) });
+      await ok(client, 'act', { ref: inShadow });
+      expect(await ok(client, 'find', { query: 'pressed' })).toContain('pressed Shadow target');
+      // Gone: a typed error that says to read again, and nothing else pressed.
+      await ok(client, 'act', { ref: idOfLine(first, /button: Remove doomed$/) });
+      const gone = await call(client, 'act', { ref: doomed });
+      expect(gone.isError).toBe(true);
+      expect(textOf(gone)).toMatch(/^ElementIdNotFoundError: .*gone.*Read the page again/);
+      expect(await ok(client, 'find', { query: 'pressed' })).toContain('pressed Shadow target');
+    } finally {
+      await stop();
+    }
+  });
+
   it('reads a 10,000-row table in parts under the budget, every row once, and finds a row with where it sits', async () => {
     const { client, stop } = await connect(kind);
     try {

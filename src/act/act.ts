@@ -97,7 +97,7 @@ async function actWithin(request: ActRequest, call: ModelCall, retry?: string): 
   };
   const line = snapshot.text.split('\n').find((each) => each.trimStart().startsWith(`[${id}]`))?.trim() ?? `[${id}]`;
   try {
-    if (!xpath) throw new ElementNotFoundError(`the model chose ${id}, which is not an element of the page`, id);
+    if (!xpath) throw new ElementNotFoundError('the id the model chose names no element on the page now', id);
     await perform(page, withVariables(action, request.variables), call.deadline.remaining());
   } catch (error) {
     if (error instanceof ElementObscuredError) return notDone(action, `${action.method} on ${line}`, error);
@@ -120,7 +120,10 @@ async function actWithin(request: ActRequest, call: ModelCall, retry?: string): 
       throw new ActionFailedError(`act(${JSON.stringify(request.instruction)}): ${action.method} on ${line} failed: ${reason}. With selfHeal off, the page is not read again.`, action.selector);
     }
     logger.info('act', 'The chosen element could not take the action; reading the page again', { element: line, method: action.method, reason });
-    return actWithin(request, call, `An earlier attempt to ${action.method} ${line} failed: ${reason}. The page may have changed since.`);
+    // Without its id: the element is gone or changed, and an id does not move to its replacement,
+    // so a model must pick from the new read, not repeat the id it chose.
+    const what = line.replace(/^\[[\d-]+\] /, '');
+    return actWithin(request, call, `An earlier attempt to ${action.method} ${what} failed: ${reason}. The page may have changed since.`);
   }
   // Stored with its %placeholders%: the variables' values never reach the cache.
   await request.cache?.set(snapshot.text, action);

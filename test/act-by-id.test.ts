@@ -113,6 +113,9 @@ describe('ids stay with their elements', () => {
     await page.evaluate(() => (window as unknown as { insertAbove(): void }).insertAbove());
     await sdk.act({ elementId: top });
     expect(await state()).toBe('pressed Target');
+    // As a locator, the id is that element too.
+    expect(await page.locator(`ref=${top}`).textContent()).toBe('Target');
+    expect(await page.locator(`ref=[${inFrame}]`).textContent()).toBe('Frame target');
     // The views and a scoped read give the same ids.
     expect(idOf((await sdk.extract({ view: 'interactive' })).pageText, /button: Target( \(|$)/)).toBe(top);
     expect(idOf((await sdk.extract({ selector: '#list' })).pageText, /button: Target$/)).toBe(top);
@@ -135,6 +138,7 @@ describe('ids stay with their elements', () => {
     expect(idsIn(reread)).not.toContain(doomed);
     expect(await sdk.act({ elementId: doomed }).catch((error: unknown) => error)).toBeInstanceOf(ElementIdNotFoundError);
     expect(await state()).toBe('none yet');
+    expect(await page.locator(`ref=${doomed}`).count()).toBe(0);
 
     // The frame shows another document: its old ids name nothing there.
     const frame = page.frames().find((each) => each.url().endsWith('/ids-frame.html'))!;

@@ -71,6 +71,14 @@ describe('env "HOSTED"', () => {
     // Out-of-process iframes and closed shadow roots work through the service like locally.
     expect(pageText).toContain('button: Shadow button');
     expect(pageText).toMatch(/\[2-\d+\] button: Frame button/);
+    // Ids are this Sdk's: the service, which reads the page in a world of its own, is sent the XPath
+    // of the element behind one, out-of-process iframe and closed shadow root included.
+    const oop = /\[(2-\d+)\] button: Frame button/.exec(pageText)![1]!;
+    const done = await sdk.act({ elementId: oop });
+    expect(done.actions[0]!.selector).toMatch(/^xpath=\/html\[1\]\/body\[1\]\/iframe\[2\]\/html\[1\]\/body\[1\]\/button\[1\]$/);
+    expect(await page.frames()[2]!.evaluate(() => document.getElementById('frame-state')!.textContent)).toBe('frame clicked 1');
+    await sdk.act({ elementId: /\[(\d+)\] button: Shadow button/.exec(pageText)![1]! });
+    expect(await page.evaluate(() => document.getElementById('closed-host')!.dataset.state)).toBe('shadow clicked');
     expect(server.sessions.activeCount).toBe(1);
     await sdk.close();
     expect(server.sessions.activeCount).toBe(0);

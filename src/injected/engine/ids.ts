@@ -4,15 +4,22 @@
 // around it, and never another one; the first read of a document numbers its lines in order.
 // Elements are held weakly: one the page drops is let go, and its id answers nothing.
 
+/** What is kept of an element: its id or ids (a box whose text runs make several lines has one per run), and the read that last gave it one. */
+interface Kept {
+  ids: number | number[];
+  read: number;
+}
+
 export class Ids {
-  /** An element's ids: one per line it had in a read (a box whose text runs make several lines). */
-  readonly #ofElement = new WeakMap<Element, number | number[]>();
+  readonly #kept = new WeakMap<Element, Kept>();
   readonly #elements: Array<WeakRef<Element>> = [];
-  /** How many lines each element has had in the read under way. */
-  #uses = new Map<Element, number>();
+  /** Reads so far; the number of the one under way. */
+  #reads = 0;
   #read = '';
   /** Ids below this were given before the read under way. */
   #base = 0;
+  /** How many lines the elements that have more than one have had in the read under way. */
+  #uses = new Map<Element, number>();
 
   /**
    * Starts a read. The same read walking again (it found closed shadow roots to enter) takes back
@@ -22,30 +29,33 @@ export class Ids {
     if (read === this.#read) {
       for (let id = this.#elements.length - 1; id >= this.#base; id--) {
         const el = this.#elements[id]!.deref();
-        const ids = el && this.#ofElement.get(el);
-        if (typeof ids === 'number') this.#ofElement.delete(el!);
-        else ids?.pop();
+        const kept = el && this.#kept.get(el);
+        if (typeof kept?.ids === 'number') this.#kept.delete(el!);
+        else (kept?.ids as number[] | undefined)?.pop();
       }
       this.#elements.length = this.#base;
     } else {
       this.#read = read;
       this.#base = this.#elements.length;
     }
+    this.#reads++;
     this.#uses = new Map();
   }
 
   /** The id of the element's next line in this read. */
   idOf(el: Element): number {
-    const use = this.#uses.get(el) ?? 0;
-    this.#uses.set(el, use + 1);
-    const ids = this.#ofElement.get(el);
+    let kept = this.#kept.get(el);
+    let use = 0;
+    if (kept?.read === this.#reads) this.#uses.set(el, (use = this.#uses.get(el) ?? 1) + 1);
+    else if (kept) kept.read = this.#reads;
+    const ids = kept?.ids;
     const known = typeof ids === 'number' ? (use === 0 ? ids : undefined) : ids?.[use];
     if (known !== undefined) return known;
     const id = this.#elements.length;
     this.#elements.push(new WeakRef(el));
-    if (ids === undefined) this.#ofElement.set(el, id);
-    else if (typeof ids === 'number') this.#ofElement.set(el, [ids, id]);
-    else ids.push(id);
+    if (!kept) this.#kept.set(el, (kept = { ids: id, read: this.#reads }));
+    else if (typeof ids === 'number') kept.ids = [ids, id];
+    else (ids as number[]).push(id);
     return id;
   }
 

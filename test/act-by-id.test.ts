@@ -121,6 +121,31 @@ describe('ids stay with their elements', () => {
     expect(idOf((await sdk.extract({ selector: '#list' })).pageText, /button: Target$/)).toBe(top);
   });
 
+  it('a frame keeps its number while other frames come and go, and an id of a frame gone names nothing', async () => {
+    const { page, sdk } = browser;
+    await page.goto(browser.servers.a.url('/ids.html'));
+    const inFrame = idOf((await sdk.extract()).pageText, /button: Frame target$/);
+    expect(inFrame).toMatch(/^1-/);
+    await page.evaluate((src) => {
+      const frame = document.createElement('iframe');
+      frame.id = 'added';
+      frame.src = src;
+      document.getElementById('oop')!.before(frame);
+      return new Promise((resolve) => (frame.onload = resolve));
+    }, browser.servers.b.url('/act-frame.html'));
+    const added = idOf((await sdk.extract()).pageText, /button: Frame button$/);
+    expect(added).toMatch(/^2-/);
+    // The first frame goes: the other keeps its number, and the ids of the one gone name nothing.
+    await page.evaluate(() => document.getElementById('oop')!.remove());
+    const after = (await sdk.extract()).pageText;
+    expect(after).not.toContain('Frame target');
+    expect(idOf(after, /button: Frame button$/)).toBe(added);
+    await sdk.act({ elementId: added });
+    const frame = page.frames().find((each) => each.url().endsWith('/act-frame.html'))!;
+    expect(await frame.evaluate(() => document.getElementById('frame-state')!.textContent)).toBe('frame clicked 1');
+    expect(await sdk.act({ elementId: inFrame }).catch((error: unknown) => error)).toBeInstanceOf(ElementIdNotFoundError);
+  });
+
   it('an id whose element is gone is ElementIdNotFoundError: removed, its document replaced, its frame navigated', async () => {
     const { page, sdk } = browser;
     await page.goto(browser.servers.a.url('/ids.html'));

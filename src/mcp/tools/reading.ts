@@ -31,7 +31,7 @@ export const READING_TOOLS: Tool[] = [
     description:
       'The current tab as text, one line per element: `[id] role: name`, nested by indentation. Includes every iframe (cross-origin ones too) ' +
       'and shadow root (closed ones too). Use it to read a page or find what to act on; it is far smaller than a screenshot. ' +
-      'The ids are what act takes as `ref`. `selector` reads one part of the page only; `view` picks a smaller view of it. A long page ' +
+      'The ids are what act takes as `ref`; each keeps naming its element across reads, while it is on the page. `selector` reads one part of the page only; `view` picks a smaller view of it. A long page ' +
       'comes in parts of whole lines under `max_chars`: pass the `cursor` the answer ends with to get the next part. To look for ' +
       'something on a long page, find is faster than reading every part.',
     inputSchema: {

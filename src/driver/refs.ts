@@ -1,8 +1,9 @@
-// The ids of the page text as selectors: `ref=N` in the top document, `ref=F-N` in frame F. The F of
-// a frame stays with it while the page shows the same top document (frames are numbered in the order
-// page.frames() lists them by the first read of that document, then as they come); the N of an element stays
-// with it for its document's life (the engine keeps both ways: src/injected/engine/ids.ts). A new
-// top document numbers its frames from the start again, as its lines are.
+// The ids of the page text as selectors: `ref=N` in the top document, `ref=F-N` in frame F. The F
+// of a frame stays with it while the page shows the same top document (numbered in the order
+// page.frames() lists them by the first read of that document, then as they come); the N of an
+// element stays with it for its document's life (the engine keeps both ways:
+// src/injected/engine/ids.ts). A new top document numbers its frames from the start again, as its
+// lines are.
 
 import type { Frame } from './frame.js';
 

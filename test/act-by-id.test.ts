@@ -119,6 +119,7 @@ describe('ids stay with their elements', () => {
     // The views and a scoped read give the same ids.
     expect(idOf((await sdk.extract({ view: 'interactive' })).pageText, /button: Target( \(|$)/)).toBe(top);
     expect(idOf((await sdk.extract({ selector: '#list' })).pageText, /button: Target$/)).toBe(top);
+    expect(idOf((await sdk.extract({ view: 'viewport' })).pageText, /button: Target$/)).toBe(top);
   });
 
   it('a frame keeps its number while other frames come and go, and an id of a frame gone names nothing', async () => {
@@ -144,6 +145,7 @@ describe('ids stay with their elements', () => {
     const frame = page.frames().find((each) => each.url().endsWith('/act-frame.html'))!;
     expect(await frame.evaluate(() => document.getElementById('frame-state')!.textContent)).toBe('frame clicked 1');
     expect(await sdk.act({ elementId: inFrame }).catch((error: unknown) => error)).toBeInstanceOf(ElementIdNotFoundError);
+    expect(await page.locator(`ref=${inFrame}`).count()).toBe(0);
   });
 
   it('an id whose element is gone is ElementIdNotFoundError: removed, its document replaced, its frame navigated', async () => {

@@ -86,6 +86,7 @@ describe.each(['stdio', 'http'] as const)('an agent over %s, with no model', (ki
       const second = await ok(client, 'page_text');
       expect(second).toContain('button: Inserted 1');
       expect(idOfLine(second, /button: Target$/)).toBe(target);
+      expect(idOfLine(await ok(client, 'find', { query: 'Target' }), /button: Target$/)).toBe(target);
       await ok(client, 'act', { ref: target });
       expect(await ok(client, 'find', { query: 'pressed' })).toContain('pressed Target');
       await ok(client, 'act', { ref: idOfLine(first, /button: Add above$/) });

@@ -58,6 +58,9 @@ export async function resolveSelector(page: LocatorPage, selector: string, timeo
 
 /** How many elements the selector matches, in the frame its last part is resolved in. */
 export function countSelector(page: LocatorPage, selector: string, timeoutMs: number, from?: Frame): Promise<number> {
+  // An id whose frame is gone has no element to count.
+  const ref = parseRef(selector);
+  if (ref && !frameOfNumber(page, ref[0])) return Promise.resolve(0);
   return follow(page, selector, from, timeoutMs, 0, async (frame, rest) => {
     await learnClosedRoots(frame, timeoutMs);
     const { result } = await callEngine(frame, timeoutMs, 'function (s) { return this.countMatches(s); }', [{ value: rest }]);

@@ -24,7 +24,7 @@ const numberings = new WeakMap<RefPage, Numbering>();
 
 /**
  * The F of `[F-N]` for the page's frames: the numbers given so far, and the frames there are now
- * given the next ones, in tree order. A new top document starts them again.
+ * given the next ones, in page.frames() order. A new top document starts them again.
  */
 export function frameNumbers(page: RefPage): (frame: Frame) => number {
   const main = page.mainFrame();

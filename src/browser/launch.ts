@@ -29,7 +29,7 @@ const WRAPPED = process.platform !== 'win32';
  * as the shell's own "Killed" report of Chrome's death, would end it by SIGPIPE before it removed
  * the profile. Chrome keeps its own copy of the stderr pipe, whose tail explains a failed start.
  */
-const WRAPPER = [
+export const WRAPPER = [
   'trap : HUP INT TERM',
   '"$@" >/dev/null &',
   'pid=$!',
@@ -37,7 +37,9 @@ const WRAPPER = [
   'echo "$pid"',
   'exec >/dev/null 2>&1',
   "trap '' PIPE",
-  'status=0',
+  // Wait once before looking: a Chrome that failed at once may already be reaped, and `kill -0`
+  // alone would then report status 0. The loop covers a wait cut short by a trapped signal.
+  'wait "$pid"; status=$?',
   'while kill -0 "$pid" 2>/dev/null; do wait "$pid"; status=$?; done',
   // Chrome's helper processes may still write into the profile for a moment after it exits.
   'if [ -n "$TENDRIL_REMOVE_PROFILE" ]; then',

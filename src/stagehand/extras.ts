@@ -15,3 +15,4 @@ export {};
 // Lane extras-a: page.snapshot(), context.clipboard, page.enableCursorOverlay().
 import './snapshot.js';
 import './clipboard.js';
+import './cursor.js';

@@ -12,8 +12,10 @@ import {
   StagehandEvalError,
   StagehandInvalidArgumentError,
   StagehandSnapshotError,
+  type BrowserClipboard,
   type Frame,
   type Page,
+  type SnapshotResult,
 } from '../src/index.js';
 import { useBrowser } from './helpers.js';
 
@@ -40,7 +42,7 @@ describe('page.snapshot()', () => {
   it('gives the page text with the XPath of every line and the URL of every link, keyed by the ids the text shows', async () => {
     const { page, servers } = fixture;
     await page.goto(servers.a.url('/snap-maps.html'));
-    const { formattedTree, xpathMap, urlMap } = await page.snapshot();
+    const { formattedTree, xpathMap, urlMap }: SnapshotResult = await page.snapshot();
     // The same text as extract() reads.
     expect(formattedTree).toBe((await fixture.sdk.extract()).pageText);
     expect(Object.keys(xpathMap).sort()).toEqual(idsOf(formattedTree).sort());
@@ -135,7 +137,7 @@ describe('context.clipboard', () => {
 
   it('writes and reads text, pastes it into the focused field, copies and cuts the selection', async () => {
     const { page, servers } = fixture;
-    const { clipboard } = fixture.sdk.context;
+    const clipboard: BrowserClipboard = fixture.sdk.context.clipboard;
     await page.goto(servers.a.url('/sh3-page.html'));
     await textarea(page);
     await clipboard.writeText('hello clipboard');

@@ -133,15 +133,20 @@ class ContextClipboard implements BrowserClipboard {
     );
     const details = response.exceptionDetails;
     if (details) {
-      const why = String(details.exception?.description ?? details.text).split('\n')[0];
-      // navigator.clipboard is missing outside secure contexts (about:blank, plain http elsewhere than this machine).
-      const fix = /^TypeError/.test(why ?? '')
-        ? 'Chrome gives the clipboard only to secure pages (https, or http on localhost): go to one first (page.goto()).'
-        : 'The page needs focus: keep other tabs and windows from taking it meanwhile.';
-      throw new SdkEvalError(`clipboard.${method}(): Chrome refused the clipboard to ${page.url() || 'the page'}: ${why}. ${fix}`);
+      const why = (String(details.exception?.description ?? details.text).split('\n')[0] ?? '').replace(/\.$/, '');
+      throw new SdkEvalError(`clipboard.${method}(): Chrome refused the clipboard to ${page.url() || 'the page'}: ${why}. ${remedy(why)}`);
     }
     return response.result.value;
   }
+}
+
+/** What to do about Chrome's refusal, by its words. */
+function remedy(why: string): string {
+  // navigator.clipboard is missing outside secure contexts (about:blank, plain http elsewhere than this machine).
+  if (/^TypeError/.test(why)) return 'Chrome gives the clipboard only to secure pages (https, or http on localhost): go to one first (page.goto()).';
+  // The browser did not take Browser.grantPermissions from this client (the grant is best effort).
+  if (/permission/i.test(why)) return "The browser refused to grant the page the clipboard permission: allow it for the site in the browser's settings.";
+  return 'The page needs focus: keep other tabs and windows from taking it meanwhile.';
 }
 
 const clipboards = new WeakMap<Context, ContextClipboard>();

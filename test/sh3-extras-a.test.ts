@@ -308,6 +308,10 @@ describe('page.enableCursorOverlay()', () => {
     await expect.poll(async () => (await arrow(page))?.transform).toBe('translate(90px, 260px)');
     await page.hover(200, 300);
     await expect.poll(async () => (await arrow(page))?.transform).toBe('translate(200px, 300px)');
+    await page.tap(150, 120);
+    await expect.poll(async () => (await arrow(page))?.transform).toBe('translate(150px, 120px)');
+    await page.scroll(400, 250, 0, 100);
+    await expect.poll(async () => (await arrow(page))?.transform).toBe('translate(400px, 250px)');
     // The iframes draw none of their own.
     expect(await frameOf(page, 'in=same').evaluate(() => document.getElementById('__tendrilCursor'))).toBeNull();
   });

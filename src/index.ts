@@ -7,3 +7,5 @@ export { Stagehand, Stagehand as V3, type StagehandLogger } from './stagehand/st
 export * from './stagehand/errors.js';
 export { AISdkClient, CustomOpenAIClient, LLMClient, type StagehandModelConfiguration } from './stagehand/model.js';
 export type * from './stagehand/types.js';
+export type { PageSnapshotOptions, SnapshotResult } from './stagehand/snapshot.js';
+export type { BrowserClipboard, ClipboardOptions, ClipboardPasteOptions } from './stagehand/clipboard.js';

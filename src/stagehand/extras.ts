@@ -11,3 +11,8 @@
 //  - assigns them to the prototype (`Page.prototype.snapshot = function (...) { ... }`) when loaded,
 // and is imported below. src/index.ts loads this file; src/extension.ts must not (a test checks).
 export {};
+
+// Lane extras-a: page.snapshot(), context.clipboard, page.enableCursorOverlay().
+import './snapshot.js';
+import './clipboard.js';
+import './cursor.js';

@@ -68,6 +68,9 @@ const DEFAULT_ARGS = [
   '--disable-background-timer-throttling',
   '--disable-backgrounding-occluded-windows',
   '--disable-renderer-backgrounding',
+  // WebMCP: pages get document.modelContext, and the WebMCP domain reports their tools (page.listWebMCPTools()).
+  // Stagehand's launcher passes the same switch.
+  '--enable-features=WebMCPTesting,DevToolsWebMCPSupport',
 ];
 const HEADLESS_ARGS = ['--disable-gpu', '--hide-scrollbars', '--mute-audio'];
 const UNSEEN = '--disable-blink-features=AutomationControlled';
@@ -100,7 +103,19 @@ export function chromeArgs(options: LocalBrowserLaunchOptions, userDataDir: stri
     args.push(...ours([UNSEEN]));
   }
   args.push('about:blank');
-  return args;
+  return mergeFeatures(args);
+}
+
+/** Chrome reads only the last --enable-features: the caller's and ours become one. */
+function mergeFeatures(args: string[]): string[] {
+  const prefix = '--enable-features=';
+  const lists = args.filter((arg) => arg.startsWith(prefix));
+  if (lists.length < 2) return args;
+  const features = [...new Set(lists.flatMap((arg) => arg.slice(prefix.length).split(',')).filter(Boolean))];
+  const first = args.findIndex((arg) => arg.startsWith(prefix));
+  const out = args.filter((arg) => !arg.startsWith(prefix));
+  out.splice(first, 0, prefix + features.join(','));
+  return out;
 }
 
 // One 'exit' listener for all browsers of this process, rather than one each.

@@ -41,7 +41,7 @@ describe('Stagehand\'s error classes', () => {
 describe('Stagehand options Tendril cannot honour fail at once, naming the fix', () => {
   const refusals: Array<[string, V3Options, RegExp]> = [
     ['env BROWSERBASE', { env: 'BROWSERBASE' }, /env "HOSTED".*hostedApiUrl.*apiKey.*projectId/],
-    ['useTouch', { useTouch: true }, /hasTouch/],
+    ['a useTouch that is no boolean', { useTouch: 'yes' as unknown as boolean }, /true or false/],
     ['logInferenceToFile', { logInferenceToFile: true }, /logger.*verbose: 2/],
     ['keepAlive for a launched Chrome', { keepAlive: true }, /cdpUrl/],
     ['acceptDownloads: false', { localBrowserLaunchOptions: { acceptDownloads: false } }, /Leave it out/],

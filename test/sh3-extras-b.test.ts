@@ -11,6 +11,7 @@ import {
   InvalidOptionError,
   PageNotFoundError,
   StagehandElementNotFoundError,
+  Stagehand,
   StagehandInvalidArgumentError,
   TimeoutError,
   type Frame,
@@ -176,5 +177,13 @@ describe('locator.resolveNode() and resolveNodesForMask()', () => {
       expect(error).toBeInstanceOf(StagehandElementNotFoundError);
       expect((error as Error).message).toContain('#nothing-here');
     }
+  });
+});
+
+describe('useTouch', () => {
+  it('is taken, as Stagehand takes it: usesTouch says it, for the pointer actions of an agent', () => {
+    expect(new Stagehand({ useTouch: true, disablePino: true }).usesTouch).toBe(true);
+    expect(new Stagehand({ useTouch: false, disablePino: true }).usesTouch).toBe(false);
+    expect(new Stagehand({ disablePino: true }).usesTouch).toBe(false);
   });
 });

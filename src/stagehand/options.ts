@@ -46,7 +46,9 @@ export function toSdkOptions(given: V3Options | undefined): SdkOptions {
   if (actTimeoutMs !== undefined && !(typeof actTimeoutMs === 'number' && actTimeoutMs > 0 && Number.isFinite(actTimeoutMs))) {
     refuse(`\`actTimeoutMs\` must be a positive number of milliseconds, not ${String(actTimeoutMs)}.`);
   }
-  if (useTouch) refuse('`useTouch` is not supported: Tendril acts with mouse input. For pages that should see a touch screen, set localBrowserLaunchOptions.hasTouch.');
+  // Stagehand's useTouch changes only what its agent's pointer tools send (a tap for a click); the
+  // Stagehand class keeps it as `usesTouch`.
+  if (useTouch !== undefined && typeof useTouch !== 'boolean') refuse(`\`useTouch\` must be true or false, not ${JSON.stringify(useTouch) ?? String(useTouch)}.`);
   if (logInferenceToFile) {
     refuse('`logInferenceToFile` is not supported: pass `logger` with `verbose: 2`, whose lines include every model call (model, tokens, time), or use OpenTelemetry (docs/logging-tracing.md).');
   }

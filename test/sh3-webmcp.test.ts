@@ -6,7 +6,7 @@
 
 import { beforeAll, describe, expect, it } from 'vitest';
 import { chromeArgs } from '../src/browser/launch.js';
-import { InvalidOptionError, Sdk, StagehandInvalidArgumentError, TimeoutError } from '../src/index.js';
+import { InvalidOptionError, PageClosedError, Sdk, StagehandInvalidArgumentError, TimeoutError } from '../src/index.js';
 import { sdkOptions, useBrowser } from './helpers.js';
 
 const fixture = useBrowser();
@@ -95,6 +95,16 @@ describe('WebMCP tools', () => {
     await refused(() => fixture.page.invokeWebMCPTool('calculateSum', [1, 2] as unknown as Record<string, unknown>), /input is an object/);
     await refused(() => fixture.page.invokeWebMCPTool('', {}), /tool's name/);
     await refused(() => fixture.page.listWebMCPTools({ timeoutMs: -5 }), /timeoutMs/);
+  });
+
+  it('rejects the result of an invocation whose page closes first', async () => {
+    const page = await fixture.sdk.context.newPage();
+    await page.goto(fixture.servers.a.url('/sh3-webmcp.html'));
+    const waiting = await page.invokeWebMCPTool('waitForRelease', {});
+    await page.close();
+    const error = await waiting.result.catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(PageClosedError);
+    await expect(page.listWebMCPTools()).rejects.toThrow(PageClosedError);
   });
 
   it('lists nothing on a page that registers no tools', async () => {

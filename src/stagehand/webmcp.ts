@@ -6,7 +6,7 @@
 
 import type { Protocol } from 'devtools-protocol';
 import type { CdpSession } from '../cdp/session.js';
-import { InvalidOptionError, PageClosedError, ProtocolError, TimeoutError } from '../errors.js';
+import { InvalidOptionError, PageClosedError, ProtocolError, TargetClosedError, TimeoutError } from '../errors.js';
 import type { Frame } from '../driver/frame.js';
 import { Page } from '../driver/page.js';
 import { milliseconds } from '../util/checks.js';
@@ -140,7 +140,15 @@ Page.prototype.listWebMCPTools = async function (this: Page, options: WebMCPList
   const timeoutMs = milliseconds(options?.timeoutMs ?? 1_000, 'listWebMCPTools: timeoutMs', 1);
   this.assertOpen('listWebMCPTools()');
   try {
-    const lists = await Promise.all(sessionsOf(this).map((session) => toolsOf(session, timeoutMs)));
+    // An out-of-process frame that goes meanwhile has no tools to list; the page's own session going is the page closing.
+    const lists = await Promise.all(
+      sessionsOf(this).map((session) =>
+        toolsOf(session, timeoutMs).catch((error: unknown) => {
+          if (error instanceof TargetClosedError && session !== this.session) return [];
+          throw error;
+        }),
+      ),
+    );
     // Tree order: the main frame's tools first.
     const order = new Map(this.frames().map((frame, i) => [frame.id, i]));
     return lists.flat().sort((a, b) => (order.get(a.frameId) ?? Infinity) - (order.get(b.frameId) ?? Infinity));

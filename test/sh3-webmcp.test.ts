@@ -7,9 +7,11 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { chromeArgs } from '../src/browser/launch.js';
 import { InvalidOptionError, PageClosedError, Sdk, StagehandInvalidArgumentError, TimeoutError } from '../src/index.js';
-import { sdkOptions, useBrowser } from './helpers.js';
+import { sdkOptions, TEST_ARGS, useBrowser } from './helpers.js';
 
-const fixture = useBrowser();
+// A switch of the caller's that also names features: Chrome reads only the last --enable-features,
+// so the launcher must merge it with its own for the pages to keep document.modelContext.
+const fixture = useBrowser({ localBrowserLaunchOptions: { args: [...TEST_ARGS, '--enable-features=TendrilNoSuchFeature'] } });
 const frameOf = (query: string) => fixture.page.frames().find((each) => each.url().includes(query))!;
 
 describe('WebMCP tools', () => {

@@ -12,7 +12,9 @@
 // and is imported below. src/index.ts loads this file; src/extension.ts must not (a test checks).
 export {};
 
-// Lane extras-a: page.snapshot(), context.clipboard, page.enableCursorOverlay().
 import './snapshot.js';
 import './clipboard.js';
 import './cursor.js';
+import './frameRegistry.js';
+import './resolveNode.js';
+import './webmcp.js';

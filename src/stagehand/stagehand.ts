@@ -39,6 +39,7 @@ export class Stagehand extends Sdk {
   readonly logInferenceToFile = false;
   readonly #actTimeoutMs: number | undefined;
   readonly #cacheDir: string | undefined;
+  readonly #useTouch: boolean;
   readonly #viewport: Viewport | undefined;
   #cache: Promise<ActCache> | undefined;
   readonly #history: HistoryEntry[] = [];
@@ -54,6 +55,7 @@ export class Stagehand extends Sdk {
     this.disableAPI = options.disableAPI === true;
     this.#actTimeoutMs = options.actTimeoutMs;
     this.#cacheDir = options.cacheDir;
+    this.#useTouch = options.useTouch === true;
     this.#viewport = sdkOptions.localBrowserLaunchOptions?.viewport;
   }
 
@@ -272,8 +274,9 @@ export class Stagehand extends Sdk {
   get isAdvancedStealth(): boolean {
     return false;
   }
+  /** `useTouch`: whether pointer actions of an agent should be taps rather than clicks (Stagehand's agent reads it). */
   get usesTouch(): boolean {
-    return false;
+    return this.#useTouch;
   }
 }
 

@@ -7,3 +7,9 @@ export { Stagehand, Stagehand as V3, type StagehandLogger } from './stagehand/st
 export * from './stagehand/errors.js';
 export { AISdkClient, CustomOpenAIClient, LLMClient, type StagehandModelConfiguration } from './stagehand/model.js';
 export type * from './stagehand/types.js';
+// The extras' own types (src/stagehand/extras.ts).
+export type { PageSnapshotOptions, SnapshotResult } from './stagehand/snapshot.js';
+export type { BrowserClipboard, ClipboardOptions, ClipboardPasteOptions } from './stagehand/clipboard.js';
+export type { StagehandLoadState } from './stagehand/frameRegistry.js';
+export type { ResolvedNode } from './stagehand/resolveNode.js';
+export type * from './stagehand/webmcp.js';

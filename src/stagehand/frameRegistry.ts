@@ -8,6 +8,7 @@ import { InvalidOptionError, PageNotFoundError } from '../errors.js';
 import { Context } from '../driver/context.js';
 import type { Frame } from '../driver/frame.js';
 import { Page } from '../driver/page.js';
+import { frameNumbers } from '../driver/refs.js';
 import { milliseconds } from '../util/checks.js';
 
 declare module '../driver/page.js' {
@@ -101,8 +102,8 @@ Page.prototype.listAllFrameIds = function (this: Page): string[] {
 };
 
 Page.prototype.getOrdinal = function (this: Page, frameId: string): number {
-  // The page text numbers frames in tree order as they are when it is read (snapshot/capture.ts).
-  return this.frames().indexOf(frameOf(this, frameId, 'page.getOrdinal()'));
+  // The F of the page text's `[F-N]`, which stays with its frame while the top document stays (driver/refs.ts).
+  return frameNumbers(this)(frameOf(this, frameId, 'page.getOrdinal()'));
 };
 
 Page.prototype.waitForMainLoadState = async function (this: Page, state: StagehandLoadState, timeoutMs = 15_000): Promise<void> {

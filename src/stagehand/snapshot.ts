@@ -6,7 +6,6 @@ import { InvalidOptionError } from '../errors.js';
 import { Page } from '../driver/page.js';
 import { captureSnapshot } from '../snapshot/capture.js';
 import { idKey, LINE_ID, lineId, shownId } from '../snapshot/ids.js';
-import { rememberRead } from '../snapshot/latest.js';
 import { StagehandSnapshotError } from './errors.js';
 
 /** Stagehand's SnapshotResult: the text and its two maps, both keyed by the ids the text shows. */
@@ -28,7 +27,7 @@ declare module '../driver/page.js' {
   interface Page {
     /**
      * The page as text with the XPath of each line's element and the URL of each link, keyed by the
-     * ids the text shows. Its ids are also what act({ elementId }) takes, until the page is read again.
+     * ids the text shows. Its ids are also what act({ elementId }) takes, each for as long as its element is there.
      */
     snapshot(options?: PageSnapshotOptions): Promise<SnapshotResult>;
   }
@@ -52,7 +51,6 @@ Page.prototype.snapshot = async function snapshot(this: Page, options?: PageSnap
   const includeIframes = checkOptions(options);
   try {
     const snap = await captureSnapshot(this, { logger: this.logger });
-    rememberRead(this, snap);
     // Every line starts with its id; a frame's lines are those of a frame number above 0.
     const ids: string[] = [];
     const kept = snap.text.split('\n').filter((line) => {

@@ -7,3 +7,4 @@ export { Stagehand, Stagehand as V3, type StagehandLogger } from './stagehand/st
 export * from './stagehand/errors.js';
 export { AISdkClient, CustomOpenAIClient, LLMClient, type StagehandModelConfiguration } from './stagehand/model.js';
 export type * from './stagehand/types.js';
+export type * from './stagehand/agent/types.js';

@@ -9,6 +9,10 @@ import type { SdkLogger } from '../logger.js';
 import { Sdk } from '../sdk.js';
 import type { ActionInput, ActOptions, ActResult, ExtractResult, ExtractSchema, InferSchema, ModelConfiguration, ObserveResult, PageTextResult, Viewport } from '../types.js';
 import type { ActCache } from './actCache.js';
+import { createAgent } from './agent/agent.js';
+import type { AgentHost } from './agent/host.js';
+import type { AgentConfig, AgentExecuteOptions, AgentResult, AgentStreamExecuteOptions, AgentStreamResult } from './agent/types.js';
+import type { ModelCallUsage } from '../llm/metrics.js';
 import { ActTimeoutError, ExtractTimeoutError, ObserveTimeoutError } from './errors.js';
 import { toModelConfiguration, type StagehandModelConfiguration } from './model.js';
 import { fromStagehandLine, toSdkOptions } from './options.js';
@@ -42,6 +46,10 @@ export class Stagehand extends Sdk {
   #cache: Promise<ActCache> | undefined;
   readonly #history: HistoryEntry[] = [];
   #logger: StagehandLogger | undefined;
+  /** The instance's model in Tendril's form (from `model` or `llmClient`), for agent(). */
+  readonly #model: ModelConfiguration | undefined;
+  /** What agent runs used of their models (their act/extract/observe calls count as those methods). */
+  readonly #agentUsage: ModelCallUsage = { promptTokens: 0, completionTokens: 0, reasoningTokens: 0, cachedInputTokens: 0, inferenceTimeMs: 0 };
 
   constructor(options: V3Options = {}) {
     const sdkOptions = toSdkOptions(options);
@@ -52,6 +60,7 @@ export class Stagehand extends Sdk {
     this.#actTimeoutMs = options.actTimeoutMs;
     this.#cacheDir = options.cacheDir;
     this.#viewport = sdkOptions.localBrowserLaunchOptions?.viewport;
+    this.#model = sdkOptions.model;
   }
 
   /** Writes a Stagehand log line (`{ message, category?, level?, auxiliary? }`) where this instance's lines go. */
@@ -79,7 +88,9 @@ export class Stagehand extends Sdk {
     const own = super.metrics;
     const flat = {} as StagehandMetrics;
     for (const method of METHODS) {
-      for (const [suffix, field] of COUNTERS) flat[`${method}${suffix}`] = method === 'agent' ? 0 : own[method][field];
+      for (const [suffix, field] of COUNTERS) {
+        flat[`${method}${suffix}`] = method === 'agent' ? this.#agentUsage[field] : own[method][field] + (method === 'total' ? this.#agentUsage[field] : 0);
+      }
     }
     const plain = { ...own, ...flat };
     // Not enumerable: a copy or a JSON of the metrics has only the numbers.
@@ -197,12 +208,29 @@ export class Stagehand extends Sdk {
     return results;
   }
 
-  /** Stagehand's autonomous agent, which Tendril does not have. */
-  agent(_options?: unknown): never {
-    throw new InvalidOptionError(
-      'agent() is not available in Tendril: write the loop with observe() and act() (a model picks each step from what observe() returns), ' +
-        'or give an agent Tendril\'s tools through the MCP server (`tendril mcp`, docs/mcp.md).',
-    );
+  /**
+   * Stagehand's agent in its DOM mode: `agent({ model?, systemPrompt?, tools?, stream? })`, then
+   * `execute(instruction | { instruction, maxSteps, signal, callbacks, ... })`. The model reads the
+   * page text and calls tools built on act(), extract(), observe() and the page's methods
+   * (docs/agent.md). Modes "cua" and "hybrid" and MCP `integrations` are refused.
+   */
+  agent(config: AgentConfig & { stream: true }): { execute: (instructionOrOptions: string | AgentStreamExecuteOptions) => Promise<AgentStreamResult> };
+  agent(config?: AgentConfig & { stream?: false }): { execute: (instructionOrOptions: string | AgentExecuteOptions) => Promise<AgentResult> };
+  agent(config?: AgentConfig): { execute: (instructionOrOptions: string | AgentExecuteOptions) => Promise<AgentResult | AgentStreamResult> } {
+    const self = this;
+    const host: AgentHost = {
+      get context() {
+        return self.context;
+      },
+      act: (input, options) => this.act(input, options),
+      extract: ((...args: unknown[]) => (this.extract as (...all: unknown[]) => Promise<unknown>).apply(this, args)) as AgentHost['extract'],
+      observe: (instruction, options) => this.observe(instruction, options),
+      log: (line) => this.logger(line),
+    };
+    const recordUsage = (usage: ModelCallUsage) => {
+      for (const key of Object.keys(usage) as Array<keyof ModelCallUsage>) this.#agentUsage[key] += usage[key];
+    };
+    return createAgent({ host, instanceModel: this.#model, recordUsage }, config) as never;
   }
 
   /** Ends the session, as the Sdk's close() does; `force` changes nothing: closing twice is safe. */

@@ -1,0 +1,128 @@
+// `stagehand.agent(config)`: checks the configuration at once (what Tendril cannot do is refused by
+// name, with what works instead), and gives `execute()`, which checks its own options before the run.
+// Stagehand asks for `experimental: true` before callbacks, a signal, `messages`, `tools`, streaming,
+// `excludeTools` or `output`; Tendril has no experimental mode and takes them as they are.
+
+import { InvalidOptionError } from '../../errors.js';
+import { Page } from '../../driver/page.js';
+import type { ModelConfiguration } from '../../types.js';
+import { StagehandInvalidArgumentError, StreamingCallbacksInNonStreamingModeError } from '../errors.js';
+import { toModelConfiguration } from '../model.js';
+import type { AgentHost } from './host.js';
+import { runAgent, streamAgent, type RunOptions, type RunSetup } from './run.js';
+import { DOM_TOOLS, OTHER_TOOLS } from './tools.js';
+import type { AgentConfig, AgentExecuteOptions, AgentResult, AgentStreamExecuteOptions, AgentStreamResult } from './types.js';
+
+/** Stagehand's defaults: 20 model requests, 45 s per tool call. */
+const DEFAULT_MAX_STEPS = 20;
+const DEFAULT_TOOL_TIMEOUT_MS = 45_000;
+
+const CONFIG_KEYS = new Set(['systemPrompt', 'integrations', 'tools', 'cua', 'model', 'executionModel', 'stream', 'mode']);
+const EXECUTE_KEYS = new Set([
+  'instruction', 'maxSteps', 'page', 'highlightCursor', 'messages', 'signal', 'excludeTools', 'output', 'variables', 'toolTimeout', 'useSearch', 'callbacks',
+]);
+const CALLBACK_KEYS = new Set(['prepareStep', 'onStepFinish', 'onEvidence', 'onSafetyConfirmation', 'onChunk', 'onFinish', 'onError', 'onAbort']);
+const STREAM_ONLY = ['onChunk', 'onFinish', 'onError', 'onAbort'];
+
+export interface AgentSetup {
+  host: AgentHost;
+  /** The instance's model, in Tendril's form. */
+  instanceModel: ModelConfiguration | undefined;
+  recordUsage: RunSetup['recordUsage'];
+}
+
+const fail = (message: string): never => {
+  throw new InvalidOptionError(message);
+};
+
+function unknownKeys(given: object, known: Set<string>, where: string): void {
+  const unknown = Object.keys(given).filter((key) => !known.has(key));
+  if (unknown.length) fail(`${where}: unknown option${unknown.length > 1 ? 's' : ''} ${unknown.map((key) => `\`${key}\``).join(', ')}; it takes ${[...known].join(', ')}.`);
+}
+
+function checkConfig(config: AgentConfig): void {
+  if (typeof config !== 'object' || config === null || Array.isArray(config)) fail('agent(config) takes an object, or nothing.');
+  unknownKeys(config, CONFIG_KEYS, 'agent(config)');
+  const mode = config.mode ?? (config.cua === true ? 'cua' : 'dom');
+  if (mode === 'cua' || mode === 'hybrid') {
+    fail(
+      `agent(): mode "${mode}" (${mode === 'cua' ? 'a computer-use provider driving the mouse from screenshots' : 'clicks and typing at screenshot coordinates'}) ` +
+        'is not available in Tendril. Leave `mode` out (or pass "dom"): the agent then acts on elements it reads in the page text, with any model that calls tools.',
+    );
+  }
+  if (mode !== 'dom') fail(`agent(): mode must be "dom" (or "hybrid" / "cua", which Tendril refuses), not ${JSON.stringify(mode)}.`);
+  if (Array.isArray(config.integrations) ? config.integrations.length > 0 : config.integrations !== undefined) {
+    fail('agent(): MCP `integrations` are not supported. Connect the MCP client yourself and pass its tools as AI SDK tools in `tools`.');
+  }
+  if (config.tools !== undefined) {
+    if (typeof config.tools !== 'object' || config.tools === null || Array.isArray(config.tools)) fail('agent(): `tools` takes AI SDK tools by name: { name: tool({ ... }) }.');
+    for (const [name, tool] of Object.entries(config.tools)) {
+      if (!tool || typeof tool !== 'object' || !('inputSchema' in tool)) fail(`agent(): tools.${name} is not an AI SDK tool; build it with tool({ description, inputSchema, execute }) from "ai".`);
+    }
+  }
+  if (config.systemPrompt !== undefined && typeof config.systemPrompt !== 'string') fail('agent(): `systemPrompt` must be a string.');
+  if (config.stream !== undefined && typeof config.stream !== 'boolean') fail('agent(): `stream` must be true or false.');
+}
+
+/** The options of one execute(), checked, with the defaults filled in. */
+function checkExecute(given: string | AgentExecuteOptions | AgentStreamExecuteOptions, streaming: boolean): RunOptions {
+  const options = typeof given === 'string' ? { instruction: given } : given;
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) fail('execute() takes an instruction, or { instruction, maxSteps?, signal?, ... }.');
+  unknownKeys(options, EXECUTE_KEYS, 'execute(options)');
+  if (typeof options.instruction !== 'string' || !options.instruction.trim()) fail('execute() needs an instruction: say what the agent should do.');
+  const { maxSteps = DEFAULT_MAX_STEPS, toolTimeout = DEFAULT_TOOL_TIMEOUT_MS } = options;
+  if (!Number.isInteger(maxSteps) || maxSteps < 1) fail(`execute(): \`maxSteps\` must be a whole number of at least 1, not ${String(maxSteps)}.`);
+  if (typeof toolTimeout !== 'number' || !(toolTimeout > 0) || !Number.isFinite(toolTimeout)) fail(`execute(): \`toolTimeout\` must be a positive number of ms, not ${String(toolTimeout)}.`);
+  if (options.signal !== undefined && !(options.signal instanceof AbortSignal)) fail('execute(): `signal` must be an AbortSignal (new AbortController().signal).');
+  if (options.page !== undefined && !(options.page instanceof Page)) fail("execute(): `page` must be one of this instance's pages (stagehand.context.pages()).");
+  if (options.messages !== undefined && !Array.isArray(options.messages)) fail('execute(): `messages` takes the `messages` of an earlier result.');
+  if (options.useSearch) fail('execute(): `useSearch` needs Browserbase\'s search service, which Tendril does not use; open a search page with the goto tool instead, or pass a search tool in agent({ tools }).');
+  if (options.variables !== undefined && (typeof options.variables !== 'object' || options.variables === null)) fail('execute(): `variables` takes { name: value }.');
+  const excluded = options.excludeTools ?? [];
+  if (!Array.isArray(excluded) || excluded.some((name) => typeof name !== 'string')) fail('execute(): `excludeTools` takes an array of tool names.');
+  const known = new Set<string>([...DOM_TOOLS, ...OTHER_TOOLS]);
+  const strange = excluded.filter((name) => !known.has(name));
+  if (strange.length) fail(`execute(): no tool is named ${strange.map((name) => JSON.stringify(name)).join(', ')}; the agent's tools are ${DOM_TOOLS.join(', ')}.`);
+  const callbacks = (options.callbacks ?? {}) as Record<string, unknown>;
+  if (typeof callbacks !== 'object' || callbacks === null) fail('execute(): `callbacks` takes { onStepFinish?, prepareStep?, ... }.');
+  unknownKeys(callbacks, CALLBACK_KEYS, 'execute(): callbacks');
+  const streamOnly = STREAM_ONLY.filter((name) => callbacks[name] != null);
+  if (!streaming && streamOnly.length) throw new StreamingCallbacksInNonStreamingModeError(streamOnly);
+  if (callbacks.onSafetyConfirmation != null) throw new StagehandInvalidArgumentError('onSafetyConfirmation is for mode "cua" agents, which Tendril does not have.');
+  if (callbacks.onEvidence != null) fail('execute(): `callbacks.onEvidence` (Stagehand\'s evidence recorder) is not supported; onStepFinish gets every step with its tool calls and results.');
+  for (const [name, value] of Object.entries(callbacks)) if (value != null && typeof value !== 'function') fail(`execute(): callbacks.${name} must be a function.`);
+  return { ...options, maxSteps, toolTimeout } as RunOptions;
+}
+
+export function createAgent(setup: AgentSetup, config: AgentConfig | undefined): { execute: (options: string | AgentExecuteOptions) => Promise<AgentResult | AgentStreamResult> } {
+  const given = config ?? {};
+  checkConfig(given);
+  const own = toModelConfiguration(given.model, 'agent options.model');
+  toModelConfiguration(given.executionModel, 'agent options.executionModel');
+  const run: RunSetup = {
+    host: setup.host,
+    config: given,
+    model: own ?? setup.instanceModel,
+    executionModel: given.executionModel ?? given.model,
+    recordUsage: setup.recordUsage,
+  };
+  const streaming = given.stream === true;
+  setup.host.log({
+    category: 'agent',
+    message: 'Creating v3 agent instance',
+    level: 1,
+    auxiliary: {
+      cua: { value: 'false', type: 'boolean' },
+      mode: { value: 'dom', type: 'string' },
+      model: { value: typeof run.model === 'string' ? run.model : (run.model?.modelName ?? ''), type: 'string' },
+      systemPrompt: { value: given.systemPrompt ?? '', type: 'string' },
+      tools: { value: JSON.stringify(Object.keys(given.tools ?? {})), type: 'object' },
+    },
+  });
+  return {
+    execute: async (options) => {
+      const checked = checkExecute(options, streaming);
+      return streaming ? streamAgent(run, checked) : runAgent(run, checked);
+    },
+  };
+}

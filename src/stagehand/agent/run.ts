@@ -1,0 +1,238 @@
+// One run of the agent: the AI SDK's tool loop (generateText, or streamText with `stream: true`) over
+// the DOM mode's tools, at most `maxSteps` model requests, then the verdict (actions.ts). As in
+// Stagehand: a run that fails for any reason but the caller's signal resolves with `success: false`
+// and the message; an aborted one rejects with AgentAbortError.
+
+import { importAiSdk } from '../../llm/aiSdk.js';
+import { DEFAULT_MODEL_TIMEOUT_MS } from '../../llm/ask.js';
+import type { ModelCallUsage } from '../../llm/metrics.js';
+import type { ModelConfiguration } from '../../types.js';
+import { AgentAbortError } from '../errors.js';
+import type { StagehandModelConfiguration } from '../model.js';
+import { actionsOf, askVerdict, withoutUndefined } from './actions.js';
+import type { AgentHost } from './host.js';
+import { resolveAgentModel, type AgentModel } from './model.js';
+import { agentSystemPrompt } from './prompt.js';
+import { domTools } from './tools.js';
+import type { AgentAction, AgentConfig, AgentExecuteOptions, AgentMessage, AgentResult, AgentStep, AgentStreamCallbacks, AgentStreamResult, AgentTool } from './types.js';
+
+export interface RunSetup {
+  host: AgentHost;
+  config: AgentConfig;
+  /** The loop's model: agent({ model }) in Tendril's form, else the instance's. */
+  model: ModelConfiguration | undefined;
+  executionModel?: StagehandModelConfiguration;
+  /** Adds the loop's model use to the instance's agent counters. */
+  recordUsage(usage: ModelCallUsage): void;
+}
+
+/** execute()'s options once checked (agent.ts): every default filled in. */
+export interface RunOptions extends AgentExecuteOptions {
+  maxSteps: number;
+  toolTimeout: number;
+}
+
+interface RunState {
+  reasoning: string[];
+  actions: AgentAction[];
+  url: string;
+  started: number;
+}
+
+interface Prepared {
+  ai: typeof import('ai');
+  model: AgentModel;
+  settings: Record<string, unknown>;
+  messages: AgentMessage[];
+  state: RunState;
+}
+
+const loadAi = () => importAiSdk('ai', () => import('ai'));
+
+async function prepare(setup: RunSetup, options: RunOptions, callbacks: AgentStreamCallbacks | undefined): Promise<Prepared> {
+  const { host, config } = setup;
+  const [ai, model] = await Promise.all([loadAi(), resolveAgentModel(setup.model)]);
+  if (options.page) host.context.setActivePage(options.page);
+  const url = (await host.context.awaitActivePage()).url();
+  const own = domTools({ host, executionModel: setup.executionModel, variables: options.variables, toolTimeoutMs: options.toolTimeout, jsonSchema: ai.jsonSchema as never });
+  const tools: Record<string, unknown> = { ...own, ...(config.tools as Record<string, AgentTool> | undefined) };
+  for (const name of options.excludeTools ?? []) delete tools[name];
+  const system = agentSystemPrompt({ instruction: options.instruction, url, tools: Object.keys(tools), customInstructions: config.systemPrompt, variables: options.variables });
+  const messages: AgentMessage[] = [...(options.messages ?? []), { role: 'user', content: options.instruction }];
+  const state: RunState = { reasoning: [], actions: [], url, started: Date.now() };
+  const maxSteps = options.maxSteps;
+  const settings = {
+    model: model.model,
+    system,
+    messages: withoutUndefined(messages),
+    allowSystemInMessages: true,
+    tools,
+    toolChoice: 'auto',
+    // A custom tool named "done" ends the loop too, as in Stagehand.
+    stopWhen: ({ steps }: { steps: AgentStep[] }) => steps.length >= maxSteps || steps.at(-1)?.toolCalls.some((call) => call.toolName === 'done') === true,
+    prepareStep: callbacks?.prepareStep,
+    onStepFinish: async (step: AgentStep) => {
+      if (step.text) {
+        state.reasoning.push(step.text);
+        host.log({ category: 'agent', message: `reasoning: ${step.text}`, level: 1 });
+      }
+      for (const call of step.toolCalls) {
+        const result = step.toolResults.find((each) => each.toolCallId === call.toolCallId);
+        for (const action of actionsOf(call.toolName, call.input, result?.output, step.text || undefined)) {
+          state.actions.push({ ...action, pageUrl: state.url, timestamp: Date.now() });
+        }
+      }
+      state.url = host.context.activePage()?.url() ?? state.url;
+      await callbacks?.onStepFinish?.(step);
+    },
+    abortSignal: options.signal,
+    // A step is one model request and the tools it calls, each within toolTimeout.
+    timeout: { stepMs: DEFAULT_MODEL_TIMEOUT_MS + options.toolTimeout },
+    maxRetries: model.maxRetries,
+    providerOptions: model.providerOptions,
+    temperature: model.temperature,
+  };
+  return { ai, model, settings, messages, state };
+}
+
+interface LoopEnd {
+  steps: AgentStep[];
+  response: { messages: unknown[] };
+  totalUsage: AgentStep['usage'];
+  text: string;
+}
+
+/** After the loop: the verdict, the metrics, the AgentResult. */
+async function finish(setup: RunSetup, options: RunOptions, prepared: Prepared, end: LoopEnd): Promise<AgentResult> {
+  const { ai, model, state } = prepared;
+  const last = end.steps.at(-1);
+  const doneCall = last?.toolCalls.find((call) => call.toolName === 'done');
+  // The loop was cut off: the model still had tools to call when its steps ran out.
+  const cutOff = !doneCall && end.steps.length >= options.maxSteps && last?.finishReason === 'tool-calls';
+  let messages = [...prepared.messages, ...(end.response.messages as AgentMessage[])];
+  let completed: boolean;
+  let message: string;
+  let output: Record<string, unknown> | undefined;
+  const usage = [end.totalUsage];
+  if (doneCall) {
+    const input = (doneCall.input ?? {}) as { taskComplete?: unknown; reasoning?: unknown; output?: unknown };
+    completed = true;
+    message = [state.reasoning.join(' '), typeof input.reasoning === 'string' ? input.reasoning : ''].join(' ').trim() || 'Task completed.';
+    if (input.output && typeof input.output === 'object') output = input.output as Record<string, unknown>;
+  } else {
+    try {
+      const verdict = await askVerdict({ ai, model, messages, instruction: options.instruction, output: options.output, signal: options.signal, timeoutMs: DEFAULT_MODEL_TIMEOUT_MS });
+      usage.push(verdict.usage);
+      messages = [...messages, ...verdict.messages];
+      completed = verdict.taskComplete && !cutOff;
+      message = verdict.reasoning || state.reasoning.join(' ').trim() || end.text;
+      output = verdict.output;
+      state.actions.push({ type: 'done', reasoning: verdict.reasoning, taskCompleted: verdict.taskComplete, taskComplete: verdict.taskComplete, pageUrl: state.url, timestamp: Date.now() });
+    } catch (error) {
+      if (options.signal?.aborted) throw error;
+      // The verdict only sums the run up: its failure does not undo the work the loop did.
+      setup.host.log({ category: 'agent', message: `The closing verdict failed; the run is summed up without it: ${(error as Error).message}`, level: 1 });
+      completed = !cutOff;
+      message = state.reasoning.join(' ').trim() || end.text || 'The run ended.';
+    }
+  }
+  if (cutOff) {
+    setup.host.log({ category: 'agent', message: `Agent stopped: reached maximum steps (${options.maxSteps})`, level: 1 });
+    message = `Agent stopped: reached maximum steps (${options.maxSteps}). ${message}`.trim();
+  }
+  const total = sum(usage, Date.now() - state.started);
+  setup.recordUsage(total);
+  return {
+    success: completed,
+    message: message || 'Task execution completed',
+    actions: state.actions,
+    completed,
+    ...(output ? { output } : {}),
+    usage: {
+      input_tokens: total.promptTokens,
+      output_tokens: total.completionTokens,
+      reasoning_tokens: total.reasoningTokens,
+      cached_input_tokens: total.cachedInputTokens,
+      inference_time_ms: total.inferenceTimeMs,
+    },
+    messages,
+  };
+}
+
+function sum(usages: Array<AgentStep['usage'] | undefined>, ms: number): ModelCallUsage {
+  const total = { promptTokens: 0, completionTokens: 0, reasoningTokens: 0, cachedInputTokens: 0, inferenceTimeMs: ms };
+  for (const usage of usages) {
+    total.promptTokens += usage?.inputTokens ?? 0;
+    total.completionTokens += usage?.outputTokens ?? 0;
+    total.reasoningTokens += usage?.reasoningTokens ?? 0;
+    total.cachedInputTokens += usage?.cachedInputTokens ?? 0;
+  }
+  return total;
+}
+
+function aborted(signal: AbortSignal | undefined): AgentAbortError {
+  return new AgentAbortError(signal?.reason === undefined ? 'aborted' : signal.reason instanceof Error ? signal.reason.message : String(signal.reason));
+}
+
+function failed(setup: RunSetup, state: RunState | undefined, messages: AgentMessage[], error: unknown): AgentResult {
+  const text = error instanceof Error ? error.message : String(error);
+  setup.host.log({ category: 'agent', message: `Error executing agent task: ${text}`, level: 0 });
+  return { success: false, message: `Failed to execute task: ${text}`, actions: state?.actions ?? [], completed: false, messages };
+}
+
+/** execute() without `stream`: resolves when the run ends. */
+export async function runAgent(setup: RunSetup, options: RunOptions): Promise<AgentResult> {
+  if (options.signal?.aborted) throw aborted(options.signal);
+  // Configuration errors (no model, no key, a bad page) are the caller's to fix: they throw.
+  const prepared = await prepare(setup, options, options.callbacks as AgentStreamCallbacks | undefined);
+  try {
+    const end = (await prepared.ai.generateText(prepared.settings as never)) as unknown as LoopEnd;
+    return await finish(setup, options, prepared, end);
+  } catch (error) {
+    if (options.signal?.aborted) throw aborted(options.signal);
+    return failed(setup, prepared.state, prepared.messages, error);
+  }
+}
+
+/** execute() with `stream: true`: the AI SDK's stream result at once, with `result` for the end. */
+export async function streamAgent(setup: RunSetup, options: RunOptions): Promise<AgentStreamResult> {
+  if (options.signal?.aborted) throw aborted(options.signal);
+  const callbacks = options.callbacks as AgentStreamCallbacks | undefined;
+  const prepared = await prepare(setup, options, callbacks);
+  let resolve!: (result: AgentResult) => void;
+  let reject!: (error: unknown) => void;
+  const result = new Promise<AgentResult>((yes, no) => {
+    resolve = yes;
+    reject = no;
+  });
+  // A caller that only reads the stream must not see an unhandled rejection of `result`.
+  result.catch(() => {});
+  let settled = false;
+  const stream = prepared.ai.streamText({
+    ...(prepared.settings as object),
+    onChunk: callbacks?.onChunk,
+    onError: async (event: { error: unknown }) => {
+      await callbacks?.onError?.(event);
+      if (settled) return;
+      settled = true;
+      if (options.signal?.aborted) reject(aborted(options.signal));
+      else resolve(failed(setup, prepared.state, prepared.messages, event.error));
+    },
+    onAbort: async (event: { steps: AgentStep[] }) => {
+      await callbacks?.onAbort?.(event);
+      if (settled) return;
+      settled = true;
+      reject(aborted(options.signal));
+    },
+    onFinish: async (event: LoopEnd) => {
+      await callbacks?.onFinish?.(event);
+      if (settled) return;
+      settled = true;
+      await finish(setup, options, prepared, event).then(resolve, (error: unknown) => {
+        if (options.signal?.aborted) reject(aborted(options.signal));
+        else resolve(failed(setup, prepared.state, prepared.messages, error));
+      });
+    },
+  } as never) as unknown as Record<string, unknown>;
+  return Object.assign(stream, { result }) as AgentStreamResult;
+}

@@ -1,0 +1,234 @@
+// Stagehand 3's agent on Tendril (DOM mode): `stagehand.agent(config).execute(...)` runs the AI SDK's
+// tool loop against the fake model, whose script calls the agent's tools step by step (ariaTree,
+// fillForm, act, extract, goto, think) while the inner act/observe/extract requests are answered as
+// in the other suites. Real Chromium, fixture pages; the page is checked, not just the result.
+
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import {
+  AgentAbortError,
+  InvalidOptionError,
+  Stagehand,
+  StagehandInvalidArgumentError,
+  StreamingCallbacksInNonStreamingModeError,
+  type AgentStep,
+} from '../src/index.js';
+import { startFixtureServers, type FixtureServers } from './fixtures/server.js';
+import { CHROME, TEST_ARGS } from './helpers.js';
+import { startFakeModel, type FakeModel, type FakeReply, type FakeRequest } from './support/fake-model.js';
+
+let servers: FixtureServers;
+let fake: FakeModel;
+let stagehand: Stagehand;
+const model = (name = 'openai/gpt-4.1-mini') => ({ modelName: name, apiKey: 'sk-agent-test', baseURL: fake.url });
+
+/** The id of the line `role: name` in a prompt, as a model reading it would pick. */
+function idOf(request: FakeRequest, role: string, name: string): string {
+  const match = new RegExp(`\\[((?:\\d+-)?\\d+)\\] ${role}: ${name}`).exec(request.user);
+  if (!match) throw new Error(`no ${role} "${name}" in the prompt:\n${request.user}`);
+  return match[1]!;
+}
+
+const isLoop = (request: FakeRequest) => request.tools.includes('ariaTree');
+const isVerdict = (request: FakeRequest) => request.tools.length === 1 && request.tools[0] === 'done';
+const loopRequests = () => fake.requests.filter(isLoop);
+const call = (name: string, input: unknown = {}): FakeReply => ({ toolCalls: [{ name, input }] });
+const verdict = (reasoning: string, taskComplete: boolean, output?: unknown): FakeReply => call('done', { reasoning, taskComplete, ...(output ? { output } : {}) });
+
+/**
+ * The agent's model: `steps` answer the loop's requests in order, `inner` the act/observe/extract
+ * requests its tools make, `done` the closing verdict.
+ */
+function script(steps: Array<FakeReply | ((request: FakeRequest) => FakeReply)>, inner: (request: FakeRequest) => FakeReply, done: FakeReply): void {
+  let step = 0;
+  fake.script((request) => {
+    if (isVerdict(request)) return done;
+    if (!isLoop(request)) return inner(request);
+    const next = steps[step++] ?? { status: 500, error: 'agent test: no loop step left' };
+    return typeof next === 'function' ? next(request) : next;
+  });
+}
+
+beforeAll(async () => {
+  [servers, fake] = await Promise.all([startFixtureServers(), startFakeModel()]);
+  stagehand = new Stagehand({ env: 'LOCAL', verbose: 0, disablePino: true, model: model(), localBrowserLaunchOptions: { headless: true, executablePath: CHROME, args: TEST_ARGS } });
+  await stagehand.init();
+});
+afterAll(async () => {
+  await stagehand?.close();
+  await Promise.all([servers?.close(), fake?.close()]);
+});
+beforeEach(async () => {
+  fake.reset();
+  await stagehand.context.pages()[0]!.goto(servers.a.url('agent-form.html'));
+});
+
+const page = () => stagehand.context.pages()[0]!;
+const status = () => page().evaluate(() => document.getElementById('done')!.textContent);
+
+describe('stagehand.agent() in the DOM mode', () => {
+  it('fills a form and submits it in a few steps, with a placeholder the model never sees, and reports its actions', async () => {
+    const before = await stagehand.metrics;
+    const historyBefore = (await stagehand.history).length;
+    script(
+      [
+        call('ariaTree'),
+        call('fillForm', { fields: [{ action: 'type Ada into the First name field' }, { action: 'type %email% into the Email field' }] }),
+        call('act', { action: 'click the Join now button' }),
+        { text: 'I joined the club as Ada.' },
+      ],
+      (request) =>
+        request.schema && JSON.stringify(request.schema).includes('elements')
+          ? {
+              json: {
+                elements: [
+                  { elementId: idOf(request, 'textbox', 'First name'), description: 'First name field', method: 'fill', arguments: ['Ada'] },
+                  { elementId: idOf(request, 'textbox', 'Email'), description: 'Email field', method: 'fill', arguments: ['%email%'] },
+                ],
+              },
+            }
+          : { json: { elementId: idOf(request, 'button', 'Join now'), method: 'click', arguments: [], description: 'click Join now' } },
+      verdict('Filled in the form and joined as Ada.', true),
+    );
+    const steps: AgentStep[] = [];
+    const agent = stagehand.agent({ systemPrompt: 'Be brief.' });
+    const result = await agent.execute({
+      instruction: 'Join the club as Ada with my email',
+      maxSteps: 10,
+      variables: { email: { value: 'ada@example.org', description: 'my email address' } },
+      callbacks: { onStepFinish: (step) => void steps.push(step) },
+    });
+
+    expect(await status()).toBe('Welcome, Ada (ada@example.org)');
+    expect(result).toMatchObject({ success: true, completed: true, message: 'Filled in the form and joined as Ada.' });
+    expect(result.actions.map((action) => action.type)).toEqual(['ariaTree', 'fillForm', 'act', 'act', 'act', 'done']);
+    expect(result.actions[2]).toMatchObject({ type: 'act', playwrightArguments: { method: 'fill', arguments: ['Ada'] } });
+    expect(result.actions[4]).toMatchObject({ type: 'act', action: 'click the Join now button', playwrightArguments: { method: 'click' } });
+    expect(result.actions[4]!.pageUrl).toContain('agent-form.html');
+    expect(steps.map((step) => step.toolCalls.map((each) => each.toolName))).toEqual([['ariaTree'], ['fillForm'], ['act'], []]);
+
+    // What the model read: the task, our prompt with the placeholder's name and description, the page text back from ariaTree.
+    const [first, second] = loopRequests();
+    expect(first!.system).toContain('Join the club as Ada with my email');
+    expect(first!.system).toContain('%email%: my email address');
+    expect(first!.system).toContain('Be brief.');
+    expect(second!.toolResults[0]!.output).toContain('button: Join now');
+    // The agent's own requests carry the placeholder, never the value (act's page text shows the filled field, as the page does).
+    expect(JSON.stringify(fake.requests.filter((request) => isLoop(request) || isVerdict(request)).map((request) => request.body))).not.toContain('ada@example.org');
+    expect(JSON.stringify(second!.body.tools)).toContain('"items":{"type":"object"');
+    expect(result.messages!.length).toBeGreaterThan(4);
+
+    // The loop's tokens are the agent's; its tools' requests count as observe and act, and history has those calls.
+    const after = await stagehand.metrics;
+    expect(after.agentPromptTokens).toBeGreaterThan(before.agentPromptTokens);
+    expect(after.totalPromptTokens).toBe(after.actPromptTokens + after.extractPromptTokens + after.observePromptTokens + after.agentPromptTokens);
+    expect(after.observePromptTokens).toBeGreaterThan(before.observePromptTokens);
+    expect(result.usage!.input_tokens).toBe(after.agentPromptTokens - before.agentPromptTokens);
+    const history = (await stagehand.history).slice(historyBefore);
+    // ariaTree reads with extract(), as Stagehand's does.
+    expect(history.map((entry) => entry.method)).toEqual(['extract', 'observe', 'act', 'act', 'act']);
+  });
+
+  it('reads with extract, with its own model for the loop and the tools, and returns the requested output', async () => {
+    script(
+      [
+        call('extract', { instruction: 'the plans and their prices', schema: { type: 'object', properties: { plans: { type: 'array', items: { type: 'object', properties: { name: { type: 'string' }, price: { type: 'number' } } } } } } }),
+        { text: 'Basic is the cheapest.' },
+      ],
+      () => ({ json: { plans: [{ name: 'Basic plan', price: 5 }, { name: 'Gold plan', price: 12 }] } }),
+      verdict('Read both plans.', true, { cheapest: 'Basic plan', price: 5 }),
+    );
+    const agent = stagehand.agent({ model: model('openai/agent-model') });
+    const result = await agent.execute({ instruction: 'Which plan is cheapest?', output: z.object({ cheapest: z.string(), price: z.number() }) });
+
+    expect(result).toMatchObject({ success: true, completed: true, output: { cheapest: 'Basic plan', price: 5 } });
+    expect(result.actions[0]).toMatchObject({ type: 'extract', instruction: 'the plans and their prices', success: true, result: { plans: [{ name: 'Basic plan', price: 5 }, { name: 'Gold plan', price: 12 }] } });
+    const extractRequest = fake.requests.find((request) => !isLoop(request) && !isVerdict(request))!;
+    expect(extractRequest.user).toContain('Gold plan: 12 EUR');
+    expect(loopRequests()[1]!.toolResults[0]!.output).toContain('Gold plan');
+    // agent({ model }) runs the loop, the tools' calls and the verdict.
+    expect(new Set(fake.requests.map((request) => request.model))).toEqual(new Set(['agent-model']));
+    const verdictRequest = fake.requests.find(isVerdict)!;
+    expect(verdictRequest.toolChoice).toMatchObject({ type: 'function', name: 'done' });
+    expect(JSON.stringify(verdictRequest.body.tools)).toContain('cheapest');
+
+    // The conversation goes on with the earlier messages.
+    script([{ text: 'It costs 5 EUR.' }], () => ({ status: 500 }), verdict('Answered from before.', true));
+    const again = await agent.execute({ instruction: 'And its price?', messages: result.messages });
+    expect(again.success).toBe(true);
+    expect(fake.requests.filter(isLoop).at(-1)!.user).toContain('Which plan is cheapest?');
+  });
+
+  it('stops at maxSteps: completed is false however the verdict reads', async () => {
+    script([call('think', { reasoning: 'first' }), call('think', { reasoning: 'second' }), call('think', { reasoning: 'third' })], () => ({ status: 500 }), verdict('Looks done to me.', true));
+    const result = await stagehand.agent().execute({ instruction: 'Think forever', maxSteps: 2 });
+    expect(loopRequests()).toHaveLength(2);
+    expect(result.completed).toBe(false);
+    expect(result.success).toBe(false);
+    expect(result.message).toMatch(/^Agent stopped: reached maximum steps \(2\)/);
+    expect(result.actions.filter((action) => action.type === 'think').map((action) => action.reasoning ?? action.message)).toEqual(['first', 'second']);
+  });
+
+  it('gives a tool\'s error back to the model, which goes on', async () => {
+    script(
+      [
+        call('act', { action: 'click the Leave button' }),
+        call('goto', { url: 'http://127.0.0.1:9/nowhere' }),
+        call('extract', { instruction: 'the date', schema: { type: 'object', properties: { when: { type: 'date' } } } }),
+        { text: 'Nothing worked.' },
+      ],
+      () => ({ json: { elementId: null, method: 'click', arguments: [], description: 'no Leave button here' } }),
+      verdict('There is no Leave button.', false),
+    );
+    const result = await stagehand.agent().execute('Leave the club');
+    expect(result).toMatchObject({ success: false, completed: false, message: 'There is no Leave button.' });
+    expect(result.actions.map((action) => action.type)).toEqual(['act', 'goto', 'extract', 'done']);
+    expect(result.actions[0]).toMatchObject({ success: false, error: expect.any(String) });
+    expect(result.actions[1]).toMatchObject({ success: false, error: expect.stringMatching(/NavigationError/) });
+    expect(result.actions[2]).toMatchObject({ success: false, error: expect.stringMatching(/type "date"/) });
+    const [, second, third, fourth] = loopRequests();
+    expect(second!.toolResults.at(-1)!.output).toMatch(/"success":false/);
+    expect(third!.toolResults.at(-1)!.output).toMatch(/"success":false.*NavigationError/);
+    expect(fourth!.toolResults.at(-1)!.output).toMatch(/"success":false.*date/);
+  });
+
+  it('ends with AgentAbortError when its signal aborts, and the session stays usable', async () => {
+    script([() => ({ hang: true })], () => ({ status: 500 }), verdict('never', true));
+    const controller = new AbortController();
+    const run = stagehand.agent().execute({ instruction: 'Wait for me', signal: controller.signal });
+    await fake.nextRequest();
+    controller.abort('the user changed their mind');
+    const error = await run.catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(AgentAbortError);
+    expect((error as AgentAbortError).reason).toBe('the user changed their mind');
+    expect((await fake.nextAbort()).aborted).toBe(true);
+    expect(fake.requests.filter(isVerdict)).toHaveLength(0);
+
+    // Aborted before it starts: no request at all.
+    const requests = fake.requests.length;
+    await expect(stagehand.agent().execute({ instruction: 'x', signal: AbortSignal.abort() })).rejects.toBeInstanceOf(AgentAbortError);
+    expect(fake.requests.length).toBe(requests);
+
+    const { pageText } = await stagehand.extract();
+    expect(pageText).toContain('button: Join now');
+    fake.script((request) => ({ json: { elementId: idOf(request, 'button', 'Join now'), method: 'click', arguments: [], description: 'click' } }));
+    expect((await stagehand.act('click Join now')).success).toBe(true);
+  });
+
+  it('refuses what it cannot do with typed errors naming what works, before any request', async () => {
+    expect(() => stagehand.agent({ mode: 'hybrid' })).toThrow(InvalidOptionError);
+    expect(() => stagehand.agent({ mode: 'cua' })).toThrow(StagehandInvalidArgumentError);
+    expect(() => stagehand.agent({ cua: true })).toThrow(/mode "cua".*Leave `mode` out/);
+    expect(() => stagehand.agent({ integrations: ['https://mcp.example/sse'] })).toThrow(/integrations.*`tools`/);
+    expect(() => stagehand.agent({ model: 'gpt-4.1-mini', bogus: 1 } as never)).toThrow(/unknown option `bogus`/);
+    expect(() => stagehand.agent({ tools: { lookup: { run: () => 1 } } as never })).toThrow(/tools.lookup.*tool\(\{/);
+    const agent = stagehand.agent();
+    await expect(agent.execute('  ')).rejects.toThrow(InvalidOptionError);
+    await expect(agent.execute({ instruction: 'x', maxSteps: 0 })).rejects.toThrow(/maxSteps/);
+    await expect(agent.execute({ instruction: 'x', excludeTools: ['teleport'] })).rejects.toThrow(/teleport.*ariaTree/);
+    await expect(agent.execute({ instruction: 'x', useSearch: true })).rejects.toThrow(InvalidOptionError);
+    await expect(agent.execute({ instruction: 'x', callbacks: { onChunk: (() => {}) as never } })).rejects.toBeInstanceOf(StreamingCallbacksInNonStreamingModeError);
+    await expect(stagehand.agent({ model: { modelName: 'nobody/model' } }).execute('x')).rejects.toThrow(/Unknown model provider "nobody"/);
+    expect(fake.requests).toHaveLength(0);
+  });
+});

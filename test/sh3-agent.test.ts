@@ -215,6 +215,65 @@ describe('stagehand.agent() in the DOM mode', () => {
     expect((await stagehand.act('click Join now')).success).toBe(true);
   });
 
+  it('streams with stream: true: the text as it comes, the chunks to onChunk, then the result; an abort rejects the result', async () => {
+    script([call('think', { reasoning: 'say hello' }), { text: 'Hello from the stream.' }], () => ({ status: 500 }), verdict('Said hello.', true));
+    const kinds: string[] = [];
+    const agent = stagehand.agent({ stream: true });
+    const streamed = await agent.execute({ instruction: 'Say hello', callbacks: { onChunk: ({ chunk }) => void kinds.push((chunk as { type: string }).type) } });
+    let text = '';
+    for await (const part of streamed.textStream) text += part;
+    const result = await streamed.result;
+    expect(text).toBe('Hello from the stream.');
+    expect(kinds).toContain('tool-call');
+    expect(result).toMatchObject({ success: true, completed: true, message: 'Said hello.' });
+    expect(result.actions.map((action) => action.type)).toEqual(['think', 'done']);
+    expect(loopRequests().every((request) => request.body.stream === true)).toBe(true);
+
+    fake.reset();
+    script([() => ({ hang: true })], () => ({ status: 500 }), verdict('never', true));
+    const controller = new AbortController();
+    const hanging = await agent.execute({ instruction: 'Wait', signal: controller.signal });
+    const drained = (async () => {
+      for await (const _ of hanging.fullStream);
+    })();
+    await fake.nextRequest();
+    controller.abort('stop streaming');
+    await expect(hanging.result).rejects.toBeInstanceOf(AgentAbortError);
+    await drained.catch(() => {});
+  });
+
+  it('takes tools of the caller, leaves out excluded ones, calls prepareStep, and speaks Chat Completions too', async () => {
+    const { tool, jsonSchema } = await import('ai');
+    const lookups: string[] = [];
+    const lookup = tool({
+      description: 'Tells whether a person is a member of the club.',
+      inputSchema: jsonSchema<{ name: string }>({ type: 'object', properties: { name: { type: 'string' } }, required: ['name'], additionalProperties: false }),
+      execute: async ({ name }) => {
+        lookups.push(name);
+        return { member: name === 'Ada' };
+      },
+    });
+    script([call('lookup', { name: 'Ada' }), { text: 'Ada is a member.' }], () => ({ status: 500 }), verdict('Ada is a member.', true));
+    const prepared: number[] = [];
+    const agent = stagehand.agent({ model: { ...model(), openaiEndpointFormat: 'chat' }, tools: { lookup } });
+    const result = await agent.execute({
+      instruction: 'Is Ada a member?',
+      excludeTools: ['screenshot', 'goto'],
+      callbacks: { prepareStep: ({ stepNumber }) => void prepared.push(stepNumber) },
+    });
+    expect(lookups).toEqual(['Ada']);
+    expect(result).toMatchObject({ success: true });
+    expect(result.actions[0]).toMatchObject({ type: 'lookup', name: 'Ada', member: true });
+    const [first, second] = loopRequests();
+    expect(first!.endpoint).toBe('chat');
+    expect(first!.tools).toContain('lookup');
+    expect(first!.tools).not.toContain('screenshot');
+    expect(first!.tools).not.toContain('goto');
+    expect(first!.system).toContain('also: lookup');
+    expect(second!.toolResults[0]!.output).toContain('"member":true');
+    expect(prepared).toEqual([0, 1]);
+  });
+
   it('refuses what it cannot do with typed errors naming what works, before any request', async () => {
     expect(() => stagehand.agent({ mode: 'hybrid' })).toThrow(InvalidOptionError);
     expect(() => stagehand.agent({ mode: 'cua' })).toThrow(StagehandInvalidArgumentError);

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
   AgentAbortError,
+  ExperimentalNotConfiguredError,
   InvalidOptionError,
   Stagehand,
   StagehandInvalidArgumentError,
@@ -51,7 +52,8 @@ function script(steps: Array<FakeReply | ((request: FakeRequest) => FakeReply)>,
 
 beforeAll(async () => {
   [servers, fake] = await Promise.all([startFixtureServers(), startFakeModel()]);
-  stagehand = new Stagehand({ env: 'LOCAL', verbose: 0, disablePino: true, model: model(), localBrowserLaunchOptions: { headless: true, executablePath: CHROME, args: TEST_ARGS } });
+  // experimental: Stagehand lets callbacks, signals, messages, tools, streaming and output through only with it.
+  stagehand = new Stagehand({ env: 'LOCAL', verbose: 0, disablePino: true, experimental: true, model: model(), localBrowserLaunchOptions: { headless: true, executablePath: CHROME, args: TEST_ARGS } });
   await stagehand.init();
 });
 afterAll(async () => {
@@ -275,10 +277,11 @@ describe('stagehand.agent() in the DOM mode', () => {
   });
 
   it('refuses what it cannot do with typed errors naming what works, before any request', async () => {
-    expect(() => stagehand.agent({ mode: 'hybrid' })).toThrow(InvalidOptionError);
-    expect(() => stagehand.agent({ mode: 'cua' })).toThrow(StagehandInvalidArgumentError);
-    expect(() => stagehand.agent({ cua: true })).toThrow(/mode "cua".*Leave `mode` out/);
-    expect(() => stagehand.agent({ integrations: ['https://mcp.example/sse'] })).toThrow(/integrations.*`tools`/);
+    await expect(stagehand.agent({ mode: 'hybrid' }).execute('x')).rejects.toThrow(InvalidOptionError);
+    await expect(stagehand.agent({ mode: 'cua' }).execute('x')).rejects.toThrow(StagehandInvalidArgumentError);
+    await expect(stagehand.agent({ cua: true }).execute('x')).rejects.toThrow(/mode "cua".*Leave `mode` out/);
+    await expect(stagehand.agent({ integrations: ['https://mcp.example/sse'] }).execute('x')).rejects.toThrow(/integrations.*`tools`/);
+    expect(() => stagehand.agent({ mode: 'vision' as never })).toThrow(/mode must be "dom"/);
     expect(() => stagehand.agent({ model: 'gpt-4.1-mini', bogus: 1 } as never)).toThrow(/unknown option `bogus`/);
     expect(() => stagehand.agent({ tools: { lookup: { run: () => 1 } } as never })).toThrow(/tools.lookup.*tool\(\{/);
     const agent = stagehand.agent();
@@ -288,6 +291,27 @@ describe('stagehand.agent() in the DOM mode', () => {
     await expect(agent.execute({ instruction: 'x', useSearch: true })).rejects.toThrow(InvalidOptionError);
     await expect(agent.execute({ instruction: 'x', callbacks: { onChunk: (() => {}) as never } })).rejects.toBeInstanceOf(StreamingCallbacksInNonStreamingModeError);
     await expect(stagehand.agent({ model: { modelName: 'nobody/model' } }).execute('x')).rejects.toThrow(/Unknown model provider "nobody"/);
+    expect(fake.requests).toHaveLength(0);
+  });
+
+  it('keeps Stagehand\'s gate: experimental features without experimental: true, and what the cua mode cannot take', async () => {
+    // The gate comes before the browser: this instance is never started.
+    const plain = new Stagehand({ verbose: 0, disablePino: true, model: model() });
+    const features = await plain
+      .agent()
+      .execute({ instruction: 'x', callbacks: { onStepFinish: () => {} }, signal: new AbortController().signal, messages: [{ role: 'user', content: 'earlier' }] })
+      .catch((error: unknown) => error);
+    expect(features).toBeInstanceOf(ExperimentalNotConfiguredError);
+    expect((features as Error).message).toMatch(/callbacks, abort signal, message continuation/);
+    await expect(plain.agent({ tools: { lookup: { inputSchema: {} } } }).execute('x')).rejects.toThrow(/MCP integrations and custom tools/);
+    await expect(plain.agent({ stream: true }).execute('x')).rejects.toThrow(ExperimentalNotConfiguredError);
+    await expect(plain.agent().execute({ instruction: 'x', output: z.object({ a: z.string() }) })).rejects.toThrow(/output schema/);
+    // A computer-use agent is checked when it is made, and for what it cannot take even with experimental: true.
+    expect(() => plain.agent({ cua: true, stream: true })).toThrow(/streaming is not supported with CUA/);
+    expect(() => plain.agent({ cua: true, integrations: ['https://mcp.example/sse'] })).toThrow(ExperimentalNotConfiguredError);
+    const cua = stagehand.agent({ cua: true });
+    await expect(cua.execute({ instruction: 'x', signal: new AbortController().signal, messages: [] })).rejects.toThrow(/abort signal, message continuation are not supported with CUA/);
+    await plain.close();
     expect(fake.requests).toHaveLength(0);
   });
 });

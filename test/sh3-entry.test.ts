@@ -243,7 +243,7 @@ describe('a Stagehand program with only the import swapped', () => {
     await expect(stagehand.extract({ iframes: false } as never)).rejects.toThrow(/selector/);
     await expect(stagehand.act('click it', { domSettleTimeoutMs: 100 } as never)).rejects.toThrow(/domSettleTimeout` on the constructor/);
     await expect(stagehand.observe('the buttons', { modelName: 'gpt-4o' } as never)).rejects.toThrow(/pass `model`/);
-    expect(() => stagehand.agent({ mode: 'cua' })).toThrow(/mode "cua".*"dom"/);
+    await expect(stagehand.agent({ mode: 'cua' }).execute('click it')).rejects.toThrow(/mode "cua".*"dom"/);
   });
 });
 

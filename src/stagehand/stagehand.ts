@@ -230,7 +230,7 @@ export class Stagehand extends Sdk {
     const recordUsage = (usage: ModelCallUsage) => {
       for (const key of Object.keys(usage) as Array<keyof ModelCallUsage>) this.#agentUsage[key] += usage[key];
     };
-    return createAgent({ host, instanceModel: this.#model, recordUsage }, config) as never;
+    return createAgent({ host, instanceModel: this.#model, recordUsage, experimental: this.experimental }, config) as never;
   }
 
   /** Ends the session, as the Sdk's close() does; `force` changes nothing: closing twice is safe. */

@@ -1,12 +1,13 @@
-// `stagehand.agent(config)`: checks the configuration at once (what Tendril cannot do is refused by
-// name, with what works instead), and gives `execute()`, which checks its own options before the run.
-// Stagehand asks for `experimental: true` before callbacks, a signal, `messages`, `tools`, streaming,
-// `excludeTools` or `output`; Tendril has no experimental mode and takes them as they are.
+// `stagehand.agent(config)`: checks the configuration's shape at once and gives `execute()`, which
+// first meets Stagehand's gate (gate.ts: experimental features, the computer-use mode's limits) where
+// Stagehand has it, then refuses what Tendril cannot do (the cua and hybrid modes, MCP integrations)
+// by name, with what works instead, then checks its own options; all before any request.
 
 import { InvalidOptionError } from '../../errors.js';
 import { Page } from '../../driver/page.js';
 import type { ModelConfiguration } from '../../types.js';
 import { StagehandInvalidArgumentError, StreamingCallbacksInNonStreamingModeError } from '../errors.js';
+import { checkStagehandGate, isCuaMode } from './gate.js';
 import { toModelConfiguration } from '../model.js';
 import type { AgentHost } from './host.js';
 import { runAgent, streamAgent, type RunOptions, type RunSetup } from './run.js';
@@ -29,6 +30,8 @@ export interface AgentSetup {
   /** The instance's model, in Tendril's form. */
   instanceModel: ModelConfiguration | undefined;
   recordUsage: RunSetup['recordUsage'];
+  /** The instance's `experimental` option, which Stagehand's gate reads. */
+  experimental: boolean;
 }
 
 const fail = (message: string): never => {
@@ -43,17 +46,8 @@ function unknownKeys(given: object, known: Set<string>, where: string): void {
 function checkConfig(config: AgentConfig): void {
   if (typeof config !== 'object' || config === null || Array.isArray(config)) fail('agent(config) takes an object, or nothing.');
   unknownKeys(config, CONFIG_KEYS, 'agent(config)');
-  const mode = config.mode ?? (config.cua === true ? 'cua' : 'dom');
-  if (mode === 'cua' || mode === 'hybrid') {
-    fail(
-      `agent(): mode "${mode}" (${mode === 'cua' ? 'a computer-use provider driving the mouse from screenshots' : 'clicks and typing at screenshot coordinates'}) ` +
-        'is not available in Tendril. Leave `mode` out (or pass "dom"): the agent then acts on elements it reads in the page text, with any model that calls tools.',
-    );
-  }
-  if (mode !== 'dom') fail(`agent(): mode must be "dom" (or "hybrid" / "cua", which Tendril refuses), not ${JSON.stringify(mode)}.`);
-  if (Array.isArray(config.integrations) ? config.integrations.length > 0 : config.integrations !== undefined) {
-    fail('agent(): MCP `integrations` are not supported. Connect the MCP client yourself and pass its tools as AI SDK tools in `tools`.');
-  }
+  if (config.mode !== undefined && !['dom', 'hybrid', 'cua'].includes(config.mode)) fail(`agent(): mode must be "dom" (or "hybrid" / "cua", which Tendril refuses), not ${JSON.stringify(config.mode)}.`);
+  if (config.integrations !== undefined && !Array.isArray(config.integrations)) fail('agent(): `integrations` takes an array.');
   if (config.tools !== undefined) {
     if (typeof config.tools !== 'object' || config.tools === null || Array.isArray(config.tools)) fail('agent(): `tools` takes AI SDK tools by name: { name: tool({ ... }) }.');
     for (const [name, tool] of Object.entries(config.tools)) {
@@ -62,6 +56,20 @@ function checkConfig(config: AgentConfig): void {
   }
   if (config.systemPrompt !== undefined && typeof config.systemPrompt !== 'string') fail('agent(): `systemPrompt` must be a string.');
   if (config.stream !== undefined && typeof config.stream !== 'boolean') fail('agent(): `stream` must be true or false.');
+}
+
+/** What Tendril does not have, refused when a run is asked for (where Stagehand would start it). */
+function refuseMissing(config: AgentConfig): void {
+  const mode = isCuaMode(config) ? 'cua' : (config.mode ?? 'dom');
+  if (mode === 'cua' || mode === 'hybrid') {
+    fail(
+      `agent(): mode "${mode}" (${mode === 'cua' ? 'a computer-use provider driving the mouse from screenshots' : 'clicks and typing at screenshot coordinates'}) ` +
+        'is not available in Tendril. Leave `mode` out (or pass "dom"): the agent then acts on elements it reads in the page text, with any model that calls tools.',
+    );
+  }
+  if (config.integrations?.length) {
+    fail('agent(): MCP `integrations` are not supported. Connect the MCP client yourself and pass its tools as AI SDK tools in `tools`.');
+  }
 }
 
 /** The options of one execute(), checked, with the defaults filled in. */
@@ -97,6 +105,8 @@ function checkExecute(given: string | AgentExecuteOptions | AgentStreamExecuteOp
 export function createAgent(setup: AgentSetup, config: AgentConfig | undefined): { execute: (options: string | AgentExecuteOptions) => Promise<AgentResult | AgentStreamResult> } {
   const given = config ?? {};
   checkConfig(given);
+  // Stagehand checks a computer-use agent when it is made, any other when it runs.
+  if (isCuaMode(given)) checkStagehandGate(given, setup.experimental, undefined);
   const own = toModelConfiguration(given.model, 'agent options.model');
   toModelConfiguration(given.executionModel, 'agent options.executionModel');
   const run: RunSetup = {
@@ -112,8 +122,8 @@ export function createAgent(setup: AgentSetup, config: AgentConfig | undefined):
     message: 'Creating v3 agent instance',
     level: 1,
     auxiliary: {
-      cua: { value: 'false', type: 'boolean' },
-      mode: { value: 'dom', type: 'string' },
+      cua: { value: String(isCuaMode(given)), type: 'boolean' },
+      mode: { value: isCuaMode(given) ? 'cua' : (given.mode ?? 'dom'), type: 'string' },
       model: { value: typeof run.model === 'string' ? run.model : (run.model?.modelName ?? ''), type: 'string' },
       systemPrompt: { value: given.systemPrompt ?? '', type: 'string' },
       tools: { value: JSON.stringify(Object.keys(given.tools ?? {})), type: 'object' },
@@ -121,6 +131,8 @@ export function createAgent(setup: AgentSetup, config: AgentConfig | undefined):
   });
   return {
     execute: async (options) => {
+      checkStagehandGate(given, setup.experimental, typeof options === 'object' && options !== null ? options : undefined);
+      refuseMissing(given);
       const checked = checkExecute(options, streaming);
       return streaming ? streamAgent(run, checked) : runAgent(run, checked);
     },

@@ -206,6 +206,19 @@ describe('stagehand.agent() in the DOM mode', () => {
     expect((await fake.nextAbort()).aborted).toBe(true);
     expect(fake.requests.filter(isVerdict)).toHaveLength(0);
 
+    // Aborted while a tool runs, one that ignores the signal: the run lets go of it, and asks nothing more.
+    fake.reset();
+    script([call('stall')], () => ({ status: 500 }), verdict('never', true));
+    let started!: () => void;
+    const stalled = new Promise<void>((resolve) => (started = resolve));
+    const stall = { description: 'Never ends.', inputSchema: (await import('ai')).jsonSchema({ type: 'object', properties: {} }), execute: () => (started(), new Promise(() => {})) };
+    const during = new AbortController();
+    const waiting = stagehand.agent({ tools: { stall } }).execute({ instruction: 'Stall', signal: during.signal });
+    await stalled;
+    during.abort(new Error('enough waiting'));
+    await expect(waiting).rejects.toThrow(/enough waiting/);
+    expect(fake.requests.filter(isLoop)).toHaveLength(1);
+
     // Aborted before it starts: no request at all.
     const requests = fake.requests.length;
     await expect(stagehand.agent().execute({ instruction: 'x', signal: AbortSignal.abort() })).rejects.toBeInstanceOf(AgentAbortError);

@@ -13,8 +13,8 @@ import { actionsOf, askVerdict, withoutUndefined } from './actions.js';
 import type { AgentHost } from './host.js';
 import { resolveAgentModel, type AgentModel } from './model.js';
 import { agentSystemPrompt } from './prompt.js';
-import { domTools } from './tools.js';
-import type { AgentAction, AgentConfig, AgentExecuteOptions, AgentMessage, AgentResult, AgentStep, AgentStreamCallbacks, AgentStreamResult, AgentTool } from './types.js';
+import { domTools, guarded } from './tools.js';
+import type { AgentAction, AgentConfig, AgentExecuteOptions, AgentMessage, AgentResult, AgentStep, AgentStreamCallbacks, AgentStreamResult } from './types.js';
 
 export interface RunSetup {
   host: AgentHost;
@@ -55,7 +55,11 @@ async function prepare(setup: RunSetup, options: RunOptions, callbacks: AgentStr
   if (options.page) host.context.setActivePage(options.page);
   const url = (await host.context.awaitActivePage()).url();
   const own = domTools({ host, executionModel: setup.executionModel, variables: options.variables, toolTimeoutMs: options.toolTimeout, jsonSchema: ai.jsonSchema as never });
-  const tools: Record<string, unknown> = { ...own, ...(config.tools as Record<string, AgentTool> | undefined) };
+  const tools: Record<string, unknown> = { ...own };
+  for (const [name, tool] of Object.entries(config.tools ?? {})) {
+    // The caller's tools get the same deadline and let go when the run is aborted, so none can hold a run.
+    tools[name] = typeof tool.execute === 'function' ? { ...tool, execute: guarded(name, options.toolTimeout, tool.execute as never) } : tool;
+  }
   for (const name of options.excludeTools ?? []) delete tools[name];
   const system = agentSystemPrompt({ instruction: options.instruction, url, tools: Object.keys(tools), customInstructions: config.systemPrompt, variables: options.variables });
   const messages: AgentMessage[] = [...(options.messages ?? []), { role: 'user', content: options.instruction }];

@@ -54,8 +54,9 @@ function messageOf(error: unknown): string {
  * Runs a tool's work within its deadline and the run's signal. The work itself may go on after a
  * timeout (an act's own `timeout` is the same, so it ends about then too); the model hears of it now.
  */
-function guarded(name: string, timeoutMs: number, work: (input: never) => Promise<Result>): ToolDef['execute'] {
-  return async (input, { abortSignal }) => {
+export function guarded(name: string, timeoutMs: number, work: (input: never, options: never) => Promise<Result>): ToolDef['execute'] {
+  return async (input, options) => {
+    const { abortSignal } = options;
     let timer: ReturnType<typeof setTimeout> | undefined;
     let onAbort: (() => void) | undefined;
     try {
@@ -65,7 +66,7 @@ function guarded(name: string, timeoutMs: number, work: (input: never) => Promis
         onAbort = () => reject(abortSignal!.reason);
         abortSignal?.addEventListener('abort', onAbort, { once: true });
       });
-      return await Promise.race([work(input), limits]);
+      return await Promise.race([work(input, options as never), limits]);
     } catch (error) {
       if (abortSignal?.aborted) throw abortSignal.reason;
       return { success: false, error: messageOf(error) };

@@ -148,11 +148,18 @@ export interface AgentResult {
 }
 
 /** With `stream: true`: the AI SDK's streamText result (textStream, fullStream, ...) and `result`. */
-export type AgentStreamResult = Record<string, unknown> & {
+export interface AgentStreamResult {
   textStream: AsyncIterable<string>;
   fullStream: AsyncIterable<unknown>;
+  /** Runs the stream to its end without reading it (then `result` settles). */
+  consumeStream(): PromiseLike<void>;
+  /** The last step's text. */
+  text: PromiseLike<string>;
+  steps: PromiseLike<AgentStep[]>;
+  /** Everything else the AI SDK's StreamTextResult has (toUIMessageStreamResponse(), ...). */
+  [member: string]: unknown;
   result: Promise<AgentResult>;
-};
+}
 
 export interface AgentInstance {
   execute: (instructionOrOptions: string | AgentExecuteOptions) => Promise<AgentResult>;

@@ -289,10 +289,47 @@ describe('stagehand.agent() in the DOM mode', () => {
     expect(prepared).toEqual([0, 1]);
   });
 
+  it('works in the hybrid mode: clicks and types at screenshot points, sees each result, and sends only the latest pictures again', async () => {
+    const centre = (selector: string) =>
+      page().evaluate((css) => {
+        const box = document.querySelector(css)!.getBoundingClientRect();
+        return [Math.round(box.x + box.width / 2), Math.round(box.y + box.height / 2)];
+      }, selector);
+    const [first, email, join] = await Promise.all([centre('#first'), centre('#email'), centre('button')]);
+    script(
+      [
+        call('screenshot'),
+        call('type', { describe: 'First name field', text: 'Grace', coordinates: first }),
+        call('fillFormVision', { fields: [{ action: 'type the email', value: '%email%', coordinates: { x: email![0], y: email![1] } }] }),
+        call('click', { describe: 'Join now button', coordinates: join }),
+        { text: 'Joined.' },
+      ],
+      () => ({ status: 500 }),
+      verdict('Joined as Grace.', true),
+    );
+    // No mode: Stagehand picks the hybrid mode for this model, and so does Tendril.
+    const agent = stagehand.agent({ model: model('openai/gpt-5.4-mini') });
+    const result = await agent.execute({ instruction: 'Join as Grace', variables: { email: 'grace@example.org' } });
+
+    expect(await status()).toBe('Welcome, Grace (grace@example.org)');
+    expect(result).toMatchObject({ success: true, message: 'Joined as Grace.' });
+    expect(result.actions.map((action) => action.type)).toEqual(['screenshot', 'type', 'fillFormVision', 'click', 'done']);
+    expect(result.actions[3]).toMatchObject({ success: true, describe: 'Join now button', coordinates: join });
+    expect(JSON.stringify(result.actions)).not.toContain('screenshotBase64');
+    const loop = loopRequests();
+    expect(loop[0]!.tools).toEqual(expect.arrayContaining(['click', 'type', 'dragAndDrop', 'clickAndHold', 'fillFormVision', 'act']));
+    expect(loop[0]!.tools).not.toContain('fillForm');
+    expect(loop[0]!.system).toContain('point of the screenshot');
+    const pictures = (request: FakeRequest) => JSON.stringify(request.body.input).split('"input_image"').length - 1;
+    // Each action answered with a picture; four were taken, the last request carries the latest two.
+    expect(loop.map(pictures)).toEqual([0, 1, 2, 2, 2]);
+    expect(JSON.stringify(loop[4]!.body)).toContain('An earlier screenshot, left out');
+    expect(JSON.stringify(loop.map((request) => request.body))).not.toContain('grace@example.org');
+  });
+
   it('refuses what it cannot do with typed errors naming what works, before any request', async () => {
-    await expect(stagehand.agent({ mode: 'hybrid' }).execute('x')).rejects.toThrow(InvalidOptionError);
     await expect(stagehand.agent({ mode: 'cua' }).execute('x')).rejects.toThrow(StagehandInvalidArgumentError);
-    await expect(stagehand.agent({ cua: true }).execute('x')).rejects.toThrow(/mode "cua".*Leave `mode` out/);
+    await expect(stagehand.agent({ cua: true }).execute('x')).rejects.toThrow(/mode "cua".*mode "hybrid"/);
     await expect(stagehand.agent({ integrations: ['https://mcp.example/sse'] }).execute('x')).rejects.toThrow(/integrations.*`tools`/);
     expect(() => stagehand.agent({ mode: 'vision' as never })).toThrow(/mode must be "dom"/);
     expect(() => stagehand.agent({ model: 'gpt-4.1-mini', bogus: 1 } as never)).toThrow(/unknown option `bogus`/);

@@ -209,10 +209,11 @@ export class Stagehand extends Sdk {
   }
 
   /**
-   * Stagehand's agent in its DOM mode: `agent({ model?, systemPrompt?, tools?, stream? })`, then
-   * `execute(instruction | { instruction, maxSteps, signal, callbacks, ... })`. The model reads the
-   * page text and calls tools built on act(), extract(), observe() and the page's methods
-   * (docs/agent.md). Modes "cua" and "hybrid" and MCP `integrations` are refused.
+   * Stagehand's agent in its DOM and hybrid modes: `agent({ model?, systemPrompt?, tools?, stream?,
+   * mode? })`, then `execute(instruction | { instruction, maxSteps, signal, callbacks, ... })`. The
+   * model reads the page text (and, in the hybrid mode, screenshots) and calls tools built on act(),
+   * extract(), observe() and the page's methods (docs/agent.md). Mode "cua" and MCP `integrations`
+   * are refused.
    */
   agent(config: AgentConfig & { stream: true }): { execute: (instructionOrOptions: string | AgentStreamExecuteOptions) => Promise<AgentStreamResult> };
   agent(config?: AgentConfig & { stream?: false }): { execute: (instructionOrOptions: string | AgentExecuteOptions) => Promise<AgentResult> };

@@ -9,7 +9,7 @@ import { verdictPrompt } from './prompt.js';
 import type { AgentAction, AgentMessage, AgentStep } from './types.js';
 
 /** Results too large or too raw to copy into an action; `messages` still holds them. */
-const KEPT_OUT = new Set(['base64', 'content']);
+const KEPT_OUT = new Set(['base64', 'content', 'screenshotBase64']);
 
 /** The actions one tool call stands for: one, or for fillForm one plus an act per field it filled. */
 export function actionsOf(toolName: string, input: unknown, output: unknown, reasoning: string | undefined): AgentAction[] {

@@ -1,6 +1,6 @@
 // `stagehand.agent(config)`: checks the configuration's shape at once and gives `execute()`, which
 // first meets Stagehand's gate (gate.ts: experimental features, the computer-use mode's limits) where
-// Stagehand has it, then refuses what Tendril cannot do (the cua and hybrid modes, MCP integrations)
+// Stagehand has it, then refuses what Tendril cannot do (the cua mode, MCP integrations)
 // by name, with what works instead, then checks its own options; all before any request.
 
 import { InvalidOptionError } from '../../errors.js';
@@ -12,6 +12,7 @@ import { toModelConfiguration } from '../model.js';
 import type { AgentHost } from './host.js';
 import { runAgent, streamAgent, type RunOptions, type RunSetup } from './run.js';
 import { DOM_TOOLS, OTHER_TOOLS } from './tools.js';
+import { defaultMode } from './visionTools.js';
 import type { AgentConfig, AgentExecuteOptions, AgentResult, AgentStreamExecuteOptions, AgentStreamResult } from './types.js';
 
 /** Stagehand's defaults: 20 model requests, 45 s per tool call. */
@@ -46,7 +47,7 @@ function unknownKeys(given: object, known: Set<string>, where: string): void {
 function checkConfig(config: AgentConfig): void {
   if (typeof config !== 'object' || config === null || Array.isArray(config)) fail('agent(config) takes an object, or nothing.');
   unknownKeys(config, CONFIG_KEYS, 'agent(config)');
-  if (config.mode !== undefined && !['dom', 'hybrid', 'cua'].includes(config.mode)) fail(`agent(): mode must be "dom" (or "hybrid" / "cua", which Tendril refuses), not ${JSON.stringify(config.mode)}.`);
+  if (config.mode !== undefined && !['dom', 'hybrid', 'cua'].includes(config.mode)) fail(`agent(): mode must be "dom", "hybrid" or "cua" (which Tendril refuses), not ${JSON.stringify(config.mode)}.`);
   if (config.integrations !== undefined && !Array.isArray(config.integrations)) fail('agent(): `integrations` takes an array.');
   if (config.tools !== undefined) {
     if (typeof config.tools !== 'object' || config.tools === null || Array.isArray(config.tools)) fail('agent(): `tools` takes AI SDK tools by name: { name: tool({ ... }) }.');
@@ -60,11 +61,11 @@ function checkConfig(config: AgentConfig): void {
 
 /** What Tendril does not have, refused when a run is asked for (where Stagehand would start it). */
 function refuseMissing(config: AgentConfig): void {
-  const mode = isCuaMode(config) ? 'cua' : (config.mode ?? 'dom');
-  if (mode === 'cua' || mode === 'hybrid') {
+  if (isCuaMode(config)) {
     fail(
-      `agent(): mode "${mode}" (${mode === 'cua' ? 'a computer-use provider driving the mouse from screenshots' : 'clicks and typing at screenshot coordinates'}) ` +
-        'is not available in Tendril. Leave `mode` out (or pass "dom"): the agent then acts on elements it reads in the page text, with any model that calls tools.',
+      'agent(): mode "cua" (a computer-use provider driving the mouse from screenshots) is not available in Tendril. ' +
+        'Use mode "hybrid" (the model clicks and types at screenshot points, with any model that calls tools and reads images) ' +
+        'or leave `mode` out for "dom" (it acts on elements it reads in the page text).',
     );
   }
   if (config.integrations?.length) {
@@ -109,7 +110,11 @@ export function createAgent(setup: AgentSetup, config: AgentConfig | undefined):
   if (isCuaMode(given)) checkStagehandGate(given, setup.experimental, undefined);
   const own = toModelConfiguration(given.model, 'agent options.model');
   toModelConfiguration(given.executionModel, 'agent options.executionModel');
+  const named = own ?? setup.instanceModel;
+  // As in Stagehand: without a mode, models that see well (Claude, Gemini 3, GPT-5.4 on) get "hybrid".
+  const mode = given.mode === 'hybrid' || given.mode === 'dom' ? given.mode : defaultMode(typeof named === 'string' ? named : named?.modelName);
   const run: RunSetup = {
+    mode,
     host: setup.host,
     config: given,
     model: own ?? setup.instanceModel,
@@ -123,7 +128,7 @@ export function createAgent(setup: AgentSetup, config: AgentConfig | undefined):
     level: 1,
     auxiliary: {
       cua: { value: String(isCuaMode(given)), type: 'boolean' },
-      mode: { value: isCuaMode(given) ? 'cua' : (given.mode ?? 'dom'), type: 'string' },
+      mode: { value: isCuaMode(given) ? 'cua' : mode, type: 'string' },
       model: { value: typeof run.model === 'string' ? run.model : (run.model?.modelName ?? ''), type: 'string' },
       systemPrompt: { value: given.systemPrompt ?? '', type: 'string' },
       tools: { value: JSON.stringify(Object.keys(given.tools ?? {})), type: 'object' },

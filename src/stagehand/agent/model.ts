@@ -14,6 +14,8 @@ export interface AgentModel {
   model: object;
   /** provider/model, for logs and messages. */
   label: string;
+  /** The provider's name, as in "google/gemini-3-pro". */
+  provider: string;
   maxRetries: number;
   providerOptions?: Record<string, Record<string, unknown>>;
   temperature?: number;
@@ -33,6 +35,7 @@ export async function resolveAgentModel(config: ModelConfiguration | undefined):
   return {
     model,
     label: describeModel(spec),
+    provider: spec.provider,
     maxRetries: spec.maxRetries ?? DEFAULT_RETRIES,
     ...(providerOptions ? { providerOptions } : {}),
     ...(temperature !== undefined ? { temperature } : {}),

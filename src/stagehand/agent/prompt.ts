@@ -17,12 +17,32 @@ const TOOL_LINES: Record<string, string> = {
   screenshot: 'screenshot: look at the visible part of the page as an image',
   wait: 'wait: let the page catch up for a given time',
   think: 'think: plan or reason without touching the page',
+  click: 'click: click at a point of the screenshot',
+  type: 'type: click a field at a point of the screenshot and type into it',
+  dragAndDrop: 'dragAndDrop: drag from one point of the screenshot to another',
+  clickAndHold: 'clickAndHold: press and hold at a point of the screenshot',
+  fillFormVision: 'fillFormVision: type into several fields, each at its point of the screenshot',
+};
+
+/** How to work, by mode: the DOM mode acts on the page text, the hybrid mode mostly on the screenshot. */
+const METHOD: Record<'dom' | 'hybrid', string[]> = {
+  dom: [
+    '- Read the page (ariaTree) before acting on it, and again after anything that changes it.',
+    '- Act on elements you saw in the page text; you rarely need to scroll to reach them.',
+    '- Type into a field with act ("type ... into the ... field") rather than clicking it first.',
+  ],
+  hybrid: [
+    '- Look at the page (screenshot) before acting on it; each click, type, drag or scroll answers with a new screenshot.',
+    '- For what you can see, use click and type at its point in the screenshot; type into a field with type rather than click first.',
+    '- Read the page text (ariaTree) for what the screenshot does not show, and use act for elements that are only there.',
+  ],
 };
 
 export interface PromptInput {
   instruction: string;
   url: string;
   tools: string[];
+  mode: 'dom' | 'hybrid';
   customInstructions?: string;
   variables?: Variables;
 }
@@ -45,9 +65,7 @@ export function agentSystemPrompt(input: PromptInput): string {
     ['Tools:', ...known, ...(extra.length ? [`- also: ${extra.join(', ')} (see their descriptions)`] : [])].join('\n'),
     [
       'How to work:',
-      '- Read the page (ariaTree) before acting on it, and again after anything that changes it.',
-      '- Act on elements you saw in the page text; you rarely need to scroll to reach them.',
-      '- Type into a field with act ("type ... into the ... field") rather than clicking it first.',
+      ...METHOD[input.mode],
       '- Keep each act to one element and one action, and check its result before the next step.',
       '- Use extract only when the task wants data back; for finding your way, the page text is enough.',
       '- If you know the address of what you need, go there with goto.',
@@ -60,7 +78,7 @@ export function agentSystemPrompt(input: PromptInput): string {
     parts.push(
       [
         'Values you must not see are given as placeholders. Write the placeholder, with its percent signs, wherever the value',
-        'belongs in act, fillForm or keys ("type %password% into the password field"); it is filled in when the action runs:',
+        `belongs in ${input.mode === 'hybrid' ? 'act, type, fillFormVision' : 'act, fillForm'} or keys ("type %password% into the password field"); it is filled in when the action runs:`,
         ...variables,
       ].join('\n'),
     );

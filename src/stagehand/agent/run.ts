@@ -1,5 +1,5 @@
 // One run of the agent: the AI SDK's tool loop (generateText, or streamText with `stream: true`) over
-// the DOM mode's tools, at most `maxSteps` model requests, then the verdict (actions.ts). As in
+// the DOM mode's tools (tools.ts; the hybrid mode's add visionTools.ts), at most `maxSteps` model requests, then the verdict (actions.ts). As in
 // Stagehand: a run that fails for any reason but the caller's signal resolves with `success: false`
 // and the message; an aborted one rejects with AgentAbortError.
 
@@ -14,6 +14,8 @@ import type { AgentHost } from './host.js';
 import { resolveAgentModel, type AgentModel } from './model.js';
 import { agentSystemPrompt } from './prompt.js';
 import { domTools, guarded } from './tools.js';
+import { hybridTools } from './visionTools.js';
+import { trimHistory } from './history.js';
 import type { AgentAction, AgentConfig, AgentExecuteOptions, AgentMessage, AgentResult, AgentStep, AgentStreamCallbacks, AgentStreamResult } from './types.js';
 
 export interface RunSetup {
@@ -22,6 +24,8 @@ export interface RunSetup {
   /** The loop's model: agent({ model }) in Tendril's form, else the instance's. */
   model: ModelConfiguration | undefined;
   executionModel?: StagehandModelConfiguration;
+  /** 'hybrid' adds the coordinate tools (visionTools.ts) to the DOM mode's. */
+  mode: 'dom' | 'hybrid';
   /** Adds the loop's model use to the instance's agent counters. */
   recordUsage(usage: ModelCallUsage): void;
 }
@@ -54,14 +58,16 @@ async function prepare(setup: RunSetup, options: RunOptions, callbacks: AgentStr
   const [ai, model] = await Promise.all([loadAi(), resolveAgentModel(setup.model)]);
   if (options.page) host.context.setActivePage(options.page);
   const url = (await host.context.awaitActivePage()).url();
-  const own = domTools({ host, executionModel: setup.executionModel, variables: options.variables, toolTimeoutMs: options.toolTimeout, jsonSchema: ai.jsonSchema as never });
+  const toolSetup = { host, executionModel: setup.executionModel, variables: options.variables, toolTimeoutMs: options.toolTimeout, jsonSchema: ai.jsonSchema as never };
+  const dom = domTools(toolSetup);
+  const own = setup.mode === 'hybrid' ? hybridTools({ ...toolSetup, provider: model.provider }, dom) : dom;
   const tools: Record<string, unknown> = { ...own };
   for (const [name, tool] of Object.entries(config.tools ?? {})) {
     // The caller's tools get the same deadline and let go when the run is aborted, so none can hold a run.
     tools[name] = typeof tool.execute === 'function' ? { ...tool, execute: guarded(name, options.toolTimeout, tool.execute as never) } : tool;
   }
   for (const name of options.excludeTools ?? []) delete tools[name];
-  const system = agentSystemPrompt({ instruction: options.instruction, url, tools: Object.keys(tools), customInstructions: config.systemPrompt, variables: options.variables });
+  const system = agentSystemPrompt({ instruction: options.instruction, url, mode: setup.mode, tools: Object.keys(tools), customInstructions: config.systemPrompt, variables: options.variables });
   const messages: AgentMessage[] = [...(options.messages ?? []), { role: 'user', content: options.instruction }];
   const state: RunState = { reasoning: [], actions: [], url, started: Date.now() };
   const maxSteps = options.maxSteps;
@@ -74,7 +80,12 @@ async function prepare(setup: RunSetup, options: RunOptions, callbacks: AgentStr
     toolChoice: 'auto',
     // A custom tool named "done" ends the loop too, as in Stagehand.
     stopWhen: ({ steps }: { steps: AgentStep[] }) => steps.length >= maxSteps || steps.at(-1)?.toolCalls.some((call) => call.toolName === 'done') === true,
-    prepareStep: callbacks?.prepareStep,
+    // Old screenshots and page texts are dropped from what is sent again: the model needs the latest.
+    prepareStep: async (step: { messages: AgentMessage[]; steps: AgentStep[]; stepNumber: number; model: unknown }) => {
+      const messages = trimHistory(step.messages);
+      const theirs = (await callbacks?.prepareStep?.({ ...step, messages })) as { messages?: AgentMessage[] } | undefined;
+      return { ...theirs, messages: theirs?.messages ?? messages };
+    },
     onStepFinish: async (step: AgentStep) => {
       if (step.text) {
         state.reasoning.push(step.text);
@@ -125,7 +136,7 @@ async function finish(setup: RunSetup, options: RunOptions, prepared: Prepared, 
     if (input.output && typeof input.output === 'object') output = input.output as Record<string, unknown>;
   } else {
     try {
-      const verdict = await askVerdict({ ai, model, messages, instruction: options.instruction, output: options.output, signal: options.signal, timeoutMs: DEFAULT_MODEL_TIMEOUT_MS });
+      const verdict = await askVerdict({ ai, model, messages: trimHistory(messages), instruction: options.instruction, output: options.output, signal: options.signal, timeoutMs: DEFAULT_MODEL_TIMEOUT_MS });
       usage.push(verdict.usage);
       messages = [...messages, ...verdict.messages];
       completed = verdict.taskComplete && !cutOff;

@@ -28,8 +28,8 @@ export interface ToolSetup {
   jsonSchema: (schema: Record<string, unknown>) => unknown;
 }
 
-type Result = Record<string, unknown>;
-interface ToolDef {
+export type Result = Record<string, unknown>;
+export interface ToolDef {
   description: string;
   inputSchema: unknown;
   execute: (input: never, options: { abortSignal?: AbortSignal }) => Promise<Result>;
@@ -78,15 +78,16 @@ export function guarded(name: string, timeoutMs: number, work: (input: never, op
 }
 
 /** Base64 without Node's Buffer: the main entry also runs where there is none (edge runtimes). */
-function toBase64(bytes: Uint8Array): string {
+export function toBase64(bytes: Uint8Array): string {
   let binary = '';
   for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
   return btoa(binary);
 }
 
-const textOutput = (text: string) => ({ type: 'content', value: [{ type: 'text', text }] });
+export const textOutput = (text: string) => ({ type: 'content', value: [{ type: 'text', text }] });
 
-export function domTools(setup: ToolSetup): Record<string, ToolDef> {
+/** What every tool is built with: schemas, the log line, the deadline, the active page. */
+export function toolKit(setup: ToolSetup) {
   const { host, variables, toolTimeoutMs: timeout, jsonSchema } = setup;
   const model = setup.executionModel;
   const callOptions = { ...(model ? { model } : {}), ...(variables ? { variables } : {}), timeout };
@@ -103,7 +104,11 @@ export function domTools(setup: ToolSetup): Record<string, ToolDef> {
     execute: guarded(name, timeout, work),
     ...(toModelOutput ? { toModelOutput } : {}),
   });
+  return { host, variables, timeout, callOptions, placeholders, shape, object, page, log, tool };
+}
 
+export function domTools(setup: ToolSetup): Record<string, ToolDef> {
+  const { host, variables, timeout, callOptions, placeholders, shape, object, page, log, tool } = toolKit(setup);
   return {
     ariaTree: tool(
       'ariaTree',

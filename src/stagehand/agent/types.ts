@@ -31,7 +31,7 @@ export interface AgentStep {
   [field: string]: unknown;
 }
 
-/** 'dom' (the default) is Tendril's; 'hybrid' and 'cua' (screenshot coordinates) are refused. */
+/** 'dom': elements of the page text; 'hybrid': also points of screenshots; 'cua' (computer-use providers) is refused. */
 export type AgentToolMode = 'dom' | 'hybrid' | 'cua';
 
 export interface AgentConfig {
@@ -86,7 +86,7 @@ export interface AgentExecuteOptionsBase {
   maxSteps?: number;
   /** Made the active page before the run. A page of this instance's context. */
   page?: Page;
-  /** Accepted; the cursor is drawn in the hybrid mode only, which Tendril does not have. */
+  /** Accepted; Tendril draws no cursor. */
   highlightCursor?: boolean;
   /** An earlier result's `messages`, to continue that conversation. */
   messages?: AgentMessage[];

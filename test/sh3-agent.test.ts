@@ -14,6 +14,8 @@ import {
   StreamingCallbacksInNonStreamingModeError,
   type AgentStep,
 } from '../src/index.js';
+import { createOpenAI } from '@ai-sdk/openai';
+import { MODEL_OBJECT } from '../src/llm/ask.js';
 import { startFixtureServers, type FixtureServers } from './fixtures/server.js';
 import { CHROME, TEST_ARGS } from './helpers.js';
 import { startFakeModel, type FakeModel, type FakeReply, type FakeRequest } from './support/fake-model.js';
@@ -325,6 +327,21 @@ describe('stagehand.agent() in the DOM mode', () => {
     expect(loop.map(pictures)).toEqual([0, 1, 2, 2, 2]);
     expect(JSON.stringify(loop[4]!.body)).toContain('An earlier screenshot, left out');
     expect(JSON.stringify(loop.map((request) => request.body))).not.toContain('grace@example.org');
+  });
+
+  it('scales a Google model\'s 0-1000 grid to the window in the hybrid mode', async () => {
+    const size = await page().evaluate(() => [window.innerWidth, window.innerHeight]);
+    const box = await page().evaluate(() => {
+      const rect = document.querySelector('button')!.getBoundingClientRect();
+      return [rect.x + rect.width / 2, rect.y + rect.height / 2];
+    });
+    const grid = [Math.round((box[0]! / size[0]!) * 1000), Math.round((box[1]! / size[1]!) * 1000)];
+    script([call('click', { describe: 'Join now button', coordinates: grid }), { text: 'Clicked.' }], () => ({ status: 500 }), verdict('Clicked Join now.', true));
+    // A Google model, as far as the agent can tell, whose requests still go to the fake model.
+    const google = { modelName: 'google/gemini-3-fake', [MODEL_OBJECT]: createOpenAI({ baseURL: fake.url, apiKey: 'sk-agent-test' }).responses('gemini-3-fake') };
+    const result = await stagehand.agent({ model: google as never }).execute('Press Join now');
+    expect(result.actions[0]).toMatchObject({ type: 'click', success: true, coordinates: [Math.floor((grid[0]! / 1000) * size[0]!), Math.floor((grid[1]! / 1000) * size[1]!)] });
+    expect(await status()).toBe('Welcome,  ()');
   });
 
   it('refuses what it cannot do with typed errors naming what works, before any request', async () => {

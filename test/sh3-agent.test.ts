@@ -126,6 +126,7 @@ describe('stagehand.agent() in the DOM mode', () => {
     const after = await stagehand.metrics;
     expect(after.agentPromptTokens).toBeGreaterThan(before.agentPromptTokens);
     expect(after.totalPromptTokens).toBe(after.actPromptTokens + after.extractPromptTokens + after.observePromptTokens + after.agentPromptTokens);
+    expect(stagehand.metrics.total.promptTokens).toBe(after.totalPromptTokens);
     expect(after.observePromptTokens).toBeGreaterThan(before.observePromptTokens);
     expect(result.usage!.input_tokens).toBe(after.agentPromptTokens - before.agentPromptTokens);
     const history = (await stagehand.history).slice(historyBefore);

@@ -92,7 +92,10 @@ export class Stagehand extends Sdk {
         flat[`${method}${suffix}`] = method === 'agent' ? this.#agentUsage[field] : own[method][field] + (method === 'total' ? this.#agentUsage[field] : 0);
       }
     }
-    const plain = { ...own, ...flat };
+    // The Sdk's `total` counts the agent's loop too, as the flat `total…` counters do.
+    const total = { ...own.total };
+    for (const [, field] of COUNTERS) total[field] += this.#agentUsage[field];
+    const plain = { ...own, total, ...flat };
     // Not enumerable: a copy or a JSON of the metrics has only the numbers.
     return Object.defineProperty({ ...plain }, 'then', {
       value: (fulfilled?: (value: typeof plain) => unknown, rejected?: (reason: unknown) => unknown) => Promise.resolve(plain).then(fulfilled, rejected),

@@ -15,6 +15,7 @@ import {
   type AgentStep,
 } from '../src/index.js';
 import { createOpenAI } from '@ai-sdk/openai';
+import { chromium } from 'playwright-core';
 import { MODEL_OBJECT } from '../src/llm/ask.js';
 import { startFixtureServers, type FixtureServers } from './fixtures/server.js';
 import { CHROME, TEST_ARGS } from './helpers.js';
@@ -345,6 +346,23 @@ describe('stagehand.agent() in the DOM mode', () => {
     expect(await status()).toBe('Welcome,  ()');
   });
 
+  it('works on a Playwright page given as `page`, which becomes the active page', async () => {
+    const browser = await chromium.connectOverCDP(stagehand.connectURL());
+    try {
+      const pwPage = await browser.contexts()[0]!.newPage();
+      await pwPage.goto(servers.b.url('agent-form.html'));
+      script([call('act', { action: 'click the Join now button' }), { text: 'Clicked.' }], (request) => ({ json: { elementId: idOf(request, 'button', 'Join now'), method: 'click', arguments: [], description: 'click Join now' } }), verdict('Clicked.', true));
+      const result = await stagehand.agent().execute({ instruction: 'Press Join now', page: pwPage });
+      expect(result.success).toBe(true);
+      expect(await pwPage.textContent('#done')).toBe('Welcome,  ()');
+      expect(stagehand.context.activePage()!.url()).toBe(pwPage.url());
+      expect(await status()).toBe('');
+    } finally {
+      await browser.close();
+      stagehand.context.setActivePage(page());
+    }
+  });
+
   it('refuses what it cannot do with typed errors naming what works, before any request', async () => {
     await expect(stagehand.agent({ mode: 'cua' }).execute('x')).rejects.toThrow(StagehandInvalidArgumentError);
     await expect(stagehand.agent({ cua: true }).execute('x')).rejects.toThrow(/mode "cua".*mode "hybrid"/);
@@ -357,6 +375,7 @@ describe('stagehand.agent() in the DOM mode', () => {
     await expect(agent.execute({ instruction: 'x', maxSteps: 0 })).rejects.toThrow(/maxSteps/);
     await expect(agent.execute({ instruction: 'x', excludeTools: ['teleport'] })).rejects.toThrow(/teleport.*ariaTree/);
     await expect(agent.execute({ instruction: 'x', useSearch: true })).rejects.toThrow(InvalidOptionError);
+    await expect(agent.execute({ instruction: 'x', page: { url: () => 'about:blank' } })).rejects.toThrow(/Playwright or Puppeteer page/);
     await expect(agent.execute({ instruction: 'x', callbacks: { onChunk: (() => {}) as never } })).rejects.toBeInstanceOf(StreamingCallbacksInNonStreamingModeError);
     await expect(stagehand.agent({ model: { modelName: 'nobody/model' } }).execute('x')).rejects.toThrow(/Unknown model provider "nobody"/);
     expect(fake.requests).toHaveLength(0);

@@ -4,6 +4,8 @@
 // (`cacheDir`). Everything else is the Sdk's: a Stagehand is an Sdk.
 
 import { ActionFailedError, InvalidOptionError, TimeoutError } from '../errors.js';
+import { matchForeignPage } from '../driver/foreignPage.js';
+import { Page } from '../driver/page.js';
 import { isZodSchema } from '../extract/schema.js';
 import type { SdkLogger } from '../logger.js';
 import { Sdk } from '../sdk.js';
@@ -22,6 +24,8 @@ import type { HistoryEntry, StagehandLogLine, StagehandMetrics, V3ActOptions, V3
 export type StagehandLogger = ((line: StagehandLogLine) => void) & SdkLogger;
 
 const METHODS = ['act', 'extract', 'observe', 'agent', 'total'] as const;
+/** How long a Playwright or Puppeteer page given to the agent may take to show up among ours. */
+const FOREIGN_PAGE_MS = 5_000;
 const COUNTERS = [
   ['PromptTokens', 'promptTokens'],
   ['CompletionTokens', 'completionTokens'],
@@ -229,6 +233,12 @@ export class Stagehand extends Sdk {
       act: (input, options) => this.act(input, options),
       extract: ((...args: unknown[]) => (this.extract as (...all: unknown[]) => Promise<unknown>).apply(this, args)) as AgentHost['extract'],
       observe: (instruction, options) => this.observe(instruction, options),
+      resolvePage: async (page) => {
+        if (page instanceof Page) return page;
+        const found = await matchForeignPage(this.context, page, FOREIGN_PAGE_MS, undefined);
+        if (!found) throw new InvalidOptionError("execute(): `page` takes one of this instance's pages, or a Playwright or Puppeteer page connected through connectURL().");
+        return found;
+      },
       log: (line) => this.logger(line),
     };
     const recordUsage = (usage: ModelCallUsage) => {

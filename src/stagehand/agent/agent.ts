@@ -4,7 +4,6 @@
 // by name, with what works instead, then checks its own options; all before any request.
 
 import { InvalidOptionError } from '../../errors.js';
-import { Page } from '../../driver/page.js';
 import type { ModelConfiguration } from '../../types.js';
 import { StagehandInvalidArgumentError, StreamingCallbacksInNonStreamingModeError } from '../errors.js';
 import { checkStagehandGate, isCuaMode } from './gate.js';
@@ -83,7 +82,9 @@ function checkExecute(given: string | AgentExecuteOptions | AgentStreamExecuteOp
   if (!Number.isInteger(maxSteps) || maxSteps < 1) fail(`execute(): \`maxSteps\` must be a whole number of at least 1, not ${String(maxSteps)}.`);
   if (typeof toolTimeout !== 'number' || !(toolTimeout > 0) || !Number.isFinite(toolTimeout)) fail(`execute(): \`toolTimeout\` must be a positive number of ms, not ${String(toolTimeout)}.`);
   if (options.signal !== undefined && !(options.signal instanceof AbortSignal)) fail('execute(): `signal` must be an AbortSignal (new AbortController().signal).');
-  if (options.page !== undefined && !(options.page instanceof Page)) fail("execute(): `page` must be one of this instance's pages (stagehand.context.pages()).");
+  if (options.page !== undefined && (typeof options.page !== 'object' || options.page === null)) {
+    fail("execute(): `page` takes one of this instance's pages, or a Playwright or Puppeteer page connected through connectURL().");
+  }
   if (options.messages !== undefined && !Array.isArray(options.messages)) fail('execute(): `messages` takes the `messages` of an earlier result.');
   if (options.useSearch) fail('execute(): `useSearch` needs Browserbase\'s search service, which Tendril does not use; open a search page with the goto tool instead, or pass a search tool in agent({ tools }).');
   if (options.variables !== undefined && (typeof options.variables !== 'object' || options.variables === null)) fail('execute(): `variables` takes { name: value }.');

@@ -2,6 +2,7 @@
 // never import stagehand.ts (which imports them).
 
 import type { Context } from '../../driver/context.js';
+import type { Page } from '../../driver/page.js';
 import type { ActResult, ObserveResult, PageTextResult } from '../../types.js';
 import type { StagehandModelConfiguration } from '../model.js';
 import type { StagehandLogLine, Variables } from '../types.js';
@@ -19,6 +20,8 @@ export interface AgentHost {
   extract(instruction: string, options?: AgentCallOptions): Promise<unknown>;
   extract(instruction: string, schema: object, options?: AgentCallOptions): Promise<unknown>;
   observe(instruction: string, options?: AgentCallOptions): Promise<ObserveResult[]>;
+  /** The instance's page for a page of its own, or of Playwright or Puppeteer connected through connectURL(). */
+  resolvePage(page: unknown): Promise<Page>;
   /** Writes a Stagehand log line (category "agent"). */
   log(line: StagehandLogLine): void;
 }

@@ -56,7 +56,7 @@ const loadAi = () => importAiSdk('ai', () => import('ai'));
 async function prepare(setup: RunSetup, options: RunOptions, callbacks: AgentStreamCallbacks | undefined): Promise<Prepared> {
   const { host, config } = setup;
   const [ai, model] = await Promise.all([loadAi(), resolveAgentModel(setup.model)]);
-  if (options.page) host.context.setActivePage(options.page);
+  if (options.page) host.context.setActivePage(await host.resolvePage(options.page));
   const url = (await host.context.awaitActivePage()).url();
   const toolSetup = { host, executionModel: setup.executionModel, variables: options.variables, toolTimeoutMs: options.toolTimeout, jsonSchema: ai.jsonSchema as never };
   const dom = domTools(toolSetup);

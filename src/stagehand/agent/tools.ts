@@ -169,7 +169,18 @@ export function domTools(setup: ToolSetup): Record<string, ToolDef> {
       object(
         {
           instruction: { type: 'string', description: 'What to extract, e.g. "the price and name of each product".' },
-          schema: { type: 'object', description: 'A JSON Schema object, e.g. {"type":"object","properties":{"price":{"type":"number"}}}.', additionalProperties: true },
+          // Its own fields named, so that providers strict about object schemas (Gemini) take it.
+          schema: {
+            type: 'object',
+            description: 'A JSON Schema object, e.g. {"type":"object","properties":{"price":{"type":"number"}}}.',
+            properties: {
+              type: { type: 'string' },
+              properties: { type: 'object', additionalProperties: true },
+              items: { type: 'object', additionalProperties: true },
+              required: { type: 'array', items: { type: 'string' } },
+            },
+            additionalProperties: true,
+          },
         },
         ['instruction'],
       ),

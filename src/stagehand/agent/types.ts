@@ -84,8 +84,8 @@ export interface AgentExecuteOptionsBase {
   instruction: string;
   /** Model requests of the loop, at most (default 20). */
   maxSteps?: number;
-  /** Made the active page before the run. A page of this instance's context. */
-  page?: Page;
+  /** Made the active page before the run: one of this instance's pages, or a Playwright or Puppeteer page connected through connectURL(). */
+  page?: Page | object;
   /** Accepted; Tendril draws no cursor. */
   highlightCursor?: boolean;
   /** An earlier result's `messages`, to continue that conversation. */

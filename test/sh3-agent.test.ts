@@ -198,6 +198,15 @@ describe('stagehand.agent() in the DOM mode', () => {
     expect(fourth!.toolResults.at(-1)!.output).toMatch(/"success":false.*date/);
   });
 
+  it('resolves a run the provider refuses as failed, as Stagehand does, without the key in the message', async () => {
+    script([{ status: 401, error: 'Incorrect API key provided: sk-agent-test' }], () => ({ status: 500 }), verdict('never', true));
+    const result = await stagehand.agent().execute('Join the club');
+    expect(result).toMatchObject({ success: false, completed: false, actions: [] });
+    expect(result.message).toMatch(/^Failed to execute task: .*Incorrect API key provided: \*\*\*/);
+    expect(result.message).not.toContain('sk-agent-test');
+    expect(fake.requests).toHaveLength(1);
+  });
+
   it('ends with AgentAbortError when its signal aborts, and the session stays usable', async () => {
     script([() => ({ hang: true })], () => ({ status: 500 }), verdict('never', true));
     const controller = new AbortController();

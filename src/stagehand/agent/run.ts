@@ -189,8 +189,11 @@ function aborted(signal: AbortSignal | undefined): AgentAbortError {
   return new AgentAbortError(signal?.reason === undefined ? 'aborted' : signal.reason instanceof Error ? signal.reason.message : String(signal.reason));
 }
 
-function failed(setup: RunSetup, state: RunState | undefined, messages: AgentMessage[], error: unknown): AgentResult {
-  const text = error instanceof Error ? error.message : String(error);
+function failed(setup: RunSetup, prepared: Prepared, error: unknown): AgentResult {
+  const { state, messages } = prepared;
+  let text = error instanceof Error ? error.message : String(error);
+  // A provider's error may quote the request; the key never goes further than this process.
+  for (const secret of prepared.model.secrets) text = text.split(secret).join('***');
   setup.host.log({ category: 'agent', message: `Error executing agent task: ${text}`, level: 0 });
   return { success: false, message: `Failed to execute task: ${text}`, actions: state?.actions ?? [], completed: false, messages };
 }
@@ -205,7 +208,7 @@ export async function runAgent(setup: RunSetup, options: RunOptions): Promise<Ag
     return await finish(setup, options, prepared, end);
   } catch (error) {
     if (options.signal?.aborted) throw aborted(options.signal);
-    return failed(setup, prepared.state, prepared.messages, error);
+    return failed(setup, prepared, error);
   }
 }
 
@@ -231,7 +234,7 @@ export async function streamAgent(setup: RunSetup, options: RunOptions): Promise
       if (settled) return;
       settled = true;
       if (options.signal?.aborted) reject(aborted(options.signal));
-      else resolve(failed(setup, prepared.state, prepared.messages, event.error));
+      else resolve(failed(setup, prepared, event.error));
     },
     onAbort: async (event: { steps: AgentStep[] }) => {
       await callbacks?.onAbort?.(event);
@@ -245,7 +248,7 @@ export async function streamAgent(setup: RunSetup, options: RunOptions): Promise
       settled = true;
       await finish(setup, options, prepared, event).then(resolve, (error: unknown) => {
         if (options.signal?.aborted) reject(aborted(options.signal));
-        else resolve(failed(setup, prepared.state, prepared.messages, error));
+        else resolve(failed(setup, prepared, error));
       });
     },
   } as never) as unknown as Record<string, unknown>;

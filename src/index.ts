@@ -8,3 +8,4 @@ export * from './stagehand/errors.js';
 export { AISdkClient, CustomOpenAIClient, LLMClient, type StagehandModelConfiguration } from './stagehand/model.js';
 export type * from './stagehand/types.js';
 export type * from './stagehand/agent/types.js';
+export { tool } from './stagehand/tool.js';

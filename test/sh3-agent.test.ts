@@ -12,6 +12,7 @@ import {
   Stagehand,
   StagehandInvalidArgumentError,
   StreamingCallbacksInNonStreamingModeError,
+  tool,
   type AgentStep,
 } from '../src/index.js';
 import { createOpenAI } from '@ai-sdk/openai';
@@ -270,12 +271,12 @@ describe('stagehand.agent() in the DOM mode', () => {
     await drained.catch(() => {});
   });
 
-  it('takes tools of the caller, leaves out excluded ones, calls prepareStep, and speaks Chat Completions too', async () => {
-    const { tool, jsonSchema } = await import('ai');
+  it('takes tools of the caller (made with the exported tool()), leaves out excluded ones, calls prepareStep, and speaks Chat Completions too', async () => {
     const lookups: string[] = [];
+    // Stagehand's `tool` (the AI SDK's), with a zod schema that types `name`.
     const lookup = tool({
       description: 'Tells whether a person is a member of the club.',
-      inputSchema: jsonSchema<{ name: string }>({ type: 'object', properties: { name: { type: 'string' } }, required: ['name'], additionalProperties: false }),
+      inputSchema: z.object({ name: z.string() }),
       execute: async ({ name }) => {
         lookups.push(name);
         return { member: name === 'Ada' };

@@ -11,7 +11,7 @@ import { toModelConfiguration } from '../model.js';
 import type { AgentHost } from './host.js';
 import { runAgent, streamAgent, type RunOptions, type RunSetup } from './run.js';
 import { DOM_TOOLS, OTHER_TOOLS } from './tools.js';
-import { defaultMode } from './visionTools.js';
+import { defaultMode, HYBRID_TOOLS } from './visionTools.js';
 import type { AgentConfig, AgentExecuteOptions, AgentResult, AgentStreamExecuteOptions, AgentStreamResult } from './types.js';
 
 /** Stagehand's defaults: 20 model requests, 45 s per tool call. */
@@ -92,7 +92,7 @@ function checkExecute(given: string | AgentExecuteOptions | AgentStreamExecuteOp
   if (!Array.isArray(excluded) || excluded.some((name) => typeof name !== 'string')) fail('execute(): `excludeTools` takes an array of tool names.');
   const known = new Set<string>([...DOM_TOOLS, ...OTHER_TOOLS]);
   const strange = excluded.filter((name) => !known.has(name));
-  if (strange.length) fail(`execute(): no tool is named ${strange.map((name) => JSON.stringify(name)).join(', ')}; the agent's tools are ${DOM_TOOLS.join(', ')}.`);
+  if (strange.length) fail(`execute(): no tool is named ${strange.map((name) => JSON.stringify(name)).join(', ')}; the agent's tools are ${[...DOM_TOOLS, ...HYBRID_TOOLS].join(', ')} (the last ${HYBRID_TOOLS.length} in the hybrid mode).`);
   const callbacks = (options.callbacks ?? {}) as Record<string, unknown>;
   if (typeof callbacks !== 'object' || callbacks === null) fail('execute(): `callbacks` takes { onStepFinish?, prepareStep?, ... }.');
   unknownKeys(callbacks, CALLBACK_KEYS, 'execute(): callbacks');

@@ -264,7 +264,8 @@ export function domTools(setup: ToolSetup): Record<string, ToolDef> {
       object({ timeMs: { type: 'number', minimum: 0, description: 'Milliseconds.' } }, ['timeMs']),
       async ({ timeMs }: { timeMs: number }) => {
         log('wait', `Waiting for ${timeMs} ms`);
-        await (await page()).waitForTimeout(Math.max(0, Math.min(timeMs, timeout)));
+        // Kept inside the tool's own deadline, so that a long wait ends as a wait, not as a timeout.
+        await (await page()).waitForTimeout(Math.max(0, Math.min(timeMs, timeout * 0.9)));
         return { success: true, waited: timeMs };
       },
     ),

@@ -64,7 +64,8 @@ export function withoutUndefined<T>(value: T): T {
 }
 
 interface VerdictRequest {
-  ai: typeof import('ai');
+  /** The AI SDK's module, loaded by the run (named loosely: declarations must not name `ai`, an optional peer). */
+  ai: object;
   model: AgentModel;
   messages: AgentMessage[];
   instruction: string;
@@ -74,7 +75,8 @@ interface VerdictRequest {
 }
 
 export async function askVerdict(request: VerdictRequest): Promise<Verdict> {
-  const { ai, model } = request;
+  const { model } = request;
+  const ai = request.ai as typeof import('ai');
   const wanted = outputSchema(request.output);
   const properties: Record<string, unknown> = {
     reasoning: { type: 'string', description: 'A short summary of what was done and how it ended.' },

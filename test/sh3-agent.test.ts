@@ -176,6 +176,21 @@ describe('stagehand.agent() in the DOM mode', () => {
     expect(result.actions.filter((action) => action.type === 'think').map((action) => action.reasoning ?? action.message)).toEqual(['first', 'second']);
   });
 
+  it('runs the tool calls of one step one after the other, in order', async () => {
+    script(
+      [
+        call('keys', { method: 'press', value: 'Tab' }),
+        { toolCalls: [{ name: 'keys', input: { method: 'type', value: 'abc' } }, { name: 'keys', input: { method: 'type', value: 'xyz' } }] },
+        { text: 'Typed.' },
+      ],
+      () => ({ status: 500 }),
+      verdict('Typed both.', true),
+    );
+    const result = await stagehand.agent().execute('Type abc, then xyz, into the first field');
+    expect(await page().evaluate(() => (document.getElementById('first') as HTMLInputElement).value)).toBe('abcxyz');
+    expect(result.actions.filter((action) => action.type === 'keys').map((action) => action.value)).toEqual(['Tab', 'abc', 'xyz']);
+  });
+
   it('gives a tool\'s error back to the model, which goes on', async () => {
     script(
       [

@@ -13,7 +13,7 @@ import { actionsOf, askVerdict, withoutUndefined } from './actions.js';
 import type { AgentHost } from './host.js';
 import { resolveAgentModel, type AgentModel } from './model.js';
 import { agentSystemPrompt } from './prompt.js';
-import { domTools, guarded } from './tools.js';
+import { domTools, guarded, serial } from './tools.js';
 import { hybridTools } from './visionTools.js';
 import { trimHistory } from './history.js';
 import type { AgentAction, AgentConfig, AgentExecuteOptions, AgentMessage, AgentResult, AgentStep, AgentStreamCallbacks, AgentStreamResult } from './types.js';
@@ -58,7 +58,7 @@ async function prepare(setup: RunSetup, options: RunOptions, callbacks: AgentStr
   const [ai, model] = await Promise.all([loadAi(), resolveAgentModel(setup.model)]);
   if (options.page) host.context.setActivePage(await host.resolvePage(options.page));
   const url = (await host.context.awaitActivePage()).url();
-  const toolSetup = { host, executionModel: setup.executionModel, variables: options.variables, toolTimeoutMs: options.toolTimeout, jsonSchema: ai.jsonSchema as never };
+  const toolSetup = { host, executionModel: setup.executionModel, variables: options.variables, toolTimeoutMs: options.toolTimeout, jsonSchema: ai.jsonSchema as never, lock: serial() };
   const dom = domTools(toolSetup);
   const own = setup.mode === 'hybrid' ? hybridTools({ ...toolSetup, provider: model.provider }, dom) : dom;
   const tools: Record<string, unknown> = { ...own };

@@ -26,6 +26,21 @@ export interface ToolSetup {
   toolTimeoutMs: number;
   /** The AI SDK's jsonSchema(), loaded with it. */
   jsonSchema: (schema: Record<string, unknown>) => unknown;
+  /** The run's turn-taking (serial()): one tool at a time on the page. */
+  lock: <T>(work: () => Promise<T>) => Promise<T>;
+}
+
+/**
+ * One at a time, in the order asked. The AI SDK runs the tool calls of one step at once; two actions
+ * on one page at once would interleave their keys and clicks.
+ */
+export function serial(): <T>(work: () => Promise<T>) => Promise<T> {
+  let last: Promise<unknown> = Promise.resolve();
+  return (work) => {
+    const turn = last.then(work);
+    last = turn.catch(() => undefined);
+    return turn;
+  };
 }
 
 export type Result = Record<string, unknown>;
@@ -101,7 +116,8 @@ export function toolKit(setup: ToolSetup) {
   const tool = (name: string, description: string, inputSchema: unknown, work: (input: never) => Promise<Result>, toModelOutput?: ToolDef['toModelOutput']): ToolDef => ({
     description,
     inputSchema,
-    execute: guarded(name, timeout, work),
+    // Inside the turn: a tool's deadline counts from its start, and an aborted holder lets the next one go at once.
+    execute: (input, options) => setup.lock(() => guarded(name, timeout, work)(input, options)),
     ...(toModelOutput ? { toModelOutput } : {}),
   });
   return { host, variables, timeout, callOptions, placeholders, shape, object, page, log, tool };

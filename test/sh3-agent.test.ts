@@ -393,6 +393,7 @@ describe('stagehand.agent() in the DOM mode', () => {
     await expect(stagehand.agent({ cua: true }).execute('x')).rejects.toThrow(/mode "cua".*mode "hybrid"/);
     await expect(stagehand.agent({ integrations: ['https://mcp.example/sse'] }).execute('x')).rejects.toThrow(/integrations.*`tools`/);
     expect(() => stagehand.agent({ mode: 'vision' as never })).toThrow(/mode must be "dom"/);
+    expect(() => stagehand.agent({ instructions: 'be quick' } as never)).toThrow(/Stagehand 2.*systemPrompt/);
     expect(() => stagehand.agent({ model: 'gpt-4.1-mini', bogus: 1 } as never)).toThrow(/unknown option `bogus`/);
     expect(() => stagehand.agent({ tools: { lookup: { run: () => 1 } } as never })).toThrow(/tools.lookup.*tool\(\{/);
     const agent = stagehand.agent();

@@ -43,8 +43,17 @@ function unknownKeys(given: object, known: Set<string>, where: string): void {
   if (unknown.length) fail(`${where}: unknown option${unknown.length > 1 ? 's' : ''} ${unknown.map((key) => `\`${key}\``).join(', ')}; it takes ${[...known].join(', ')}.`);
 }
 
+/** agent() options of Stagehand 2 that code may still pass, and what Stagehand 3 calls them. */
+const OLDER: Record<string, string> = {
+  instructions: 'it is `systemPrompt` now',
+  provider: 'name the model with its provider instead: `model: "anthropic/claude-sonnet-4-5"`',
+  options: 'give the model\'s settings in `model: { modelName, apiKey, baseURL }`',
+};
+
 function checkConfig(config: AgentConfig): void {
   if (typeof config !== 'object' || config === null || Array.isArray(config)) fail('agent(config) takes an object, or nothing.');
+  const older = Object.keys(OLDER).find((key) => key in config);
+  if (older) fail(`agent(): \`${older}\` is an option of Stagehand 2; ${OLDER[older]}.`);
   unknownKeys(config, CONFIG_KEYS, 'agent(config)');
   if (config.mode !== undefined && !['dom', 'hybrid', 'cua'].includes(config.mode)) fail(`agent(): mode must be "dom", "hybrid" or "cua" (which Tendril refuses), not ${JSON.stringify(config.mode)}.`);
   if (config.integrations !== undefined && !Array.isArray(config.integrations)) fail('agent(): `integrations` takes an array.');

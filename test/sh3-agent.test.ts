@@ -262,13 +262,24 @@ describe('stagehand.agent() in the DOM mode', () => {
   it('streams with stream: true: the text as it comes, the chunks to onChunk, then the result; an abort rejects the result', async () => {
     script([call('think', { reasoning: 'say hello' }), { text: 'Hello from the stream.' }], () => ({ status: 500 }), verdict('Said hello.', true));
     const kinds: string[] = [];
+    const stepTools: string[][] = [];
+    let finished = 0;
     const agent = stagehand.agent({ stream: true });
-    const streamed = await agent.execute({ instruction: 'Say hello', callbacks: { onChunk: ({ chunk }) => void kinds.push((chunk as { type: string }).type) } });
+    const streamed = await agent.execute({
+      instruction: 'Say hello',
+      callbacks: {
+        onChunk: ({ chunk }) => void kinds.push((chunk as { type: string }).type),
+        onStepFinish: (step) => void stepTools.push(step.toolCalls.map((each) => each.toolName)),
+        onFinish: () => void finished++,
+      },
+    });
     let text = '';
     for await (const part of streamed.textStream) text += part;
     const result = await streamed.result;
     expect(text).toBe('Hello from the stream.');
     expect(kinds).toContain('tool-call');
+    expect(stepTools).toEqual([['think'], []]);
+    expect(finished).toBe(1);
     expect(result).toMatchObject({ success: true, completed: true, message: 'Said hello.' });
     expect(result.actions.map((action) => action.type)).toEqual(['think', 'done']);
     expect(loopRequests().every((request) => request.body.stream === true)).toBe(true);

@@ -59,6 +59,9 @@ async function buildPageScripts() {
   // page's main world before the page's scripts.
   const watch = await bundlePageScript('src/injected/watch/index.ts', 'watchClosedRoots');
   writeWatchModule(`(() => {"use strict";${watch}})()`);
+  // page.enableCursorOverlay()'s arrow: an expression that installs it (an init script; Stagehand entry only).
+  const cursor = await bundlePageScript('src/injected/cursor/index.ts', 'installCursor');
+  writeModule('src/generated/cursor.ts', 'src/injected/cursor/', 'CURSOR_SOURCE', `(() => {"use strict";${cursor}})()()`);
 }
 
 /**

@@ -9,3 +9,9 @@ export { AISdkClient, CustomOpenAIClient, LLMClient, type StagehandModelConfigur
 export type * from './stagehand/types.js';
 export type * from './stagehand/agent/types.js';
 export { tool } from './stagehand/tool.js';
+// The extras' own types (src/stagehand/extras.ts).
+export type { PageSnapshotOptions, SnapshotResult } from './stagehand/snapshot.js';
+export type { BrowserClipboard, ClipboardOptions, ClipboardPasteOptions } from './stagehand/clipboard.js';
+export type { StagehandLoadState } from './stagehand/frameRegistry.js';
+export type { ResolvedNode } from './stagehand/resolveNode.js';
+export type * from './stagehand/webmcp.js';

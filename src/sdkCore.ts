@@ -131,6 +131,13 @@ export class SdkCore {
     return this.#initializing;
   }
 
+  /** @internal For Stagehand's init() after close() (an Sdk's stays closed): forgets the session once it has ended. */
+  protected reopen(): Promise<void> | undefined {
+    return this.#closing?.then(() => {
+      this.#closing = this.#initializing = undefined;
+    });
+  }
+
   async #init(): Promise<void> {
     const cdpTimeoutMs = this.#options.cdpTimeoutMs ?? DEFAULT_CDP_TIMEOUT_MS;
     // OpenTelemetry, when the application has it: loaded beside the browser, never failing.

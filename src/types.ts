@@ -49,10 +49,11 @@ export interface LocalBrowserLaunchOptions {
   locale?: string;
   /**
    * Launch only: a proxy for every request (`--proxy-server`): `server` such as `http://host:3128` or
-   * `socks5://host:1080`, `bypass` the hosts that go direct (`"localhost,*.internal"`). A proxy that
-   * asks for a password is not supported: Chrome would ask in a dialog nobody answers.
+   * `socks5://host:1080`, `bypass` the hosts that go direct (`"localhost,*.internal"`). With
+   * `username` and `password` (an http:// or https:// proxy), Chrome goes through a proxy on
+   * loopback that adds them to every request (Proxy-Authorization), closed with the browser.
    */
-  proxy?: { server: string; bypass?: string };
+  proxy?: { server: string; bypass?: string; username?: string; password?: string };
   /** Launch only: accept any TLS certificate (`--ignore-certificate-errors`), for test servers. */
   ignoreHTTPSErrors?: boolean;
   /** Launch only: device pixels per CSS pixel (`--force-device-scale-factor`), 2 for retina-sized screenshots. */

@@ -1,7 +1,7 @@
 // Malformed input, honest errors, nothing left behind: act(action) with bad fields, a script that
 // never yields, calls after the browser died, and programs that end without close().
 
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -9,6 +9,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BrowserLaunchError, ConnectionClosedError, InvalidOptionError, Sdk, TimeoutError, UnknownKeyError, type ActionInput, type LogLine } from '../src/index.js';
 import { descendants, profileOf, sdkOptions, useBrowser, waitUntilGone } from './helpers.js';
+import { WRAPPER } from '../src/browser/launch.js';
 
 const browser = useBrowser();
 
@@ -172,6 +173,15 @@ describe('a browser that fails to start', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+  it("reports the exit status of one that fails at once, before its wrapper's first look", () => {
+    // The sh that runs Chrome once looked with `kill -0` before waiting: a Chrome that had failed
+    // and been reaped by then was reported as exit code 0 (a few starts in a hundred).
+    const statuses = new Set<number | null>();
+    for (let attempt = 0; attempt < 200; attempt++) {
+      statuses.add(spawnSync('/bin/sh', ['-c', WRAPPER, 'tendril-chrome', '/bin/false'], { stdio: ['ignore', 'pipe', 'pipe', 'pipe', 'pipe'] }).status);
+    }
+    expect([...statuses]).toEqual([1]);
   });
 });
 

@@ -41,11 +41,11 @@ describe('Stagehand\'s error classes', () => {
 describe('Stagehand options Tendril cannot honour fail at once, naming the fix', () => {
   const refusals: Array<[string, V3Options, RegExp]> = [
     ['env BROWSERBASE', { env: 'BROWSERBASE' }, /env "HOSTED".*hostedApiUrl.*apiKey.*projectId/],
-    ['useTouch', { useTouch: true }, /hasTouch/],
+    ['a useTouch that is no boolean', { useTouch: 'yes' as unknown as boolean }, /true or false/],
     ['logInferenceToFile', { logInferenceToFile: true }, /logger.*verbose: 2/],
     ['keepAlive for a launched Chrome', { keepAlive: true }, /cdpUrl/],
     ['acceptDownloads: false', { localBrowserLaunchOptions: { acceptDownloads: false } }, /Leave it out/],
-    ['a proxy password', { localBrowserLaunchOptions: { proxy: { server: 'http://p:1', username: 'u', password: 'p' } } }, /proxy that needs none/],
+    ['a proxy password for a SOCKS proxy', { localBrowserLaunchOptions: { proxy: { server: 'socks5://p:1080', username: 'u', password: 'p' } } }, /http:\/\/ or https:\/\/ proxy/],
     ['a bad locale', { localBrowserLaunchOptions: { locale: 'not a locale!' } }, /"en-US"/],
     ['a bad deviceScaleFactor', { localBrowserLaunchOptions: { deviceScaleFactor: 0 } }, /deviceScaleFactor/],
     ['a bad port', { localBrowserLaunchOptions: { port: 70000 } }, /TCP port/],

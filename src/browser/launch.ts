@@ -13,6 +13,7 @@ import type { LocalBrowserLaunchOptions } from '../types.js';
 import { withDeadline } from '../util/time.js';
 import type { BrowserHandle } from './browser.js';
 import { findChrome } from './findChrome.js';
+import { startProxyForwarder, type ProxyForwarder } from './proxyForwarder.js';
 
 const DEFAULT_WINDOW = { width: 1280, height: 720 };
 
@@ -29,7 +30,7 @@ const WRAPPED = process.platform !== 'win32';
  * as the shell's own "Killed" report of Chrome's death, would end it by SIGPIPE before it removed
  * the profile. Chrome keeps its own copy of the stderr pipe, whose tail explains a failed start.
  */
-const WRAPPER = [
+export const WRAPPER = [
   'trap : HUP INT TERM',
   '"$@" >/dev/null &',
   'pid=$!',
@@ -37,7 +38,9 @@ const WRAPPER = [
   'echo "$pid"',
   'exec >/dev/null 2>&1',
   "trap '' PIPE",
-  'status=0',
+  // Wait once before looking: a Chrome that failed at once may already be reaped, and `kill -0`
+  // alone would then report status 0. The loop covers a wait cut short by a trapped signal.
+  'wait "$pid"; status=$?',
   'while kill -0 "$pid" 2>/dev/null; do wait "$pid"; status=$?; done',
   // Chrome's helper processes may still write into the profile for a moment after it exits.
   'if [ -n "$TENDRIL_REMOVE_PROFILE" ]; then',
@@ -100,7 +103,19 @@ export function chromeArgs(options: LocalBrowserLaunchOptions, userDataDir: stri
     args.push(...ours([UNSEEN]));
   }
   args.push('about:blank');
-  return args;
+  return mergeFeatures(args);
+}
+
+/** Chrome reads only the last --enable-features: the caller's and ours become one. */
+function mergeFeatures(args: string[]): string[] {
+  const prefix = '--enable-features=';
+  const lists = args.filter((arg) => arg.startsWith(prefix));
+  if (lists.length < 2) return args;
+  const features = [...new Set(lists.flatMap((arg) => arg.slice(prefix.length).split(',')).filter(Boolean))];
+  const first = args.findIndex((arg) => arg.startsWith(prefix));
+  const out = args.filter((arg) => !arg.startsWith(prefix));
+  out.splice(first, 0, prefix + features.join(','));
+  return out;
 }
 
 // One 'exit' listener for all browsers of this process, rather than one each.
@@ -148,6 +163,8 @@ class LaunchedBrowser implements BrowserHandle {
     readonly pid: number,
     readonly tempProfile: string | undefined,
     private readonly logger: Logger,
+    /** The loopback proxy that adds the proxy's credentials, when it needs them. */
+    private readonly forwarder?: ProxyForwarder,
   ) {
     track(this);
   }
@@ -177,6 +194,7 @@ class LaunchedBrowser implements BrowserHandle {
       await withDeadline(exited, 5000, 'Waiting for Chrome to die').catch(() => undefined);
     }
     this.connection.close();
+    await this.forwarder?.close();
     // Killed with its wrapper, Chrome may still be dying a moment after the wrapper is reported gone.
     if (this.tempProfile && WRAPPED) await processGone(this.pid, 2000);
     if (this.tempProfile) await removeProfile(this.tempProfile);
@@ -254,7 +272,9 @@ export async function launchChrome(
   const tempProfile = options.userDataDir ? undefined : mkdtempSync(path.join(os.tmpdir(), 'tendril-profile-'));
   const userDataDir = options.userDataDir ?? tempProfile!;
   const removeOnExit = hosting.removeOnExit ?? (tempProfile && !options.preserveUserDataDir ? tempProfile : undefined);
-  const args = chromeArgs(options, userDataDir);
+  const { proxy } = options;
+  const forwarder = proxy && (proxy.username !== undefined || proxy.password !== undefined) ? await startProxyForwarder(proxy, logger) : undefined;
+  const args = chromeArgs(forwarder ? { ...options, proxy: { server: forwarder.server, bypass: proxy?.bypass } } : options, userDataDir);
   logger.info('browser', 'Launching Chrome', { executable, headless: options.headless !== false });
 
   const child = WRAPPED
@@ -275,6 +295,7 @@ export async function launchChrome(
   const stderrClosed = child.stderr ? once(child.stderr, 'close').then(() => undefined) : Promise.resolve();
   const failed = async (message: string, cause?: unknown) => {
     killTree(child, child.pid);
+    void forwarder?.close();
     // Chrome's last words may still be on their way: the pipe ends once Chrome and its helpers
     // are gone (the wrapper keeps no copy of it), and is read to that end, within a bound.
     await withDeadline(stderrClosed, 1000, "Reading Chrome's output").catch(() => undefined);
@@ -331,5 +352,5 @@ export async function launchChrome(
     }
     throw await failed(`Chrome did not answer on the debugging pipe within ${timeoutMs} ms.`, error);
   }
-  return new LaunchedBrowser(connection, child, chromePid, removeOnExit, logger);
+  return new LaunchedBrowser(connection, child, chromePid, removeOnExit, logger, forwarder);
 }

@@ -18,10 +18,11 @@ export function checkLaunchOptions(options: LocalBrowserLaunchOptions | undefine
     if (typeof server !== 'string' || !server.trim()) fail('proxy.server must be the proxy\'s address, such as "http://proxy.example:3128".');
     if (bypass !== undefined && typeof bypass !== 'string') fail('proxy.bypass must be a string of hosts, such as "localhost,*.internal".');
     if (username !== undefined || password !== undefined) {
-      fail(
-        'proxy.username and proxy.password are not supported: Chrome asks for proxy credentials in a dialog that nobody answers. ' +
-          'Use a proxy that needs none, such as one on this machine that adds them upstream.',
-      );
+      // Never shown: the values are secrets.
+      if ((username !== undefined && typeof username !== 'string') || (password !== undefined && typeof password !== 'string')) fail('proxy.username and proxy.password must be strings.');
+      if (typeof server === 'string' && !/^(https?:\/\/)?[^\s;=/]+\/?$/i.test(server.trim())) {
+        fail('proxy.username and proxy.password work with one http:// or https:// proxy (such as "http://proxy.example:3128"); Chrome sends no credentials to a SOCKS proxy, nor to a list of them.');
+      }
     }
   }
   if (deviceScaleFactor !== undefined && !(typeof deviceScaleFactor === 'number' && deviceScaleFactor > 0 && deviceScaleFactor <= 10)) {

@@ -71,6 +71,7 @@ export class Frame {
   /** @internal */ readonly children = new Set<Frame>();
   /** @internal Loader of the document the lifecycle events below belong to. */ loaderId = '';
   /** @internal Loader of the document whose URL we show (set on frameNavigated). */ committedLoaderId = '';
+  /** @internal What Chrome last said of the frame (origin, MIME type, ...): page.getFullFrameTree() reports it. */ reported?: Protocol.Page.Frame;
   /** @internal */ readonly lifecycle = new Set<string>();
   /**
    * @internal The committed document that asked to be replaced (a reload, a redirect by script or

@@ -55,6 +55,8 @@ export class FrameTree {
   /** The tree a session reported (Page.getFrameTree), under `parentId` when it is an out-of-process child's. */
   load(session: CdpSession, tree: Protocol.Page.FrameTree, parentId: string | null): void {
     const frame = this.#ensure(session, tree.frame.id, tree.frame.parentId ?? parentId ?? undefined);
+    // A tree read after a navigation was reported may be older than that report.
+    frame.reported ??= tree.frame;
     if (tree.frame.loaderId && !frame.loaderId) {
       frame.loaderId = frame.committedLoaderId = tree.frame.loaderId;
       frame.hasDocument = isRealDocument(tree.frame) && tree.frame.url !== 'about:blank';
@@ -111,6 +113,7 @@ export class FrameTree {
         this.remove(child);
       }
       frame.loaderId = frame.committedLoaderId = event.frame.loaderId;
+      frame.reported = event.frame;
       frame.replacing = '';
       frame.hasDocument = isRealDocument(event.frame);
       if (restored) this.#restore(session, frame);

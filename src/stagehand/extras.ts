@@ -11,3 +11,10 @@
 //  - assigns them to the prototype (`Page.prototype.snapshot = function (...) { ... }`) when loaded,
 // and is imported below. src/index.ts loads this file; src/extension.ts must not (a test checks).
 export {};
+
+import './snapshot.js';
+import './clipboard.js';
+import './cursor.js';
+import './frameRegistry.js';
+import './resolveNode.js';
+import './webmcp.js';

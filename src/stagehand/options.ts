@@ -11,6 +11,8 @@ import type { BrowserbaseSessionCreateParams, StagehandLogLine, V3Options } from
 /** Stagehand's default model, used when neither `model` nor `llmClient` is given. */
 export const DEFAULT_MODEL = 'openai/gpt-4.1-mini';
 /** Stagehand's default viewport for a browser it launches. */
+/** What a page needs to register WebMCP tools, and DevTools to report them (page.listWebMCPTools()). */
+export const WEBMCP_FEATURES = '--enable-features=WebMCPTesting,DevToolsWebMCPSupport';
 const DEFAULT_VIEWPORT = { width: 1288, height: 711 };
 
 function refuse(message: string): never {
@@ -46,7 +48,9 @@ export function toSdkOptions(given: V3Options | undefined): SdkOptions {
   if (actTimeoutMs !== undefined && !(typeof actTimeoutMs === 'number' && actTimeoutMs > 0 && Number.isFinite(actTimeoutMs))) {
     refuse(`\`actTimeoutMs\` must be a positive number of milliseconds, not ${String(actTimeoutMs)}.`);
   }
-  if (useTouch) refuse('`useTouch` is not supported: Tendril acts with mouse input. For pages that should see a touch screen, set localBrowserLaunchOptions.hasTouch.');
+  // Stagehand's useTouch changes only what its agent's pointer tools send (a tap for a click); the
+  // Stagehand class keeps it as `usesTouch`.
+  if (useTouch !== undefined && typeof useTouch !== 'boolean') refuse(`\`useTouch\` must be true or false, not ${JSON.stringify(useTouch) ?? String(useTouch)}.`);
   if (logInferenceToFile) {
     refuse('`logInferenceToFile` is not supported: pass `logger` with `verbose: 2`, whose lines include every model call (model, tokens, time), or use OpenTelemetry (docs/logging-tracing.md).');
   }
@@ -78,6 +82,13 @@ export function toSdkOptions(given: V3Options | undefined): SdkOptions {
 
   const launching = environment.launches(options);
   if (launching && !localBrowserLaunchOptions?.viewport) options.localBrowserLaunchOptions = { ...options.localBrowserLaunchOptions, viewport: DEFAULT_VIEWPORT };
+  // Stagehand's launcher lets pages register WebMCP tools (document.modelContext); a plain Sdk's
+  // does not, since a page could tell such a browser from everyone else's by it. The launcher merges
+  // this list with an --enable-features of the caller's.
+  if (launching) {
+    const launch = options.localBrowserLaunchOptions;
+    options.localBrowserLaunchOptions = { ...launch, args: [WEBMCP_FEATURES, ...(launch?.args ?? [])] };
+  }
   if (keepAlive === true && launching) {
     refuse(
       '`keepAlive` cannot keep a Chrome that Tendril launches: it runs on a pipe and ends with this process. Start Chrome yourself ' +

@@ -3,9 +3,10 @@
 // taking Stagehand's call options and failing with its error classes, and Stagehand's act() cache
 // (`cacheDir`). Everything else is the Sdk's: a Stagehand is an Sdk.
 
-import { ActionFailedError, InvalidOptionError, TimeoutError } from '../errors.js';
+import type { Context } from '../driver/context.js';
 import { matchForeignPage } from '../driver/foreignPage.js';
 import { Page } from '../driver/page.js';
+import { ActionFailedError, InvalidOptionError, SdkStateError, TimeoutError } from '../errors.js';
 import { isZodSchema } from '../extract/schema.js';
 import type { SdkLogger } from '../logger.js';
 import { Sdk } from '../sdk.js';
@@ -46,6 +47,7 @@ export class Stagehand extends Sdk {
   readonly logInferenceToFile = false;
   readonly #actTimeoutMs: number | undefined;
   readonly #cacheDir: string | undefined;
+  readonly #useTouch: boolean;
   readonly #viewport: Viewport | undefined;
   #cache: Promise<ActCache> | undefined;
   readonly #history: HistoryEntry[] = [];
@@ -54,6 +56,8 @@ export class Stagehand extends Sdk {
   readonly #model: ModelConfiguration | undefined;
   /** What agent runs used of their models (their act/extract/observe calls count as those methods). */
   readonly #agentUsage: ModelCallUsage = { promptTokens: 0, completionTokens: 0, reasoningTokens: 0, cachedInputTokens: 0, inferenceTimeMs: 0 };
+  /** close() was called and init() not since. */
+  #closed = false;
 
   constructor(options: V3Options = {}) {
     const sdkOptions = toSdkOptions(options);
@@ -63,6 +67,7 @@ export class Stagehand extends Sdk {
     this.disableAPI = options.disableAPI === true;
     this.#actTimeoutMs = options.actTimeoutMs;
     this.#cacheDir = options.cacheDir;
+    this.#useTouch = options.useTouch === true;
     this.#viewport = sdkOptions.localBrowserLaunchOptions?.viewport;
     this.#model = sdkOptions.model;
   }
@@ -247,12 +252,30 @@ export class Stagehand extends Sdk {
     return createAgent({ host, instanceModel: this.#model, recordUsage, experimental: this.experimental }, config) as never;
   }
 
-  /** Ends the session, as the Sdk's close() does; `force` changes nothing: closing twice is safe. */
-  override close(options?: { force?: boolean }): Promise<void> {
+  /** Gets a browser. After close(), as in Stagehand, a fresh one: a closed instance can start again (a closed Sdk cannot). */
+  override async init(): Promise<void> {
+    this.#closed = false;
+    await this.reopen();
+    return super.init();
+  }
+
+  /** The browser's pages, once init() has resolved; after close(), until init() again, an SdkStateError. */
+  override get context(): Context {
+    if (this.#closed) throw new SdkStateError('This Stagehand is closed; call `await stagehand.init()` to start again with a fresh browser.');
+    return super.context;
+  }
+
+  /**
+   * Ends the session, as the Sdk's close() does, and empties `history`, as Stagehand's does; init()
+   * starts another. `force` changes nothing: closing twice is safe.
+   */
+  override async close(options?: { force?: boolean }): Promise<void> {
     if (options !== undefined && (typeof options !== 'object' || options === null)) {
-      return Promise.reject(new InvalidOptionError('close(options) takes { force?: boolean }, or nothing.'));
+      throw new InvalidOptionError('close(options) takes { force?: boolean }, or nothing.');
     }
-    return super.close();
+    this.#closed = true;
+    await super.close();
+    this.#history.length = 0;
   }
 
   /** The viewport every page gets: `localBrowserLaunchOptions.viewport`, 1288x711 for a launched browser. */
@@ -293,8 +316,9 @@ export class Stagehand extends Sdk {
   get isAdvancedStealth(): boolean {
     return false;
   }
+  /** `useTouch`: whether pointer actions of an agent should be taps rather than clicks (Stagehand's agent reads it). */
   get usesTouch(): boolean {
-    return false;
+    return this.#useTouch;
   }
 }
 

@@ -382,6 +382,25 @@ describe('stagehand.agent() in the DOM mode', () => {
     expect(await status()).toBe('Welcome,  ()');
   });
 
+  it('taps instead of clicking in the hybrid mode when useTouch is set, as Stagehand does', async () => {
+    const touch = new Stagehand({ verbose: 0, disablePino: true, useTouch: true, model: model(), localBrowserLaunchOptions: { headless: true, executablePath: CHROME, args: TEST_ARGS, hasTouch: true } });
+    try {
+      await touch.init();
+      const tab = touch.context.pages()[0]!;
+      await tab.goto(servers.a.url('agent-form.html'));
+      const join = await tab.evaluate(() => {
+        const box = document.querySelector('button')!.getBoundingClientRect();
+        return [Math.round(box.x + box.width / 2), Math.round(box.y + box.height / 2)];
+      });
+      script([call('click', { describe: 'Join now button', coordinates: join }), { text: 'Tapped.' }], () => ({ status: 500 }), verdict('Tapped Join now.', true));
+      const result = await touch.agent({ mode: 'hybrid' }).execute('Press Join now');
+      expect(result.success).toBe(true);
+      expect(await tab.evaluate(() => [document.body.dataset.touched, document.getElementById('done')!.textContent])).toEqual(['yes', 'Welcome,  ()']);
+    } finally {
+      await touch.close();
+    }
+  });
+
   it('works on a Playwright page given as `page`, which becomes the active page', async () => {
     const browser = await chromium.connectOverCDP(stagehand.connectURL());
     try {

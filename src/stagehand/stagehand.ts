@@ -235,6 +235,7 @@ export class Stagehand extends Sdk {
       get context() {
         return self.context;
       },
+      usesTouch: this.usesTouch,
       act: (input, options) => this.act(input, options),
       extract: ((...args: unknown[]) => (this.extract as (...all: unknown[]) => Promise<unknown>).apply(this, args)) as AgentHost['extract'],
       observe: (instruction, options) => this.observe(instruction, options),

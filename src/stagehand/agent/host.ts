@@ -15,6 +15,8 @@ export interface AgentCallOptions {
 
 export interface AgentHost {
   readonly context: Context;
+  /** `useTouch`: the hybrid mode's clicks are taps. */
+  readonly usesTouch: boolean;
   act(input: string | ObserveResult, options?: AgentCallOptions): Promise<ActResult>;
   extract(options: { timeout?: number }): Promise<PageTextResult>;
   extract(instruction: string, options?: AgentCallOptions): Promise<unknown>;

@@ -26,7 +26,13 @@ const point = { type: 'array', items: { type: 'number' }, minItems: 2, maxItems:
 
 /** With the DOM mode's tools, `dom`: every tool of the hybrid mode (fillForm gives way to fillFormVision). */
 export function hybridTools(setup: VisionSetup, dom: Record<string, ToolDef>): Record<string, ToolDef> {
-  const { variables, placeholders, shape, object, page, log, tool } = toolKit(setup);
+  const { host, variables, placeholders, shape, object, page, log, tool } = toolKit(setup);
+  // With useTouch, a finger: mobile layouts often listen for touch and pointer events only.
+  const press = async (x: number, y: number) => {
+    const current = await page();
+    await (host.usesTouch ? current.tap(x, y) : current.click(x, y));
+    return current;
+  };
   const google = setup.provider.toLowerCase().includes('google');
   const where = async (x: number, y: number): Promise<{ x: number; y: number }> => {
     if (!google) return { x, y };
@@ -57,7 +63,7 @@ export function hybridTools(setup: VisionSetup, dom: Record<string, ToolDef>): R
     async ({ describe: what, coordinates }: { describe: string; coordinates: number[] }) => {
       log('click', { describe: what });
       const at = await where(coordinates[0]!, coordinates[1]!);
-      await (await page()).click(at.x, at.y);
+      await press(at.x, at.y);
       return { success: true, describe: what, coordinates: [at.x, at.y], screenshotBase64: await after() };
     },
     withPicture,
@@ -69,8 +75,7 @@ export function hybridTools(setup: VisionSetup, dom: Record<string, ToolDef>): R
     async ({ describe: what, text, coordinates }: { describe: string; text: string; coordinates: number[] }) => {
       log('type', { describe: what, text });
       const at = await where(coordinates[0]!, coordinates[1]!);
-      const current = await page();
-      await current.click(at.x, at.y);
+      const current = await press(at.x, at.y);
       await current.type(fillVariables(text, variables));
       // The text as the model wrote it: placeholders stay placeholders.
       return { success: true, describe: what, text, screenshotBase64: await after() };
@@ -124,11 +129,10 @@ export function hybridTools(setup: VisionSetup, dom: Record<string, ToolDef>): R
     ),
     async ({ fields }: { fields: Array<{ action: string; value: string; coordinates: { x: number; y: number } }> }) => {
       log('fillFormVision', fields.map(({ action, value }) => ({ action, value })));
-      const current = await page();
       const filled: Result[] = [];
       for (const field of fields) {
         const at = await where(field.coordinates.x, field.coordinates.y);
-        await current.click(at.x, at.y);
+        const current = await press(at.x, at.y);
         await current.type(fillVariables(field.value, variables));
         filled.push({ action: field.action, value: field.value, coordinates: at });
       }

@@ -3,6 +3,9 @@
 // fillForm, act, extract, goto, think) while the inner act/observe/extract requests are answered as
 // in the other suites. Real Chromium, fixture pages; the page is checked, not just the result.
 
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
@@ -398,6 +401,59 @@ describe('stagehand.agent() in the DOM mode', () => {
       expect(await tab.evaluate(() => [document.body.dataset.touched, document.getElementById('done')!.textContent])).toEqual(['yes', 'Welcome,  ()']);
     } finally {
       await touch.close();
+    }
+  });
+
+  it('with cacheDir, keeps a run that succeeded and replays it on the same page with no model request', async () => {
+    const folder = mkdtempSync(path.join(os.tmpdir(), 'tendril-agent-cache-'));
+    const cached = new Stagehand({ verbose: 0, disablePino: true, cacheDir: folder, model: model(), localBrowserLaunchOptions: { headless: true, executablePath: CHROME, args: TEST_ARGS } });
+    try {
+      await cached.init();
+      const tab = cached.context.pages()[0]!;
+      const done = () => tab.evaluate(() => document.getElementById('done')!.textContent);
+      await tab.goto(servers.a.url('agent-form.html'));
+      script(
+        [
+          call('fillForm', { fields: [{ action: 'type Ada into the First name field' }, { action: 'type %email% into the Email field' }] }),
+          call('act', { action: 'click the Join now button' }),
+          { text: 'Joined.' },
+        ],
+        (request) =>
+          request.schema && JSON.stringify(request.schema).includes('elements')
+            ? {
+                json: {
+                  elements: [
+                    { elementId: idOf(request, 'textbox', 'First name'), description: 'First name field', method: 'fill', arguments: ['Ada'] },
+                    { elementId: idOf(request, 'textbox', 'Email'), description: 'Email field', method: 'fill', arguments: ['%email%'] },
+                  ],
+                },
+              }
+            : { json: { elementId: idOf(request, 'button', 'Join now'), method: 'click', arguments: [], description: 'click Join now' } },
+        verdict('Joined as Ada.', true),
+      );
+      const first = await cached.agent().execute({ instruction: 'Join as Ada', variables: { email: 'ada@example.org' } });
+      expect(first.success).toBe(true);
+      expect(await done()).toBe('Welcome, Ada (ada@example.org)');
+      expect(readdirSync(folder).filter((name) => name.startsWith('agent-'))).toHaveLength(1);
+
+      // Same instruction, same page, another value: the kept steps run, with the value filled in, and no model is asked.
+      fake.reset();
+      await tab.goto(servers.a.url('agent-form.html?again=1'));
+      const again = await cached.agent().execute({ instruction: 'Join as Ada', variables: { email: 'ada@example.com' } });
+      expect(again).toMatchObject({ success: true, completed: true, message: 'Joined as Ada.', metadata: { cacheHit: true } });
+      expect(again.actions.map((action) => action.type)).toEqual(first.actions.map((action) => action.type));
+      expect(await done()).toBe('Welcome, Ada (ada@example.com)');
+      expect(fake.requests).toHaveLength(0);
+
+      // Another page: nothing kept fits, so the agent runs (and here its model refuses).
+      fake.script(() => ({ status: 401, error: 'refused' }));
+      await tab.goto(servers.b.url('agent-form.html'));
+      const elsewhere = await cached.agent().execute({ instruction: 'Join as Ada', variables: { email: 'ada@example.com' } });
+      expect(elsewhere.success).toBe(false);
+      expect(fake.requests.length).toBeGreaterThan(0);
+    } finally {
+      await cached.close();
+      rmSync(folder, { recursive: true, force: true });
     }
   });
 

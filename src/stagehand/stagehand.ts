@@ -250,7 +250,7 @@ export class Stagehand extends Sdk {
     const recordUsage = (usage: ModelCallUsage) => {
       for (const key of Object.keys(usage) as Array<keyof ModelCallUsage>) this.#agentUsage[key] += usage[key];
     };
-    return createAgent({ host, instanceModel: this.#model, recordUsage, experimental: this.experimental }, config) as never;
+    return createAgent({ host, instanceModel: this.#model, recordUsage, experimental: this.experimental, cacheDir: this.#cacheDir }, config) as never;
   }
 
   /** Gets a browser. After close(), as in Stagehand, a fresh one: a closed instance can start again (a closed Sdk cannot). */

@@ -32,6 +32,8 @@ export interface AgentSetup {
   recordUsage: RunSetup['recordUsage'];
   /** The instance's `experimental` option, which Stagehand's gate reads. */
   experimental: boolean;
+  /** The instance's `cacheDir`. */
+  cacheDir?: string;
 }
 
 const fail = (message: string): never => {
@@ -113,6 +115,8 @@ function checkExecute(given: string | AgentExecuteOptions | AgentStreamExecuteOp
   return { ...options, maxSteps, toolTimeout } as RunOptions;
 }
 
+const nameOf = (model: unknown): string | null => (typeof model === 'string' ? model : typeof (model as { modelName?: unknown })?.modelName === 'string' ? (model as { modelName: string }).modelName : null);
+
 export function createAgent(setup: AgentSetup, config: AgentConfig | undefined): { execute: (options: string | AgentExecuteOptions) => Promise<AgentResult | AgentStreamResult> } {
   const given = config ?? {};
   checkConfig(given);
@@ -130,6 +134,15 @@ export function createAgent(setup: AgentSetup, config: AgentConfig | undefined):
     model: own ?? setup.instanceModel,
     executionModel: given.executionModel ?? given.model,
     recordUsage: setup.recordUsage,
+    ...(setup.cacheDir ? { cacheDir: setup.cacheDir } : {}),
+    // Keys and other secrets are no part of it: only names.
+    signature: {
+      mode,
+      model: nameOf(named),
+      executionModel: nameOf(given.executionModel),
+      systemPrompt: given.systemPrompt ?? '',
+      tools: Object.keys(given.tools ?? {}).sort(),
+    },
   };
   const streaming = given.stream === true;
   setup.host.log({

@@ -13,7 +13,8 @@ import { actionsOf, askVerdict, withoutUndefined } from './actions.js';
 import type { AgentHost } from './host.js';
 import { resolveAgentModel, type AgentModel } from './model.js';
 import { agentSystemPrompt } from './prompt.js';
-import { domTools, guarded, serial } from './tools.js';
+import type { ReplayStep } from './cache.js';
+import { domTools, fillVariables, guarded, serial } from './tools.js';
 import { hybridTools } from './visionTools.js';
 import { trimHistory } from './history.js';
 import type { AgentAction, AgentConfig, AgentExecuteOptions, AgentMessage, AgentResult, AgentStep, AgentStreamCallbacks, AgentStreamResult } from './types.js';
@@ -26,6 +27,10 @@ export interface RunSetup {
   executionModel?: StagehandModelConfiguration;
   /** 'hybrid' adds the coordinate tools (visionTools.ts) to the DOM mode's. */
   mode: 'dom' | 'hybrid';
+  /** The Stagehand's `cacheDir`: successful runs are kept and replayed (cache.ts); not for streams. */
+  cacheDir?: string;
+  /** What besides the instruction and the page decides whether a kept run fits: the configuration. */
+  signature: unknown;
   /** Adds the loop's model use to the instance's agent counters. */
   recordUsage(usage: ModelCallUsage): void;
 }
@@ -41,6 +46,8 @@ interface RunState {
   actions: AgentAction[];
   url: string;
   started: number;
+  /** What the tools did to the page, for cacheDir. */
+  steps: ReplayStep[];
 }
 
 interface Prepared {
@@ -58,7 +65,16 @@ async function prepare(setup: RunSetup, options: RunOptions, callbacks: AgentStr
   const [ai, model] = await Promise.all([loadAi(), resolveAgentModel(setup.model)]);
   if (options.page) host.context.setActivePage(await host.resolvePage(options.page));
   const url = (await host.context.awaitActivePage()).url();
-  const toolSetup = { host, executionModel: setup.executionModel, variables: options.variables, toolTimeoutMs: options.toolTimeout, jsonSchema: ai.jsonSchema as never, lock: serial() };
+  const state: RunState = { reasoning: [], actions: [], url, started: Date.now(), steps: [] };
+  const toolSetup = {
+    host,
+    executionModel: setup.executionModel,
+    variables: options.variables,
+    toolTimeoutMs: options.toolTimeout,
+    jsonSchema: ai.jsonSchema as never,
+    lock: serial(),
+    ...(setup.cacheDir ? { record: (step: ReplayStep) => void state.steps.push(step) } : {}),
+  };
   const dom = domTools(toolSetup);
   const own = setup.mode === 'hybrid' ? hybridTools({ ...toolSetup, provider: model.provider }, dom) : dom;
   const tools: Record<string, unknown> = { ...own };
@@ -69,7 +85,6 @@ async function prepare(setup: RunSetup, options: RunOptions, callbacks: AgentStr
   for (const name of options.excludeTools ?? []) delete tools[name];
   const system = agentSystemPrompt({ instruction: options.instruction, url, mode: setup.mode, tools: Object.keys(tools), customInstructions: config.systemPrompt, variables: options.variables });
   const messages: AgentMessage[] = [...(options.messages ?? []), { role: 'user', content: options.instruction }];
-  const state: RunState = { reasoning: [], actions: [], url, started: Date.now() };
   const maxSteps = options.maxSteps;
   const settings = {
     model: model.model,
@@ -198,14 +213,44 @@ function failed(setup: RunSetup, prepared: Prepared, error: unknown): AgentResul
   return { success: false, message: `Failed to execute task: ${text}`, actions: state?.actions ?? [], completed: false, messages };
 }
 
+/** A kept run replayed (`result`), or how to keep this one. */
+async function fromCache(setup: RunSetup, options: RunOptions, prepared: Prepared): Promise<{ result?: AgentResult; keep: (result: AgentResult) => Promise<void> }> {
+  const { AgentRunCache, replay } = await import('./cache.js');
+  const { host } = setup;
+  const cache = new AgentRunCache(setup.cacheDir!);
+  const startUrl = prepared.state.url;
+  const file = cache.file(options.instruction, startUrl, [setup.signature, options.maxSteps], options.variables);
+  const keep = async ({ success, message, completed, actions, output }: AgentResult) => {
+    await cache
+      .set(file, { instruction: options.instruction, startUrl, steps: prepared.state.steps, result: { success, message, completed, actions, ...(output ? { output } : {}) } })
+      .catch((error: Error) => host.log({ category: 'cache', message: `Could not write the agent cache: ${error.message}`, level: 0 }));
+  };
+  const entry = await cache.get(file);
+  if (!entry) return { keep };
+  try {
+    await replay(host, entry.steps, options.variables, (text) => fillVariables(text, options.variables), options.toolTimeout);
+  } catch (error) {
+    // The page changed since: what is left is done live, from where the replay stopped.
+    host.log({ category: 'cache', message: `The kept agent run no longer fits; running the agent: ${(error as Error).message}`, level: 1 });
+    return { keep };
+  }
+  host.log({ category: 'cache', message: 'Replayed the kept agent run', level: 1, auxiliary: { instruction: { value: options.instruction, type: 'string' } } });
+  const usage = { input_tokens: 0, output_tokens: 0, reasoning_tokens: 0, cached_input_tokens: 0, inference_time_ms: Date.now() - prepared.state.started };
+  return { keep, result: { ...entry.result, usage, messages: [], metadata: { cacheHit: true } } };
+}
+
 /** execute() without `stream`: resolves when the run ends. */
 export async function runAgent(setup: RunSetup, options: RunOptions): Promise<AgentResult> {
   if (options.signal?.aborted) throw aborted(options.signal);
   // Configuration errors (no model, no key, a bad page) are the caller's to fix: they throw.
   const prepared = await prepare(setup, options, options.callbacks as AgentStreamCallbacks | undefined);
+  const cached = setup.cacheDir ? await fromCache(setup, options, prepared) : undefined;
+  if (cached?.result) return cached.result;
   try {
     const end = (await prepared.ai.generateText(prepared.settings as never)) as unknown as LoopEnd;
-    return await finish(setup, options, prepared, end);
+    const result = await finish(setup, options, prepared, end);
+    if (result.success && prepared.state.steps.length > 0) await cached?.keep(result);
+    return result;
   } catch (error) {
     if (options.signal?.aborted) throw aborted(options.signal);
     return failed(setup, prepared, error);

@@ -7,6 +7,7 @@
 import { schemaFromJson } from '../../extract/jsonSchemaInput.js';
 import type { Variables } from '../types.js';
 import type { StagehandModelConfiguration } from '../model.js';
+import type { ReplayStep } from './cache.js';
 import type { AgentHost } from './host.js';
 
 /** The names of the DOM mode's tools, in the order the prompt lists them. */
@@ -26,6 +27,8 @@ export interface ToolSetup {
   toolTimeoutMs: number;
   /** The AI SDK's jsonSchema(), loaded with it. */
   jsonSchema: (schema: Record<string, unknown>) => unknown;
+  /** Keeps what a tool did to the page, for `cacheDir` (cache.ts); absent without one. */
+  record?: (step: ReplayStep) => void;
   /** The run's turn-taking (serial()): one tool at a time on the page. */
   lock: <T>(work: () => Promise<T>) => Promise<T>;
 }
@@ -120,11 +123,12 @@ export function toolKit(setup: ToolSetup) {
     execute: (input, options) => setup.lock(() => guarded(name, timeout, work)(input, options)),
     ...(toModelOutput ? { toModelOutput } : {}),
   });
-  return { host, variables, timeout, callOptions, placeholders, shape, object, page, log, tool };
+  const record = (step: ReplayStep) => setup.record?.(step);
+  return { host, variables, timeout, callOptions, placeholders, shape, object, page, log, tool, record };
 }
 
 export function domTools(setup: ToolSetup): Record<string, ToolDef> {
-  const { host, variables, timeout, callOptions, placeholders, shape, object, page, log, tool } = toolKit(setup);
+  const { host, variables, timeout, callOptions, placeholders, shape, object, page, log, tool, record } = toolKit(setup);
   return {
     ariaTree: tool(
       'ariaTree',
@@ -148,6 +152,7 @@ export function domTools(setup: ToolSetup): Record<string, ToolDef> {
         const out: Result = { success: result.success, action: result.actionDescription || action };
         if (!result.success) out.error = result.message;
         if (result.actions[0]) out.playwrightArguments = result.actions[0];
+        if (result.success && result.actions.length) record({ type: 'act', actions: result.actions });
         return out;
       },
     ),
@@ -176,7 +181,9 @@ export function domTools(setup: ToolSetup): Record<string, ToolDef> {
           actions.push(done);
           playwrightArguments.push(...done.actions);
         }
-        return { success: actions.every((each) => each.success), actions, playwrightArguments };
+        const success = actions.every((each) => each.success);
+        if (success) record({ type: 'act', actions: playwrightArguments });
+        return { success, actions, playwrightArguments };
       },
     ),
     extract: tool(
@@ -213,6 +220,7 @@ export function domTools(setup: ToolSetup): Record<string, ToolDef> {
       async ({ url }: { url: string }) => {
         log('goto', url);
         await (await page()).goto(url, { waitUntil: 'load', timeoutMs: timeout });
+        record({ type: 'goto', url });
         return { success: true, url };
       },
     ),
@@ -223,6 +231,7 @@ export function domTools(setup: ToolSetup): Record<string, ToolDef> {
       async () => {
         log('navback');
         await (await page()).goBack({ waitUntil: 'domcontentloaded', timeoutMs: timeout });
+        record({ type: 'navback' });
         return { success: true };
       },
     ),
@@ -235,7 +244,9 @@ export function domTools(setup: ToolSetup): Record<string, ToolDef> {
         const current = await page();
         const size = await current.evaluate(() => ({ w: window.innerWidth, h: window.innerHeight }));
         const pixels = Math.round((size.h * percentage) / 100);
-        await current.scroll(Math.floor(size.w / 2), Math.floor(size.h / 2), 0, direction === 'up' ? -pixels : pixels);
+        const at = { x: Math.floor(size.w / 2), y: Math.floor(size.h / 2), deltaY: direction === 'up' ? -pixels : pixels };
+        await current.scroll(at.x, at.y, 0, at.deltaY);
+        record({ type: 'scroll', ...at });
         return { success: true, message: `Scrolled ${direction} by ${percentage}% of the window (${pixels} px)`, scrolledPixels: pixels };
       },
     ),
@@ -259,6 +270,7 @@ export function domTools(setup: ToolSetup): Record<string, ToolDef> {
           else await current.keyPress(value, { delay: 20 });
         }
         // The value as the model wrote it: placeholders stay placeholders.
+        record({ type: 'keys', method, value, times });
         return { success: true, method, value, times };
       },
     ),
@@ -281,7 +293,9 @@ export function domTools(setup: ToolSetup): Record<string, ToolDef> {
       async ({ timeMs }: { timeMs: number }) => {
         log('wait', `Waiting for ${timeMs} ms`);
         // Kept inside the tool's own deadline, so that a long wait ends as a wait, not as a timeout.
-        await (await page()).waitForTimeout(Math.max(0, Math.min(timeMs, timeout * 0.9)));
+        const waited = Math.max(0, Math.min(timeMs, timeout * 0.9));
+        await (await page()).waitForTimeout(waited);
+        record({ type: 'wait', timeMs: waited });
         return { success: true, waited: timeMs };
       },
     ),

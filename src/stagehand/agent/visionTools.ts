@@ -26,7 +26,8 @@ const point = { type: 'array', items: { type: 'number' }, minItems: 2, maxItems:
 
 /** With the DOM mode's tools, `dom`: every tool of the hybrid mode (fillForm gives way to fillFormVision). */
 export function hybridTools(setup: VisionSetup, dom: Record<string, ToolDef>): Record<string, ToolDef> {
-  const { host, variables, placeholders, shape, object, page, log, tool } = toolKit(setup);
+  const { host, variables, placeholders, shape, object, page, log, tool, record } = toolKit(setup);
+  const touch = host.usesTouch;
   // With useTouch, a finger: mobile layouts often listen for touch and pointer events only.
   const press = async (x: number, y: number) => {
     const current = await page();
@@ -64,6 +65,7 @@ export function hybridTools(setup: VisionSetup, dom: Record<string, ToolDef>): R
       log('click', { describe: what });
       const at = await where(coordinates[0]!, coordinates[1]!);
       await press(at.x, at.y);
+      record({ type: 'click', ...at, touch });
       return { success: true, describe: what, coordinates: [at.x, at.y], screenshotBase64: await after() };
     },
     withPicture,
@@ -77,6 +79,7 @@ export function hybridTools(setup: VisionSetup, dom: Record<string, ToolDef>): R
       const at = await where(coordinates[0]!, coordinates[1]!);
       const current = await press(at.x, at.y);
       await current.type(fillVariables(text, variables));
+      record({ type: 'typeAt', ...at, text, touch });
       // The text as the model wrote it: placeholders stay placeholders.
       return { success: true, describe: what, text, screenshotBase64: await after() };
     },
@@ -91,6 +94,7 @@ export function hybridTools(setup: VisionSetup, dom: Record<string, ToolDef>): R
       const from = await where(startCoordinates[0]!, startCoordinates[1]!);
       const to = await where(endCoordinates[0]!, endCoordinates[1]!);
       await (await page()).dragAndDrop(from.x, from.y, to.x, to.y, { steps: 10 });
+      record({ type: 'drag', from: [from.x, from.y], to: [to.x, to.y], delay: 0 });
       return { success: true, describe: what, screenshotBase64: await after() };
     },
     withPicture,
@@ -102,7 +106,9 @@ export function hybridTools(setup: VisionSetup, dom: Record<string, ToolDef>): R
     async ({ describe: what, duration, coordinates }: { describe: string; duration: number; coordinates: number[] }) => {
       log('clickAndHold', { describe: what, duration });
       const at = await where(coordinates[0]!, coordinates[1]!);
-      await (await page()).dragAndDrop(at.x, at.y, at.x, at.y, { delay: Math.min(Math.max(0, duration), setup.toolTimeoutMs) });
+      const delay = Math.min(Math.max(0, duration), setup.toolTimeoutMs);
+      await (await page()).dragAndDrop(at.x, at.y, at.x, at.y, { delay });
+      record({ type: 'drag', from: [at.x, at.y], to: [at.x, at.y], delay });
       return { success: true, describe: what, screenshotBase64: await after() };
     },
     withPicture,
@@ -134,6 +140,7 @@ export function hybridTools(setup: VisionSetup, dom: Record<string, ToolDef>): R
         const at = await where(field.coordinates.x, field.coordinates.y);
         const current = await press(at.x, at.y);
         await current.type(fillVariables(field.value, variables));
+        record({ type: 'typeAt', ...at, text: field.value, touch });
         filled.push({ action: field.action, value: field.value, coordinates: at });
       }
       return { success: true, playwrightArguments: filled, screenshotBase64: await after() };
@@ -151,6 +158,7 @@ export function hybridTools(setup: VisionSetup, dom: Record<string, ToolDef>): R
       const at = coordinates ? await where(coordinates[0]!, coordinates[1]!) : { x: Math.floor(size.w / 2), y: Math.floor(size.h / 2) };
       const pixels = Math.round((size.h * percentage) / 100);
       await current.scroll(at.x, at.y, 0, direction === 'up' ? -pixels : pixels);
+      record({ type: 'scroll', ...at, deltaY: direction === 'up' ? -pixels : pixels });
       return { success: true, message: `Scrolled ${direction} by ${percentage}% of the window at (${at.x}, ${at.y})`, scrolledPixels: pixels, screenshotBase64: await after() };
     },
     withPicture,

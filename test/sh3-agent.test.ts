@@ -355,6 +355,8 @@ describe('stagehand.agent() in the DOM mode', () => {
     const result = await agent.execute({ instruction: 'Join as Grace', variables: { email: 'grace@example.org' } });
 
     expect(await status()).toBe('Welcome, Grace (grace@example.org)');
+    // The hybrid mode draws the pointer, where it clicked last.
+    await expect.poll(() => page().evaluate(() => document.getElementById('__tendrilCursor')?.style.transform)).toBe(`translate(${join![0]}px, ${join![1]}px)`);
     expect(result).toMatchObject({ success: true, message: 'Joined as Grace.' });
     expect(result.actions.map((action) => action.type)).toEqual(['screenshot', 'type', 'fillFormVision', 'click', 'done']);
     expect(result.actions[3]).toMatchObject({ success: true, describe: 'Join now button', coordinates: join });

@@ -64,7 +64,10 @@ async function prepare(setup: RunSetup, options: RunOptions, callbacks: AgentStr
   const { host, config } = setup;
   const [ai, model] = await Promise.all([loadAi(), resolveAgentModel(setup.model)]);
   if (options.page) host.context.setActivePage(await host.resolvePage(options.page));
-  const url = (await host.context.awaitActivePage()).url();
+  const start = await host.context.awaitActivePage();
+  const url = start.url();
+  // As Stagehand's, the hybrid mode draws the pointer unless told not to: a watcher sees where it clicks.
+  if (setup.mode === 'hybrid' && options.highlightCursor !== false) await start.enableCursorOverlay?.().catch(() => undefined);
   const state: RunState = { reasoning: [], actions: [], url, started: Date.now(), steps: [] };
   const toolSetup = {
     host,

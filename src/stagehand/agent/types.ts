@@ -86,7 +86,7 @@ export interface AgentExecuteOptionsBase {
   maxSteps?: number;
   /** Made the active page before the run: one of this instance's pages, or a Playwright or Puppeteer page connected through connectURL(). */
   page?: Page | object;
-  /** Accepted; Tendril draws no cursor. */
+  /** The hybrid mode draws the pointer over the page (page.enableCursorOverlay()) unless this is false. */
   highlightCursor?: boolean;
   /** An earlier result's `messages`, to continue that conversation. */
   messages?: AgentMessage[];

@@ -491,6 +491,8 @@ describe('stagehand.agent() in the DOM mode', () => {
     await expect(agent.execute({ instruction: 'x', useSearch: true })).rejects.toThrow(InvalidOptionError);
     await expect(agent.execute({ instruction: 'x', page: { url: () => 'about:blank' } })).rejects.toThrow(/Playwright or Puppeteer page/);
     await expect(agent.execute({ instruction: 'x', callbacks: { onChunk: (() => {}) as never } })).rejects.toBeInstanceOf(StreamingCallbacksInNonStreamingModeError);
+    await expect(agent.execute({ instruction: 'x', callbacks: { onSafetyConfirmation: async () => ({ acknowledged: true }) } })).rejects.toThrow(StagehandInvalidArgumentError);
+    await expect(agent.execute({ instruction: 'x', callbacks: { onEvidence: () => {} } })).rejects.toThrow(/onEvidence.*onStepFinish/);
     await expect(stagehand.agent({ model: { modelName: 'nobody/model' } }).execute('x')).rejects.toThrow(/Unknown model provider "nobody"/);
     expect(fake.requests).toHaveLength(0);
   });

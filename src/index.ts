@@ -7,6 +7,8 @@ export { Stagehand, Stagehand as V3, type StagehandLogger } from './stagehand/st
 export * from './stagehand/errors.js';
 export { AISdkClient, CustomOpenAIClient, LLMClient, type StagehandModelConfiguration } from './stagehand/model.js';
 export type * from './stagehand/types.js';
+export type * from './stagehand/agent/types.js';
+export { tool } from './stagehand/tool.js';
 // The extras' own types (src/stagehand/extras.ts).
 export type { PageSnapshotOptions, SnapshotResult } from './stagehand/snapshot.js';
 export type { BrowserClipboard, ClipboardOptions, ClipboardPasteOptions } from './stagehand/clipboard.js';

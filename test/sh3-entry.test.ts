@@ -234,7 +234,7 @@ describe('a Stagehand program with only the import swapped', () => {
     }
   });
 
-  it('refuses extract\'s ignoreSelectors and screenshot and Stagehand 2\'s call options, and has no agent()', async () => {
+  it('refuses extract\'s ignoreSelectors and screenshot and Stagehand 2\'s call options, and agent()\'s screenshot modes', async () => {
     await expect(stagehand.extract('x', { ignoreSelectors: ['#ads'] })).rejects.toThrow(/ignoreSelectors.*selector/);
     await expect(stagehand.extract({ screenshot: true })).rejects.toThrow(InvalidOptionError);
     await expect(stagehand.observe({ ignoreSelectors: ['#ads'] })).rejects.toThrow(InvalidOptionError);
@@ -243,7 +243,7 @@ describe('a Stagehand program with only the import swapped', () => {
     await expect(stagehand.extract({ iframes: false } as never)).rejects.toThrow(/selector/);
     await expect(stagehand.act('click it', { domSettleTimeoutMs: 100 } as never)).rejects.toThrow(/domSettleTimeout` on the constructor/);
     await expect(stagehand.observe('the buttons', { modelName: 'gpt-4o' } as never)).rejects.toThrow(/pass `model`/);
-    expect(() => stagehand.agent()).toThrow(/observe\(\) and act\(\).*tendril mcp/);
+    await expect(stagehand.agent({ mode: 'cua' }).execute('click it')).rejects.toThrow(/mode "cua".*"dom"/);
   });
 });
 

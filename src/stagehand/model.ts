@@ -22,7 +22,7 @@ export type StagehandModelConfiguration =
       organization?: string;
     });
 
-/** Only agent() read these, and Tendril has no agent(). */
+/** Only agent()'s computer-use modes read these, and Tendril refuses those modes. */
 const AGENT_ONLY = ['provider', 'waitBetweenActions', 'environment', 'maxImages'];
 
 const USE_AI_SDK = 'Build the model with its AI SDK provider package and pass it as `llmClient: new AISdkClient({ model })`.';

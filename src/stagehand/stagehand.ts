@@ -4,12 +4,18 @@
 // (`cacheDir`). Everything else is the Sdk's: a Stagehand is an Sdk.
 
 import type { Context } from '../driver/context.js';
+import { matchForeignPage } from '../driver/foreignPage.js';
+import { Page } from '../driver/page.js';
 import { ActionFailedError, InvalidOptionError, SdkStateError, TimeoutError } from '../errors.js';
 import { isZodSchema } from '../extract/schema.js';
 import type { SdkLogger } from '../logger.js';
 import { Sdk } from '../sdk.js';
 import type { ActionInput, ActOptions, ActResult, ExtractResult, ExtractSchema, InferSchema, ModelConfiguration, ObserveResult, PageTextResult, Viewport } from '../types.js';
 import type { ActCache } from './actCache.js';
+import { createAgent } from './agent/agent.js';
+import type { AgentHost } from './agent/host.js';
+import type { AgentConfig, AgentExecuteOptions, AgentResult, AgentStreamExecuteOptions, AgentStreamResult } from './agent/types.js';
+import type { ModelCallUsage } from '../llm/metrics.js';
 import { ActTimeoutError, ExtractTimeoutError, ObserveTimeoutError } from './errors.js';
 import { toModelConfiguration, type StagehandModelConfiguration } from './model.js';
 import { fromStagehandLine, toSdkOptions } from './options.js';
@@ -19,6 +25,8 @@ import type { HistoryEntry, StagehandLogLine, StagehandMetrics, V3ActOptions, V3
 export type StagehandLogger = ((line: StagehandLogLine) => void) & SdkLogger;
 
 const METHODS = ['act', 'extract', 'observe', 'agent', 'total'] as const;
+/** How long a Playwright or Puppeteer page given to the agent may take to show up among ours. */
+const FOREIGN_PAGE_MS = 5_000;
 const COUNTERS = [
   ['PromptTokens', 'promptTokens'],
   ['CompletionTokens', 'completionTokens'],
@@ -44,6 +52,10 @@ export class Stagehand extends Sdk {
   #cache: Promise<ActCache> | undefined;
   readonly #history: HistoryEntry[] = [];
   #logger: StagehandLogger | undefined;
+  /** The instance's model in Tendril's form (from `model` or `llmClient`), for agent(). */
+  readonly #model: ModelConfiguration | undefined;
+  /** What agent runs used of their models (their act/extract/observe calls count as those methods). */
+  readonly #agentUsage: ModelCallUsage = { promptTokens: 0, completionTokens: 0, reasoningTokens: 0, cachedInputTokens: 0, inferenceTimeMs: 0 };
   /** close() was called and init() not since. */
   #closed = false;
 
@@ -57,6 +69,7 @@ export class Stagehand extends Sdk {
     this.#cacheDir = options.cacheDir;
     this.#useTouch = options.useTouch === true;
     this.#viewport = sdkOptions.localBrowserLaunchOptions?.viewport;
+    this.#model = sdkOptions.model;
   }
 
   /** Writes a Stagehand log line (`{ message, category?, level?, auxiliary? }`) where this instance's lines go. */
@@ -84,9 +97,14 @@ export class Stagehand extends Sdk {
     const own = super.metrics;
     const flat = {} as StagehandMetrics;
     for (const method of METHODS) {
-      for (const [suffix, field] of COUNTERS) flat[`${method}${suffix}`] = method === 'agent' ? 0 : own[method][field];
+      for (const [suffix, field] of COUNTERS) {
+        flat[`${method}${suffix}`] = method === 'agent' ? this.#agentUsage[field] : own[method][field] + (method === 'total' ? this.#agentUsage[field] : 0);
+      }
     }
-    const plain = { ...own, ...flat };
+    // The Sdk's `total` counts the agent's loop too, as the flat `total…` counters do.
+    const total = { ...own.total };
+    for (const [, field] of COUNTERS) total[field] += this.#agentUsage[field];
+    const plain = { ...own, total, ...flat };
     // Not enumerable: a copy or a JSON of the metrics has only the numbers.
     return Object.defineProperty({ ...plain }, 'then', {
       value: (fulfilled?: (value: typeof plain) => unknown, rejected?: (reason: unknown) => unknown) => Promise.resolve(plain).then(fulfilled, rejected),
@@ -202,12 +220,37 @@ export class Stagehand extends Sdk {
     return results;
   }
 
-  /** Stagehand's autonomous agent, which Tendril does not have. */
-  agent(_options?: unknown): never {
-    throw new InvalidOptionError(
-      'agent() is not available in Tendril: write the loop with observe() and act() (a model picks each step from what observe() returns), ' +
-        'or give an agent Tendril\'s tools through the MCP server (`tendril mcp`, docs/mcp.md).',
-    );
+  /**
+   * Stagehand's agent in its DOM and hybrid modes: `agent({ model?, systemPrompt?, tools?, stream?,
+   * mode? })`, then `execute(instruction | { instruction, maxSteps, signal, callbacks, ... })`. The
+   * model reads the page text (and, in the hybrid mode, screenshots) and calls tools built on act(),
+   * extract(), observe() and the page's methods (docs/agent.md). Mode "cua" and MCP `integrations`
+   * are refused.
+   */
+  agent(config: AgentConfig & { stream: true }): { execute: (instructionOrOptions: string | AgentStreamExecuteOptions) => Promise<AgentStreamResult> };
+  agent(config?: AgentConfig & { stream?: false }): { execute: (instructionOrOptions: string | AgentExecuteOptions) => Promise<AgentResult> };
+  agent(config?: AgentConfig): { execute: (instructionOrOptions: string | AgentExecuteOptions) => Promise<AgentResult | AgentStreamResult> } {
+    const self = this;
+    const host: AgentHost = {
+      get context() {
+        return self.context;
+      },
+      usesTouch: this.usesTouch,
+      act: (input, options) => this.act(input, options),
+      extract: ((...args: unknown[]) => (this.extract as (...all: unknown[]) => Promise<unknown>).apply(this, args)) as AgentHost['extract'],
+      observe: (instruction, options) => this.observe(instruction, options),
+      resolvePage: async (page) => {
+        if (page instanceof Page) return page;
+        const found = await matchForeignPage(this.context, page, FOREIGN_PAGE_MS, undefined);
+        if (!found) throw new InvalidOptionError("execute(): `page` takes one of this instance's pages, or a Playwright or Puppeteer page connected through connectURL().");
+        return found;
+      },
+      log: (line) => this.logger(line),
+    };
+    const recordUsage = (usage: ModelCallUsage) => {
+      for (const key of Object.keys(usage) as Array<keyof ModelCallUsage>) this.#agentUsage[key] += usage[key];
+    };
+    return createAgent({ host, instanceModel: this.#model, recordUsage, experimental: this.experimental, cacheDir: this.#cacheDir }, config) as never;
   }
 
   /** Gets a browser. After close(), as in Stagehand, a fresh one: a closed instance can start again (a closed Sdk cannot). */

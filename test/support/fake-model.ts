@@ -2,6 +2,8 @@
 // the two wire APIs the Vercel AI SDK's `@ai-sdk/openai` provider speaks (Responses and Chat
 // Completions), and Anthropic's Messages API (`@ai-sdk/anthropic`, not streamed). Tests point `createOpenAI({ baseURL: fake.url })` at it, so the whole client path
 // (request building, fetch, parsing, retries, aborts) runs for real; nothing inside the SDK is mocked.
+// A reply may also call tools (`{ toolCalls }`, Responses and Chat Completions, streamed or not), so
+// that a tool loop (generateText with tools) can be scripted step by step.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -21,6 +23,22 @@ export interface FakeRequest {
   promptTokens: number; // o200k_base tokens of prompt, plus of JSON.stringify(schema) when present
   aborted: boolean; // client closed the connection before we replied
   receivedAt: number; // Date.now()
+  tools: string[]; // names of the function tools offered (Responses and Chat Completions)
+  toolChoice: unknown; // the request's tool_choice, as sent
+  toolResults: FakeToolResult[]; // every tool output sent back so far, in order
+}
+
+/** A tool's output as the client sent it back: `output` is the text the model reads. */
+export interface FakeToolResult {
+  callId: string;
+  output: string;
+}
+
+/** One tool call of a scripted reply; `id` defaults to one made from the request's index. */
+export interface FakeToolCall {
+  name: string;
+  input: unknown;
+  id?: string;
 }
 
 type ReplyOptions = { delayMs?: number; completionTokens?: number };
@@ -28,6 +46,7 @@ export type FakeReply = ReplyOptions &
   (
     | { json: unknown } // structured answer: JSON.stringify'd into the message text
     | { text: string } // raw message text (e.g. garbage, not JSON)
+    | { toolCalls: FakeToolCall[]; text?: string } // the model calls tools (text: what it says beside them)
     | { status: number; error?: string; headers?: Record<string, string> } // HTTP error, OpenAI error body
     | { hang: true } // never answer (until the client gives up or the server closes)
   );
@@ -120,6 +139,10 @@ function toFakeRequest(endpoint: FakeRequest['endpoint'], body: any, req: Incomi
   // Messages: native structured output, or (older models) a forced tool named "json".
   if (endpoint === 'messages') schema = body.output_config?.format?.schema ?? jsonTool(body)?.input_schema;
   const prompt = [system.join('\n'), user.join('\n')].filter((part) => part !== '').join('\n');
+  const tools = Array.isArray(body.tools) ? body.tools.map((tool: any) => String(tool?.name ?? tool?.function?.name ?? '')) : [];
+  const toolResults: FakeToolResult[] = messages
+    .filter((item) => item?.type === 'function_call_output' || item?.role === 'tool')
+    .map((item) => ({ callId: String(item.call_id ?? item.tool_call_id ?? ''), output: typeof item.output === 'string' ? item.output : textOf(item.content) || JSON.stringify(item.output ?? item.content) }));
   return {
     index,
     endpoint,
@@ -133,6 +156,9 @@ function toFakeRequest(endpoint: FakeRequest['endpoint'], body: any, req: Incomi
     promptTokens: countTokens(prompt) + (schema === undefined ? 0 : countTokens(JSON.stringify(schema))),
     aborted: false,
     receivedAt: Date.now(),
+    tools: endpoint === 'messages' ? tools.filter((name: string) => name !== 'json') : tools,
+    toolChoice: body.tool_choice,
+    toolResults,
   };
 }
 
@@ -231,6 +257,69 @@ function answer(res: ServerResponse, request: FakeRequest, text: string, complet
   sendEvents(res, events, false);
 }
 
+/** A reply that calls tools: function_call items (Responses) or tool_calls (Chat Completions). */
+function answerTools(res: ServerResponse, request: FakeRequest, given: FakeToolCall[], text: string, completionTokens: number): void {
+  const n = request.index;
+  const created = Math.floor(request.receivedAt / 1000);
+  const stream = request.body.stream === true;
+  const calls = given.map((call, i) => ({ id: call.id ?? `call_fake_${n}_${i}`, name: call.name, args: JSON.stringify(call.input ?? {}) }));
+  const total = request.promptTokens + completionTokens;
+  if (request.endpoint === 'messages') return sendError(res, 501, 'fake model: tool calls are scripted for the OpenAI APIs only');
+  if (request.endpoint === 'responses') {
+    const message = text ? [{ type: 'message', id: `msg_fake_${n}`, role: 'assistant', status: 'completed', content: [{ type: 'output_text', text, annotations: [] }] }] : [];
+    const items = calls.map((call, i) => ({ type: 'function_call', id: `fc_fake_${n}_${i}`, call_id: call.id, name: call.name, arguments: call.args, status: 'completed' }));
+    const output = [...message, ...items];
+    const response = {
+      id: `resp_fake_${n}`,
+      object: 'response',
+      created_at: created,
+      status: 'completed',
+      model: request.model,
+      output,
+      incomplete_details: null,
+      usage: {
+        ...{ input_tokens: request.promptTokens, output_tokens: completionTokens, total_tokens: total },
+        ...{ input_tokens_details: { cached_tokens: 0 }, output_tokens_details: { reasoning_tokens: 0 } },
+      },
+    };
+    if (!stream) return sendJson(res, 200, response);
+    const events: unknown[] = [{ type: 'response.created', response: { ...response, status: 'in_progress', output: [], usage: null } }];
+    output.forEach((item, index) => {
+      if (item.type === 'message') {
+        events.push({ type: 'response.output_item.added', output_index: index, item: { ...item, status: 'in_progress', content: [] } });
+        events.push({ type: 'response.output_text.delta', item_id: item.id, output_index: index, delta: text });
+      } else {
+        const call = item as (typeof items)[number];
+        events.push({ type: 'response.output_item.added', output_index: index, item: { ...call, arguments: '', status: 'in_progress' } });
+        events.push({ type: 'response.function_call_arguments.delta', item_id: call.id, output_index: index, delta: call.arguments });
+        events.push({ type: 'response.function_call_arguments.done', item_id: call.id, output_index: index, arguments: call.arguments });
+      }
+      events.push({ type: 'response.output_item.done', output_index: index, item });
+    });
+    events.push({ type: 'response.completed', response });
+    return sendEvents(res, events.map((event, i) => ({ ...(event as object), sequence_number: i })), true);
+  }
+  const usage = { prompt_tokens: request.promptTokens, completion_tokens: completionTokens, total_tokens: total };
+  const head = { id: `chatcmpl-fake-${n}`, created, model: request.model };
+  const toolCalls = calls.map((call) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: call.args } }));
+  if (!stream) {
+    return sendJson(res, 200, {
+      ...head,
+      object: 'chat.completion',
+      choices: [{ index: 0, message: { role: 'assistant', content: text || null, tool_calls: toolCalls }, finish_reason: 'tool_calls' }],
+      usage,
+    });
+  }
+  const chunk = (choices: unknown[], extra = {}) => ({ ...head, object: 'chat.completion.chunk', choices, ...extra });
+  const events = [
+    chunk([{ index: 0, delta: { role: 'assistant', content: text }, finish_reason: null }]),
+    ...toolCalls.map((call, index) => chunk([{ index: 0, delta: { tool_calls: [{ index, ...call }] }, finish_reason: null }])),
+    chunk([{ index: 0, delta: {}, finish_reason: 'tool_calls' }]),
+  ];
+  if (request.body.stream_options?.include_usage) events.push(chunk([], { usage }));
+  sendEvents(res, events, false);
+}
+
 export async function startFakeModel(options: { script?: FakeScript | FakeReply[] } = {}): Promise<FakeModel> {
   const requests: FakeRequest[] = [];
   const arrivals = queue<FakeRequest>();
@@ -291,6 +380,10 @@ export async function startFakeModel(options: { script?: FakeScript | FakeReply[
     if (gone.signal.aborted) return;
     if ('status' in reply) {
       return sendError(res, reply.status, reply.error ?? `fake model: HTTP ${reply.status}`, reply.headers);
+    }
+    if ('toolCalls' in reply) {
+      const said = reply.text ?? '';
+      return answerTools(res, request, reply.toolCalls, said, reply.completionTokens ?? countTokens(said + JSON.stringify(reply.toolCalls)));
     }
     const text = 'json' in reply ? JSON.stringify(reply.json) : reply.text;
     answer(res, request, text, reply.completionTokens ?? countTokens(text));

@@ -3,6 +3,7 @@
 // beside them for what the picture does not show. Each action answers with a fresh screenshot, so
 // the model sees what its action did. Input goes through the page's own mouse and keyboard methods.
 
+import { waitForSettled } from '../../driver/settle.js';
 import { fillVariables, textOutput, toBase64, toolKit, type Result, type ToolDef, type ToolSetup } from './tools.js';
 
 export const HYBRID_TOOLS = ['click', 'type', 'dragAndDrop', 'clickAndHold', 'fillFormVision'] as const;
@@ -14,8 +15,8 @@ export function defaultMode(modelName: string | undefined): 'dom' | 'hybrid' {
   return modelName && HYBRID_MODELS.some((pattern) => modelName.includes(pattern)) ? 'hybrid' : 'dom';
 }
 
-/** How long a page gets to react to an action before it is photographed. */
-const SETTLE_MS = 400;
+/** At most this long a page gets to settle after an action (DOM and network quiet) before it is photographed. */
+const SETTLE_MS = 1000;
 
 export interface VisionSetup extends ToolSetup {
   /** The agent model's provider: Google's models answer in a 0-1000 grid, not in pixels. */
@@ -44,7 +45,7 @@ export function hybridTools(setup: VisionSetup, dom: Record<string, ToolDef>): R
   /** The page after an action, as the model's next look at it; a page that cannot be shot (navigating) gives none. */
   const after = async (): Promise<string | undefined> => {
     const current = await page();
-    await current.waitForTimeout(SETTLE_MS);
+    await waitForSettled(current, SETTLE_MS);
     return current.screenshot({ fullPage: false }).then(toBase64, () => undefined);
   };
   const withPicture: ToolDef['toModelOutput'] = ({ output }) => {

@@ -1,0 +1,57 @@
+// What Stagehand 3.7.0's own offline integration specs rely on beyond the methods themselves,
+// found by running them against Tendril with only the import swapped: the text a model reads is
+// well-formed Unicode, as Stagehand makes it before its model calls.
+
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { Stagehand } from '../src/index.js';
+import { startFixtureServers, type FixtureServers } from './fixtures/server.js';
+import { CHROME, TEST_ARGS } from './helpers.js';
+import { startFakeModel, type FakeModel } from './support/fake-model.js';
+
+let servers: FixtureServers;
+let fake: FakeModel;
+let stagehand: Stagehand;
+
+beforeAll(async () => {
+  [servers, fake] = await Promise.all([startFixtureServers(), startFakeModel()]);
+  stagehand = new Stagehand({
+    env: 'LOCAL',
+    verbose: 0,
+    disablePino: true,
+    model: { modelName: 'openai/gpt-4.1-mini', apiKey: 'sk-sh3-test', baseURL: fake.url },
+    localBrowserLaunchOptions: { headless: true, executablePath: CHROME, args: TEST_ARGS },
+  });
+  await stagehand.init();
+});
+afterAll(async () => {
+  await stagehand?.close();
+  await Promise.all([servers?.close(), fake?.close()]);
+});
+beforeEach(() => fake.reset());
+
+describe('the text a model reads', () => {
+  it('has each half of a cut surrogate pair as U+FFFD, in the page, shadow roots and an out-of-process frame', async () => {
+    const page = stagehand.context.pages()[0]!;
+    await page.goto(servers.a.url('/sh3-compat.html'));
+    await page.waitForSelector('#oop >> #framed', { state: 'attached', timeout: 10_000 });
+    // The page really holds the broken strings: what the model gets is repaired, not the page.
+    expect(await page.evaluate(() => /\p{Cs}/u.test(document.getElementById('top')!.textContent!))).toBe(true);
+
+    fake.script(() => ({ json: { elements: [] } }));
+    expect(await stagehand.observe('find the promo banner text')).toEqual([]);
+    fake.script(() => ({ json: { heading: 'Draw Again.' } }));
+    expect(await stagehand.extract('the heading', z.object({ heading: z.string() }))).toEqual({ heading: 'Draw Again.' });
+
+    expect(fake.requests).toHaveLength(2);
+    for (const request of fake.requests) {
+      // With the u flag a whole pair is one code point: \p{Cs} finds only halves left alone.
+      expect(request.prompt).not.toMatch(/\p{Cs}/u);
+      expect(request.user).toContain('Draw Again. \uFFFD');
+      expect(request.user).toContain('Open card \uFFFD end');
+      expect(request.user).toContain('Closed card \uFFFD end');
+      // A whole pair is left as it is.
+      expect(request.user).toContain('Framed \uFFFD and a whole \u{1F600}');
+    }
+  });
+});

@@ -1,11 +1,12 @@
 // What Stagehand 3.7.0's own offline integration specs rely on beyond the methods themselves,
 // found by running them against Tendril with only the import swapped: the text a model reads is
 // well-formed Unicode, as Stagehand makes it before its model calls; a screenshot's mask covers
-// elements in the top layer (a modal dialog, a popover) too.
+// elements in the top layer (a modal dialog, a popover) too; goto()'s response has Stagehand's
+// Response methods, and a data: URL gives null.
 
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { Stagehand } from '../src/index.js';
+import { ResponseBodyError, ResponseParseError, Stagehand, StagehandError } from '../src/index.js';
 import { startFixtureServers, type FixtureServers } from './fixtures/server.js';
 import { CHROME, TEST_ARGS } from './helpers.js';
 import { startFakeModel, type FakeModel } from './support/fake-model.js';
@@ -81,5 +82,57 @@ describe('a screenshot mask in the top layer', () => {
     const after = readPng(await page.screenshot());
     expect(points.map(([x, y]) => after.pixel(x, y))).toEqual(points.map(() => RED));
     expect(await page.evaluate('document.querySelectorAll("[data-tendril-mask]").length')).toBe(0);
+  });
+});
+
+describe("goto()'s response, as Stagehand's Response", () => {
+  it('has the headers by name and as a list, the body as bytes, text and JSON, the frame and the server, and finished()', async () => {
+    const page = stagehand.context.pages()[0]!;
+    const response = (await page.goto(servers.a.url('/sh3-compat-dialog.html')))!;
+    expect(response.status()).toBe(200);
+    expect(await response.headersArray()).toEqual(
+      expect.arrayContaining([
+        { name: 'content-type', value: 'text/html; charset=utf-8' },
+        { name: 'x-fixture', value: 'sh3-compat-dialog.html' },
+      ]),
+    );
+    expect(await response.headerValue('content-TYPE')).toBe('text/html; charset=utf-8');
+    expect(await response.headerValues('x-fixture')).toEqual(['sh3-compat-dialog.html']);
+    expect(await response.headerValue('x-not-sent')).toBeNull();
+    expect((await response.allHeaders())['cache-control']).toBe('no-store');
+    const body = await response.body();
+    expect(Buffer.isBuffer(body)).toBe(true);
+    expect(await response.text()).toContain('<title>Stagehand compat: the top layer</title>');
+    expect(new TextDecoder().decode(body)).toBe(await response.text());
+    expect(response.frame()).toBe(page.mainFrame());
+    expect(await response.serverAddr()).toEqual({ ipAddress: '127.0.0.1', port: Number(new URL(servers.a.origin).port) });
+    expect(await response.securityDetails()).toBeNull();
+    expect(response.fromServiceWorker()).toBe(false);
+    expect(await response.finished()).toBeNull();
+    const error = await response.json().catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ResponseParseError);
+    expect(error).toBeInstanceOf(StagehandError);
+    expect((error as Error).message).toMatch(/is not JSON.*read it with text\(\)/);
+
+    const json = (await page.goto(servers.a.url('/sh3-compat.json')))!;
+    expect(await json.json()).toEqual({ answer: 42, items: ['a', 'b'] });
+    const reloaded = (await page.reload())!;
+    expect(await reloaded.json()).toEqual({ answer: 42, items: ['a', 'b'] });
+    // Chrome lets the bodies go when the page moves on, or closes: body() says so.
+    await page.goto(servers.a.url('/sh3-compat-dialog.html'));
+    const other = await stagehand.context.newPage();
+    const closing = (await other.goto(servers.a.url('/sh3-compat.json')))!;
+    await other.close();
+    for (const gone of [json, closing]) {
+      const error = await gone.body().catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(ResponseBodyError);
+      expect((error as Error).message).toMatch(/no longer has the body of .*sh3-compat\.json.*read it sooner/);
+    }
+  });
+
+  it('is null for a data: URL, which fetches nothing', async () => {
+    const page = stagehand.context.pages()[0]!;
+    expect(await page.goto('data:text/html,<p data-testid="inline">inline</p>')).toBeNull();
+    expect(await page.locator('p').textContent()).toBe('inline');
   });
 });

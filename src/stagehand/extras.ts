@@ -10,4 +10,4 @@
 //    types of `tendril` show them and those of `tendril/extension` do not, and
 //  - assigns them to the prototype (`Page.prototype.snapshot = function (...) { ... }`) when loaded,
 // and is imported below. src/index.ts loads this file; src/extension.ts must not (a test checks).
-export {};
+import './response.js';

@@ -2,13 +2,13 @@
 // found by running them against Tendril with only the import swapped: the text a model reads is
 // well-formed Unicode, as Stagehand makes it before its model calls; a screenshot's mask covers
 // elements in the top layer (a modal dialog, a popover) too; goto()'s response has Stagehand's
-// Response methods, and a data: URL gives null.
+// Response methods, and a data: URL gives null; init() logs under the category "init".
 
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { ResponseBodyError, ResponseParseError, Stagehand, StagehandError } from '../src/index.js';
+import { ResponseBodyError, ResponseParseError, Stagehand, StagehandError, type StagehandLogLine } from '../src/index.js';
 import { startFixtureServers, type FixtureServers } from './fixtures/server.js';
-import { CHROME, TEST_ARGS } from './helpers.js';
+import { CHROME, startDebugChrome, TEST_ARGS } from './helpers.js';
 import { startFakeModel, type FakeModel } from './support/fake-model.js';
 import { readPng } from './support/png.js';
 
@@ -134,5 +134,33 @@ describe("goto()'s response, as Stagehand's Response", () => {
     const page = stagehand.context.pages()[0]!;
     expect(await page.goto('data:text/html,<p data-testid="inline">inline</p>')).toBeNull();
     expect(await page.locator('p').textContent()).toBe('inline');
+  });
+});
+
+describe('init()', () => {
+  it('logs what it starts under the category "init", launching or attaching', async () => {
+    const chrome = await startDebugChrome();
+    const seen: Array<[string, StagehandLogLine[]]> = [];
+    try {
+      for (const [label, launch] of [
+        ['launch', { headless: true, executablePath: CHROME, args: TEST_ARGS }],
+        ['attach', { cdpUrl: chrome.wsUrl }],
+      ] as const) {
+        const lines: StagehandLogLine[] = [];
+        const own = new Stagehand({ env: 'LOCAL', verbose: 1, disablePino: true, logger: (line) => lines.push(line), localBrowserLaunchOptions: launch });
+        try {
+          await own.init();
+        } finally {
+          await own.close();
+        }
+        seen.push([label, lines.filter((line) => line.category === 'init')]);
+      }
+    } finally {
+      await chrome.kill();
+    }
+    expect(seen).toEqual([
+      ['launch', [expect.objectContaining({ category: 'init', message: 'Launching local browser', level: 1 })]],
+      ['attach', [expect.objectContaining({ category: 'init', message: 'Connecting to local browser', level: 1 })]],
+    ]);
   });
 });

@@ -26,6 +26,9 @@ const COUNTERS = [
   ['InferenceTimeMs', 'inferenceTimeMs'],
 ] as const;
 
+/** What init() says it starts, for the envs other than "LOCAL" (whose words are Stagehand's). */
+const STARTING: Partial<Record<string, string>> = { HOSTED: 'Starting a hosted browser session', EXTENSION: "Attaching to the extension's tabs" };
+
 /**
  * Stagehand 3's V3 class on Tendril: `new Stagehand({ env: "LOCAL", ... })`, `init()`,
  * `context.pages()[0]`, `act`, `extract`, `observe`, `close()`. Also exported as `V3`.
@@ -39,6 +42,7 @@ export class Stagehand extends Sdk {
   readonly #actTimeoutMs: number | undefined;
   readonly #cacheDir: string | undefined;
   readonly #viewport: Viewport | undefined;
+  readonly #starting: string;
   #cache: Promise<ActCache> | undefined;
   readonly #history: HistoryEntry[] = [];
   #logger: StagehandLogger | undefined;
@@ -52,6 +56,14 @@ export class Stagehand extends Sdk {
     this.#actTimeoutMs = options.actTimeoutMs;
     this.#cacheDir = options.cacheDir;
     this.#viewport = sdkOptions.localBrowserLaunchOptions?.viewport;
+    this.#starting =
+      STARTING[sdkOptions.env ?? ''] ?? (sdkOptions.localBrowserLaunchOptions?.cdpUrl ? 'Connecting to local browser' : 'Launching local browser');
+  }
+
+  /** Stagehand's init() says first, under the category "init", what it starts: code filters its logs by it. */
+  override init(): Promise<void> {
+    super.logger.info('init', this.#starting);
+    return super.init();
   }
 
   /** Writes a Stagehand log line (`{ message, category?, level?, auxiliary? }`) where this instance's lines go. */

@@ -34,7 +34,7 @@ afterAll(async () => {
 beforeEach(() => fake.reset());
 
 describe('the text a model reads', () => {
-  it('has each half of a cut surrogate pair as U+FFFD, in the page, shadow roots and an out-of-process frame', async () => {
+  it('has each half of a cut surrogate pair as U+FFFD, in the page, shadow roots and an out-of-process frame (and the calls count in stagehandMetrics)', async () => {
     const page = stagehand.context.pages()[0]!;
     await page.goto(servers.a.url('/sh3-compat.html'));
     await page.waitForSelector('#oop >> #framed', { state: 'attached', timeout: 10_000 });
@@ -47,6 +47,14 @@ describe('the text a model reads', () => {
     expect(await stagehand.extract('the heading', z.object({ heading: z.string() }))).toEqual({ heading: 'Draw Again.' });
 
     expect(fake.requests).toHaveLength(2);
+    // Stagehand's flat counters, read without awaiting, and the same as the awaited metrics' ones.
+    const flat = stagehand.stagehandMetrics;
+    expect(flat.observePromptTokens).toBeGreaterThan(0);
+    expect(flat.extractPromptTokens).toBeGreaterThan(0);
+    expect(flat.totalPromptTokens).toBe(flat.observePromptTokens + flat.extractPromptTokens + flat.actPromptTokens);
+    expect(Object.keys(flat)).toHaveLength(25);
+    expect(await stagehand.metrics).toEqual(expect.objectContaining(flat));
+    expect([stagehand.browserbaseSessionId, stagehand.browserbaseApiKey]).toEqual([undefined, undefined]);
     for (const request of fake.requests) {
       // With the u flag a whole pair is one code point: \p{Cs} finds only halves left alone.
       expect(request.prompt).not.toMatch(/\p{Cs}/u);

@@ -88,16 +88,21 @@ export class Stagehand extends Sdk {
    * `actInferenceTimeMs`, ...). Stagehand's is a promise: this one can be awaited the same way.
    */
   override get metrics(): V3Metrics {
+    const plain = { ...super.metrics, ...this.stagehandMetrics };
+    // Not enumerable: a copy or a JSON of the metrics has only the numbers.
+    return Object.defineProperty({ ...plain }, 'then', {
+      value: (fulfilled?: (value: typeof plain) => unknown, rejected?: (reason: unknown) => unknown) => Promise.resolve(plain).then(fulfilled, rejected),
+    }) as V3Metrics;
+  }
+
+  /** Stagehand's flat counters now, without awaiting (`totalPromptTokens`, `actInferenceTimeMs`, ...). */
+  get stagehandMetrics(): StagehandMetrics {
     const own = super.metrics;
     const flat = {} as StagehandMetrics;
     for (const method of METHODS) {
       for (const [suffix, field] of COUNTERS) flat[`${method}${suffix}`] = method === 'agent' ? 0 : own[method][field];
     }
-    const plain = { ...own, ...flat };
-    // Not enumerable: a copy or a JSON of the metrics has only the numbers.
-    return Object.defineProperty({ ...plain }, 'then', {
-      value: (fulfilled?: (value: typeof plain) => unknown, rejected?: (reason: unknown) => unknown) => Promise.resolve(plain).then(fulfilled, rejected),
-    }) as V3Metrics;
+    return flat;
   }
 
   /** The act, extract and observe calls that returned, oldest first: `{ method, parameters, result, timestamp }`. */
@@ -243,6 +248,12 @@ export class Stagehand extends Sdk {
 
   // Browserbase's session details: a Tendril instance never has any.
   get browserbaseSessionID(): string | undefined {
+    return undefined;
+  }
+  get browserbaseSessionId(): string | undefined {
+    return undefined;
+  }
+  get browserbaseApiKey(): string | undefined {
     return undefined;
   }
   get browserbaseSessionURL(): string | undefined {

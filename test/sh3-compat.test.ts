@@ -131,6 +131,7 @@ describe("goto()'s response, as Stagehand's Response", () => {
     const other = await stagehand.context.newPage();
     const closing = (await other.goto(servers.a.url('/sh3-compat.json')))!;
     await other.close();
+    expect(await closing.finished()).toEqual(expect.objectContaining({ message: expect.stringMatching(/closed before finished\(\) was asked/) }));
     for (const gone of [json, closing]) {
       const error = await gone.body().catch((caught: unknown) => caught);
       expect(error).toBeInstanceOf(ResponseBodyError);

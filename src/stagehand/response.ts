@@ -128,6 +128,7 @@ proto.finished = async function (this: NavigationResponse) {
   const { event, source } = this;
   if (!event || !source) return null;
   const { requestId } = event;
+  if (source.session.detached) return new Error(`The page of ${this.url()} closed before finished() was asked.`);
   // Chrome hands out a body once the whole of it arrived: then the load is over.
   const whole = () => source.session.send('Network.getResponseBody', { requestId }).then(() => true, () => false);
   // Listening before the first look, so that a load ending in between is not missed.

@@ -86,8 +86,10 @@ export class Navigation {
     });
     const refusedRedirect = (): DomainPolicyError | undefined =>
       redirect && guard?.refusal(redirect.url, `Navigation to ${url} was redirected; the redirect`);
-    // Not awaited: the session runs it before the navigation, which is all the response needs.
-    void enableNetwork(this.page.session);
+    // Awaited (a round trip on a page's first goto only): the session would run it before the
+    // navigation anyway, but a document that lands in a new renderer process before that process has
+    // the domain on is one whose body Chrome does not keep (response.body(), src/stagehand/response.ts).
+    await enableNetwork(this.page.session);
     const result = await this.page.session
       .send('Page.navigate', { url, frameId: frame.id }, { timeoutMs })
       .catch((error: Error) => {

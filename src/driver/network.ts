@@ -19,14 +19,21 @@ const trackers = new WeakMap<NetworkPage, NetworkTracker>();
 const enabled = new WeakMap<CdpSession, Promise<void>>();
 
 /**
+ * How many bytes of response bodies Chrome keeps per page (total, and of one response). None here:
+ * the driver reads statuses and counts requests. The main entry raises them for Stagehand's
+ * `response.body()` (src/stagehand/response.ts).
+ */
+export const bodyBuffer = { maxTotalBufferSize: 0, maxResourceBufferSize: 0 };
+
+/**
  * Turns on the Network domain of a page's session once, for whoever needs it first (goto for its
- * response, act for its requests). Bodies are not kept: we only read statuses and count requests.
- * Never rejects: without it a page still works, only less is known of its requests.
+ * response, act for its requests). Never rejects: without it a page still works, only less is known
+ * of its requests.
  */
 export function enableNetwork(session: CdpSession): Promise<void> {
   let ready = enabled.get(session);
   if (!ready) {
-    ready = session.send('Network.enable', { maxTotalBufferSize: 0, maxResourceBufferSize: 0 }).then(
+    ready = session.send('Network.enable', bodyBuffer).then(
       () => undefined,
       () => undefined,
     );

@@ -83,7 +83,7 @@ export class Page extends Emitter<PageEvents> {
     this.targetId = targetIdOf(id);
     this.frameManager = new FrameManager(this, logger);
     this.locatorDriver = context.locatorDriverFor(this);
-    this.#navigation = new Navigation(this, new DocumentResponses(session));
+    this.#navigation = new Navigation(this, new DocumentResponses(session, this));
   }
 
   /** @internal */

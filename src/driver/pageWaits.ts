@@ -54,13 +54,15 @@ export async function waitForSelector(page: WaitingPage, selector: string, optio
   if (!STATES.includes(state)) throw new InvalidOptionError(`waitForSelector: \`state\` must be one of ${STATES.map((each) => `"${each}"`).join(', ')}, not ${JSON.stringify(state)}.`);
   if (checkWaitMs('waitForSelector: `timeout`', timeout) === 0) throw new InvalidOptionError('waitForSelector: `timeout` must be more than 0 ms.');
   const deadline = Date.now() + timeout;
+  // "Timeout" leads, as in Stagehand's message, which code written for it may match.
+  const timedOut = () => new TimeoutError(`waitForSelector: Timeout ${timeout} ms: "${selector}" is still not ${state}.`, timeout);
   let frame = page.mainFrame();
   let rest = selector.trim();
   let slice = FIRST_SLICE_MS;
   let learn = pierceShadow;
   for (;;) {
     const left = deadline - Date.now();
-    if (left <= 0) throw new TimeoutError(`waitForSelector: "${selector}" was not ${state} within ${timeout} ms.`, timeout);
+    if (left <= 0) throw timedOut();
     let outcome: string;
     try {
       // Without them, an element in a closed root would count as absent.
@@ -74,7 +76,7 @@ export async function waitForSelector(page: WaitingPage, selector: string, optio
       }
     } catch (error) {
       page.assertOpen('waitForSelector()');
-      if (error instanceof TimeoutError) throw new TimeoutError(`waitForSelector: "${selector}" was not ${state} within ${timeout} ms.`, timeout);
+      if (error instanceof TimeoutError) throw timedOut();
       // The frame went, or its iframe is not loaded yet: from the top again.
       if (frame.isDetached() || error instanceof ContentFrameNotFoundError || error instanceof SdkIframeError) {
         [frame, rest] = [page.mainFrame(), selector.trim()];

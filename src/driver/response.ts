@@ -3,12 +3,17 @@
 
 import type { Protocol } from 'devtools-protocol';
 import type { CdpSession } from '../cdp/session.js';
+import type { Frame } from './frame.js';
 
 export class NavigationResponse {
   readonly #headers: Record<string, string>;
 
-  /** @internal */
-  constructor(private readonly response: Protocol.Network.Response) {
+  /** @internal `event` and `source` serve the Stagehand extras (src/stagehand/response.ts): body, frame, finished. */
+  constructor(
+    /** @internal */ readonly response: Protocol.Network.Response,
+    /** @internal */ readonly event?: Protocol.Network.ResponseReceivedEvent,
+    /** @internal */ readonly source?: DocumentResponses,
+  ) {
     // Header names in lower case, as HTTP/2 has them and Playwright hands them out.
     this.#headers = Object.fromEntries(Object.entries(response.headers).map(([name, value]) => [name.toLowerCase(), String(value)]));
   }
@@ -49,19 +54,23 @@ export class NavigationResponse {
  * seen once the Network domain is on (enableNetwork).
  */
 export class DocumentResponses {
-  readonly #byLoader = new Map<string, Protocol.Network.Response>();
+  readonly #byLoader = new Map<string, Protocol.Network.ResponseReceivedEvent>();
 
-  constructor(session: CdpSession) {
+  constructor(
+    /** @internal */ readonly session: CdpSession,
+    /** @internal */ readonly owner: { frames(): Frame[] },
+  ) {
     session.on('Network.responseReceived', (event) => {
-      if (event.type !== 'Document' || !event.loaderId || event.requestId !== event.loaderId) return;
-      this.#byLoader.set(event.loaderId, event.response);
+      // A data: URL fetches nothing, so goto() gives null for it as for about:blank (as Stagehand does).
+      if (event.type !== 'Document' || !event.loaderId || event.requestId !== event.loaderId || event.response.url.startsWith('data:')) return;
+      this.#byLoader.set(event.loaderId, event);
       // Only the latest navigations are ever asked for.
       if (this.#byLoader.size > 8) this.#byLoader.delete(this.#byLoader.keys().next().value!);
     });
   }
 
   responseOf(loaderId: string): NavigationResponse | null {
-    const response = this.#byLoader.get(loaderId);
-    return response ? new NavigationResponse(response) : null;
+    const event = this.#byLoader.get(loaderId);
+    return event ? new NavigationResponse(event.response, event, this) : null;
   }
 }

@@ -69,14 +69,15 @@ function checkClip(what: string, clip: unknown): ScreenshotClip | undefined {
 /** The picture's format and quality: JPEG alone has a quality, 0 to 100. */
 function checkFormat(what: string, type: unknown, quality: unknown, path?: string): { format: 'png' | 'jpeg'; quality?: number } {
   const byPath = path && /\.jpe?g$/i.test(path) ? 'jpeg' : 'png';
-  const format = oneOf<'png' | 'jpeg'>(what, 'type', type, ['png', 'jpeg'], byPath);
+  if (type !== undefined && type !== 'png' && type !== 'jpeg') fail(what, `unsupported image type ${JSON.stringify(type)}: \`type\` must be "png" or "jpeg".`);
+  const format = (type ?? byPath) as 'png' | 'jpeg';
   if (quality === undefined) return { format };
-  if (format !== 'jpeg') fail(what, '`quality` is for JPEG only; add type: "jpeg", or leave quality out for a PNG.');
+  if (format !== 'jpeg') fail(what, 'the quality option is only valid for JPEG; add type: "jpeg", or leave quality out for a PNG.');
   if (typeof quality !== 'number' || !Number.isInteger(quality) || quality < 0 || quality > 100) fail(what, `\`quality\` must be a whole number from 0 to 100, not ${JSON.stringify(quality)}.`);
   return { format, quality };
 }
 
-const CLIP_AND_FULL_PAGE = '`clip` and `fullPage` cannot be used together: a clip is a part of the page, fullPage all of it.';
+const CLIP_AND_FULL_PAGE = 'clip and fullPage cannot be used together: a clip is a part of the page, fullPage all of it.';
 
 function checkTimeout(what: string, value: unknown, fallback: number): number {
   return value === undefined ? fallback : milliseconds(value, `${what}: the timeout`, 1);

@@ -60,8 +60,8 @@ async function generate(request: ModelRequest): Promise<ModelReply> {
   try {
     const result = await generateText({
       model: request.model as LanguageModel,
-      system: request.system,
-      prompt: request.user,
+      system: wellFormed(request.system),
+      prompt: wellFormed(request.user),
       output: Output.object({ schema: jsonSchema<unknown>(request.schema as never), name: 'extraction' }),
       abortSignal: request.signal,
       maxRetries: request.maxRetries,
@@ -88,6 +88,14 @@ async function generate(request: ModelRequest): Promise<ModelReply> {
     throw new LLMResponseError(scrub(describeFailure(request.label, error, RetryError, APICallError), request.secrets), { cause: error });
   }
 }
+
+/**
+ * A page's text can hold half of a surrogate pair (a script cut an emoji in two); providers reject
+ * such a string or garble it, so each half on its own becomes U+FFFD, as toWellFormed() (Node 20+) does.
+ */
+const wellFormed = <T extends string | undefined>(text: T): T =>
+  // With the u flag a pair is one code point, so \p{Cs} matches only the halves left alone.
+  text?.replace(/\p{Cs}/gu, '\uFFFD') as T;
 
 type SdkUsage = {
   inputTokens?: number | undefined;

@@ -18,3 +18,4 @@ import './cursor.js';
 import './frameRegistry.js';
 import './resolveNode.js';
 import './webmcp.js';
+import './response.js';

@@ -35,6 +35,9 @@ const COUNTERS = [
   ['InferenceTimeMs', 'inferenceTimeMs'],
 ] as const;
 
+/** What init() says it starts, for the envs other than "LOCAL" (whose words are Stagehand's). */
+const STARTING: Partial<Record<string, string>> = { HOSTED: 'Starting a hosted browser session', EXTENSION: "Attaching to the extension's tabs" };
+
 /**
  * Stagehand 3's V3 class on Tendril: `new Stagehand({ env: "LOCAL", ... })`, `init()`,
  * `context.pages()[0]`, `act`, `extract`, `observe`, `close()`. Also exported as `V3`.
@@ -49,6 +52,7 @@ export class Stagehand extends Sdk {
   readonly #cacheDir: string | undefined;
   readonly #useTouch: boolean;
   readonly #viewport: Viewport | undefined;
+  readonly #starting: string;
   #cache: Promise<ActCache> | undefined;
   readonly #history: HistoryEntry[] = [];
   #logger: StagehandLogger | undefined;
@@ -70,6 +74,8 @@ export class Stagehand extends Sdk {
     this.#useTouch = options.useTouch === true;
     this.#viewport = sdkOptions.localBrowserLaunchOptions?.viewport;
     this.#model = sdkOptions.model;
+    this.#starting =
+      STARTING[sdkOptions.env ?? ''] ?? (sdkOptions.localBrowserLaunchOptions?.cdpUrl ? 'Connecting to local browser' : 'Launching local browser');
   }
 
   /** Writes a Stagehand log line (`{ message, category?, level?, auxiliary? }`) where this instance's lines go. */
@@ -95,20 +101,26 @@ export class Stagehand extends Sdk {
    */
   override get metrics(): V3Metrics {
     const own = super.metrics;
+    // The Sdk's `total` counts the agent's loop too, as the flat `total…` counters do.
+    const total = { ...own.total };
+    for (const [, field] of COUNTERS) total[field] += this.#agentUsage[field];
+    const plain = { ...own, total, ...this.stagehandMetrics };
+    // Not enumerable: a copy or a JSON of the metrics has only the numbers.
+    return Object.defineProperty({ ...plain }, 'then', {
+      value: (fulfilled?: (value: typeof plain) => unknown, rejected?: (reason: unknown) => unknown) => Promise.resolve(plain).then(fulfilled, rejected),
+    }) as V3Metrics;
+  }
+
+  /** Stagehand's flat counters now, without awaiting (`totalPromptTokens`, `actInferenceTimeMs`, ...). */
+  get stagehandMetrics(): StagehandMetrics {
+    const own = super.metrics;
     const flat = {} as StagehandMetrics;
     for (const method of METHODS) {
       for (const [suffix, field] of COUNTERS) {
         flat[`${method}${suffix}`] = method === 'agent' ? this.#agentUsage[field] : own[method][field] + (method === 'total' ? this.#agentUsage[field] : 0);
       }
     }
-    // The Sdk's `total` counts the agent's loop too, as the flat `total…` counters do.
-    const total = { ...own.total };
-    for (const [, field] of COUNTERS) total[field] += this.#agentUsage[field];
-    const plain = { ...own, total, ...flat };
-    // Not enumerable: a copy or a JSON of the metrics has only the numbers.
-    return Object.defineProperty({ ...plain }, 'then', {
-      value: (fulfilled?: (value: typeof plain) => unknown, rejected?: (reason: unknown) => unknown) => Promise.resolve(plain).then(fulfilled, rejected),
-    }) as V3Metrics;
+    return flat;
   }
 
   /** The act, extract and observe calls that returned, oldest first: `{ method, parameters, result, timestamp }`. */
@@ -253,8 +265,13 @@ export class Stagehand extends Sdk {
     return createAgent({ host, instanceModel: this.#model, recordUsage, experimental: this.experimental, cacheDir: this.#cacheDir }, config) as never;
   }
 
-  /** Gets a browser. After close(), as in Stagehand, a fresh one: a closed instance can start again (a closed Sdk cannot). */
+  /**
+   * Gets a browser. After close(), as in Stagehand, a fresh one: a closed instance can start again (a
+   * closed Sdk cannot). Says first, under the category "init", what it starts, as Stagehand's does:
+   * code filters its logs by it.
+   */
   override async init(): Promise<void> {
+    super.logger.info('init', this.#starting);
     this.#closed = false;
     await this.reopen();
     return super.init();
@@ -297,6 +314,12 @@ export class Stagehand extends Sdk {
 
   // Browserbase's session details: a Tendril instance never has any.
   get browserbaseSessionID(): string | undefined {
+    return undefined;
+  }
+  get browserbaseSessionId(): string | undefined {
+    return undefined;
+  }
+  get browserbaseApiKey(): string | undefined {
     return undefined;
   }
   get browserbaseSessionURL(): string | undefined {

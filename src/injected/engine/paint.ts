@@ -33,20 +33,29 @@ export function settleAnimations(): void {
   }
 }
 
+// A box may be inside a shadow root's dialog, out of document.querySelectorAll's reach: kept here.
+const boxes: Array<[string, Element]> = [];
+
 /** Covers the element's box with one of `color`; `token` names the boxes of one screenshot. */
 export function mask(el: Element, color: string, token: string): void {
   const rect = el.getBoundingClientRect();
-  const root = document.documentElement;
+  // The top layer (a modal dialog, a popover, a fullscreen element) is drawn above every z-index,
+  // so a box for an element in it goes inside it, where it is positioned too.
+  // Walked across shadow roots: a dialog can hold a host whose shadow tree holds the element.
+  let layer: Element | null = el;
+  // :is() forgives a pseudo-class the browser does not know (:popover-open before Chrome 114), where a plain list would throw.
+  while (layer && !layer.matches(':is(:modal, :popover-open)')) layer = layer.parentElement ?? ((layer.getRootNode() as ShadowRoot).host || null);
+  const root = layer ?? document.documentElement;
   if (!root || !(rect.width > 0 && rect.height > 0)) return;
   // Positioned in the document, so a capture of the whole page puts it over the element too.
-  const positioned = getComputedStyle(root).position !== 'static';
+  const positioned = !!layer || getComputedStyle(root).position !== 'static';
   const base = positioned ? root.getBoundingClientRect() : { left: -scrollX, top: -scrollY };
   const box = document.createElement('div');
   box.setAttribute('data-tendril-mask', token);
   const style: Record<string, string> = {
     position: 'absolute',
-    left: `${rect.left - base.left - (positioned ? root.clientLeft : 0)}px`,
-    top: `${rect.top - base.top - (positioned ? root.clientTop : 0)}px`,
+    left: `${rect.left - base.left - (positioned ? root.clientLeft : 0) + (layer?.scrollLeft ?? 0)}px`,
+    top: `${rect.top - base.top - (positioned ? root.clientTop : 0) + (layer?.scrollTop ?? 0)}px`,
     width: `${rect.width}px`,
     height: `${rect.height}px`,
     background: color,
@@ -60,8 +69,9 @@ export function mask(el: Element, color: string, token: string): void {
   };
   for (const [name, value] of Object.entries(style)) box.style.setProperty(name, value, 'important');
   root.appendChild(box);
+  boxes.push([token, box]);
 }
 
 export function unmask(token: string): void {
-  for (const box of document.querySelectorAll(`[data-tendril-mask="${token}"]`)) box.remove();
+  for (let i = boxes.length; i--; ) if (boxes[i]![0] === token) boxes.splice(i, 1)[0]![1].remove();
 }

@@ -1,12 +1,12 @@
 // Bundling Tendril for edge runtimes (no Node): the Node-only modules (launching Chrome, the
-// connectURL() bridge, the download folder, reading an init script's file, Stagehand's act cache) are
+// connectURL() bridge, the download folder, reading an init script's file, Stagehand's act and agent caches) are
 // swapped for stubs that fail with an explanation when used, reading a DevToolsActivePort file
 // likewise, and any other Node built-in stops the build, naming who imported it. So an edge bundle
 // that builds is one that imports no Node built-ins.
 // Used by esbuild.config.mjs (dist/edge.js) and scripts/function-bundle.ts.
 
 export const NODE_BUILTIN = /^node:|^(assert|async_hooks|buffer|child_process|crypto|diagnostics_channel|dns|events|fs|http|https|module|net|os|path|perf_hooks|process|readline|stream|string_decoder|timers|tls|tty|url|util|worker_threads|zlib)(\/.*)?$/;
-const NODE_ONLY_MODULES = /[\\/](browser[\\/](launch|cdpBridge|downloads|textFile)|actCache)\.js$/;
+const NODE_ONLY_MODULES = /[\\/](browser[\\/](launch|cdpBridge|downloads|textFile)|actCache|agentCache)\.js$/;
 /** Modules that may import Node built-ins, lazily, on a path edge code never takes. */
 const LAZY_NODE_IMPORTERS = /[\\/]src[\\/]browser[\\/]attach\.ts$/;
 
@@ -16,6 +16,7 @@ const WHY = {
   downloads: 'a folder for downloads needs Node (files).',
   textFile: 'addInitScript({ path }) reads a file, which needs Node; pass { content } instead.',
   actCache: 'cacheDir keeps actions in files, which needs Node.',
+  agentCache: 'cacheDir keeps agent runs in files, which needs Node.',
   file: 'a DevToolsActivePort file path as cdpUrl needs Node to read it; give the browser\'s ws:// URL instead.',
 };
 
@@ -24,7 +25,7 @@ export function edgeStubs() {
     name: 'tendril-edge-stubs',
     setup(build) {
       build.onResolve({ filter: NODE_ONLY_MODULES }, (args) => ({
-        path: /launch|cdpBridge|downloads|textFile|actCache/.exec(args.path)[0],
+        path: /launch|cdpBridge|downloads|textFile|actCache|agentCache/.exec(args.path)[0],
         namespace: 'tendril-node-only',
       }));
       build.onResolve({ filter: NODE_BUILTIN }, (args) => {

@@ -200,6 +200,8 @@ describe('context.clipboard', () => {
     await textarea(page);
     const second = await sdk.context.newPage(servers.b.url('/sh3-page.html'));
     try {
+      // newPage(url) resolves once the tab is there, as Stagehand's does, not once its page has loaded.
+      await second.waitForLoadState('load');
       await textarea(second);
       sdk.context.setActivePage(second);
       await clipboard.writeText('active page text');
@@ -224,6 +226,7 @@ describe('context.clipboard', () => {
     const isolated = await sdk.newContext();
     try {
       const page = await isolated.newPage(servers.a.url('/sh3-page.html'));
+      await page.waitForLoadState('load');
       await isolated.clipboard.writeText('isolated text');
       expect(await isolated.clipboard.readText({ page })).toBe('isolated text');
     } finally {
@@ -269,7 +272,7 @@ describe('context.clipboard', () => {
     const isolated = await sdk.newContext();
     try {
       expect(await isolated.clipboard.readText().catch((e: unknown) => e)).toBeInstanceOf(PageNotFoundError);
-      await isolated.newPage(servers.a.url('/sh3-frame.html'));
+      await (await isolated.newPage(servers.a.url('/sh3-frame.html'))).waitForLoadState('load');
       await isolated.clipboard.writeText('now there is one');
       expect(await isolated.clipboard.readText()).toBe('now there is one');
     } finally {

@@ -13,7 +13,7 @@ import { actionsOf, askVerdict, withoutUndefined } from './actions.js';
 import type { AgentHost } from './host.js';
 import { resolveAgentModel, type AgentModel } from './model.js';
 import { agentSystemPrompt } from './prompt.js';
-import type { ReplayStep } from './cache.js';
+import type { ReplayStep } from './agentCache.js';
 import { domTools, fillVariables, guarded, serial } from './tools.js';
 import { hybridTools } from './visionTools.js';
 import { trimHistory } from './history.js';
@@ -218,7 +218,7 @@ function failed(setup: RunSetup, prepared: Prepared, error: unknown): AgentResul
 
 /** A kept run replayed (`result`), or how to keep this one. */
 async function fromCache(setup: RunSetup, options: RunOptions, prepared: Prepared): Promise<{ result?: AgentResult; keep: (result: AgentResult) => Promise<void> }> {
-  const { AgentRunCache, replay } = await import('./cache.js');
+  const { AgentRunCache, replay } = await import('./agentCache.js');
   const { host } = setup;
   const cache = new AgentRunCache(setup.cacheDir!);
   const startUrl = prepared.state.url;

@@ -7,7 +7,7 @@
 import { schemaFromJson } from '../../extract/jsonSchemaInput.js';
 import type { Variables } from '../types.js';
 import type { StagehandModelConfiguration } from '../model.js';
-import type { ReplayStep } from './cache.js';
+import type { ReplayStep } from './agentCache.js';
 import type { AgentHost } from './host.js';
 
 /** The names of the DOM mode's tools, in the order the prompt lists them. */

@@ -37,6 +37,19 @@ function idOf(request: FakeRequest, role: string, name: string): string {
   return match[1]!;
 }
 
+/** The inner act/fillForm model's answers on agent-form.html: fill First name and Email, or click Join now. */
+const joinForm = (request: FakeRequest): FakeReply =>
+  request.schema && JSON.stringify(request.schema).includes('elements')
+    ? {
+        json: {
+          elements: [
+            { elementId: idOf(request, 'textbox', 'First name'), description: 'First name field', method: 'fill', arguments: ['Ada'] },
+            { elementId: idOf(request, 'textbox', 'Email'), description: 'Email field', method: 'fill', arguments: ['%email%'] },
+          ],
+        },
+      }
+    : { json: { elementId: idOf(request, 'button', 'Join now'), method: 'click', arguments: [], description: 'click Join now' } };
+
 const isLoop = (request: FakeRequest) => request.tools.includes('ariaTree');
 const isVerdict = (request: FakeRequest) => request.tools.length === 1 && request.tools[0] === 'done';
 const loopRequests = () => fake.requests.filter(isLoop);
@@ -86,17 +99,7 @@ describe('stagehand.agent() in the DOM mode', () => {
         call('act', { action: 'click the Join now button' }),
         { text: 'I joined the club as Ada.' },
       ],
-      (request) =>
-        request.schema && JSON.stringify(request.schema).includes('elements')
-          ? {
-              json: {
-                elements: [
-                  { elementId: idOf(request, 'textbox', 'First name'), description: 'First name field', method: 'fill', arguments: ['Ada'] },
-                  { elementId: idOf(request, 'textbox', 'Email'), description: 'Email field', method: 'fill', arguments: ['%email%'] },
-                ],
-              },
-            }
-          : { json: { elementId: idOf(request, 'button', 'Join now'), method: 'click', arguments: [], description: 'click Join now' } },
+      joinForm,
       verdict('Filled in the form and joined as Ada.', true),
     );
     const steps: AgentStep[] = [];
@@ -420,17 +423,7 @@ describe('stagehand.agent() in the DOM mode', () => {
           call('act', { action: 'click the Join now button' }),
           { text: 'Joined.' },
         ],
-        (request) =>
-          request.schema && JSON.stringify(request.schema).includes('elements')
-            ? {
-                json: {
-                  elements: [
-                    { elementId: idOf(request, 'textbox', 'First name'), description: 'First name field', method: 'fill', arguments: ['Ada'] },
-                    { elementId: idOf(request, 'textbox', 'Email'), description: 'Email field', method: 'fill', arguments: ['%email%'] },
-                  ],
-                },
-              }
-            : { json: { elementId: idOf(request, 'button', 'Join now'), method: 'click', arguments: [], description: 'click Join now' } },
+        joinForm,
         verdict('Joined as Ada.', true),
       );
       const first = await cached.agent().execute({ instruction: 'Join as Ada', variables: { email: 'ada@example.org' } });

@@ -155,8 +155,9 @@ export class ClientContexts {
 
   async #expire(entry: Entry): Promise<void> {
     if (entry.busy > 0 || this.#entries.get(`${entry.kind}:${entry.id}`) !== entry) return;
-    this.settings.log(`a context ended after ${this.#idleText()} without a tool call (${entry.kind === 'handle' ? 'a `context` handle' : entry.kind === 'session' ? 'an MCP session' : 'a default context'})`);
     await this.#end(entry);
+    // Said once it has ended: its tabs, cookies and storage are gone by the time anyone reads this.
+    this.settings.log(`a context ended after ${this.#idleText()} without a tool call (${entry.kind === 'handle' ? 'a `context` handle' : entry.kind === 'session' ? 'an MCP session' : 'a default context'})`);
     if (entry.kind === 'session') this.onSessionExpired?.(entry.id);
   }
 

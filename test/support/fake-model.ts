@@ -212,20 +212,7 @@ function answer(res: ServerResponse, request: FakeRequest, text: string, complet
   if (request.endpoint === 'responses') {
     const content = [{ type: 'output_text', text, annotations: [] }];
     const message = { type: 'message', id: `msg_fake_${n}`, role: 'assistant', status: 'completed', content };
-    const response = {
-      id: `resp_fake_${n}`,
-      object: 'response',
-      created_at: created,
-      status: 'completed',
-      model: request.model,
-      output: [message],
-      incomplete_details: null,
-      // ai@5's provider (v2) requires usage with numeric input/output tokens; v3 accepts null.
-      usage: {
-        ...{ input_tokens: request.promptTokens, output_tokens: completionTokens, total_tokens: total },
-        ...{ input_tokens_details: { cached_tokens: 0 }, output_tokens_details: { reasoning_tokens: 0 } },
-      },
-    };
+    const response = responsesBody(request, created, [message], completionTokens);
     if (!stream) return sendJson(res, 200, response);
     const events = [
       { type: 'response.created', response: { ...response, status: 'in_progress', output: [], usage: null } },
@@ -257,6 +244,24 @@ function answer(res: ServerResponse, request: FakeRequest, text: string, complet
   sendEvents(res, events, false);
 }
 
+/** A finished Responses API answer with these output items. */
+function responsesBody(request: FakeRequest, created: number, output: unknown[], completionTokens: number) {
+  return {
+    id: `resp_fake_${request.index}`,
+    object: 'response',
+    created_at: created,
+    status: 'completed',
+    model: request.model,
+    output,
+    incomplete_details: null,
+    // ai@5's provider (v2) requires usage with numeric input/output tokens; v3 accepts null.
+    usage: {
+      ...{ input_tokens: request.promptTokens, output_tokens: completionTokens, total_tokens: request.promptTokens + completionTokens },
+      ...{ input_tokens_details: { cached_tokens: 0 }, output_tokens_details: { reasoning_tokens: 0 } },
+    },
+  };
+}
+
 /** A reply that calls tools: function_call items (Responses) or tool_calls (Chat Completions). */
 function answerTools(res: ServerResponse, request: FakeRequest, given: FakeToolCall[], text: string, completionTokens: number): void {
   const n = request.index;
@@ -269,19 +274,7 @@ function answerTools(res: ServerResponse, request: FakeRequest, given: FakeToolC
     const message = text ? [{ type: 'message', id: `msg_fake_${n}`, role: 'assistant', status: 'completed', content: [{ type: 'output_text', text, annotations: [] }] }] : [];
     const items = calls.map((call, i) => ({ type: 'function_call', id: `fc_fake_${n}_${i}`, call_id: call.id, name: call.name, arguments: call.args, status: 'completed' }));
     const output = [...message, ...items];
-    const response = {
-      id: `resp_fake_${n}`,
-      object: 'response',
-      created_at: created,
-      status: 'completed',
-      model: request.model,
-      output,
-      incomplete_details: null,
-      usage: {
-        ...{ input_tokens: request.promptTokens, output_tokens: completionTokens, total_tokens: total },
-        ...{ input_tokens_details: { cached_tokens: 0 }, output_tokens_details: { reasoning_tokens: 0 } },
-      },
-    };
+    const response = responsesBody(request, created, output, completionTokens);
     if (!stream) return sendJson(res, 200, response);
     const events: unknown[] = [{ type: 'response.created', response: { ...response, status: 'in_progress', output: [], usage: null } }];
     output.forEach((item, index) => {

@@ -36,7 +36,7 @@ interface Connected {
   /** Every sampling request the client's handler received. */
   requests: SamplingRequest[];
   /** Set what the handler answers: from the request, as a model would. */
-  answer: (reply: (request: SamplingRequest) => string) => void;
+  answer: (reply: (request: SamplingRequest) => string, latencyMs?: number) => void;
 }
 
 /** A client of revision 2026-07-28 over Streamable HTTP, with a sampling handler or without sampling at all. */
@@ -47,6 +47,7 @@ async function connect(options: { sampling: boolean }): Promise<Connected> {
   );
   const requests: SamplingRequest[] = [];
   let reply: (request: SamplingRequest) => string = () => '';
+  let latency = 0;
   if (options.sampling) {
     client.setRequestHandler('sampling/createMessage', async (request) => {
       const { params } = request;
@@ -56,11 +57,19 @@ async function connect(options: { sampling: boolean }): Promise<Connected> {
         user: message.content && !Array.isArray(message.content) && message.content.type === 'text' ? message.content.text : '',
       };
       requests.push(seen);
+      if (latency) await new Promise((resolve) => setTimeout(resolve, latency));
       return { model: 'test-client-model', role: 'assistant' as const, content: { type: 'text' as const, text: reply(seen) }, stopReason: 'endTurn' };
     });
   }
   await client.connect(new StreamableHTTPClientTransport(new URL(url)));
-  return { client, requests, answer: (next) => (reply = next) };
+  return {
+    client,
+    requests,
+    answer: (next, latencyMs = 0) => {
+      reply = next;
+      latency = latencyMs;
+    },
+  };
 }
 
 describe('tendril mcp --port without a model, from a 2026-07-28 client that offers sampling', () => {
@@ -131,8 +140,10 @@ describe('tendril mcp --port without a model, from a 2026-07-28 client that offe
     const { client, requests, answer } = await connect({ sampling: true });
     try {
       await ok(client, 'navigate', { url: fixtures.a.url('ticking.html') });
-      // Each round reads the page again, and it is never the same: each round's prompt is new.
-      answer((request) => JSON.stringify({ extraction: /tick \d+ at [\d.]+/.exec(request.user)?.[0] ?? '' }));
+      // Each round reads the page again, and it is never the same: each round's prompt is new. The
+      // client's model takes a moment, as any model does: on a starved CPU two reads in a row could
+      // otherwise both come before the page's next tick.
+      answer((request) => JSON.stringify({ extraction: /tick \d+ at [\d.]+/.exec(request.user)?.[0] ?? '' }), 25);
       const endless = await call(client, 'extract', { instruction: 'The clock' });
       expect(endless.isError).toBe(true);
       expect(textOf(endless)).toMatch(/^SamplingRoundError: The tool call needed more than 8 rounds of sampling requests to the MCP client\. The page may change/);

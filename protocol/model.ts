@@ -19,6 +19,8 @@ export const ModelRequest = z.object({
   schema: z.record(z.string(), z.unknown()),
   /** Retries of a failed provider request (429, 5xx, network) within the timeout. Default 2. */
   maxRetries: z.int().min(0).max(10).optional(),
+  /** The output cap of the request (a client's token budget); the provider's default when absent. */
+  maxOutputTokens: z.int().positive().optional(),
   /** Deadline of the request on the server, in ms. Default 120000, at most 600000. */
   timeout: z.int().positive().max(600_000).optional(),
 });

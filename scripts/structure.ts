@@ -23,7 +23,7 @@ export const MAX_LINES = 400;
  * their bundles sit at the bottom: host code may read their types and helpers, never the reverse.
  */
 const LAYERS: string[][] = [
-  ['util', 'errors.ts', 'wireErrors.ts', 'types.ts', 'contextTypes.ts', 'locatorTypes.ts', 'screenshotTypes.ts', 'logger.ts', 'generated', 'injected'],
+  ['util', 'errors.ts', 'wireErrors.ts', 'types.ts', 'budgetTypes.ts', 'contextTypes.ts', 'locatorTypes.ts', 'screenshotTypes.ts', 'logger.ts', 'generated', 'injected'],
   ['cdp'],
   ['browser', 'relay'],
   ['driver'],

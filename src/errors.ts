@@ -205,6 +205,25 @@ export class ActionFailedError extends SdkError {
 }
 
 /**
+ * A model request was not sent: it would need more tokens than a budget has left (SdkOptions.budget,
+ * a call's or an agent run's `budget`). `scope` names the budget: `call` (one operation's maxTokens),
+ * `sdk` (the Sdk's totalTokens) or `account` (a TokenAccount, whose `remaining()` was `limit`).
+ * `used`: spent (or, for an account, reserved by requests in flight) before this one; `needed`: this
+ * request's estimated prompt plus its output cap.
+ */
+export class BudgetExceededError extends SdkError {
+  constructor(
+    message: string,
+    readonly limit: number,
+    readonly used: number,
+    readonly needed: number,
+    readonly scope: 'call' | 'sdk' | 'account',
+  ) {
+    super(message);
+  }
+}
+
+/**
  * The hosted-browser service answered with an error (or, on the server, the error to answer with):
  * `status` is the HTTP status, `code` the protocol's error code (unauthorized, rate_limited, ...).
  */
@@ -225,5 +244,5 @@ export class HostedServiceError extends SdkError {
  * extension entry is built minified), and `error.name` is part of the API.
  */
 const NAMES = new Map<Function, string>(
-  Object.entries({ SdkError, SchemaValidationError, SdkDomProcessError, SdkEvalError, SdkIframeError, ContentFrameNotFoundError, ElementNotFoundError, XPathResolutionError, ElementIdNotFoundError, SdkShadowRootMissingError, LLMResponseError, MissingLLMConfigurationError, UnsupportedModelError, InvalidAISDKModelFormatError, SelectorSyntaxError, TimeoutError, ConnectionClosedError, ProtocolError, BrowserLaunchError, BrowserConnectError, NavigationError, UrlNotAllowedError, DomainPolicyError, SdkStateError, InvalidOptionError, UnknownKeyError, PageClosedError, PageNotFoundError, ContextClosedError, CookieValidationError, CookieSetError, TargetClosedError, ElementNotActionableError, ElementObscuredError, ActionFailedError, HostedServiceError }).map(([name, type]) => [type, name]),
+  Object.entries({ SdkError, SchemaValidationError, SdkDomProcessError, SdkEvalError, SdkIframeError, ContentFrameNotFoundError, ElementNotFoundError, XPathResolutionError, ElementIdNotFoundError, SdkShadowRootMissingError, LLMResponseError, MissingLLMConfigurationError, UnsupportedModelError, InvalidAISDKModelFormatError, SelectorSyntaxError, TimeoutError, ConnectionClosedError, ProtocolError, BrowserLaunchError, BrowserConnectError, NavigationError, UrlNotAllowedError, DomainPolicyError, SdkStateError, InvalidOptionError, UnknownKeyError, PageClosedError, PageNotFoundError, ContextClosedError, CookieValidationError, CookieSetError, TargetClosedError, ElementNotActionableError, ElementObscuredError, ActionFailedError, BudgetExceededError, HostedServiceError }).map(([name, type]) => [type, name]),
 );

@@ -1,4 +1,5 @@
 import { matchForeignPage } from './driver/foreignPage.js';
+import { sdkBudgets } from './llm/tokenMeter.js';
 import { extension } from './env/extension.js';
 import { hosted } from './env/hosted.js';
 import { local } from './env/local.js';
@@ -12,6 +13,7 @@ const mainEntry: SdkEntry = {
   available: [local, hosted, extension],
   refuse: (env) => `env ${JSON.stringify(env)} is not available.`,
   foreignPage: matchForeignPage,
+  budgets: sdkBudgets,
 };
 
 /**

@@ -6,13 +6,14 @@ import { Page } from './driver/page.js';
 import { chooseEnvironment, type EnvironmentChoice } from './env/choose.js';
 import { localOperations } from './env/operations.js';
 import type { ActInput, Environment, OperationCall, Operations, SdkBridge } from './env/types.js';
-import { InvalidOptionError, MissingLLMConfigurationError, SdkStateError } from './errors.js';
+import { InvalidOptionError, SdkStateError } from './errors.js';
 import { isZodSchema, type ZodLike } from './extract/schema.js';
 import { DEFAULT_MODEL_TIMEOUT_MS } from './llm/ask.js';
-import { parseModelConfiguration, type ModelServer, type ModelSpec } from './llm/config.js';
+import type { ModelServer, ModelSpec } from './llm/config.js';
 import { Metrics } from './llm/metrics.js';
 import { Logger, type SdkLogger } from './logger.js';
-import { checkActOptions, checkBehaviourOptions, checkExtractOptions, checkModelServer, isPlainObject } from './sdkOptions.js';
+import { checkActOptions, checkBehaviourOptions, checkExtractOptions, checkModelServer, isPlainObject, modelSpec, requireModel } from './sdkOptions.js';
+import { RUN_METER, type sdkBudgets, type TokenMeter } from './llm/tokenMeter.js';
 import { actionOfId, isElementAction } from './act/elementId.js';
 import { captureSnapshot } from './snapshot/index.js';
 import { READER_SOURCE } from './generated/reader.js';
@@ -32,6 +33,7 @@ import type {
   PageTextResult,
   SdkMetrics,
   SdkOptions,
+  TokenBudget,
 } from './types.js';
 import { checkDomainPolicy, type CheckedPolicy } from './util/domainPolicy.js';
 import { loadTracing, tracedOperation } from './util/tracing.js';
@@ -44,6 +46,8 @@ import { loadTracing, tracedOperation } from './util/tracing.js';
  */
 export interface SdkEntry extends EnvironmentChoice {
   readonly foreignPage?: typeof matchForeignPage;
+  /** Token budgets (llm/tokenMeter.ts); without, the `budget` options are refused. */
+  readonly budgets?: typeof sdkBudgets;
 }
 
 const DEFAULT_CDP_TIMEOUT_MS = 30_000;
@@ -71,6 +75,8 @@ export class SdkCore {
   #operations: Operations = localOperations;
   /** The domainPolicy this Sdk's driver enforces on every page and frame; undefined without one. */
   readonly #policy: CheckedPolicy | undefined;
+  /** Makes the token meter of one operation (llm/tokenMeter.ts); undefined without budgets in the entry. */
+  readonly #meterFor: ReturnType<typeof sdkBudgets> | undefined;
 
   constructor(options: SdkOptions, entry: SdkEntry) {
     this.#options = { ...options };
@@ -80,6 +86,14 @@ export class SdkCore {
     this.#environment = chooseEnvironment(options, entry);
     this.#modelServer = checkModelServer(options, this.#environment.modelsOnService);
     this.#policy = this.#environment.policy(options, checkDomainPolicy(options.domainPolicy));
+    this.#meterFor = entry.budgets?.(options.budget, this.#environment.modelsOnService);
+    this.meter(options.budget);
+  }
+
+  /** @internal The token meter of one operation or agent run (llm/tokenMeter.ts); undefined without a budget. */
+  protected meter(budget: TokenBudget | undefined, where = 'budget'): TokenMeter | undefined {
+    if (!this.#meterFor && budget !== undefined) throw new InvalidOptionError(`\`${where}\` is not in tendril/extension, whose bundle leaves token budgets out; use the main entry.`);
+    return this.#meterFor?.(budget, where);
   }
 
   /** Writes a line where this Sdk's lines go (the `logger` callback, pino), at or below `verbose`. */
@@ -209,7 +223,7 @@ export class SdkCore {
         `view "${options.view}" is for the page text (extract() or extract({ view })); extract(instruction) always reads the whole page.`,
       );
     }
-    const model = this.#requireModel(options.model, 'extract(instruction)', ' extract() without an instruction returns the page text and needs no model.');
+    const model = requireModel(this.#spec(options.model), 'extract(instruction)', ' extract() without an instruction returns the page text and needs no model.');
     const page = await this.#pageFor(options.page);
     const timeoutMs = options.timeout ?? DEFAULT_MODEL_TIMEOUT_MS;
     const schema = schemaGiven ? (second as ZodLike) : undefined;
@@ -218,6 +232,10 @@ export class SdkCore {
 
   #call(page: Page, options: OperationCall['options'], model: ModelSpec | undefined, timeoutMs: number, modelTimeoutMs = timeoutMs): OperationCall {
     const { selfHeal, domSettleTimeout: settleMs } = this.#options;
+    // An agent's tools count against its run; any other call is an operation of its own.
+    const given = options as { budget?: TokenBudget; [RUN_METER]?: TokenMeter };
+    const meter = given[RUN_METER] ?? this.meter(given.budget);
+    if (model && meter) model.meter = meter;
     return { page, options, model, timeoutMs, modelTimeoutMs, logger: this.#logger, metrics: this.#metrics, selfHeal, settleMs };
   }
 
@@ -244,7 +262,7 @@ export class SdkCore {
     let timeoutMs: number;
     if (typeof instructionOrAction === 'string') {
       if (!instructionOrAction.trim()) throw new InvalidOptionError('act() needs an instruction, such as "click the Sign in button".');
-      model = this.#requireModel(checked.model, 'act(instruction)', ' act(action) with an action from observe() needs none.');
+      model = requireModel(this.#spec(checked.model), 'act(instruction)', ' act(action) with an action from observe() needs none.');
       what = { instruction: instructionOrAction };
       timeoutMs = modelTimeoutMs;
     } else {
@@ -273,7 +291,7 @@ export class SdkCore {
     }
     const checked = checkExtractOptions(options) as ObserveOptions;
     const page = await this.#pageFor(checked.page);
-    const model = this.#requireModel(checked.model, 'observe()', '');
+    const model = requireModel(this.#spec(checked.model), 'observe()', '');
     const timeoutMs = checked.timeout ?? DEFAULT_MODEL_TIMEOUT_MS;
     return this.#operations.observe(this.#call(page, checked, model, timeoutMs), instruction, checked.selector);
   }
@@ -286,21 +304,9 @@ export class SdkCore {
     }, work);
   }
 
-  #requireModel(model: ModelConfiguration | undefined, what: string, hint: string): ModelSpec {
-    const spec = this.#spec(model);
-    if (spec) return spec;
-    throw new MissingLLMConfigurationError(
-      `${what} needs a model: pass \`model\` to the Sdk constructor or in the options, ` +
-        `for example { modelName: "openai/gpt-4.1-mini", apiKey: process.env.OPENAI_API_KEY }.${hint}`,
-    );
-  }
-
   /** The call's model, else the Sdk's; sent through the model server when there is one. */
   #spec(model: ModelConfiguration | undefined): ModelSpec | undefined {
-    const spec = parseModelConfiguration(model ?? this.#options.model);
-    if (spec && this.#modelServer) spec.server = this.#modelServer;
-    if (spec && this.#options.systemPrompt) spec.systemPrompt = this.#options.systemPrompt;
-    return spec;
+    return modelSpec(model ?? this.#options.model, this.#modelServer, this.#options.systemPrompt);
   }
 
   async #pageText(options: ExtractOptions): Promise<PageTextResult> {

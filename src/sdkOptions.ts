@@ -1,8 +1,8 @@
 // The checks of the Sdk's options and of each call's options: bad input fails here, with a typed
 // error naming the fix, before anything is sent to the browser or a model.
-import { InvalidOptionError } from './errors.js';
-import type { ModelServer } from './llm/config.js';
-import type { ActOptions, ExtractOptions, PageTextView, SdkOptions } from './types.js';
+import { InvalidOptionError, MissingLLMConfigurationError } from './errors.js';
+import { parseModelConfiguration, type ModelServer, type ModelSpec } from './llm/config.js';
+import type { ActOptions, ExtractOptions, ModelConfiguration, PageTextView, SdkOptions } from './types.js';
 import { envVar } from './util/env.js';
 
 /** SdkOptions.modelServer, checked, with its key (HOSTED_API_KEY by default); undefined when not given. */
@@ -61,4 +61,20 @@ export function checkExtractOptions(options: unknown): ExtractOptions {
     throw new InvalidOptionError('`selector` must be a non-empty XPath or CSS selector string.');
   }
   return options as ExtractOptions;
+}
+
+/** The model a call uses (its own, else the Sdk's), sent through the model server when there is one. */
+export function modelSpec(model: ModelConfiguration | undefined, server: ModelServer | undefined, systemPrompt: string | undefined): ModelSpec | undefined {
+  const spec = parseModelConfiguration(model);
+  if (spec && server) spec.server = server;
+  if (spec && systemPrompt) spec.systemPrompt = systemPrompt;
+  return spec;
+}
+
+export function requireModel(spec: ModelSpec | undefined, what: string, hint: string): ModelSpec {
+  if (spec) return spec;
+  throw new MissingLLMConfigurationError(
+    `${what} needs a model: pass \`model\` to the Sdk constructor or in the options, ` +
+      `for example { modelName: "openai/gpt-4.1-mini", apiKey: process.env.OPENAI_API_KEY }.${hint}`,
+  );
 }

@@ -2,6 +2,8 @@
 // caller holds (Context, Page, Frame, Locator, ...) live with their code in driver/; publicApi.ts
 // exports their types.
 
+import type { SdkBudget, TokenBudget } from './budgetTypes.js';
+
 export interface Viewport {
   width: number;
   height: number;
@@ -190,6 +192,12 @@ export interface SdkOptions {
    * many ms. Default 1500; 0 reads the page as it is. Not with HOSTED.
    */
   domSettleTimeout?: number;
+  /**
+   * Token limits of model requests (docs/budgets.md): `maxTokens` per operation (a call's own
+   * `budget.maxTokens` overrides it), `totalTokens` for the whole Sdk, an `account` to check and
+   * charge. A request that would pass one is not sent: BudgetExceededError. Not with HOSTED.
+   */
+  budget?: SdkBudget;
   /** Session parameters for HOSTED. */
   hostedSessionCreateParams?: {
     projectId?: string;
@@ -241,6 +249,8 @@ export interface ExtractOptions {
   page?: AnyPage;
   /** HOSTED only: use the server-side cache for this call (default: the constructor's setting). */
   serverCache?: boolean;
+  /** Token limits of this call (its maxTokens overrides the Sdk's; its account is charged too): docs/budgets.md. */
+  budget?: TokenBudget;
   /**
    * Page text only (`extract()` / `extract(options)`): which part of the page text to return. Ids
    * are those of the full text in every view, so an agent can act on them. An instruction extract
@@ -363,6 +373,8 @@ export interface ActOptions {
   variables?: Record<string, string>;
   /** HOSTED only: use the server-side cache for this call (default: the constructor's setting). */
   serverCache?: boolean;
+  /** Token limits of this call (its maxTokens overrides the Sdk's; its account is charged too): docs/budgets.md. */
+  budget?: TokenBudget;
 }
 
 export interface ObserveOptions {
@@ -373,8 +385,12 @@ export interface ObserveOptions {
   selector?: string;
   /** HOSTED only: use the server-side cache for this call (default: the constructor's setting). */
   serverCache?: boolean;
+  /** Token limits of this call (its maxTokens overrides the Sdk's; its account is charged too): docs/budgets.md. */
+  budget?: TokenBudget;
 }
 
+// Token budgets (kept apart for size).
+export type * from './budgetTypes.js';
 // The cookie and policy shapes of the context's Stagehand 3 methods (kept apart for size).
 export type * from './contextTypes.js';
 // The options of page.screenshot() and frame.screenshot() (kept apart for size).

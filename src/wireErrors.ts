@@ -5,6 +5,7 @@
 import type { ErrorBody, ErrorCode } from '../protocol/index.js';
 import {
   ActionFailedError,
+  BudgetExceededError,
   BrowserConnectError,
   BrowserLaunchError,
   ConnectionClosedError,
@@ -64,6 +65,8 @@ const TABLE: Record<string, [ErrorClass, ErrorCode]> = {
   ContextClosedError: [ContextClosedError, 'browser_gone'],
   UrlNotAllowedError: [UrlNotAllowedError, 'forbidden'],
   DomainPolicyError: [DomainPolicyError, 'forbidden'],
+  // Spending more is not allowed; retrying as it is would be refused again.
+  BudgetExceededError: [BudgetExceededError, 'forbidden'],
   InvalidOptionError: [InvalidOptionError, 'bad_request'],
   UnknownKeyError: [UnknownKeyError, 'bad_request'],
   CookieValidationError: [CookieValidationError, 'bad_request'],

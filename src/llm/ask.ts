@@ -79,25 +79,30 @@ export class ModelCall {
     return this.spec.maxParallelCalls ?? 4;
   }
 
-  /** One request; `part` names the chunk in the log. */
+  /** One request; `part` names the chunk in the log. It passes the call's budget first (tokenMeter.ts). */
   async ask(system: string, user: string, schema: Record<string, unknown>, part?: string): Promise<unknown> {
     const maxRetries = this.spec.maxRetries ?? DEFAULT_RETRIES;
-    const { server, systemPrompt, providerSettings } = this.spec;
+    const { server, systemPrompt, providerSettings, meter } = this.spec;
     if (systemPrompt) system += `\n\nThe user of this program adds these instructions; follow them where they bear on the task:\n${systemPrompt}`;
-    const reply = server
-      ? await askModelServer(server, this.spec, apiKeyFor(this.spec), { system, user, schema, signal: this.deadline.signal, timeoutMs: this.deadline.remaining(), maxRetries })
-      : await generateJson({
-          model: this.model!,
-          label: this.label,
-          system,
-          user,
-          schema,
-          signal: this.deadline.signal,
-          maxRetries,
-          providerOptions: providerSettings.providerOptions as Record<string, Record<string, unknown>> | undefined,
-          temperature: providerSettings.temperature as number | undefined,
-          secrets: [this.spec.apiKey],
-        });
+    const signal = this.deadline.signal;
+    const maxOutputTokens = meter?.outputCap;
+    const send = () =>
+      server
+        ? askModelServer(server, this.spec, apiKeyFor(this.spec), { system, user, schema, signal, timeoutMs: this.deadline.remaining(), maxRetries, maxOutputTokens })
+        : generateJson({
+            model: this.model!,
+            label: this.label,
+            system,
+            user,
+            schema,
+            signal,
+            maxRetries,
+            maxOutputTokens,
+            providerOptions: providerSettings.providerOptions as Record<string, Record<string, unknown>> | undefined,
+            temperature: providerSettings.temperature as number | undefined,
+            secrets: [this.spec.apiKey],
+          });
+    const reply = meter ? await meter.request(estimateTokens(system + user + JSON.stringify(schema)), signal, send, (each) => each.usage) : await send();
     this.metrics.recordCall(this.method, reply.usage);
     this.logger.debug(this.method, 'Model call', {
       model: this.label,

@@ -5,6 +5,7 @@
 import { InvalidAISDKModelFormatError, InvalidOptionError } from '../errors.js';
 import type { ModelConfiguration } from '../types.js';
 import { redactUrl } from '../util/redact.js';
+import type { TokenMeter } from './tokenMeter.js';
 
 /** A hosted Tendril server that makes model calls for this client (POST /v1/model). */
 export interface ModelServer {
@@ -31,6 +32,8 @@ export interface ModelSpec {
   server?: ModelServer;
   /** The caller's own instructions, sent after ours with every request (SdkOptions.systemPrompt). */
   systemPrompt?: string;
+  /** The call's token budget, which each of its requests passes (tokenMeter.ts); none without one. */
+  meter?: TokenMeter;
 }
 
 // Names people already use in plain model ids; anything else needs "<provider>/".

@@ -25,6 +25,8 @@ export interface ModelRequest {
   maxRetries: number;
   /** Per-call provider options (`providerOptions` of the model configuration). */
   providerOptions?: Record<string, Record<string, unknown>>;
+  /** The output cap under a token budget (tokenMeter.ts); the provider's default when absent. */
+  maxOutputTokens?: number;
   /** The model configuration's `temperature`; the provider's default when absent. */
   temperature?: number;
   /** Strings that must never appear in an error message (the API key, when there is one). */
@@ -68,6 +70,7 @@ async function generate(request: ModelRequest): Promise<ModelReply> {
       // Any provider options the caller set (reasoning effort, ...) pass straight through.
       providerOptions: request.providerOptions as never,
       temperature: request.temperature,
+      maxOutputTokens: request.maxOutputTokens,
     });
     return { value: result.output, usage: usageOf(result.usage) };
   } catch (error) {

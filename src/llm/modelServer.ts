@@ -19,7 +19,7 @@ export async function askModelServer(
   server: ModelServer,
   spec: ModelSpec,
   modelKey: string | undefined,
-  request: { system: string; user: string; schema: Record<string, unknown>; signal: AbortSignal; timeoutMs: number; maxRetries: number },
+  request: { system: string; user: string; schema: Record<string, unknown>; signal: AbortSignal; timeoutMs: number; maxRetries: number; maxOutputTokens?: number | undefined },
 ): Promise<ModelReply> {
   const where = new URL(server.url).host;
   const headers: Record<string, string> = { 'content-type': 'application/json', [HEADERS.apiKey]: server.apiKey };
@@ -28,7 +28,7 @@ export async function askModelServer(
   // The model as configured, without its key (a header); settings that are functions (a custom
   // fetch) cannot travel, and JSON leaves them out.
   const model = { ...spec.providerSettings, modelName: `${spec.provider}/${spec.modelId}`, baseURL: spec.baseURL };
-  const body = JSON.stringify({ model, system: request.system, prompt: request.user, schema: request.schema, maxRetries: request.maxRetries, timeout: Math.min(request.timeoutMs, MAX_TIMEOUT_MS) });
+  const body = JSON.stringify({ model, system: request.system, prompt: request.user, schema: request.schema, maxRetries: request.maxRetries, maxOutputTokens: request.maxOutputTokens, timeout: Math.min(request.timeoutMs, MAX_TIMEOUT_MS) });
   let response: Response;
   let answer: { value?: unknown; usage?: ModelCallUsage; error?: { code?: string; message?: string; name?: string } } | undefined;
   try {

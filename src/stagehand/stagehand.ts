@@ -10,7 +10,7 @@ import { ActionFailedError, InvalidOptionError, SdkStateError, TimeoutError } fr
 import { isZodSchema } from '../extract/schema.js';
 import type { SdkLogger } from '../logger.js';
 import { Sdk } from '../sdk.js';
-import type { ActionInput, ActOptions, ActResult, ExtractResult, ExtractSchema, InferSchema, ModelConfiguration, ObserveResult, PageTextResult, Viewport } from '../types.js';
+import type { ActionInput, ActOptions, ActResult, ExtractResult, ExtractSchema, InferSchema, ModelConfiguration, ObserveResult, PageTextResult, TokenBudget, Viewport } from '../types.js';
 import type { ActCache } from './actCache.js';
 import { createAgent } from './agent/agent.js';
 import type { AgentHost } from './agent/host.js';
@@ -262,7 +262,12 @@ export class Stagehand extends Sdk {
     const recordUsage = (usage: ModelCallUsage) => {
       for (const key of Object.keys(usage) as Array<keyof ModelCallUsage>) this.#agentUsage[key] += usage[key];
     };
-    return createAgent({ host, instanceModel: this.#model, recordUsage, experimental: this.experimental, cacheDir: this.#cacheDir }, config) as never;
+    const meter = (own: TokenBudget | undefined, run: TokenBudget | undefined) => {
+      this.meter(own, 'agent({ budget })');
+      this.meter(run, 'execute({ budget })');
+      return this.meter(own && run ? { ...own, ...run } : (run ?? own));
+    };
+    return createAgent({ host, instanceModel: this.#model, recordUsage, experimental: this.experimental, cacheDir: this.#cacheDir, meter }, config) as never;
   }
 
   /**

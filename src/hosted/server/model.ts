@@ -31,6 +31,7 @@ export async function answerModelRequest(req: IncomingMessage, raw: unknown): Pr
       schema: body.schema,
       signal: deadline.signal,
       maxRetries: body.maxRetries ?? DEFAULT_RETRIES,
+      maxOutputTokens: body.maxOutputTokens,
       providerOptions: spec.providerSettings.providerOptions as Record<string, Record<string, unknown>> | undefined,
       secrets: [apiKeyFor(spec)],
     });

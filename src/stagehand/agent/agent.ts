@@ -4,7 +4,8 @@
 // by name, with what works instead, then checks its own options; all before any request.
 
 import { InvalidOptionError } from '../../errors.js';
-import type { ModelConfiguration } from '../../types.js';
+import type { TokenMeter } from '../../llm/tokenMeter.js';
+import type { ModelConfiguration, TokenBudget } from '../../types.js';
 import { StagehandInvalidArgumentError, StreamingCallbacksInNonStreamingModeError } from '../errors.js';
 import { checkStagehandGate, isCuaMode } from './gate.js';
 import { toModelConfiguration } from '../model.js';
@@ -18,9 +19,9 @@ import type { AgentConfig, AgentExecuteOptions, AgentResult, AgentStreamExecuteO
 const DEFAULT_MAX_STEPS = 20;
 const DEFAULT_TOOL_TIMEOUT_MS = 45_000;
 
-const CONFIG_KEYS = new Set(['systemPrompt', 'integrations', 'tools', 'cua', 'model', 'executionModel', 'stream', 'mode']);
+const CONFIG_KEYS = new Set(['systemPrompt', 'integrations', 'tools', 'cua', 'model', 'executionModel', 'stream', 'mode', 'budget']);
 const EXECUTE_KEYS = new Set([
-  'instruction', 'maxSteps', 'page', 'highlightCursor', 'messages', 'signal', 'excludeTools', 'output', 'variables', 'toolTimeout', 'useSearch', 'callbacks',
+  'instruction', 'maxSteps', 'page', 'highlightCursor', 'messages', 'signal', 'excludeTools', 'output', 'variables', 'toolTimeout', 'useSearch', 'callbacks', 'budget',
 ]);
 const CALLBACK_KEYS = new Set(['prepareStep', 'onStepFinish', 'onEvidence', 'onSafetyConfirmation', 'onChunk', 'onFinish', 'onError', 'onAbort']);
 const STREAM_ONLY = ['onChunk', 'onFinish', 'onError', 'onAbort'];
@@ -34,6 +35,8 @@ export interface AgentSetup {
   experimental: boolean;
   /** The instance's `cacheDir`. */
   cacheDir?: string;
+  /** The meter of one run, from agent({ budget }) and execute({ budget }) (checked there); undefined without a budget. */
+  meter?: (agent: TokenBudget | undefined, run: TokenBudget | undefined) => TokenMeter | undefined;
 }
 
 const fail = (message: string): never => {
@@ -162,6 +165,8 @@ export function createAgent(setup: AgentSetup, config: AgentConfig | undefined):
       checkStagehandGate(given, setup.experimental, typeof options === 'object' && options !== null ? options : undefined);
       refuseMissing(given);
       const checked = checkExecute(options, streaming);
+      const meter = setup.meter?.(given.budget, checked.budget);
+      if (meter) checked.meter = meter;
       return streaming ? streamAgent(run, checked) : runAgent(run, checked);
     },
   };

@@ -6,6 +6,9 @@
 import { importAiSdk } from '../../llm/aiSdk.js';
 import { DEFAULT_MODEL_TIMEOUT_MS } from '../../llm/ask.js';
 import type { ModelCallUsage } from '../../llm/metrics.js';
+import { meteredModel } from '../../llm/meteredModel.js';
+import type { TokenMeter } from '../../llm/tokenMeter.js';
+import { BudgetExceededError } from '../../errors.js';
 import type { ModelConfiguration } from '../../types.js';
 import { AgentAbortError } from '../errors.js';
 import type { StagehandModelConfiguration } from '../model.js';
@@ -39,6 +42,8 @@ export interface RunSetup {
 export interface RunOptions extends AgentExecuteOptions {
   maxSteps: number;
   toolTimeout: number;
+  /** The run's token budget: its requests pass it, and its tools' calls count against it. */
+  meter?: TokenMeter;
 }
 
 interface RunState {
@@ -63,6 +68,7 @@ const loadAi = () => importAiSdk('ai', () => import('ai'));
 async function prepare(setup: RunSetup, options: RunOptions, callbacks: AgentStreamCallbacks | undefined): Promise<Prepared> {
   const { host, config } = setup;
   const [ai, model] = await Promise.all([loadAi(), resolveAgentModel(setup.model)]);
+  if (options.meter) model.model = meteredModel(model.model, options.meter);
   if (options.page) host.context.setActivePage(await host.resolvePage(options.page));
   const start = await host.context.awaitActivePage();
   const url = start.url();
@@ -76,6 +82,7 @@ async function prepare(setup: RunSetup, options: RunOptions, callbacks: AgentStr
     toolTimeoutMs: options.toolTimeout,
     jsonSchema: ai.jsonSchema as never,
     lock: serial(),
+    meter: options.meter,
     ...(setup.cacheDir ? { record: (step: ReplayStep) => void state.steps.push(step) } : {}),
   };
   const dom = domTools(toolSetup);
@@ -162,7 +169,7 @@ async function finish(setup: RunSetup, options: RunOptions, prepared: Prepared, 
       output = verdict.output;
       state.actions.push({ type: 'done', reasoning: verdict.reasoning, taskCompleted: verdict.taskComplete, taskComplete: verdict.taskComplete, pageUrl: state.url, timestamp: Date.now() });
     } catch (error) {
-      if (options.signal?.aborted) throw error;
+      if (options.signal?.aborted || error instanceof BudgetExceededError) throw error;
       // The verdict only sums the run up: its failure does not undo the work the loop did.
       setup.host.log({ category: 'agent', message: `The closing verdict failed; the run is summed up without it: ${(error as Error).message}`, level: 1 });
       completed = !cutOff;
@@ -256,6 +263,8 @@ export async function runAgent(setup: RunSetup, options: RunOptions): Promise<Ag
     return result;
   } catch (error) {
     if (options.signal?.aborted) throw aborted(options.signal);
+    // Past its budget the run stops, as the caller asked, not as a failed task.
+    if (error instanceof BudgetExceededError) throw error;
     return failed(setup, prepared, error);
   }
 }
@@ -282,6 +291,7 @@ export async function streamAgent(setup: RunSetup, options: RunOptions): Promise
       if (settled) return;
       settled = true;
       if (options.signal?.aborted) reject(aborted(options.signal));
+      else if (event.error instanceof BudgetExceededError) reject(event.error);
       else resolve(failed(setup, prepared, event.error));
     },
     onAbort: async (event: { steps: AgentStep[] }) => {
@@ -296,6 +306,7 @@ export async function streamAgent(setup: RunSetup, options: RunOptions): Promise
       settled = true;
       await finish(setup, options, prepared, event).then(resolve, (error: unknown) => {
         if (options.signal?.aborted) reject(aborted(options.signal));
+        else if (error instanceof BudgetExceededError) reject(error);
         else resolve(failed(setup, prepared, error));
       });
     },

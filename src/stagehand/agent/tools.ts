@@ -9,6 +9,7 @@ import type { Variables } from '../types.js';
 import type { StagehandModelConfiguration } from '../model.js';
 import type { ReplayStep } from './agentCache.js';
 import type { AgentHost } from './host.js';
+import { RUN_METER, type TokenMeter } from '../../llm/tokenMeter.js';
 
 /** The names of the DOM mode's tools, in the order the prompt lists them. */
 export const DOM_TOOLS = ['ariaTree', 'act', 'fillForm', 'extract', 'goto', 'navback', 'scroll', 'keys', 'screenshot', 'wait', 'think'] as const;
@@ -31,6 +32,8 @@ export interface ToolSetup {
   record?: (step: ReplayStep) => void;
   /** The run's turn-taking (serial()): one tool at a time on the page. */
   lock: <T>(work: () => Promise<T>) => Promise<T>;
+  /** The run's token budget, which the act/extract/observe calls of the tools count against. */
+  meter?: TokenMeter | undefined;
 }
 
 /**
@@ -108,7 +111,8 @@ export const textOutput = (text: string) => ({ type: 'content', value: [{ type: 
 export function toolKit(setup: ToolSetup) {
   const { host, variables, toolTimeoutMs: timeout, jsonSchema } = setup;
   const model = setup.executionModel;
-  const callOptions = { ...(model ? { model } : {}), ...(variables ? { variables } : {}), timeout };
+  const run = setup.meter ? { [RUN_METER]: setup.meter } : {};
+  const callOptions = { ...(model ? { model } : {}), ...(variables ? { variables } : {}), timeout, ...run };
   const names = Object.keys(variables ?? {});
   const placeholders = names.length ? ` Placeholders you may write: ${names.map((name) => `%${name}%`).join(', ')}.` : '';
   const shape = (properties: Record<string, unknown>, required: string[]) => ({ type: 'object', properties, required, additionalProperties: false });
@@ -124,11 +128,11 @@ export function toolKit(setup: ToolSetup) {
     ...(toModelOutput ? { toModelOutput } : {}),
   });
   const record = (step: ReplayStep) => setup.record?.(step);
-  return { host, variables, timeout, callOptions, placeholders, shape, object, page, log, tool, record };
+  return { host, variables, timeout, callOptions, run, placeholders, shape, object, page, log, tool, record };
 }
 
 export function domTools(setup: ToolSetup): Record<string, ToolDef> {
-  const { host, variables, timeout, callOptions, placeholders, shape, object, page, log, tool, record } = toolKit(setup);
+  const { host, variables, timeout, callOptions, run, placeholders, shape, object, page, log, tool, record } = toolKit(setup);
   return {
     ariaTree: tool(
       'ariaTree',
@@ -177,7 +181,7 @@ export function domTools(setup: ToolSetup): Record<string, ToolDef> {
         const actions = [];
         const playwrightArguments = [];
         for (const step of found) {
-          const done = await host.act(step, { ...(variables ? { variables } : {}), timeout });
+          const done = await host.act(step, { ...(variables ? { variables } : {}), timeout, ...run });
           actions.push(done);
           playwrightArguments.push(...done.actions);
         }

@@ -3,6 +3,7 @@
 // imported: `ai` is an optional peer, and a TypeScript project without it must still resolve these.
 
 import type { Page } from '../../driver/page.js';
+import type { TokenBudget } from '../../types.js';
 import type { StagehandModelConfiguration } from '../model.js';
 import type { Variables } from '../types.js';
 
@@ -47,6 +48,8 @@ export interface AgentConfig {
   model?: StagehandModelConfiguration;
   /** The model of the act/extract/observe calls the tools make; `model` when absent, then the instance's. */
   executionModel?: StagehandModelConfiguration;
+  /** Token limits of each run (docs/agent.md, docs/budgets.md): its requests and its tools' act/extract/observe together. */
+  budget?: TokenBudget;
   /** `execute()` resolves an AI SDK stream result with `result` (a promise of the AgentResult). */
   stream?: boolean;
   mode?: AgentToolMode;
@@ -92,6 +95,8 @@ export interface AgentExecuteOptionsBase {
   messages?: AgentMessage[];
   /** Aborting it ends the run with AgentAbortError. */
   signal?: AbortSignal;
+  /** This run's token limits; its fields win over agent({ budget })'s. Past them the run rejects with BudgetExceededError. */
+  budget?: TokenBudget;
   /** Tool names to leave out (act, fillForm, ariaTree, extract, goto, scroll, keys, navback, screenshot, think, wait). */
   excludeTools?: string[];
   /** A zod object schema: the final answer carries `output` of that shape. */

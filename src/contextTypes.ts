@@ -41,3 +41,19 @@ export interface StagehandDomainPolicy {
   allowedDomains?: string[];
   blockedDomains?: string[];
 }
+
+/**
+ * A browser context's logins, as `context.storageState()` returns them and Playwright's
+ * `context.storageState()` writes them: every cookie, and each origin's localStorage.
+ * sessionStorage and IndexedDB are not part of it.
+ */
+export interface StorageState {
+  cookies: Cookie[];
+  origins: Array<{ origin: string; localStorage: Array<{ name: string; value: string }> }>;
+}
+
+/** Options of `sdk.newContext()` and `context.newContext()`. */
+export interface NewContextOptions {
+  /** Cookies and localStorage to start with, before the first navigation: a StorageState, or the path of its JSON file (Node). */
+  storageState?: StorageState | string;
+}

@@ -28,6 +28,7 @@ import type {
   ExtractSchema,
   InferSchema,
   ModelConfiguration,
+  NewContextOptions,
   ObserveOptions,
   ObserveResult,
   PageTextResult,
@@ -115,12 +116,13 @@ export class SdkCore {
    * A new browser context in this Sdk's browser, isolated from `sdk.context` and from every other:
    * its own cookies, storage, cache and pages (none open at first: `newPage()` opens one). Its pages
    * go to extract, act and observe as `page`. `close()` disposes it with everything in it; the
-   * others stay as they were. Ends with the Sdk too.
+   * others stay as they were. Ends with the Sdk too. `storageState` (an object, or a JSON file's
+   * path) gives it cookies and localStorage before its first navigation (docs/browsers.md).
    */
-  async newContext(): Promise<Context> {
+  async newContext(options?: NewContextOptions): Promise<Context> {
     const context = this.context;
     this.#browser?.connection.assertOpen('newContext()');
-    return context.newContext();
+    return context.newContext(options);
   }
 
   /** Process id of the browser this Sdk launched; undefined when attached or not running. */
@@ -168,6 +170,7 @@ export class SdkCore {
       closedRootWatch: opened.closedRootWatch,
       reader: READER_SOURCE,
       readFile: opened.readFile,
+      storage: opened.storage,
     });
     // The bridge server needs nothing from the context: start both at once.
     await Promise.all([
@@ -176,6 +179,7 @@ export class SdkCore {
         this.#bridge = bridge;
       }),
     ]);
+    if (this.#options.storageState !== undefined) await context.setStorageState(this.#options.storageState);
     // The contract's first step after init is context.pages()[0]: make sure there is one.
     if (context.pages().length === 0) await context.newPage();
     this.#context = context;

@@ -3,6 +3,7 @@
 // exports their types.
 
 import type { SdkBudget, TokenBudget } from './budgetTypes.js';
+import type { StorageState } from './contextTypes.js';
 
 export interface Viewport {
   width: number;
@@ -192,12 +193,10 @@ export interface SdkOptions {
    * many ms. Default 1500; 0 reads the page as it is. Not with HOSTED.
    */
   domSettleTimeout?: number;
-  /**
-   * Token limits of model requests (docs/budgets.md): `maxTokens` per operation (a call's own
-   * `budget.maxTokens` overrides it), `totalTokens` for the whole Sdk, an `account` to check and
-   * charge. A request that would pass one is not sent: BudgetExceededError. Not with HOSTED.
-   */
+  /** Token limits (docs/budgets.md): maxTokens per operation, totalTokens for the Sdk, an account; not with HOSTED. */
   budget?: SdkBudget;
+  /** Cookies and localStorage the Sdk's context starts with (docs/browsers.md): a StorageState, or the path of its JSON file (Node). */
+  storageState?: StorageState | string;
   /** Session parameters for HOSTED. */
   hostedSessionCreateParams?: {
     projectId?: string;

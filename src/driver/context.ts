@@ -1,9 +1,9 @@
 import type { Protocol } from 'devtools-protocol';
 import type { BrowserHandle } from '../browser/browser.js';
 import type { CdpSession } from '../cdp/session.js';
-import { ContextClosedError, InvalidOptionError, PageClosedError, PageNotFoundError, SdkError } from '../errors.js';
+import { ContextClosedError, InvalidOptionError, PageClosedError, PageNotFoundError, SdkError, SdkStateError } from '../errors.js';
 import type { Logger } from '../logger.js';
-import type { ClearCookieOptions, Cookie, CookieParam, DomainPolicy, StagehandDomainPolicy, Viewport } from '../types.js';
+import type { ClearCookieOptions, Cookie, CookieParam, DomainPolicy, NewContextOptions, StagehandDomainPolicy, StorageState, Viewport } from '../types.js';
 import type { CheckedPolicy } from '../util/domainPolicy.js';
 import { Emitter } from '../util/emitter.js';
 import { deferred, withDeadline, type Deferred } from '../util/time.js';
@@ -21,6 +21,7 @@ import { DomainGuard, releaseTarget } from './policy.js';
 import { applyPolicy, checkPolicyChange, stagehandPolicy } from './policyChange.js';
 import { addInitScript, checkHeaders, setExtraHeaders, SessionExtras } from './sessionExtras.js';
 import { milliseconds } from '../util/checks.js';
+import type { StorageKeeper } from './storageState.js';
 
 /** How long awaitActivePage() waits for a page on its way, unless told (Stagehand's default). */
 const AWAIT_ACTIVE_PAGE_MS = 2000;
@@ -58,6 +59,8 @@ export interface ContextOptions {
    * less the isolated ones.
    */
   browserContextId?: string;
+  /** Storage states (storageState.ts): given by the Node and hosted openers; tendril/extension leaves them out. */
+  storage?: typeof StorageKeeper;
 }
 
 /**
@@ -78,6 +81,7 @@ export class Context extends Emitter<{ page: Page }> {
   readonly #isolated = new Map<string, Context>();
   #offAttached: (() => void) | undefined;
   #closed = false;
+  readonly #storage: StorageKeeper | undefined;
   /** @internal The init scripts and extra headers of every page (sessionExtras.ts). */
   readonly extras = new SessionExtras();
   /** @internal See ContextOptions.closedRootWatch. */
@@ -120,6 +124,7 @@ export class Context extends Emitter<{ page: Page }> {
     super();
     this.#guard = options.policy ? new DomainGuard(options.policy, logger) : undefined;
     this.#policyOn = this.#guard !== undefined;
+    this.#storage = options.storage && new options.storage(this, browser.connection.rootSession, options);
   }
 
   /** @internal Attaches to the pages that exist and to every one that appears later. */
@@ -204,6 +209,16 @@ export class Context extends Emitter<{ page: Page }> {
     return clearCookies(this.#storageSession(), filter);
   }
 
+  /** Every cookie, and the localStorage of each origin the pages have been on: Playwright's storageState shape (docs/browsers.md). */
+  storageState(): Promise<StorageState> {
+    return this.setStorageState(undefined) as Promise<StorageState>;
+  }
+  /** @internal Puts a storage state in (an object, or a JSON file's path); with none, reads it. */
+  async setStorageState(state: unknown): Promise<StorageState | void> {
+    if (!this.#storage) throw new SdkStateError('Storage states are not in tendril/extension.');
+    return state === undefined ? this.#storage.read() : this.#storage.apply(state);
+  }
+
   /** The domainPolicy in force, in Stagehand's form; null for none. */
   getDomainPolicy(): StagehandDomainPolicy | null {
     return stagehandPolicy(this.guard?.policy);
@@ -222,10 +237,10 @@ export class Context extends Emitter<{ page: Page }> {
 
   /**
    * A new browser context, isolated from the others: its own cookies, storage, cache and pages, none
-   * open at first. Its domainPolicy is this context's at the time. See sdk.newContext().
+   * open at first, starting with `storageState` if given. Its domainPolicy is this context's. See sdk.newContext().
    */
-  async newContext(): Promise<Context> {
-    if (this.parent) return this.parent.newContext();
+  async newContext(options?: NewContextOptions): Promise<Context> {
+    if (this.parent) return this.parent.newContext(options);
     const root = this.browser.connection.rootSession;
     const browserContextId = await createBrowserContext(root);
     const policy = this.guard?.policy;
@@ -234,6 +249,7 @@ export class Context extends Emitter<{ page: Page }> {
     this.#isolated.set(browserContextId, context);
     try {
       await context.start();
+      if (options?.storageState !== undefined) await context.setStorageState(options.storageState);
     } catch (error) {
       await context.close();
       throw error;
@@ -344,8 +360,8 @@ export class Context extends Emitter<{ page: Page }> {
     const { targetId, type, url } = event.targetInfo;
     // Another Context's: it handles the target (resumes it, or keeps it) itself.
     if (!this.#takes(event.targetInfo.browserContextId)) return;
-    // A browser session is a connectURL() client's (see browser/cdpBridge.ts): not ours to detach.
-    if (type === 'browser') return;
+    // A browser session is a connectURL() client's (see browser/cdpBridge.ts): not ours to detach; a hidden page is our storage's.
+    if (type === 'browser' || this.#storage?.hidden.has(targetId)) return;
     if (type !== 'page') {
       releaseTarget(parent, session, this.guard);
       return;

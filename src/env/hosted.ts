@@ -3,6 +3,7 @@
 
 import { watchedAction } from '../driver/policy.js';
 import { parseRef } from '../driver/refs.js';
+import { StorageKeeper } from '../driver/storageState.js';
 import { xpathOfRef } from '../driver/refXPath.js';
 import { WATCH_SOURCE } from '../generated/watch.js';
 import { connectHosted, type HostedBrowser } from '../hosted/client/api.js';
@@ -36,6 +37,7 @@ export const hosted: Environment = {
       operations: hostedOperations(browser, options),
       closedRootWatch: WATCH_SOURCE,
       readFile: nodeReadFile(),
+      storage: StorageKeeper,
     };
   },
 };

@@ -7,6 +7,7 @@ import { attachToBrowser } from '../browser/attach.js';
 import type { BrowserHandle } from '../browser/browser.js';
 import { checkLaunchOptions } from '../browser/launchOptions.js';
 import { watchDownloads } from '../driver/download.js';
+import { StorageKeeper } from '../driver/storageState.js';
 import { WATCH_SOURCE } from '../generated/watch.js';
 import { InvalidOptionError } from '../errors.js';
 import type { Logger } from '../logger.js';
@@ -49,6 +50,7 @@ async function open(options: SdkOptions, logger: Logger, cdpTimeoutMs: number): 
       startBridge,
       closedRootWatch: WATCH_SOURCE,
       readFile: nodeReadFile(),
+      storage: StorageKeeper,
       ...(await downloads(browser, options.downloadsPath, launch.cdpUrl)),
     };
   } catch (error) {

@@ -50,6 +50,8 @@ export interface OpenedBrowser {
   readFile?: ContextOptions['readFile'];
   /** Where extract(instruction), act and observe run; absent: in this process (operations.ts). */
   operations?: Operations;
+  /** See ContextOptions.storage. */
+  storage?: ContextOptions['storage'];
 }
 
 export interface SdkBridge {

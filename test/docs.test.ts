@@ -78,6 +78,14 @@ describe('the docs', () => {
     expect(readme.length).toBeLessThan(12_000);
   });
 
+  it('do not repeat a page\'s title as a heading of it', () => {
+    for (const page of PAGES) {
+      const lines = readFileSync(path.join(ROOT, page), 'utf8').split('\n');
+      const title = lines.find((line) => line.startsWith('# '))?.slice(2);
+      expect(lines.filter((line) => /^#{2,} /.test(line) && line.replace(/^#+ /, '') === title), page).toEqual([]);
+    }
+  });
+
   it('type-check every TypeScript block against the package', () => {
     const ts = blocks.filter((block) => block.lang === 'ts');
     expect(ts.length).toBeGreaterThan(10);
@@ -141,6 +149,13 @@ describe('the docs', () => {
       }
     }
   }, 60_000);
+
+  it('run `npx tendril` in this clone, from a folder of it, as the pages write it', () => {
+    const dir = path.join(ROOT, 'test', '.docs-run');
+    mkdirSync(dir, { recursive: true });
+    const usage = execFileSync('npx', ['tendril', '--help'], { cwd: dir, encoding: 'utf8', env: { ...process.env, npm_config_yes: 'true' } });
+    expect(usage).toMatch(/^Usage: tendril <command>/);
+  }, 120_000);
 
   // One journey per page: its blocks in order, as a reader would run them in a clone.
   const journeys = [...new Set(blocks.filter((block) => block.marker && !block.marker.startsWith('skip')).map((block) => block.page))];

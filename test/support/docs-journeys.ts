@@ -2,10 +2,11 @@
 // journey) at a time: shell blocks through bash, TypeScript blocks through tsx. What a reader would
 // need the internet or a real key for comes from loopback instead, and nothing else is changed:
 //   - https://example.org (and a bare example.org) is a fixture page like it (docs-example.html);
-//   - the model is the fake model server: MODEL_BASE_URL and OPENAI_BASE_URL point at it, so the
-//     blocks' own `OPENAI_API_KEY=sk-…` and `--model` are what is sent;
-//   - the docs' ports (3000, 5005, 8931, 9333) are free ports of this run, and TARGET_URL (the serverless
-//     function's page, https://example.com/ by default) is the fixture page;
+//   - the model is the fake model server: MODEL_BASE_URL and OPENAI_BASE_URL point at it, and
+//     OPENAI_API_KEY holds a key, as a reader's shell would; the blocks' own `--model` is sent;
+//   - the docs' ports (3000, 5005, 8931, 9333) are free ports of this run (PORT too, the function's
+//     5005 by default), and TARGET_URL (the serverless function's page, https://example.com/ by
+//     default) is the fixture page;
 //   - `npx tendril` runs bin/tendril.js, the file npx runs in a clone (a test below runs npx itself).
 // A `start` block stays running, once it has printed what its marker says, until the page ends.
 
@@ -103,8 +104,9 @@ export async function runJourney(root: string, blocks: Block[]): Promise<void> {
     MODEL_BASE_URL: fake.url,
     OPENAI_BASE_URL: fake.url,
     TARGET_URL: page,
+    PORT: String(ports['5005']),
     MODEL_API_KEY: '',
-    OPENAI_API_KEY: '',
+    OPENAI_API_KEY: 'sk-docs-test',
     HOSTED_API_URL: '',
     HOSTED_API_KEY: '',
   };
@@ -122,7 +124,7 @@ export async function runJourney(root: string, blocks: Block[]): Promise<void> {
         const file = path.join(dir, `block${index}.ts`);
         writeFileSync(file, code);
         // From the root, so that `tendril` resolves to the source as the repository's tsconfig says.
-        running = start(process.execPath, ['--import', 'tsx', file], root, { ...env, OPENAI_API_KEY: 'sk-docs-test' });
+        running = start(process.execPath, ['--import', 'tsx', file], root, env);
       } else {
         running = start('bash', ['-e', '-o', 'pipefail', '-c', npx + code], dir, env);
       }

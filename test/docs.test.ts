@@ -1,45 +1,19 @@
 // The README and every page of docs/ keep their code honest: each TypeScript block type-checks
 // against the package's own types, each JSON block parses, and each shell block names npm scripts
 // that exist and `tendril` commands and flags that the command line knows. The blocks a reader is
-// meant to run are run (docs-journeys.ts): every shell block says, in an HTML comment before it,
+// meant to run are run by docs-journeys.test.ts: every shell block says, in an HTML comment before it,
 // whether it is run (`<!-- test: run -->`), started and left running for the page's later blocks
 // (`<!-- test: start "what it prints once ready" -->`) or skipped, and why (`<!-- test: skip (…) -->`).
 
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runJourney, type Block } from './support/docs-journeys.js';
+import { BLOCKS, PAGES, ROOT } from './support/docs-pages.js';
 
-const ROOT = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
-const EXAMPLES = readdirSync(path.join(ROOT, 'examples')).filter((name) => existsSync(path.join(ROOT, 'examples', name, 'README.md')));
-const PAGES = [
-  'README.md',
-  ...readdirSync(path.join(ROOT, 'docs')).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`),
-  ...EXAMPLES.map((name) => `examples/${name}/README.md`),
-];
 // Inside the repository, so that the checked blocks resolve `tendril` as the repository's tsconfig says.
 const WORK = path.join(ROOT, 'test', '.docs-blocks');
-
-function blocksOf(page: string): Block[] {
-  const lines = readFileSync(path.join(ROOT, page), 'utf8').split('\n');
-  const out: Block[] = [];
-  let open: Block | undefined;
-  for (const [index, line] of lines.entries()) {
-    const fence = /^```(\w*)\s*$/.exec(line);
-    const before = lines.slice(0, index).reverse().find((each) => each.trim() !== '');
-    const marker = /^<!-- test: (.*) -->$/.exec(before?.trim() ?? '')?.[1];
-    if (fence && !open) open = { page, line: index + 1, lang: fence[1] ?? '', code: '', marker };
-    else if (fence && open) {
-      out.push(open);
-      open = undefined;
-    } else if (open) open.code += `${line}\n`;
-  }
-  return out;
-}
-
-const blocks = PAGES.flatMap(blocksOf);
+const blocks = BLOCKS;
 
 /**
  * What a block may use without declaring it: the names the pages' prose introduces (an Sdk, its
@@ -149,27 +123,4 @@ describe('the docs', () => {
       }
     }
   }, 60_000);
-
-  it('run `npx tendril` in this clone, from a folder of it, as the pages write it', () => {
-    const dir = path.join(ROOT, 'test', '.docs-run');
-    mkdirSync(dir, { recursive: true });
-    const usage = execFileSync('npx', ['tendril', '--help'], { cwd: dir, encoding: 'utf8', env: { ...process.env, npm_config_yes: 'true' } });
-    expect(usage).toMatch(/^Usage: tendril <command>/);
-  }, 120_000);
-
-  // One journey per page: its blocks in order, as a reader would run them in a clone.
-  const journeys = [...new Set(blocks.filter((block) => block.marker && !block.marker.startsWith('skip')).map((block) => block.page))];
-  it('have runnable blocks on the pages of each journey', () => {
-    expect(journeys).toEqual(expect.arrayContaining(['docs/cli.md', 'docs/hosted.md', 'docs/function.md', 'docs/mcp.md', 'docs/migrating-from-stagehand-3.md', 'examples/extension/README.md']));
-  });
-  for (const page of journeys) {
-    it(`${page}: the commands run as written`, async () => {
-      await runJourney(ROOT, blocks.filter((block) => block.page === page && block.marker && !block.marker.startsWith('skip')));
-      if (page === 'examples/extension/README.md') {
-        // What the page says the build makes is what it makes (to a rounding).
-        const said = Number(/`worker\.js` comes to about ([\d.]+) MB/.exec(readFileSync(path.join(ROOT, page), 'utf8'))![1]) * 1e6;
-        expect(Math.abs(statSync(path.join(ROOT, 'dist', 'extension', 'worker.js')).size - said) / said).toBeLessThan(0.05);
-      }
-    }, 300_000);
-  }
 });

@@ -17,16 +17,9 @@ import { createServer, type AddressInfo } from 'node:net';
 import path from 'node:path';
 import { expect } from 'vitest';
 import { startFixtureServers } from '../fixtures/server.js';
+import type { Block } from './docs-pages.js';
 import { startFakeModel, type FakeRequest } from './fake-model.js';
 
-export interface Block {
-  page: string;
-  line: number;
-  lang: string;
-  code: string;
-  /** What the HTML comment before the block says: `run`, `start "…"`, `skip (…)`. */
-  marker?: string;
-}
 
 const BLOCK_DEADLINE_MS = 120_000;
 

@@ -173,6 +173,22 @@ describe('tendril text and tendril extract', () => {
     }
   });
 
+  it('says so, and exits 1, when a hosted server refuses the page (a loopback one, without HOSTED_ALLOW_NETWORKS)', async () => {
+    const hosted = await startHostedServer(
+      readServerConfig({ PORT: '0', HOSTED_API_KEYS: 'cli-hosted-key', CHROME_PATH: CHROME, CHROME_ARGS: TEST_ARGS.join(' ') }),
+      new Logger({ verbose: 0, disablePino: true }),
+    );
+    try {
+      const refused = await finished(run(['text', fixtures.a.url('extract-shop.html'), '--hosted'], { ...env(), HOSTED_API_KEY: 'cli-hosted-key', HOSTED_API_URL: hosted.url }));
+      expect(refused.code).toBe(1);
+      expect(refused.stdout).toBe('');
+      expect(refused.stderr).toMatch(/UrlNotAllowedError: The hosted server refused http:\/\/127\.0\.0\.1:\d+\/extract-shop\.html: 127\.0\.0\.1 is on a private, loopback or link-local network\. .*HOSTED_ALLOW_NETWORKS/);
+      expect(hosted.sessions.activeCount).toBe(0);
+    } finally {
+      await hosted.close();
+    }
+  }, 60_000);
+
   it('exits 2 on bad input, 3 when the model fails or does not fit the schema, 1 when the page cannot be reached', async () => {
     const page = fixtures.a.url('extract-shop.html');
     const schemaFile = path.join(dir, 'count.json');

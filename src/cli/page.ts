@@ -3,7 +3,7 @@
 // goes to stdout (text, or JSON), progress to stderr.
 
 import { readFile } from 'node:fs/promises';
-import { InvalidOptionError, MissingLLMConfigurationError } from '../errors.js';
+import { InvalidOptionError, MissingLLMConfigurationError, UrlNotAllowedError } from '../errors.js';
 import { parseModelConfiguration } from '../llm/config.js';
 import { apiKeyFor, keyVariables, languageModel } from '../llm/providers.js';
 import { schemaFromJson } from '../extract/jsonSchemaInput.js';
@@ -88,7 +88,16 @@ async function onPage<T>(options: SdkOptions, url: string, progress: Progress, w
     progress.step(Sdk.environment(options).startStep(options));
     await sdk.init();
     progress.step(`Opening ${url}…`);
-    await sdk.context.pages()[0]!.goto(url);
+    const response = await sdk.context.pages()[0]!.goto(url);
+    // A hosted server answers a page its sessions may not reach with a 403 page of its own: not the page asked for.
+    const refused = response?.headers()['x-tendril-refused'];
+    if (refused) {
+      throw new UrlNotAllowedError(
+        `The hosted server refused ${url}: ${refused}. A server of your own reaches this machine and private networks ` +
+          'once started with HOSTED_ALLOW_NETWORKS naming them (e.g. 127.0.0.0/8; docs/hosted.md).',
+        url,
+      );
+    }
     return await work(sdk);
   } finally {
     progress.stop();

@@ -14,7 +14,8 @@ export const DomainPolicy = z.object({
 export type DomainPolicy = z.infer<typeof DomainPolicy>;
 
 export const CreateSessionRequest = z.object({
-  projectId: z.string().min(1),
+  /** A label for the session, for services that bill or group by project; Tendril's own server has no projects and only echoes it. */
+  projectId: z.string().min(1).optional(),
   region: z.string().min(1).optional(),
   /** Keep the session when the client closes; it ends at `timeout` or on release. */
   keepAlive: z.boolean().optional(),
@@ -39,7 +40,7 @@ export const Session = z.object({
   id: z.string(),
   status: SessionStatus,
   region: z.string(),
-  projectId: z.string(),
+  projectId: z.string().optional(),
   /** ws(s)://…/v1/sessions/<id>/cdp?token=<signed, expiring token>: this session's browser only. */
   connectUrl: z.string(),
   createdAt: z.string(),

@@ -139,7 +139,7 @@ export interface SdkOptions {
   extension?: ExtensionOptions;
   /** Hosted-browser account key (HOSTED only). Default: `HOSTED_API_KEY`. */
   apiKey?: string;
-  /** Hosted-browser project (HOSTED only). Default: `HOSTED_PROJECT_ID`. */
+  /** Hosted-browser project (HOSTED only; optional: Tendril's own server has no projects and only echoes it). Default: `HOSTED_PROJECT_ID`. */
   projectId?: string;
   /** Base URL of the hosted-browser service (HOSTED only). Default: `HOSTED_API_URL`. */
   hostedApiUrl?: string;

@@ -119,6 +119,23 @@ describe('tendril text and tendril extract', () => {
     expect(JSON.parse(shaped.stdout)).toEqual({ title: 'Tendril Shop', link: `${fixtures.a.origin}/products/widget-a?ref=list` });
   });
 
+  it('extract asks no key of a --base-url server, and without either says so before any browser starts', async () => {
+    // A server at --base-url may need no key: none of ours is sent, and a bare loopback address is http://.
+    fake.reset();
+    fake.script([{ json: { extraction: 'keyless' } }]);
+    const keyless = { ...env(), MODEL_API_KEY: '', OPENAI_API_KEY: '', MODEL_BASE_URL: '' };
+    const bare = fixtures.a.url('extract-shop.html').replace(/^http:\/\//, '');
+    const local = await finished(run(['extract', bare, 'How many widgets?', '--base-url', fake.url], keyless));
+    expect(local.stderr).toContain(`Opening ${fixtures.a.url('extract-shop.html')}`);
+    expect([local.code, JSON.parse(local.stdout)]).toEqual([0, { extraction: 'keyless' }]);
+    expect(fake.requests[0]!.headers.authorization).toBe('Bearer unused');
+    // Without a key or a --base-url, it says so before any browser starts, in the command line's words.
+    const noKey = await finished(run(['extract', bare, 'How many widgets?'], keyless));
+    expect(noKey.code).toBe(2);
+    expect(noKey.stderr).toMatch(/No API key for openai\/gpt-4\.1-mini: set MODEL_API_KEY \(or OPENAI_API_KEY\)\..*--base-url/);
+    expect(noKey.stderr).not.toMatch(/Opening|Starting Chromium|apiKey/);
+  }, 60_000);
+
   it('reads through a Chrome it attaches to (--cdp-url) and through the hosted service (--hosted), where the cache answers the second time', async () => {
     const chrome = await startDebugChrome();
     try {
@@ -139,7 +156,7 @@ describe('tendril text and tendril extract', () => {
     try {
       fake.reset();
       fake.script(() => ({ json: { extraction: 'three widgets' } }));
-      const hostedEnv = { ...env(), HOSTED_API_KEY: 'cli-hosted-key', HOSTED_PROJECT_ID: 'cli', HOSTED_API_URL: hosted.url };
+      const hostedEnv = { ...env(), HOSTED_API_KEY: 'cli-hosted-key', HOSTED_PROJECT_ID: '', HOSTED_API_URL: hosted.url }; // no project: the server has none
       const args = ['extract', fixtures.a.url('extract-shop.html'), 'How many widgets?', '--hosted'];
       const first = await finished(run(args, hostedEnv));
       expect(first.code).toBe(0);
@@ -155,6 +172,22 @@ describe('tendril text and tendril extract', () => {
       await hosted.close();
     }
   });
+
+  it('says so, and exits 1, when a hosted server refuses the page (a loopback one, without HOSTED_ALLOW_NETWORKS)', async () => {
+    const hosted = await startHostedServer(
+      readServerConfig({ PORT: '0', HOSTED_API_KEYS: 'cli-hosted-key', CHROME_PATH: CHROME, CHROME_ARGS: TEST_ARGS.join(' ') }),
+      new Logger({ verbose: 0, disablePino: true }),
+    );
+    try {
+      const refused = await finished(run(['text', fixtures.a.url('extract-shop.html'), '--hosted'], { ...env(), HOSTED_API_KEY: 'cli-hosted-key', HOSTED_API_URL: hosted.url }));
+      expect(refused.code).toBe(1);
+      expect(refused.stdout).toBe('');
+      expect(refused.stderr).toMatch(/UrlNotAllowedError: The hosted server refused http:\/\/127\.0\.0\.1:\d+\/extract-shop\.html: 127\.0\.0\.1 is on a private, loopback or link-local network\. .*HOSTED_ALLOW_NETWORKS/);
+      expect(hosted.sessions.activeCount).toBe(0);
+    } finally {
+      await hosted.close();
+    }
+  }, 60_000);
 
   it('exits 2 on bad input, 3 when the model fails or does not fit the schema, 1 when the page cannot be reached', async () => {
     const page = fixtures.a.url('extract-shop.html');

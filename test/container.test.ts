@@ -82,8 +82,9 @@ describe('the Dockerfile', () => {
   it('runs the server itself as PID 1 (exec form), stops it with SIGTERM, and checks its health on /healthz', () => {
     const entry = JSON.parse(last('ENTRYPOINT')!.args) as string[];
     expect(entry).toEqual(['node', 'dist/cli.js', 'hosted', 'serve']);
-    // The file npm's build writes and the package's bin names.
-    expect((JSON.parse(read('package.json')) as { bin: Record<string, string> }).bin.tendril).toBe('./dist/cli.js');
+    // The file npm's build writes, which the package's bin runs where there is no source beside it (bin/tendril.js).
+    expect((JSON.parse(read('package.json')) as { bin: Record<string, string> }).bin.tendril).toBe('./bin/tendril.js');
+    expect(read('bin/tendril.js')).toContain("await import('../dist/cli.js')");
     expect(last('STOPSIGNAL')?.args).toBe('SIGTERM');
     expect(last('HEALTHCHECK')?.args).toMatch(/\/healthz/);
   });

@@ -1,41 +1,19 @@
 // The README and every page of docs/ keep their code honest: each TypeScript block type-checks
 // against the package's own types, each JSON block parses, and each shell block names npm scripts
-// that exist and `tendril` commands and flags that the command line knows.
+// that exist and `tendril` commands and flags that the command line knows. The blocks a reader is
+// meant to run are run by docs-journeys.test.ts: every shell block says, in an HTML comment before it,
+// whether it is run (`<!-- test: run -->`), started and left running for the page's later blocks
+// (`<!-- test: start "what it prints once ready" -->`) or skipped, and why (`<!-- test: skip (…) -->`).
 
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { BLOCKS, PAGES, ROOT } from './support/docs-pages.js';
 
-const ROOT = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
-const PAGES = ['README.md', ...readdirSync(path.join(ROOT, 'docs')).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`)];
 // Inside the repository, so that the checked blocks resolve `tendril` as the repository's tsconfig says.
 const WORK = path.join(ROOT, 'test', '.docs-blocks');
-
-interface Block {
-  page: string;
-  line: number;
-  lang: string;
-  code: string;
-}
-
-function blocksOf(page: string): Block[] {
-  const lines = readFileSync(path.join(ROOT, page), 'utf8').split('\n');
-  const out: Block[] = [];
-  let open: Block | undefined;
-  for (const [index, line] of lines.entries()) {
-    const fence = /^```(\w*)\s*$/.exec(line);
-    if (fence && !open) open = { page, line: index + 1, lang: fence[1] ?? '', code: '' };
-    else if (fence && open) {
-      out.push(open);
-      open = undefined;
-    } else if (open) open.code += `${line}\n`;
-  }
-  return out;
-}
-
-const blocks = PAGES.flatMap(blocksOf);
+const blocks = BLOCKS;
 
 /**
  * What a block may use without declaring it: the names the pages' prose introduces (an Sdk, its
@@ -72,6 +50,14 @@ describe('the docs', () => {
     const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
     for (const page of PAGES.filter((each) => each.startsWith('docs/'))) expect(readme).toContain(`(${page})`);
     expect(readme.length).toBeLessThan(12_000);
+  });
+
+  it('do not repeat a page\'s title as a heading of it', () => {
+    for (const page of PAGES) {
+      const lines = readFileSync(path.join(ROOT, page), 'utf8').split('\n');
+      const title = lines.find((line) => line.startsWith('# '))?.slice(2);
+      expect(lines.filter((line) => /^#{2,} /.test(line) && line.replace(/^#+ /, '') === title), page).toEqual([]);
+    }
   });
 
   it('type-check every TypeScript block against the package', () => {
@@ -124,6 +110,8 @@ describe('the docs', () => {
     };
     const sh = blocks.filter((block) => block.lang === 'sh');
     expect(sh.length).toBeGreaterThan(3);
+    // Every shell block says whether it runs here, and if not, why.
+    expect(sh.filter((block) => !/^(run|start "[^"]+"|skip \(.+\))$/.test(block.marker ?? '')).map((block) => `${block.page}:${block.line}`)).toEqual([]);
     for (const block of sh) {
       const where = `${block.page}:${block.line}`;
       for (const [, script] of block.code.matchAll(/npm run ([\w:-]+)/g)) expect(scripts, `${where}: npm run ${script}`).toContain(script);

@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { parseBlockList } from '../src/hosted/server/adblock.js';
+import { AdBlocker, parseBlockList } from '../src/hosted/server/adblock.js';
 import { readServerConfig, splitArgs } from '../src/hosted/server/config.js';
 import { startHostedServer } from '../src/hosted/server/http.js';
 import { InvalidOptionError, Sdk } from '../src/index.js';
@@ -43,6 +43,21 @@ describe('hosted server configuration', () => {
       '1.2.3.4 mapped.example.com',
     ].join('\n');
     expect(parseBlockList(list).sort()).toEqual(['ads.example.com', 'plain.example.org', 'rule.example.io', 'tracker.example.net']);
+  });
+
+  it('blocks ads with a built-in list where @ghostery/trackerdb is not installed, and with the database where it is', async () => {
+    const lines: string[] = [];
+    const logger = new Logger({ verbose: 1, disablePino: true, logger: (line) => void lines.push(line.message) });
+    const notInstalled = (name: string): string => {
+      throw Object.assign(new Error(`Cannot find module '${name}'`), { code: 'MODULE_NOT_FOUND' });
+    };
+    const builtIn = await AdBlocker.start(undefined, logger, notInstalled);
+    expect(['ads.doubleclick.net', 'securepubads.g.doubleclick.net', 'www.google-analytics.com'].map((host) => builtIn.blocks(host))).toEqual([true, true, true]);
+    expect(['example.org', 'www.google.com', 'doubleclick.net.example.org'].map((host) => builtIn.blocks(host))).toEqual([false, false, false]);
+    expect(lines.join('\n')).toMatch(/short built-in list .*npm install @ghostery\/trackerdb/);
+    // The database (a dev dependency here) lists far more: a tracker the built-in list leaves out.
+    const database = await AdBlocker.start(undefined, logger);
+    expect([builtIn.blocks('mmtro.com'), database.blocks('mmtro.com')]).toEqual([false, true]);
   });
 
   it('refuses numbers that are not numbers, an empty key list, and a URL that is not one', () => {

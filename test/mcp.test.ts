@@ -77,6 +77,9 @@ describe('tendril mcp over stdio', () => {
       // navigate: a short confirmation, no page text unless asked.
       const opened = await ok(client, 'navigate', { url: fixtures.a.url('frames.html') });
       expect(opened).toBe(`Opened ${fixtures.a.url('frames.html')} (HTTP 200). Title: "Frames"`);
+      // A bare loopback address is taken as http:// (a public host would be https://).
+      const bare = await ok(client, 'navigate', { url: fixtures.a.url('frames.html').replace(/^http:\/\//, '') });
+      expect(bare).toBe(`Opened ${fixtures.a.url('frames.html')} (HTTP 200). Title: "Frames"`);
 
       // page_text: the out-of-process iframe and the closed shadow root inside it are read.
       const text = await ok(client, 'page_text');
@@ -278,6 +281,13 @@ describe('tendril mcp --port (Streamable HTTP)', () => {
       server.child.kill('SIGKILL');
     }
   }, 90_000);
+
+  it('lists every tool in its --help', async () => {
+    const help = runScript('src/cli/main.ts', ['mcp', '--help'], browserEnv());
+    expect(await help.exit).toBe(0);
+    const listed = /Tools: ([\w, ]+)\./.exec(help.stdout().replace(/\s+/g, ' '))?.[1]?.split(', ');
+    expect(listed?.sort()).toEqual(TOOLS);
+  });
 
   it('refuses a wrong command line: --token without --port, a bad port, a bad --model-timeout', async () => {
     const noPort = runScript('src/cli/main.ts', ['mcp', '--token', 'x'], browserEnv());

@@ -11,7 +11,8 @@ describe('protocol schemas', () => {
     const full = { projectId: 'p1', region: 'local', keepAlive: true, timeout: 60_000, browserSettings: { blockAds: true, viewport: { width: 1280, height: 720 } } };
     expect(wire.CreateSessionRequest.parse(full)).toEqual(full);
     expect(wire.CreateSessionRequest.parse({ projectId: 'p1' })).toEqual({ projectId: 'p1' });
-    for (const bad of [{}, { projectId: '' }, { projectId: 'p', timeout: -1 }, { projectId: 'p', browserSettings: { viewport: { width: 5, height: 720 } } }]) {
+    expect(wire.CreateSessionRequest.parse({})).toEqual({});
+    for (const bad of [{ projectId: '' }, { projectId: 'p', timeout: -1 }, { projectId: 'p', browserSettings: { viewport: { width: 5, height: 720 } } }]) {
       expect(wire.CreateSessionRequest.safeParse(bad).success, JSON.stringify(bad)).toBe(false);
     }
     expect(wire.UpdateSessionRequest.safeParse({ status: 'REQUEST_RELEASE' }).success).toBe(true);

@@ -6,16 +6,29 @@ import path from 'node:path';
 import { isIP } from 'node:net';
 import { splitArgs } from '../hosted/server/config.js';
 import { runMcpServer } from '../mcp/server.js';
+import { TOOL_NAMES } from '../mcp/tools/index.js';
 import { DEFAULT_MODEL_TIMEOUT_MS } from '../llm/ask.js';
 import type { SdkOptions } from '../types.js';
 import { parseFlags, parsePort, UsageError } from './usage.js';
 
+/** `text` in lines of at most 100 characters, the lines after the first indented by `indent`. */
+function wrap(text: string, indent: number): string {
+  const lines = [''];
+  for (const word of text.split(' ')) {
+    const line = lines[lines.length - 1]!;
+    if (line && indent + line.length + 1 + word.length > 100) lines.push(word);
+    else lines[lines.length - 1] = line ? `${line} ${word}` : word;
+  }
+  return lines.join(`\n${' '.repeat(indent)}`);
+}
+
 export const MCP_USAGE = `tendril mcp [flags]
 
-Runs Tendril as an MCP server: tools navigate, page_text, find, extract, act, observe, tabs,
-screenshot, back and context, on one browser started at the first tool call, each client in a
+Runs Tendril as an MCP server on one browser, started at the first tool call, each client in a
 browser context of its own. Speaks stdio unless --port is given. MCP clients start it with:
 { "command": "npx", "args": ["tendril", "mcp"] }.
+
+Tools: ${wrap(`${TOOL_NAMES.join(', ')}.`, 'Tools: '.length)}
 
 Transport:
   --port N             serve Streamable HTTP at http://HOST:N/mcp instead of stdio (0: any free port)
@@ -28,7 +41,7 @@ Clients:
                        (default 1800000, 30 minutes; 0: never)
 Browser (default: a local Chrome or Chromium, found as the library finds it, or CHROME_PATH):
   --cdp-url URL        attach to a running Chrome (ws://…, http://host:port, or a DevToolsActivePort path)
-  --hosted             use the hosted service: HOSTED_API_KEY, HOSTED_PROJECT_ID, HOSTED_API_URL
+  --hosted             use the hosted service: HOSTED_API_URL, HOSTED_API_KEY (HOSTED_PROJECT_ID optional)
   --chrome-args ARGS   extra switches for a launched Chromium (default CHROME_ARGS)
 Model (extract, observe, act with an instruction):
   --model NAME         provider/model (default MODEL_NAME, else openai/gpt-4.1-mini); the key from

@@ -3,16 +3,19 @@
 // goes to stdout (text, or JSON), progress to stderr.
 
 import { readFile } from 'node:fs/promises';
-import { InvalidOptionError } from '../errors.js';
+import { InvalidOptionError, MissingLLMConfigurationError, UrlNotAllowedError } from '../errors.js';
+import { parseModelConfiguration } from '../llm/config.js';
+import { apiKeyFor, keyVariables, languageModel } from '../llm/providers.js';
 import { schemaFromJson } from '../extract/jsonSchemaInput.js';
 import { Sdk } from '../sdk.js';
 import type { ModelConfiguration, SdkOptions } from '../types.js';
+import { withScheme } from '../util/bareUrl.js';
 import { Progress } from './progress.js';
 import { parseFlags, UsageError } from './usage.js';
 
 const BROWSER_FLAGS = `Browser (default: a local Chrome or Chromium, found as the library finds it, or CHROME_PATH):
   --cdp-url URL        attach to a running Chrome (ws://…, http://host:port, or a DevToolsActivePort path)
-  --hosted             use the hosted service: HOSTED_API_KEY, HOSTED_PROJECT_ID, HOSTED_API_URL
+  --hosted             use the hosted service: HOSTED_API_URL, HOSTED_API_KEY (HOSTED_PROJECT_ID optional)
 Other:
   --selector S         read only this element's subtree (XPath or CSS)
   --timeout MS         deadline of the whole read
@@ -53,12 +56,12 @@ function parse<T extends Record<string, { type: 'string' | 'boolean'; short?: st
   return parseFlags(argv, options, usage, true);
 }
 
-/** A bare host (example.org/page) is taken as https://; anything else must parse as a URL. */
+/** A bare host is taken as https:// (example.org/page), or http:// when local (127.0.0.1:8765); anything else must parse as a URL. */
 function pageUrl(raw: string | undefined, usage: string): string {
   if (!raw) throw new UsageError('Give the URL of the page.', usage);
-  const withScheme = /^[a-z][a-z0-9+.-]*:/i.test(raw) ? raw : `https://${raw}`;
-  if (!URL.canParse(withScheme)) throw new UsageError(`${JSON.stringify(raw)} is not a URL.`, usage);
-  return withScheme;
+  const url = withScheme(raw);
+  if (!URL.canParse(url)) throw new UsageError(`${JSON.stringify(raw)} is not a URL.`, usage);
+  return url;
 }
 
 function timeoutOf(raw: string | undefined, usage: string): number | undefined {
@@ -85,7 +88,16 @@ async function onPage<T>(options: SdkOptions, url: string, progress: Progress, w
     progress.step(Sdk.environment(options).startStep(options));
     await sdk.init();
     progress.step(`Opening ${url}…`);
-    await sdk.context.pages()[0]!.goto(url);
+    const response = await sdk.context.pages()[0]!.goto(url);
+    // A hosted server answers a page its sessions may not reach with a 403 page of its own: not the page asked for.
+    const refused = response?.headers()['x-tendril-refused'];
+    if (refused) {
+      throw new UrlNotAllowedError(
+        `The hosted server refused ${url}: ${refused}. A server of your own reaches this machine and private networks ` +
+          'once started with HOSTED_ALLOW_NETWORKS naming them (e.g. 127.0.0.0/8; docs/hosted.md).',
+        url,
+      );
+    }
     return await work(sdk);
   } finally {
     progress.stop();
@@ -125,13 +137,13 @@ export async function extractCommand(argv: string[]): Promise<number> {
   const timeout = timeoutOf(values.timeout, EXTRACT_USAGE);
   const schema = values.schema ? schemaFromJson(await readJsonFile(values.schema)) : undefined;
   const env = process.env;
-  const model: ModelConfiguration = {
+  const model = {
     modelName: values.model ?? (env.MODEL_NAME?.trim() || 'openai/gpt-4.1-mini'),
     apiKey: env.MODEL_API_KEY?.trim() || undefined,
     baseURL: values['base-url'] ?? (env.MODEL_BASE_URL?.trim() || undefined),
   };
   const progress = new Progress(process.stderr, values.quiet === true || values.verbose === true);
-  const result = await onPage(sdkOptions(values, EXTRACT_USAGE, model), url, progress, (sdk) => {
+  const result = await onPage(sdkOptions(values, EXTRACT_USAGE, await checkedModel(model, values.hosted === true)), url, progress, (sdk) => {
     progress.step(`Asking ${model.modelName}…`);
     const callOptions = { selector: values.selector, timeout };
     return schema ? sdk.extract(instruction, schema, callOptions) : sdk.extract(instruction, callOptions);
@@ -145,6 +157,31 @@ export async function extractCommand(argv: string[]): Promise<number> {
   }
   process.stdout.write(`${JSON.stringify(data, null, 2)}\n`);
   return 0;
+}
+
+/**
+ * The model, checked before a browser starts. A server at --base-url may need no key (a local one
+ * seldom does): without one, none is sent. With --hosted the server builds the model, with its own
+ * key when the command line has none.
+ */
+async function checkedModel(model: ModelConfiguration & object, hosted: boolean): Promise<ModelConfiguration> {
+  if (hosted) return model;
+  const spec = parseModelConfiguration(model)!;
+  const variables = keyVariables(spec.provider);
+  if (variables && !apiKeyFor(spec)) {
+    if (!spec.baseURL) {
+      throw new MissingLLMConfigurationError(
+        `No API key for ${model.modelName}: set MODEL_API_KEY (or ${variables.join(' or ')}). For a model server of your own, ` +
+          'give its address with --base-url (or MODEL_BASE_URL), e.g. --model openai-compatible/<name> --base-url http://127.0.0.1:8000/v1.',
+      );
+    }
+    // The AI SDK's providers want some key; a server that asks for none ignores it.
+    spec.apiKey = 'unused';
+    model = { ...model, apiKey: spec.apiKey };
+  }
+  // Any other problem of the model's (an unknown provider, its package missing) shows now too.
+  await languageModel(spec);
+  return model;
 }
 
 async function readJsonFile(file: string): Promise<unknown> {

@@ -74,6 +74,12 @@ const importOptional = (name: string): Promise<Record<string, unknown>> => impor
 
 const cache = new Map<string, Promise<ModelObject>>();
 
+/** The environment variables a provider's key is read from; undefined for providers that need no key (local servers) or are unknown. */
+export function keyVariables(provider: string): string[] | undefined {
+  const info = providerInfo(provider);
+  return info?.kind === 'hosted' ? info.env : undefined;
+}
+
 /** The key a call would use: the configured one, else the provider's environment variable. */
 export function apiKeyFor(spec: ModelSpec): string | undefined {
   const info = providerInfo(spec.provider);

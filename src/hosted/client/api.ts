@@ -169,7 +169,6 @@ export async function connectHosted(options: SdkOptions, logger: Logger, connect
   const projectId = params.projectId ?? options.projectId ?? envVar('HOSTED_PROJECT_ID');
   const baseUrl = (options.hostedApiUrl ?? envVar('HOSTED_API_URL'))?.replace(/\/+$/, '');
   if (!apiKey) throw new InvalidOptionError('env "HOSTED" needs an API key: pass `apiKey` or set HOSTED_API_KEY.');
-  if (!projectId) throw new InvalidOptionError('env "HOSTED" needs a project: pass `projectId` or set HOSTED_PROJECT_ID.');
   if (!baseUrl || !/^https?:\/\//.test(baseUrl)) {
     throw new InvalidOptionError('env "HOSTED" needs the service URL: pass `hostedApiUrl` or set HOSTED_API_URL (http:// or https://).');
   }

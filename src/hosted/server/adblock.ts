@@ -5,13 +5,15 @@
 //
 // The host list: BLOCK_LIST_FILE (hosts-file lines, bare domains, or `||domain^` rules), else the
 // advertising and analytics domains of Ghostery's tracker database (@ghostery/trackerdb, an optional
-// peer; its data is licensed CC-BY-NC-SA 4.0). Read from disk once, never fetched.
+// peer; its data is licensed CC-BY-NC-SA 4.0), else a short list of our own (adHosts.ts), so that
+// blockAds works on every server. Read from disk once, never fetched.
 
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { InvalidOptionError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
+import { BUILT_IN_AD_HOSTS } from './adHosts.js';
 
 const TRACKERDB = '@ghostery/trackerdb';
 const BLOCKED_CATEGORIES = new Set(['advertising', 'site_analytics', 'pornvertising']);
@@ -31,15 +33,16 @@ export function parseBlockList(text: string): string[] {
   return [...hosts];
 }
 
-async function trackerDbHosts(): Promise<string[]> {
+/** Where a package's entry is, as Node would find it from here; throws when it is not installed. */
+export type Resolve = (name: string) => string;
+
+/** The tracker database's ad and analytics domains, or undefined when it is not installed. */
+async function trackerDbHosts(resolve: Resolve): Promise<string[] | undefined> {
   let entry: string;
   try {
-    entry = createRequire(import.meta.url).resolve(TRACKERDB);
+    entry = resolve(TRACKERDB);
   } catch {
-    throw new InvalidOptionError(
-      `blockAds needs a block list, and none is installed: run \`npm install ${TRACKERDB}\` next to the server (its data is CC-BY-NC-SA 4.0), ` +
-        'or set BLOCK_LIST_FILE to a hosts file of your own.',
-    );
+    return undefined;
   }
   // The package exports only its engine; the plain JSON export sits beside it in dist/.
   const file = path.join(path.dirname(entry), '..', 'trackerdb.json');
@@ -53,10 +56,14 @@ async function trackerDbHosts(): Promise<string[]> {
 export class AdBlocker {
   private constructor(private readonly hosts: Set<string>) {}
 
-  static async start(listFile: string | undefined, logger: Logger): Promise<AdBlocker> {
-    const hosts = listFile ? parseBlockList(await readList(listFile)) : await trackerDbHosts();
+  static async start(listFile: string | undefined, logger: Logger, resolve: Resolve = createRequire(import.meta.url).resolve): Promise<AdBlocker> {
+    const listed = listFile ? parseBlockList(await readList(listFile)) : await trackerDbHosts(resolve);
+    const [hosts, source] = listed ? [listed, listFile ? 'BLOCK_LIST_FILE' : TRACKERDB] : [BUILT_IN_AD_HOSTS, 'built-in'];
     if (!hosts.length) throw new InvalidOptionError(`The block list ${listFile ?? TRACKERDB} has no hosts in it.`);
-    logger.info('hosted', 'Ad and tracker blocking ready', { hosts: hosts.length, source: listFile ? 'BLOCK_LIST_FILE' : TRACKERDB });
+    logger.info('hosted', 'Ad and tracker blocking ready', { hosts: hosts.length, source });
+    if (!listed) {
+      logger.info('hosted', `blockAds uses a short built-in list of ${hosts.length} ad and analytics domains: for thousands, \`npm install ${TRACKERDB}\` (CC-BY-NC-SA 4.0) or set BLOCK_LIST_FILE.`);
+    }
     return new AdBlocker(new Set(hosts));
   }
 

@@ -40,8 +40,8 @@ export async function startHostedServer(config: HostedServerConfig, logger: Logg
   }
   // A wrong REDIS_URL stops the server here, at start, rather than turning every request into a miss.
   const cache = await openResultCache(config, logger);
-  // A list named by BLOCK_LIST_FILE must load (a typo should stop the server); the default list is
-  // an optional package, and without it only blockAds sessions are refused.
+  // A list named by BLOCK_LIST_FILE must load (a typo should stop the server); without one, the
+  // tracker database or the built-in list serves, and should even those fail, only blockAds sessions are refused.
   const adBlocker = await AdBlocker.start(config.blockListFile, logger).catch(async (error: Error) => {
     if (config.blockListFile) {
       await cache.close();

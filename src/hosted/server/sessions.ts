@@ -24,7 +24,7 @@ import { signToken } from './tokens.js';
 
 export interface SessionRecord {
   id: string;
-  projectId: string;
+  projectId?: string;
   region: string;
   keepAlive: boolean;
   createdAt: number;

@@ -5,6 +5,7 @@ import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { Page } from '../../driver/page.js';
 import type { ExtractOptions, ModelConfiguration, PageTextResult, PageTextView } from '../../types.js';
 import type { BrowserSession } from '../session.js';
+import { withScheme } from '../../util/bareUrl.js';
 
 /** The model options of one tool call: the server's own model, or else the client's through sampling. */
 export interface ToolCall {
@@ -68,8 +69,7 @@ export function optionalString(value: unknown): string | undefined {
   return typeof value === 'string' && value.trim() ? value : undefined;
 }
 
-/** As the command line reads URLs: a bare host is https://. */
+/** As the command line reads URLs: a bare host is https://, or http:// when it is local (util/bareUrl.ts). */
 export function absoluteUrl(raw: string): string {
-  const value = raw.trim();
-  return /^[a-z][a-z0-9+.-]*:/i.test(value) ? value : `https://${value}`;
+  return withScheme(raw);
 }

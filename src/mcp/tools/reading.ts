@@ -12,7 +12,7 @@ export const READING_TOOLS: Tool[] = [
     inputSchema: {
       type: 'object',
       properties: {
-        url: { type: 'string', description: 'The address to open; a bare host such as example.org is taken as https://.' },
+        url: { type: 'string', description: 'The address to open; a bare host is taken as https:// (example.org), or as http:// when it is this machine or a private network (localhost:3000, 127.0.0.1:8765, 192.168.1.1).' },
         include_page_text: INCLUDE_PAGE_TEXT,
       },
       required: ['url'],

@@ -1,0 +1,149 @@
+// The docs' runnable blocks, run as a reader runs them in a clone of the repository, one page (a
+// journey) at a time: shell blocks through bash, TypeScript blocks through tsx. What a reader would
+// need the internet or a real key for comes from loopback instead, and nothing else is changed:
+//   - https://example.org (and a bare example.org) is a fixture page like it (docs-example.html);
+//   - the model is the fake model server: MODEL_BASE_URL and OPENAI_BASE_URL point at it, and
+//     OPENAI_API_KEY holds a key, as a reader's shell would; the blocks' own `--model` is sent;
+//   - the docs' ports (3000, 5005, 8931, 9333) are free ports of this run (PORT too, the function's
+//     5005 by default), and TARGET_URL (the serverless function's page, https://example.com/ by
+//     default) is the fixture page;
+//   - `npx tendril` runs bin/tendril.js, the file npx runs in a clone (a test below runs npx itself).
+// A `start` block stays running, once it has printed what its marker says, until the page ends.
+
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
+import path from 'node:path';
+import { expect } from 'vitest';
+import { startFixtureServers } from '../fixtures/server.js';
+import type { Block } from './docs-pages.js';
+import { startFakeModel, type FakeRequest } from './fake-model.js';
+
+
+const BLOCK_DEADLINE_MS = 120_000;
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** A value of the JSON Schema the request asks for: the page's first link for ids and URLs, one element for `elements`. */
+function instance(schema: unknown, key: string, request: FakeRequest): unknown {
+  const link = /\[((?:\d+-)?\d+)\] link:/.exec(request.user)?.[1] ?? /\[((?:\d+-)?\d+)\]/.exec(request.user)?.[1] ?? '0';
+  if (key === 'elementId') return link;
+  if (key === 'arguments') return [];
+  const node = (schema ?? {}) as { type?: string | string[]; properties?: Record<string, unknown>; items?: unknown; enum?: unknown[]; anyOf?: unknown[]; format?: string };
+  if (node.anyOf) return instance(node.anyOf[0], key, request);
+  if (node.enum) return node.enum.includes('click') ? 'click' : node.enum[0];
+  const type = Array.isArray(node.type) ? node.type.find((each) => each !== 'null') : node.type;
+  if (type === 'object') return Object.fromEntries(Object.entries(node.properties ?? {}).map(([name, each]) => [name, instance(each, name, request)]));
+  if (type === 'array') return JSON.stringify(node.items).includes('elementId') ? [instance(node.items, '', request)] : [];
+  if (type === 'number' || type === 'integer') return 1;
+  if (type === 'boolean') return true;
+  if (key === 'method') return 'click';
+  return node.format === 'uri' ? link : 'Example Domain';
+}
+
+interface Running {
+  child: ChildProcess;
+  output: () => string;
+  exit: Promise<unknown>;
+}
+
+function start(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv): Running {
+  // A process group of its own, so that what the block started (npm, node, Chromium) ends with it.
+  const child = spawn(command, args, { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk));
+  child.stderr!.on('data', (chunk: Buffer) => (output += chunk));
+  return { child, output: () => output, exit: once(child, 'exit') };
+}
+
+async function stop(running: Running): Promise<void> {
+  if (running.child.exitCode !== null || running.child.signalCode !== null) return;
+  const group = (signal: NodeJS.Signals) => {
+    try {
+      process.kill(-running.child.pid!, signal);
+    } catch {
+      // already gone
+    }
+  };
+  group('SIGTERM');
+  const timer = setTimeout(() => group('SIGKILL'), 15_000);
+  await running.exit;
+  clearTimeout(timer);
+}
+
+function within<T>(work: Promise<T>, ms: number, what: () => string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what()}: no end within ${ms} ms`)), ms)));
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
+}
+
+/** Runs a page's runnable blocks in order; fails with the block's place and output when one fails. */
+export async function runJourney(root: string, blocks: Block[]): Promise<void> {
+  const [fixtures, fake] = await Promise.all([startFixtureServers(), startFakeModel()]);
+  fake.script((request) => ({ json: instance(request.schema, '', request) }));
+  const dir = path.join(root, 'test', '.docs-run', path.basename(blocks[0]!.page, '.md'));
+  mkdirSync(dir, { recursive: true });
+  const page = fixtures.a.url('docs-example.html');
+  const ports: Record<string, number> = { '3000': await freePort(), '5005': await freePort(), '8931': await freePort(), '9333': await freePort() };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    MODEL_BASE_URL: fake.url,
+    OPENAI_BASE_URL: fake.url,
+    TARGET_URL: page,
+    PORT: String(ports['5005']),
+    MODEL_API_KEY: '',
+    OPENAI_API_KEY: 'sk-docs-test',
+    HOSTED_API_URL: '',
+    HOSTED_API_KEY: '',
+  };
+  const npx = `npx() { if [ "$1" = tendril ]; then shift; node ${JSON.stringify(path.join(root, 'bin', 'tendril.js'))} "$@"; else command npx "$@"; fi; }\n`;
+  const started: Running[] = [];
+  try {
+    for (const [index, block] of blocks.entries()) {
+      const where = `${block.page}:${block.line}`;
+      const code = block.code
+        .replaceAll('https://example.org', page)
+        .replace(/(?<=\s)example\.org(?=\s)/g, page.replace(/^http:\/\//, ''))
+        .replace(/\b(3000|5005|8931|9333)\b/g, (port) => String(ports[port]));
+      let running: Running;
+      if (block.lang === 'ts') {
+        const file = path.join(dir, `block${index}.ts`);
+        writeFileSync(file, code);
+        // From the root, so that `tendril` resolves to the source as the repository's tsconfig says.
+        running = start(process.execPath, ['--import', 'tsx', file], root, env);
+      } else {
+        running = start('bash', ['-e', '-o', 'pipefail', '-c', npx + code], dir, env);
+      }
+      const ready = /^start "(.+)"$/.exec(block.marker ?? '')?.[1];
+      if (ready) {
+        started.push(running);
+        await within(
+          new Promise<void>((resolve, reject) => {
+            const check = () => (running.output().includes(ready) ? resolve() : undefined);
+            running.child.stdout!.on('data', check);
+            running.child.stderr!.on('data', check);
+            void running.exit.then(() => reject(new Error(`${where} exited before it printed "${ready}":\n${running.output()}`)));
+          }),
+          BLOCK_DEADLINE_MS,
+          () => `${where} never printed "${ready}":\n${running.output()}`,
+        );
+        continue;
+      }
+      const [code_] = (await within(running.exit, BLOCK_DEADLINE_MS, () => `${where}:\n${running.output()}`).catch(async (error: unknown) => {
+        await stop(running);
+        throw error;
+      })) as [number | null];
+      expect(code_, `${where} failed:\n${running.output()}\n(the servers it uses said:\n${started.map((each) => each.output()).join('\n')})`).toBe(0);
+    }
+  } finally {
+    await Promise.all(started.map(stop));
+    await Promise.all([fixtures.close(), fake.close()]);
+  }
+}

@@ -1,0 +1,112 @@
+// Passing a request on to the instance that owns its session, over that instance's internal URL:
+// REST requests (their event streams included) and the connectUrl WebSocket. A forwarded request
+// carries everything the client sent (its API key, its connectUrl token), so the owner checks it
+// again: forwarding grants nothing that reaching the owner directly would not. It also names the
+// instance it is meant for, so that a request never goes round twice, and one that reaches a new
+// process at a dead owner's address is told the session is lost rather than that it never existed.
+
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import https from 'node:https';
+import type { Socket } from 'node:net';
+import type { InstanceInfo } from './registry.js';
+import { apiError } from './sessions.js';
+
+/** The instance id a forwarded request is meant for. */
+export const FORWARDED_TO = 'x-tendril-forwarded-to';
+
+/** Deadline to reach the owner (to connect and get its answer's head, not for the answer itself). */
+const CONNECT_TIMEOUT_MS = 5000;
+
+/** Headers of one hop only (RFC 9110 §7.6.1), never passed on. */
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'host', 'proxy-authorization', 'proxy-authenticate']);
+
+export function sessionLost(id: string, why: string): Error {
+  return apiError('browser_gone', `Session ${id} is lost: ${why}. Its browser went with it; create a new session.`);
+}
+
+function requestTo(target: InstanceInfo, req: IncomingMessage, headers: http.OutgoingHttpHeaders): http.ClientRequest {
+  const url = new URL(req.url ?? '/', target.url);
+  const client = url.protocol === 'https:' ? https : http;
+  // Each forwarded request on its own connection: an owner that dies takes only its own requests along.
+  return client.request(url, { method: req.method, headers: { ...headers, [FORWARDED_TO]: target.id }, agent: false });
+}
+
+function passedHeaders(headers: http.IncomingHttpHeaders, keep: string[] = []): http.OutgoingHttpHeaders {
+  const out: http.OutgoingHttpHeaders = {};
+  for (const [name, value] of Object.entries(headers)) if (value !== undefined && (!HOP_BY_HOP.has(name) || keep.includes(name)) && name !== FORWARDED_TO) out[name] = value;
+  return out;
+}
+
+/**
+ * Forwards a REST request and streams the owner's answer back. Rejects (before any answer went out)
+ * with a `browser_gone` error when the owner cannot be reached: its process is gone.
+ */
+export function forwardRequest(req: IncomingMessage, res: ServerResponse, target: InstanceInfo, sessionId: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const out = requestTo(target, req, passedHeaders(req.headers));
+    const timer = setTimeout(() => out.destroy(new Error(`no answer within ${CONNECT_TIMEOUT_MS} ms`)), CONNECT_TIMEOUT_MS);
+    out.on('response', (answer) => {
+      clearTimeout(timer);
+      res.writeHead(answer.statusCode ?? 502, passedHeaders(answer.headers));
+      // An event stream goes out as it comes.
+      res.flushHeaders();
+      answer.pipe(res);
+      answer.on('error', () => res.destroy());
+      answer.on('end', () => resolve());
+    });
+    out.on('error', (error) => {
+      clearTimeout(timer);
+      if (res.headersSent) {
+        res.destroy();
+        resolve();
+      } else {
+        reject(sessionLost(sessionId, `the server instance that ran it does not answer (${error.message})`));
+      }
+    });
+    // A client that leaves takes its forwarded request along.
+    res.on('close', () => {
+      if (!res.writableFinished) out.destroy();
+    });
+    req.pipe(out);
+  });
+}
+
+/**
+ * Forwards a WebSocket upgrade: once the owner accepts it, its answer goes to the client and the
+ * two sockets are joined; a refusal is passed on as it came, and an owner that does not answer is a
+ * lost session (410).
+ */
+export function forwardUpgrade(req: IncomingMessage, socket: Socket, head: Buffer, target: InstanceInfo): void {
+  const out = requestTo(target, req, passedHeaders(req.headers, ['connection', 'upgrade']));
+  const timer = setTimeout(() => out.destroy(new Error('no answer')), CONNECT_TIMEOUT_MS);
+  const refuse = (status: string) => {
+    clearTimeout(timer);
+    if (socket.writable) socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\n\r\n`);
+  };
+  out.on('upgrade', (answer, upstream: Socket, upstreamHead: Buffer) => {
+    clearTimeout(timer);
+    if (socket.destroyed) return void upstream.destroy();
+    const lines = [`HTTP/1.1 101 ${answer.statusMessage || 'Switching Protocols'}`];
+    for (let i = 0; i < answer.rawHeaders.length; i += 2) lines.push(`${answer.rawHeaders[i]}: ${answer.rawHeaders[i + 1]}`);
+    socket.write(`${lines.join('\r\n')}\r\n\r\n`);
+    if (upstreamHead.length) socket.write(upstreamHead);
+    if (head.length) upstream.write(head);
+    upstream.setNoDelay(true);
+    socket.setNoDelay(true);
+    upstream.pipe(socket).pipe(upstream);
+    // Either side ending or failing ends the other: the client then sees its connection close.
+    const end = () => {
+      upstream.destroy();
+      socket.destroy();
+    };
+    upstream.on('close', end).on('error', end);
+    socket.on('close', end).on('error', end);
+  });
+  out.on('response', (answer) => {
+    answer.resume();
+    refuse(`${answer.statusCode} ${answer.statusMessage ?? ''}`.trim());
+  });
+  out.on('error', () => refuse('410 Gone'));
+  socket.on('error', () => out.destroy());
+  out.end();
+}

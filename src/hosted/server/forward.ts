@@ -14,7 +14,7 @@ import { apiError } from './sessions.js';
 /** The instance id a forwarded request is meant for. */
 export const FORWARDED_TO = 'x-tendril-forwarded-to';
 
-/** Deadline to reach the owner (to connect and get its answer's head, not for the answer itself). */
+/** Deadline to connect to the owner (the answer takes what the operation takes: a browser's launch, a model call). */
 const CONNECT_TIMEOUT_MS = 5000;
 
 /** Headers of one hop only (RFC 9110 §7.6.1), never passed on. */
@@ -28,7 +28,11 @@ function requestTo(target: InstanceInfo, req: IncomingMessage, headers: http.Out
   const url = new URL(req.url ?? '/', target.url);
   const client = url.protocol === 'https:' ? https : http;
   // Each forwarded request on its own connection: an owner that dies takes only its own requests along.
-  return client.request(url, { method: req.method, headers: { ...headers, [FORWARDED_TO]: target.id }, agent: false });
+  const out = client.request(url, { method: req.method, headers: { ...headers, [FORWARDED_TO]: target.id }, agent: false });
+  const timer = setTimeout(() => out.destroy(new Error(`no connection within ${CONNECT_TIMEOUT_MS} ms`)), CONNECT_TIMEOUT_MS);
+  out.once('socket', (socket) => socket.once('connect', () => clearTimeout(timer)));
+  out.once('close', () => clearTimeout(timer));
+  return out;
 }
 
 function passedHeaders(headers: http.IncomingHttpHeaders, keep: string[] = []): http.OutgoingHttpHeaders {
@@ -44,9 +48,7 @@ function passedHeaders(headers: http.IncomingHttpHeaders, keep: string[] = []): 
 export function forwardRequest(req: IncomingMessage, res: ServerResponse, target: InstanceInfo, sessionId: string): Promise<void> {
   return new Promise((resolve, reject) => {
     const out = requestTo(target, req, passedHeaders(req.headers));
-    const timer = setTimeout(() => out.destroy(new Error(`no answer within ${CONNECT_TIMEOUT_MS} ms`)), CONNECT_TIMEOUT_MS);
     out.on('response', (answer) => {
-      clearTimeout(timer);
       res.writeHead(answer.statusCode ?? 502, passedHeaders(answer.headers));
       // An event stream goes out as it comes.
       res.flushHeaders();
@@ -55,7 +57,6 @@ export function forwardRequest(req: IncomingMessage, res: ServerResponse, target
       answer.on('end', () => resolve());
     });
     out.on('error', (error) => {
-      clearTimeout(timer);
       if (res.headersSent) {
         res.destroy();
         resolve();
@@ -78,13 +79,10 @@ export function forwardRequest(req: IncomingMessage, res: ServerResponse, target
  */
 export function forwardUpgrade(req: IncomingMessage, socket: Socket, head: Buffer, target: InstanceInfo): void {
   const out = requestTo(target, req, passedHeaders(req.headers, ['connection', 'upgrade']));
-  const timer = setTimeout(() => out.destroy(new Error('no answer')), CONNECT_TIMEOUT_MS);
   const refuse = (status: string) => {
-    clearTimeout(timer);
     if (socket.writable) socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\n\r\n`);
   };
   out.on('upgrade', (answer, upstream: Socket, upstreamHead: Buffer) => {
-    clearTimeout(timer);
     if (socket.destroyed) return void upstream.destroy();
     const lines = [`HTTP/1.1 101 ${answer.statusMessage || 'Switching Protocols'}`];
     for (let i = 0; i < answer.rawHeaders.length; i += 2) lines.push(`${answer.rawHeaders[i]}: ${answer.rawHeaders[i + 1]}`);

@@ -64,7 +64,11 @@ export class ClusterRouter {
     const target = await this.#ownerOf(sessionId, req);
     if (!target) return false;
     this.logger.debug('hosted', 'Forwarding a request to the instance of its session', { session: sessionId, to: target.id });
-    await forwardRequest(req, res, target, sessionId);
+    try {
+      await forwardRequest(req, res, target);
+    } catch (error) {
+      throw await this.#unreachable(sessionId, target, error as NodeJS.ErrnoException);
+    }
     return true;
   }
 
@@ -93,10 +97,26 @@ export class ClusterRouter {
     const target = await this.registry.withRoom().catch(() => undefined);
     if (!target) return false;
     this.logger.info('hosted', 'This instance is full: passing a new session to one with room', { to: target.id });
-    await forwardRequest(req, res, target, 'new').catch(() => {
+    await forwardRequest(req, res, target).catch((error: Error) => {
+      this.logger.error('hosted', `Could not reach instance ${target.id} at ${target.url}: ${error.message}`);
       throw apiError('rate_limited', 'Every instance is full or unreachable; try again shortly.', 1);
     });
     return true;
+  }
+
+  /**
+   * Why the owner could not be reached: nothing listens at its address any more (refused), or its
+   * heartbeat is gone, and the session is lost; else it may be a network fault or a wrong
+   * HOSTED_INTERNAL_URL, said in the log, and the client may try again.
+   */
+  async #unreachable(sessionId: string, target: InstanceInfo, error: NodeJS.ErrnoException): Promise<Error> {
+    const owner = error.code === 'ECONNREFUSED' ? undefined : await this.registry.owner(sessionId).catch(() => undefined);
+    if (!owner?.alive) {
+      this.logger.info('hosted', 'The instance of a session is gone; the session is lost', { session: sessionId, instance: target.id });
+      return sessionLost(sessionId, OWNER_DIED);
+    }
+    this.logger.error('hosted', `Could not reach instance ${target.id} at ${target.url} (check its HOSTED_INTERNAL_URL): ${error.message}`, { session: sessionId });
+    return new HostedServiceError(`The server could not reach the instance that runs session ${sessionId}; try again shortly.`, 503, 'internal', 1);
   }
 
   close(): Promise<void> {

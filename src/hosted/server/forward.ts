@@ -42,10 +42,10 @@ function passedHeaders(headers: http.IncomingHttpHeaders, keep: string[] = []): 
 }
 
 /**
- * Forwards a REST request and streams the owner's answer back. Rejects (before any answer went out)
- * with a `browser_gone` error when the owner cannot be reached: its process is gone.
+ * Forwards a REST request and streams the owner's answer back. Rejects with the network's error,
+ * before any answer went out, when the owner cannot be reached.
  */
-export function forwardRequest(req: IncomingMessage, res: ServerResponse, target: InstanceInfo, sessionId: string): Promise<void> {
+export function forwardRequest(req: IncomingMessage, res: ServerResponse, target: InstanceInfo): Promise<void> {
   return new Promise((resolve, reject) => {
     const out = requestTo(target, req, passedHeaders(req.headers));
     out.on('response', (answer) => {
@@ -61,7 +61,7 @@ export function forwardRequest(req: IncomingMessage, res: ServerResponse, target
         res.destroy();
         resolve();
       } else {
-        reject(sessionLost(sessionId, `the server instance that ran it does not answer (${error.message})`));
+        reject(error);
       }
     });
     // A client that leaves takes its forwarded request along.

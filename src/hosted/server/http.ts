@@ -130,7 +130,10 @@ export async function startHostedServer(config: HostedServerConfig, logger: Logg
       return;
     }
     if (cluster && !sessions.has(id)) {
-      void cluster.routeUpgrade(id, req, socket, head).then((routed) => routed || socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\n\r\n'));
+      void cluster.routeUpgrade(id, req, socket, head).then(
+        (routed) => routed || socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\n\r\n'),
+        () => socket.destroy(),
+      );
       return;
     }
     try {

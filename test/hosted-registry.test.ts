@@ -11,6 +11,7 @@ import { FORWARDED_TO } from '../src/hosted/server/forward.js';
 import { startHostedServer, type HostedServer } from '../src/hosted/server/http.js';
 import { HostedServiceError, Sdk } from '../src/index.js';
 import { Logger } from '../src/logger.js';
+import type { LogLine } from '../src/types.js';
 import { CHROME, HOSTED_TEST_ENV, TEST_ARGS } from './helpers.js';
 import { freePort, startRedis, type RedisServer } from './support/redis.js';
 
@@ -73,8 +74,14 @@ describe('instances sharing a Redis', () => {
     expect(restarted.status).toBe(410);
     expect(((await restarted.json()) as { error: { code: string } }).error.code).toBe('browser_gone');
 
-    const session = await new HostedApi(b.url, KEY, 60_000).createSession({ projectId: 'p' });
+    // a is full, so a client of a gets its session on b, and drives it through a.
+    const filler = await new HostedApi(a.url, KEY, 60_000).createSession({ projectId: 'p' });
+    const lines: LogLine[] = [];
+    const sdk = new Sdk({ env: 'HOSTED', apiKey: KEY, projectId: 'p', hostedApiUrl: a.url, verbose: 1, disablePino: true, logger: (line) => lines.push(line) });
+    await sdk.init();
+    const session = await new HostedApi(a.url, KEY, 10_000).getSession(lines.find((line) => line.message === 'Hosted session created')!.auxiliary!.session as string);
     expect(b.sessions.has(session.id)).toBe(true);
+    await sdk.context.pages()[0]!.goto('about:blank');
     // Drained: its heartbeat goes first, so the others know at once, not when it would have expired.
     await b.close();
     const lost = await new HostedApi(a.url, KEY, 10_000).getSession(session.id).catch((error: unknown) => error);
@@ -90,6 +97,9 @@ describe('instances sharing a Redis', () => {
     expect(upgrade).toBe(410);
     // Its release answers 410 as well, which a client's close() takes as done: nothing is left to release.
     await expect(new HostedApi(a.url, KEY, 10_000).releaseSession(session.id)).rejects.toMatchObject({ status: 410 });
+    await sdk.close();
+    expect(lines.filter((line) => line.level === 0)).toEqual([]);
+    await new HostedApi(a.url, KEY, 10_000).releaseSession(filler.id);
   });
 });
 
@@ -121,5 +131,16 @@ describe('a session nobody uses', () => {
     await sdk.close();
     await api.releaseSession(keptAlive.id);
     expect(server.sessions.activeCount).toBe(0);
+  });
+
+  it('is reported by the client when its release cannot be made', async () => {
+    const lines: LogLine[] = [];
+    const sdk = new Sdk({ env: 'HOSTED', apiKey: KEY, projectId: 'p', hostedApiUrl: server.url, verbose: 0, disablePino: true, logger: (line) => lines.push(line) });
+    await sdk.init();
+    const [id] = server.sessions.runningIds();
+    await server.close();
+    // Tried again (the service may be between instances), then said, with the session's id.
+    await sdk.close();
+    expect(lines.filter((line) => line.level === 0).map((line) => line.message)).toEqual([expect.stringContaining(`Could not release hosted session ${id}`)]);
   });
 });

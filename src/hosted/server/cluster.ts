@@ -5,12 +5,13 @@
 
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { isIP, type Socket } from 'node:net';
 import { networkInterfaces } from 'node:os';
-import type { Socket } from 'node:net';
 import { HostedServiceError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
 import type { HostedServerConfig } from './config.js';
 import { FORWARDED_TO, forwardRequest, forwardUpgrade, sessionLost } from './forward.js';
+import { NetworkRules } from './networks.js';
 import { InstanceRegistry, type InstanceInfo } from './registry.js';
 import { header } from './request.js';
 import { apiError, type SessionManager, type SessionRecord } from './sessions.js';
@@ -48,6 +49,12 @@ export class ClusterRouter {
     const self = (): InstanceInfo => ({ id, url, sessions: sessions.activeCount, maxSessions: config.maxSessions });
     const registry = await InstanceRegistry.start(config.redis, self, logger);
     logger.info('hosted', 'Joined the instances sharing this Redis', { instance: id, internalUrl: url });
+    // Forwarding needs no more than the balancer does (the client's key or token), yet an operator
+    // should know when HOSTED_ALLOW_NETWORKS lets sessions reach the instances' private addresses.
+    const host = new URL(url).hostname.replace(/^\[(.*)\]$/, '$1');
+    if (isIP(host) && new NetworkRules([]).refusal(host) !== undefined && new NetworkRules(config.allowNetworks).refusal(host) === undefined) {
+      logger.info('hosted', `HOSTED_ALLOW_NETWORKS lets sessions reach ${host}, this instance's internal address; keep the instances on a network the sessions may not reach`);
+    }
     return new ClusterRouter(id, registry, sessions, logger);
   }
 

@@ -105,6 +105,9 @@ export function forwardUpgrade(req: IncomingMessage, socket: Socket, head: Buffe
     refuse(`${answer.statusCode} ${answer.statusMessage ?? ''}`.trim());
   });
   out.on('error', () => refuse('410 Gone'));
-  socket.on('error', () => out.destroy());
+  // A client that leaves before the owner answered takes the forwarded upgrade along.
+  const abandon = () => out.destroy();
+  socket.once('error', abandon).once('close', abandon);
+  out.once('upgrade', () => socket.off('error', abandon).off('close', abandon));
   out.end();
 }

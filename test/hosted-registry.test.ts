@@ -106,7 +106,8 @@ describe('instances sharing a Redis', () => {
 describe('a session nobody uses', () => {
   let server: HostedServer;
   beforeAll(async () => {
-    server = await start({ HOSTED_IDLE_TIMEOUT_MS: '1500', MAX_SESSIONS: '5' });
+    // Long enough for a client to attach after its session's creation on a loaded machine.
+    server = await start({ HOSTED_IDLE_TIMEOUT_MS: '5000', MAX_SESSIONS: '5' });
   });
 
   it('ends when no client attaches, or once its client left without releasing it; an attached client or keepAlive keeps it', async () => {

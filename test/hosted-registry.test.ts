@@ -132,7 +132,7 @@ describe('a session nobody uses', () => {
     await sdk.close();
     await api.releaseSession(keptAlive.id);
     expect(server.sessions.activeCount).toBe(0);
-  });
+  }, 90_000);
 
   it('is reported by the client when its release cannot be made', async () => {
     const lines: LogLine[] = [];

@@ -101,6 +101,20 @@ describe('instances sharing a Redis', () => {
     expect(lines.filter((line) => line.level === 0)).toEqual([]);
     await new HostedApi(a.url, KEY, 10_000).releaseSession(filler.id);
   });
+
+  it('answer for their own sessions while Redis is down, and 503 with Retry-After, within a deadline, for the others', async () => {
+    const own = await new HostedApi(a.url, KEY, 60_000).createSession({ projectId: 'p' });
+    await redis.stop();
+    const started = Date.now();
+    const other = await send(a, 'GET', '/v1/sessions/held-elsewhere');
+    expect(other.status).toBe(503);
+    expect(Number(other.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(((await other.json()) as { error: { message: string } }).error.message).toMatch(/cannot find which instance holds session held-elsewhere/);
+    // The registry's own deadline (2 s), not a hang.
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect((await new HostedApi(a.url, KEY, 10_000).getSession(own.id)).status).toBe('RUNNING');
+    await new HostedApi(a.url, KEY, 10_000).releaseSession(own.id);
+  });
 });
 
 describe('a session nobody uses', () => {

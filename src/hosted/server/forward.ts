@@ -67,6 +67,7 @@ export function forwardRequest(req: IncomingMessage, res: ServerResponse, target
     // A client that leaves takes its forwarded request along.
     res.on('close', () => {
       if (!res.writableFinished) out.destroy();
+      resolve();
     });
     req.pipe(out);
   });

@@ -41,6 +41,8 @@ let nginx: Nginx;
 /** The instances' temporary folder: every session folder (and so every session browser's profile) is in it. */
 let tmp: string;
 const instances: Instance[] = [];
+/** Every instance process, also one that failed to start: none may outlive the test. */
+const started: Run[] = [];
 
 async function startInstance(port: number, publicUrl: string): Promise<Instance> {
   const run = runScript(path.join(ROOT, 'src/cli/main.ts'), ['hosted', 'serve'], {
@@ -56,6 +58,7 @@ async function startInstance(port: number, publicUrl: string): Promise<Instance>
     CHROME_ARGS: TEST_ARGS.join(' '),
     TMPDIR: tmp,
   });
+  started.push(run);
   await waitForLine(run, /listening on http:\/\//);
   const id = /"instance":"([0-9a-f-]+)"/.exec(run.stderr())?.[1];
   if (!id) throw new Error(`the instance did not say its id:\n${run.stderr()}`);
@@ -127,8 +130,8 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  for (const { run } of instances) if (run.child.exitCode === null) run.child.kill('SIGTERM');
-  await Promise.all(instances.map(({ run }) => run.exit));
+  for (const run of started) if (run.child.exitCode === null && run.child.signalCode === null) run.child.kill('SIGTERM');
+  await Promise.all(started.map((run) => run.exit));
   await Promise.all([nginx?.stop(), redis?.stop(), fixtures?.close(), fake?.close()]);
   if (tmp) await rm(tmp, { recursive: true, force: true });
 });

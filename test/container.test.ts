@@ -104,17 +104,37 @@ describe('examples/container', () => {
     for (const name of ['HOSTED_API_KEYS', 'HOSTED_SIGNING_SECRET']) expect(shared).toMatch(new RegExp(`${name}: \\$\\{${name}:\\?`));
     expect(shared).toMatch(/REDIS_URL: redis:\/\/redis:6379/);
     expect(shared).toMatch(/PUBLIC_URL: http:\/\/localhost:8080/);
+    // Each instance tells the others where it is (its service name) in the registry.
+    for (const name of ['tendril-1', 'tendril-2']) expect(found.get(name)).toContain(`HOSTED_INTERNAL_URL: http://${name}:3000`);
     expect(found.get('balancer')).toMatch(/"8080:8080"/);
     expect(found.get('balancer')).toMatch(/nginx\.conf:\/etc\/nginx\/conf\.d\/default\.conf/);
   });
 
-  it('pins every session route to one instance by its id, and passes WebSocket upgrades', () => {
-    expect(nginx).toMatch(/~\^\/v1\/sessions\/\(\?<sid>\[\^\/\]\+\) \$sid;/);
-    expect(nginx).toMatch(/hash \$tendril_session consistent;/);
-    const servers = [...nginx.matchAll(/server ([\w-]+):3000/g)].map((match) => match[1]);
+  it('balances in plain round-robin (no pinning: any instance serves any session), and passes WebSocket upgrades', () => {
+    const upstream = /upstream tendril \{([^}]*)\}/.exec(nginx)![1]!;
+    expect(upstream).not.toMatch(/\b(hash|ip_hash|sticky)\b/);
+    const servers = [...upstream.matchAll(/server ([\w-]+):3000/g)].map((match) => match[1]);
     expect(servers.sort()).toEqual(['tendril-1', 'tendril-2']);
     expect(nginx).toMatch(/proxy_set_header Upgrade \$http_upgrade;/);
     expect(nginx).toMatch(/proxy_set_header Connection \$connection_upgrade;/);
+  });
+});
+
+describe('examples/container/kubernetes.yaml', () => {
+  const text = read('examples/container/kubernetes.yaml');
+  const documents = text.split(/^---$/m);
+
+  it('runs several pods behind a plain Service, each advertising its own IP to the others, with shared secrets and Redis', () => {
+    const deployment = documents.find((doc) => /kind: Deployment/.test(doc) && /name: tendril-hosted\n/.test(doc))!;
+    expect(Number(/replicas: (\d+)/.exec(deployment)![1])).toBeGreaterThanOrEqual(2);
+    expect(deployment).toMatch(/fieldPath: status\.podIP/);
+    expect(deployment).toMatch(/name: HOSTED_INTERNAL_URL\n\s+value: http:\/\/\$\(POD_IP\):3000/);
+    expect(deployment).toMatch(/secretRef: \{ name: tendril-hosted \}/);
+    expect(deployment).toMatch(/REDIS_URL\n\s+value: redis:\/\/tendril-redis:6379/);
+    expect(deployment).toMatch(/path: \/healthz/);
+    const service = documents.find((doc) => /kind: Service/.test(doc) && /name: tendril-hosted\n/.test(doc))!;
+    expect(service).not.toMatch(/sessionAffinity: ClientIP/);
+    expect(service).toMatch(/targetPort: 3000/);
   });
 });
 

@@ -64,6 +64,10 @@ describe('hosted server configuration', () => {
     expect(() => readServerConfig({ HOSTED_API_KEYS: 'k', MAX_SESSIONS: 'five' })).toThrow(/MAX_SESSIONS must be an integer/);
     expect(() => readServerConfig({ HOSTED_API_KEYS: ' , ' })).toThrow(/HOSTED_API_KEYS is empty/);
     expect(() => readServerConfig({ HOSTED_API_KEYS: 'k', PUBLIC_URL: 'example.com' })).toThrow(/PUBLIC_URL/);
+    expect(() => readServerConfig({ HOSTED_API_KEYS: 'k', HOSTED_INTERNAL_URL: '10.0.0.7:3000' })).toThrow(/HOSTED_INTERNAL_URL must be an http/);
+    expect(() => readServerConfig({ HOSTED_API_KEYS: 'k', HOSTED_INTERNAL_URL: 'http://10.0.0.7:3000/prefix' })).toThrow(/with no path/);
+    expect(() => readServerConfig({ HOSTED_API_KEYS: 'k', HOSTED_IDLE_TIMEOUT_MS: 'soon' })).toThrow(/HOSTED_IDLE_TIMEOUT_MS must be an integer/);
+    expect(readServerConfig({ HOSTED_API_KEYS: 'k', HOSTED_INTERNAL_URL: 'http://10.0.0.7:3000/' })).toMatchObject({ internalUrl: 'http://10.0.0.7:3000', idleTimeoutMs: 60_000 });
   });
 
   it('does not start with a BLOCK_LIST_FILE it cannot read', async () => {

@@ -27,6 +27,8 @@ const FLAGS = {
   'allow-networks': 'HOSTED_ALLOW_NETWORKS',
   'dns-servers': 'HOSTED_DNS_SERVERS',
   'max-download-bytes': 'HOSTED_MAX_DOWNLOAD_BYTES',
+  'internal-url': 'HOSTED_INTERNAL_URL',
+  'idle-timeout-ms': 'HOSTED_IDLE_TIMEOUT_MS',
 } as const;
 
 export const HOSTED_USAGE = `tendril hosted serve [flags]

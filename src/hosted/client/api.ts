@@ -200,7 +200,9 @@ export async function connectHosted(options: SdkOptions, logger: Logger, connect
         await browser.close();
         if (session.keepAlive) return;
         await api.releaseSession(session.id).catch((error: Error) => {
-          logger.error('hosted', `Could not release hosted session ${session.id}: ${error.message}`);
+          // 410: the session already ended with the server instance that ran it; nothing is left to release.
+          if (error instanceof HostedServiceError && error.status === 410) return;
+          logger.error('hosted', `Could not release hosted session ${session.id} (the server ends it once no client has used it for its idle timeout): ${error.message}`);
         });
       })()),
   };

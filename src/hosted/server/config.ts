@@ -33,6 +33,10 @@ export interface HostedServerConfig {
   dnsServers: string[];
   /** Most a session may download, in bytes, over all its files. */
   maxDownloadBytes: number;
+  /** Where the other instances sharing the Redis reach this one (HOSTED_INTERNAL_URL); default the address it listens on. */
+  internalUrl?: string;
+  /** A session (not keepAlive) with no connectUrl client and no operation running ends after this long; 0: never. */
+  idleTimeoutMs: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -76,6 +80,10 @@ export function readServerConfig(env: Env = process.env): HostedServerConfig {
   }
   const publicUrl = env.PUBLIC_URL?.trim() || undefined;
   if (publicUrl && !/^https?:\/\//.test(publicUrl)) throw new InvalidOptionError('PUBLIC_URL must be an http:// or https:// URL.');
+  const internalUrl = env.HOSTED_INTERNAL_URL?.trim() || undefined;
+  if (internalUrl && !/^https?:\/\/[^/]+\/?$/.test(internalUrl)) {
+    throw new InvalidOptionError('HOSTED_INTERNAL_URL must be an http:// or https:// URL with no path (e.g. http://10.0.0.7:3000): the address the other instances reach this one at.');
+  }
   return {
     port: integer(env, 'PORT', 3000, 0),
     host: env.HOST?.trim() || '127.0.0.1',
@@ -91,6 +99,8 @@ export function readServerConfig(env: Env = process.env): HostedServerConfig {
     allowNetworks: readAllowedNetworks(env.HOSTED_ALLOW_NETWORKS),
     dnsServers: readDnsServers(env.HOSTED_DNS_SERVERS),
     maxDownloadBytes: integer(env, 'HOSTED_MAX_DOWNLOAD_BYTES', 100 * 1024 * 1024, 0),
+    internalUrl: internalUrl?.replace(/\/+$/, ''),
+    idleTimeoutMs: integer(env, 'HOSTED_IDLE_TIMEOUT_MS', 60_000, 0),
   };
 }
 

@@ -10,6 +10,7 @@ import type { Logger } from '../../logger.js';
 import type { HostedServerConfig } from './config.js';
 import { AdBlocker } from './adblock.js';
 import { openResultCache } from './cache.js';
+import { ClusterRouter } from './cluster.js';
 import { answerModelRequest } from './model.js';
 import { checkModelEndpoint } from './modelEndpoint.js';
 import { NetworkRules } from './networks.js';
@@ -53,6 +54,8 @@ export async function startHostedServer(config: HostedServerConfig, logger: Logg
   const sessions = new SessionManager(config, logger, adBlocker);
   const sockets = new WebSocketServer({ noServer: true, maxPayload: 1024 * 1024 * 1024 });
   let baseUrl = '';
+  /** With a Redis: the other instances, to find a session's owner and room for a new one. */
+  let cluster: ClusterRouter | undefined;
   const server = http.createServer((req, res) => {
     // Pipelined behind an answer that closes the connection: not served (nor destroyed, which could
     // cut that answer short); its body is dropped like the rest while the connection winds down.
@@ -89,9 +92,13 @@ export async function startHostedServer(config: HostedServerConfig, logger: Logg
     }
     const [, , id, action] = parts;
     const publicBase = config.publicUrl ?? baseUrl;
+    // Another instance's session goes there (or is answered as lost), before its body is read.
+    if (id && cluster && (await cluster.route(id, req, res))) return;
     if (!id && req.method === 'POST') {
+      if (cluster && (await cluster.routeCreate(req, res, config.maxSessions))) return;
       const body = parse(CreateSessionRequest, await readJson(req));
       const record = await sessions.create(body);
+      await cluster?.claim(record);
       return sendJson(req, res, 201, sessions.toWire(record, publicBase));
     }
     if (id && !action && req.method === 'GET') return sendJson(req, res, 200, sessions.toWire(sessions.get(id), publicBase));
@@ -101,8 +108,14 @@ export async function startHostedServer(config: HostedServerConfig, logger: Logg
     }
     if (id && isOperation(action) && req.method === 'POST') {
       const record = sessions.running(id);
-      const body = await readBody(req);
-      return serverSpan(req, action, `/v1/sessions/{id}/${action}`, () => runOperation(action, record, body, req, res, cache, logger));
+      // A running operation keeps the session from ending as idle.
+      const free = record.idle?.hold();
+      try {
+        const body = await readBody(req);
+        return await serverSpan(req, action, `/v1/sessions/{id}/${action}`, () => runOperation(action, record, body, req, res, cache, logger));
+      } finally {
+        free?.();
+      }
     }
     throw apiError('not_found', `No route ${req.method} ${url.pathname}.`);
   };
@@ -114,6 +127,13 @@ export async function startHostedServer(config: HostedServerConfig, logger: Logg
     // The token alone authorises the socket: it names one session and expires with it.
     if (!id || !verifyToken(config.signingSecret, url.searchParams.get('token') ?? '', id)) {
       socket.end('HTTP/1.1 401 Unauthorized\r\nConnection: close\r\n\r\n');
+      return;
+    }
+    if (cluster && !sessions.has(id)) {
+      void cluster.routeUpgrade(id, req, socket, head).then(
+        (routed) => routed || socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\n\r\n'),
+        () => socket.destroy(),
+      );
       return;
     }
     try {
@@ -142,6 +162,13 @@ export async function startHostedServer(config: HostedServerConfig, logger: Logg
   }
   const { port } = server.address() as AddressInfo;
   baseUrl = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+  try {
+    cluster = await ClusterRouter.start(config, sessions, port, logger);
+  } catch (error) {
+    server.close();
+    await cache.close();
+    throw error;
+  }
   let closing: Promise<void> | undefined;
   return {
     url: baseUrl,
@@ -149,6 +176,8 @@ export async function startHostedServer(config: HostedServerConfig, logger: Logg
     close: () =>
       (closing ??= (async () => {
         server.close();
+        // First out of the registry, so that the others stop sending this instance anything.
+        await cluster?.close();
         for (const client of sockets.clients) client.terminate();
         await sessions.closeAll();
         server.closeAllConnections();

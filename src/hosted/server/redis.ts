@@ -34,6 +34,27 @@ interface Backend {
   on(event: string, listener: (error: Error) => void): unknown;
 }
 
+/**
+ * A node-redis client for `config` (one node, a Cluster or a master through Sentinel), not yet
+ * connected. Shared by the cache and the instance registry (registry.ts), each with its own connection.
+ */
+export function createRedisClient(redis: RedisModule, config: RedisConfig, timeoutMs: number, reconnectStrategy: (retries: number, cause: Error) => number | Error): unknown {
+  const socket = { tls: config.tls, connectTimeout: timeoutMs, reconnectStrategy, keepAlive: true };
+  // Without this, commands sent while disconnected wait in memory for the connection to return.
+  const common = { username: config.username, password: config.password, disableOfflineQueue: true, commandsQueueMaxLength: QUEUE_LIMIT };
+  return config.mode === 'single'
+    ? redis.createClient({ ...common, database: config.db, socket: { ...socket, ...config.node } as never })
+    : config.mode === 'cluster'
+      ? redis.createCluster({ rootNodes: config.nodes.map((node) => ({ socket: node })), defaults: { ...common, socket: socket as never } })
+      : redis.createSentinel({
+          name: config.masterName,
+          sentinelRootNodes: config.sentinels,
+          nodeClientOptions: { ...common, database: config.db, socket: socket as never },
+          sentinelClientOptions: { username: config.sentinelUsername, password: config.sentinelPassword, disableOfflineQueue: true, socket: socket as never },
+          passthroughClientErrorEvents: true,
+        });
+}
+
 const sentence = (text: string) => text.replace(/([^.!?])$/, '$1.');
 
 /** The `redis` package, or an error that says how to get it. `importer` is for tests to name a missing one. */
@@ -91,22 +112,7 @@ export class RedisCache implements ResultCache {
   #create(redis: RedisModule, config: RedisConfig): Backend {
     // Retrying forever is right once running (Redis comes back); at start a wrong address must fail.
     const reconnectStrategy = (retries: number, cause: Error) => (this.#started && !this.#closed ? Math.min(RECONNECT_MS[0] * 2 ** retries, RECONNECT_MS[1]) : cause);
-    const socket = { tls: config.tls, connectTimeout: this.#timeoutMs, reconnectStrategy, keepAlive: true };
-    // Without this, commands sent while disconnected wait in memory for the connection to return.
-    const common = { username: config.username, password: config.password, disableOfflineQueue: true, commandsQueueMaxLength: QUEUE_LIMIT };
-    const created =
-      config.mode === 'single'
-        ? redis.createClient({ ...common, database: config.db, socket: { ...socket, ...config.node } as never })
-        : config.mode === 'cluster'
-          ? redis.createCluster({ rootNodes: config.nodes.map((node) => ({ socket: node })), defaults: { ...common, socket: socket as never } })
-          : redis.createSentinel({
-              name: config.masterName,
-              sentinelRootNodes: config.sentinels,
-              nodeClientOptions: { ...common, database: config.db, socket: socket as never },
-              sentinelClientOptions: { username: config.sentinelUsername, password: config.sentinelPassword, disableOfflineQueue: true, socket: socket as never },
-              passthroughClientErrorEvents: true,
-            });
-    return created as unknown as Backend;
+    return createRedisClient(redis, config, this.#timeoutMs, reconnectStrategy) as Backend;
   }
 
   /** So that a server given a wrong Redis fails at start, rather than quietly caching nothing. */

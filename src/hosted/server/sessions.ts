@@ -18,6 +18,7 @@ import { hostedGuard } from './cdpGuard.js';
 import type { HostedServerConfig } from './config.js';
 import { EgressProxy } from './egress.js';
 import { NetworkRules } from './networks.js';
+import { IdleWatch } from './reaper.js';
 import { confineDownloads, makeWorkspace, type Workspace } from './workspace.js';
 import { watchSchemes } from './schemeWatch.js';
 import { signToken } from './tokens.js';
@@ -39,6 +40,8 @@ export interface SessionRecord {
   /** The session's domainPolicy, checked. */
   domainPolicy?: CheckedPolicy;
   timer?: ReturnType<typeof setTimeout>;
+  /** Ends the session once nobody uses it (reaper.ts); none for keepAlive sessions. */
+  idle?: IdleWatch;
 }
 
 const ENDED_KEPT = 1000;
@@ -122,6 +125,12 @@ export class SessionManager {
       void this.#end(record, 'ERROR');
     });
     record.timer = setTimeout(() => void this.#end(record, 'TIMED_OUT'), lifetime);
+    if (!record.keepAlive && this.config.idleTimeoutMs > 0) {
+      record.idle = new IdleWatch(this.config.idleTimeoutMs, () => {
+        this.logger.info('hosted', `No client used the session for ${this.config.idleTimeoutMs} ms; ending it`, { session: record.id });
+        void this.#end(record, 'TIMED_OUT');
+      });
+    }
     this.logger.info('hosted', 'Session started', { session: record.id, active: this.#active });
     return record;
   }
@@ -130,6 +139,11 @@ export class SessionManager {
     if (this.adBlocker instanceof Error) throw apiError('bad_request', `This server cannot block ads: ${this.adBlocker.message}`);
     const blocker = this.adBlocker;
     return (host) => blocker.blocks(host);
+  }
+
+  /** Whether this instance holds (or held) the session. */
+  has(id: string): boolean {
+    return this.#sessions.has(id);
   }
 
   runningIds(): string[] {
@@ -158,6 +172,8 @@ export class SessionManager {
   /** Hands a WebSocket (already authorised for this session) a DevTools session on its browser. */
   serveCdp(id: string, socket: WebSocket): void {
     const record = this.running(id);
+    const free = record.idle?.hold();
+    if (free) socket.once('close', free);
     serveClient(record.browser!.connection, socket, this.logger, hostedGuard(record, record.browser!.connection, this.logger));
   }
 
@@ -184,6 +200,7 @@ export class SessionManager {
     if (record.status !== 'RUNNING') return record;
     record.status = status;
     clearTimeout(record.timer);
+    record.idle?.stop();
     this.#active--;
     await this.#dispose(record);
     this.logger.info('hosted', 'Session ended', { session: record.id, status, active: this.#active });

@@ -6,7 +6,7 @@ import { Page } from './driver/page.js';
 import { chooseEnvironment, type EnvironmentChoice } from './env/choose.js';
 import { localOperations } from './env/operations.js';
 import type { ActInput, Environment, OperationCall, Operations, SdkBridge } from './env/types.js';
-import { InvalidOptionError, MissingLLMConfigurationError, SdkStateError } from './errors.js';
+import { InvalidOptionError, MissingLLMConfigurationError, SdkClosedError, SdkStateError } from './errors.js';
 import { isZodSchema, type ZodLike } from './extract/schema.js';
 import { DEFAULT_MODEL_TIMEOUT_MS } from './llm/ask.js';
 import { parseModelConfiguration, type ModelServer, type ModelSpec } from './llm/config.js';
@@ -90,9 +90,7 @@ export class SdkCore {
   /** The browser's pages. Available once `init()` has resolved. */
   get context(): Context {
     if (!this.#context) {
-      throw new SdkStateError(
-        this.#closing ? 'This Sdk is closed; create a new one.' : 'Call `await sdk.init()` before using sdk.context.',
-      );
+      throw this.#closing ? new SdkClosedError('This Sdk is closed; create a new one.') : new SdkStateError('Call `await sdk.init()` before using sdk.context.');
     }
     return this.#context;
   }
@@ -116,7 +114,7 @@ export class SdkCore {
 
   /** Gets the browser and attaches to its pages. Calling it again returns the same promise. */
   init(): Promise<void> {
-    if (this.#closing) return Promise.reject(new SdkStateError('This Sdk is closed; create a new one to start again.'));
+    if (this.#closing) return Promise.reject(new SdkClosedError('This Sdk is closed; create a new one to start again.'));
     this.#initializing ??= this.#init().catch(async (error) => {
       await this.#bridge?.close();
       this.#bridge = undefined;

@@ -6,7 +6,7 @@
 import type { Context } from '../driver/context.js';
 import { matchForeignPage } from '../driver/foreignPage.js';
 import { Page } from '../driver/page.js';
-import { ActionFailedError, InvalidOptionError, SdkStateError, TimeoutError } from '../errors.js';
+import { ActionFailedError, InvalidOptionError, SdkClosedError, TimeoutError } from '../errors.js';
 import { isZodSchema } from '../extract/schema.js';
 import type { SdkLogger } from '../logger.js';
 import { Sdk } from '../sdk.js';
@@ -277,9 +277,9 @@ export class Stagehand extends Sdk {
     return super.init();
   }
 
-  /** The browser's pages, once init() has resolved; after close(), until init() again, an SdkStateError. */
+  /** The browser's pages, once init() has resolved; after close(), until init() again, an SdkClosedError (an SdkStateError). */
   override get context(): Context {
-    if (this.#closed) throw new SdkStateError('This Stagehand is closed; call `await stagehand.init()` to start again with a fresh browser.');
+    if (this.#closed) throw new SdkClosedError('This Stagehand is closed; call `await stagehand.init()` to start again with a fresh browser.');
     return super.context;
   }
 

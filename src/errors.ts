@@ -226,22 +226,10 @@ export class HostedServiceError extends SdkError {
   }
 }
 
-/** The hosted service refused the API key (HTTP 401 or 403). */
-export class HostedUnauthorizedError extends HostedServiceError {}
-
-/** The hosted service failed on its side (HTTP 500 and above). */
-export class HostedServerError extends HostedServiceError {}
-
-/** A HostedServiceError of the class its HTTP status says. */
-export function hostedServiceError(message: string, status: number, code: string, retryAfterSeconds?: number): HostedServiceError {
-  const type = status === 401 || status === 403 ? HostedUnauthorizedError : status >= 500 ? HostedServerError : HostedServiceError;
-  return new type(message, status, code, retryAfterSeconds);
-}
-
 /**
  * Each error's name, written out rather than read from its class: minifiers rename classes (the
  * extension entry is built minified), and `error.name` is part of the API.
  */
 const NAMES = new Map<Function, string>(
-  Object.entries({ SdkError, SchemaValidationError, SdkDomProcessError, SdkEvalError, SdkIframeError, ContentFrameNotFoundError, ElementNotFoundError, XPathResolutionError, ElementIdNotFoundError, SdkShadowRootMissingError, LLMResponseError, MissingLLMConfigurationError, UnsupportedModelError, UnsupportedProviderError, InvalidAISDKModelFormatError, SelectorSyntaxError, TimeoutError, ConnectionClosedError, ProtocolError, BrowserLaunchError, BrowserConnectError, NavigationError, UrlNotAllowedError, DomainPolicyError, SdkStateError, SdkClosedError, InvalidOptionError, UnknownKeyError, PageClosedError, PageNotFoundError, ContextClosedError, CookieValidationError, CookieSetError, TargetClosedError, ElementNotActionableError, ElementObscuredError, ActionFailedError, HostedServiceError, HostedUnauthorizedError, HostedServerError }).map(([name, type]) => [type, name]),
+  Object.entries({ SdkError, SchemaValidationError, SdkDomProcessError, SdkEvalError, SdkIframeError, ContentFrameNotFoundError, ElementNotFoundError, XPathResolutionError, ElementIdNotFoundError, SdkShadowRootMissingError, LLMResponseError, MissingLLMConfigurationError, UnsupportedModelError, UnsupportedProviderError, InvalidAISDKModelFormatError, SelectorSyntaxError, TimeoutError, ConnectionClosedError, ProtocolError, BrowserLaunchError, BrowserConnectError, NavigationError, UrlNotAllowedError, DomainPolicyError, SdkStateError, SdkClosedError, InvalidOptionError, UnknownKeyError, PageClosedError, PageNotFoundError, ContextClosedError, CookieValidationError, CookieSetError, TargetClosedError, ElementNotActionableError, ElementObscuredError, ActionFailedError, HostedServiceError }).map(([name, type]) => [type, name]),
 );

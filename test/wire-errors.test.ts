@@ -37,8 +37,7 @@ describe('the error wire table', () => {
     expect(classes.length).toBeGreaterThan(25);
   });
 
-  // HostedServiceError and its classes by status travel by code and HTTP status (below), not by name.
-  it.each(classes.filter(([, type]) => type !== errors.HostedServiceError && !(type.prototype instanceof errors.HostedServiceError)))('%s round-trips: same class, message, name and fields', (name, type) => {
+  it.each(classes.filter(([name]) => name !== 'HostedServiceError'))('%s round-trips: same class, message, name and fields', (name, type) => {
     const error = sample(name, type);
     // Through JSON and the protocol's own schema, as it travels.
     const wire = ErrorBody.parse({ error: JSON.parse(JSON.stringify(toWire(error))) }).error;
@@ -55,10 +54,6 @@ describe('the error wire table', () => {
     const error = new errors.HostedServiceError('at the session limit', 429, 'rate_limited', 5);
     expect(codeOf(error)).toEqual({ code: 'rate_limited' });
     expect(fromWire(toWire(error))).toBeUndefined();
-    const unauthorized = errors.hostedServiceError('bad key', 401, 'unauthorized');
-    expect(unauthorized).toBeInstanceOf(errors.HostedUnauthorizedError);
-    expect(codeOf(unauthorized)).toEqual({ code: 'unauthorized' });
-    expect(fromWire(toWire(unauthorized))).toBeUndefined();
   });
 
   it('sends a subclass of its own under the nearest class it knows, and keeps the prototype of what it decodes', () => {

@@ -4,7 +4,7 @@
 // so no zod here either; the server checks the request, the caller's schema checks the answer.
 
 import { HEADERS } from '../../protocol/headers.js';
-import { hostedServiceError, LLMResponseError, TimeoutError } from '../errors.js';
+import { HostedServiceError, LLMResponseError, TimeoutError } from '../errors.js';
 import { injectTraceHeaders } from '../util/tracing.js';
 import { fromWire, type WireError } from '../wireErrors.js';
 import type { ModelServer, ModelSpec } from './config.js';
@@ -46,5 +46,5 @@ export async function askModelServer(
   const known = name ? fromWire({ ...answer?.error, code, message, name } as WireError) : undefined;
   if (known) throw known;
   const hint = response.status === 401 ? ' Check `modelServer.apiKey`.' : answer?.error ? '' : ' Is `modelServer.url` a Tendril hosted server (3.x, with POST /v1/model)?';
-  throw hostedServiceError(`The model server ${where} refused the request (${response.status} ${code}): ${message}${hint}`, response.status, code);
+  throw new HostedServiceError(`The model server ${where} refused the request (${response.status} ${code}): ${message}${hint}`, response.status, code);
 }

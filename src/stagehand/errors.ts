@@ -14,9 +14,7 @@ import {
   ConnectionClosedError,
   ElementNotActionableError,
   ElementNotFoundError,
-  HostedServerError,
   HostedServiceError,
-  HostedUnauthorizedError,
   InvalidOptionError,
   LLMResponseError,
   SchemaValidationError,
@@ -305,17 +303,21 @@ export class UnderstudyCommandException extends StagehandError {}
 export const StagehandAPIError = named('StagehandAPIError', HostedServiceError)((message: string, status: number = 0, code: string = 'internal') => [message, status, code]);
 export type StagehandAPIError = HostedServiceError;
 
-export const StagehandAPIUnauthorizedError = named('StagehandAPIUnauthorizedError', HostedUnauthorizedError)((message: string = 'The hosted service refused the API key.') => [
-  message,
-  401,
-  'unauthorized',
-]);
-export type StagehandAPIUnauthorizedError = HostedUnauthorizedError;
+// Tendril raises a HostedServiceError whatever the status, so these two are Stagehand's own: read
+// `status` (401, 403; 500 and above) to tell them apart.
+export class StagehandAPIUnauthorizedError extends StagehandAPIError {
+  constructor(message = 'The hosted service refused the API key.') {
+    super(message, 401, 'unauthorized');
+  }
+}
 
 export class StagehandHttpError extends StagehandAPIError {}
 
-export const StagehandServerError = named('StagehandServerError', HostedServerError)((message: string, status: number = 500, code: string = 'internal') => [message, status, code]);
-export type StagehandServerError = HostedServerError;
+export class StagehandServerError extends StagehandAPIError {
+  constructor(message: string, status = 500, code = 'internal') {
+    super(message, status, code);
+  }
+}
 
 export class StagehandResponseBodyError extends StagehandAPIError {
   constructor() {
@@ -332,7 +334,7 @@ for (const [name, type] of Object.entries({
   StagehandUnsupportedBrowserFeatureError, HandlerNotInitializedError, BrowserbaseSessionNotFoundError, CaptchaTimeoutError,
   StagehandMissingArgumentError, ElementNotVisibleError, AgentScreenshotProviderError, StagehandLocatorError, StagehandClickError,
   ExperimentalApiConflictError, ExperimentalNotConfiguredError, CuaModelRequiredError, MCPConnectionError,
-  StagehandShadowSegmentEmptyError, StagehandShadowSegmentNotFoundError, ResponseBodyError, ResponseParseError, ActTimeoutError,
+  StagehandShadowSegmentEmptyError, StagehandShadowSegmentNotFoundError, ResponseBodyError, ResponseParseError, StagehandAPIUnauthorizedError, StagehandServerError, ActTimeoutError,
   ExtractTimeoutError, ObserveTimeoutError, StreamingCallbacksInNonStreamingModeError, AgentAbortError, StagehandSetExtraHTTPHeadersError,
   StagehandSetDomainPolicyError, StagehandSnapshotError, UnderstudyCommandException, StagehandHttpError, StagehandResponseBodyError,
   StagehandResponseParseError,

@@ -3,7 +3,7 @@
 // unless it was created to outlive us (keepAlive). Only fetch and WebSocket: no Node built-ins.
 
 import { ErrorBody, HEADERS, Session, StreamEvent, type CreateSessionRequest, type OperationName } from '../../../protocol/index.js';
-import { HostedServiceError, hostedServiceError, InvalidOptionError, type SdkError } from '../../errors.js';
+import { HostedServiceError, InvalidOptionError, type SdkError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
 import type { SdkOptions } from '../../types.js';
 import { envVar } from '../../util/env.js';
@@ -139,7 +139,7 @@ function backoff(attempt: number): Promise<void> {
 }
 
 function errorFromWire(error: WireError, status: number): SdkError {
-  return fromWire(error) ?? hostedServiceError(`The hosted service failed (${error.code}): ${error.message}`, status, error.code);
+  return fromWire(error) ?? new HostedServiceError(`The hosted service failed (${error.code}): ${error.message}`, status, error.code);
 }
 
 async function toError(response: Response, method: string, path: string): Promise<SdkError> {
@@ -154,7 +154,7 @@ async function toError(response: Response, method: string, path: string): Promis
       : response.status === 429
         ? ` The service is at its session limit${retryAfter ? `; retry after ${retryAfter} s` : ''}.`
         : '';
-  return hostedServiceError(`The hosted service refused ${method} ${path} (${response.status} ${code}): ${said}${hint}`, response.status, code, retryAfter);
+  return new HostedServiceError(`The hosted service refused ${method} ${path} (${response.status} ${code}): ${said}${hint}`, response.status, code, retryAfter);
 }
 
 export interface HostedBrowser extends BrowserHandle {

@@ -44,6 +44,11 @@ import { loadTracing, tracedOperation } from './util/tracing.js';
  */
 export interface SdkEntry extends EnvironmentChoice {
   readonly foreignPage?: typeof matchForeignPage;
+  /**
+   * The context class this entry's callers get (and through its options, their pages' class): the
+   * Stagehand entry's subclasses add Stagehand's methods and shapes; absent: Tendril's own.
+   */
+  readonly Context?: typeof Context;
 }
 
 const DEFAULT_CDP_TIMEOUT_MS = 30_000;
@@ -144,7 +149,7 @@ export class SdkCore {
     this.#browser = opened.browser;
     this.#removeDownloads = opened.removeDownloads;
     this.#operations = opened.operations ?? localOperations;
-    const context = new Context(this.#browser, this.#logger, {
+    const context = new (this.#entry.Context ?? Context)(this.#browser, this.#logger, {
       viewport: opened.viewport,
       timeoutMs: cdpTimeoutMs,
       downloads: opened.downloads,

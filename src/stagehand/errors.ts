@@ -136,7 +136,7 @@ export class StagehandMissingArgumentError extends InvalidOptionError {
 // context throws them under Stagehand's names.
 
 export const StagehandElementNotFoundError = named('StagehandElementNotFoundError', ElementNotFoundError)((xpaths: string[]) => [
-  `No element matches ${String(xpaths)}.`,
+  `Could not find an element for the given xPath(s): ${String(xpaths)}`,
   String(xpaths),
 ]);
 export type StagehandElementNotFoundError = ElementNotFoundError;

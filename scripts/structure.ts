@@ -33,7 +33,7 @@ const LAYERS: string[][] = [
   ['act'],
   ['hosted/client'],
   ['env'],
-  ['sdkOptions.ts', 'sdkCore.ts', 'sdk.ts', 'stagehand', 'extension.ts', 'extensionRelay.ts', 'publicApi.ts', 'index.ts'],
+  ['sdkOptions.ts', 'sdkCore.ts', 'sdk.ts', 'agent', 'stagehand', 'extension.ts', 'extensionRelay.ts', 'publicApi.ts', 'index.ts'],
   ['mcp', 'hosted/server'],
   ['cli'],
 ];

@@ -8,7 +8,7 @@ export type { StagehandConnection, StagehandContext, StagehandPage } from './sta
 export * from './stagehand/errors.js';
 export { AISdkClient, CustomOpenAIClient, LLMClient, type StagehandModelConfiguration } from './stagehand/model.js';
 export type * from './stagehand/types.js';
-export type * from './stagehand/agent/types.js';
+export type * from './agent/types.js';
 export { tool } from './stagehand/tool.js';
 // The extras' own types (src/stagehand/extras.ts).
 export type { PageSnapshotOptions, SnapshotResult } from './stagehand/snapshot.js';

@@ -2,9 +2,9 @@
 // them. The AI SDK's own types (messages, steps, tools) are named here by their shape rather than
 // imported: `ai` is an optional peer, and a TypeScript project without it must still resolve these.
 
-import type { Page } from '../../driver/page.js';
-import type { StagehandModelConfiguration } from '../model.js';
-import type { Variables } from '../types.js';
+import type { Page } from '../driver/page.js';
+import type { StagehandModelConfiguration } from '../stagehand/model.js';
+import type { Variables } from '../stagehand/types.js';
 
 /** A message of the AI SDK (`ModelMessage`): `{ role, content }`. */
 export interface AgentMessage {

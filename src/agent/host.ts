@@ -1,11 +1,11 @@
 // What the agent needs of the Stagehand instance that runs it, named here so that the agent's modules
 // never import stagehand.ts (which imports them).
 
-import type { Context } from '../../driver/context.js';
-import type { Page } from '../../driver/page.js';
-import type { ActResult, ObserveResult, PageTextResult } from '../../types.js';
-import type { StagehandModelConfiguration } from '../model.js';
-import type { StagehandLogLine, Variables } from '../types.js';
+import type { Context } from '../driver/context.js';
+import type { Page } from '../driver/page.js';
+import type { ActResult, ObserveResult, PageTextResult } from '../types.js';
+import type { StagehandModelConfiguration } from '../stagehand/model.js';
+import type { StagehandLogLine, Variables } from '../stagehand/types.js';
 
 export interface AgentCallOptions {
   model?: StagehandModelConfiguration;

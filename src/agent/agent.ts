@@ -3,11 +3,11 @@
 // Stagehand has it, then refuses what Tendril cannot do (the cua mode, MCP integrations)
 // by name, with what works instead, then checks its own options; all before any request.
 
-import { InvalidOptionError } from '../../errors.js';
-import type { ModelConfiguration } from '../../types.js';
-import { StagehandInvalidArgumentError, StreamingCallbacksInNonStreamingModeError } from '../errors.js';
+import { InvalidOptionError } from '../errors.js';
+import type { ModelConfiguration } from '../types.js';
+import { StagehandInvalidArgumentError, StreamingCallbacksInNonStreamingModeError } from '../stagehand/errors.js';
 import { checkStagehandGate, isCuaMode } from './gate.js';
-import { toModelConfiguration } from '../model.js';
+import { toModelConfiguration } from '../stagehand/model.js';
 import type { AgentHost } from './host.js';
 import { runAgent, streamAgent, type RunOptions, type RunSetup } from './run.js';
 import { DOM_TOOLS, OTHER_TOOLS } from './tools.js';

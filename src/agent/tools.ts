@@ -4,9 +4,9 @@
 // the loop: what goes wrong (a failed action, a timeout, a bad argument) comes back to the model as
 // `{ success: false, error }`, so it can try another way. Only aborting the run ends it.
 
-import { schemaFromJson } from '../../extract/jsonSchemaInput.js';
-import type { Variables } from '../types.js';
-import type { StagehandModelConfiguration } from '../model.js';
+import { schemaFromJson } from '../extract/jsonSchemaInput.js';
+import type { Variables } from '../stagehand/types.js';
+import type { StagehandModelConfiguration } from '../stagehand/model.js';
 import type { ReplayStep } from './agentCache.js';
 import type { AgentHost } from './host.js';
 

@@ -4,7 +4,7 @@
 // `tools` and `integrations`, streaming, and execute()'s callbacks, signal, messages, excludeTools and
 // output. A program that uses them runs on Stagehand with `experimental: true`, and so here.
 
-import { ExperimentalNotConfiguredError, StagehandInvalidArgumentError } from '../errors.js';
+import { ExperimentalNotConfiguredError, StagehandInvalidArgumentError } from '../stagehand/errors.js';
 import type { AgentConfig, AgentExecuteOptionsBase } from './types.js';
 
 type ExecuteGiven = Partial<AgentExecuteOptionsBase> & { callbacks?: unknown };

@@ -3,12 +3,12 @@
 // Stagehand: a run that fails for any reason but the caller's signal resolves with `success: false`
 // and the message; an aborted one rejects with AgentAbortError.
 
-import { importAiSdk } from '../../llm/aiSdk.js';
-import { DEFAULT_MODEL_TIMEOUT_MS } from '../../llm/ask.js';
-import type { ModelCallUsage } from '../../llm/metrics.js';
-import type { ModelConfiguration } from '../../types.js';
-import { AgentAbortError } from '../errors.js';
-import type { StagehandModelConfiguration } from '../model.js';
+import { importAiSdk } from '../llm/aiSdk.js';
+import { DEFAULT_MODEL_TIMEOUT_MS } from '../llm/ask.js';
+import type { ModelCallUsage } from '../llm/metrics.js';
+import type { ModelConfiguration } from '../types.js';
+import { AgentAbortError } from '../stagehand/errors.js';
+import type { StagehandModelConfiguration } from '../stagehand/model.js';
 import { actionsOf, askVerdict, withoutUndefined } from './actions.js';
 import type { AgentHost } from './host.js';
 import { resolveAgentModel, type AgentModel } from './model.js';

@@ -33,7 +33,10 @@ const LAYERS: string[][] = [
   ['act'],
   ['hosted/client'],
   ['env'],
-  ['sdkOptions.ts', 'sdkCore.ts', 'sdk.ts', 'agent', 'stagehand', 'extension.ts', 'extensionRelay.ts', 'publicApi.ts', 'index.ts'],
+  // The agent loop: what it needs of the instance that runs it comes through AgentHost and
+  // AgentSetup (agent/host.ts, agent/agent.ts), so it never imports the Stagehand adapter above it.
+  ['agent'],
+  ['sdkOptions.ts', 'sdkCore.ts', 'sdk.ts', 'stagehand', 'extension.ts', 'extensionRelay.ts', 'publicApi.ts', 'index.ts'],
   ['mcp', 'hosted/server'],
   ['cli'],
 ];

@@ -1,14 +1,21 @@
-// What the agent needs of the Stagehand instance that runs it, named here so that the agent's modules
-// never import stagehand.ts (which imports them).
+// What the agent needs of the instance that runs it (the Stagehand class), named here so that the
+// agent's modules never import the adapter (src/stagehand/, which imports them).
 
 import type { Context } from '../driver/context.js';
 import type { Page } from '../driver/page.js';
 import type { ActResult, ObserveResult, PageTextResult } from '../types.js';
-import type { StagehandModelConfiguration } from '../stagehand/model.js';
-import type { StagehandLogLine, Variables } from '../stagehand/types.js';
+import type { AgentModelConfiguration, Variables } from './types.js';
+
+/** A log line of the agent's (Stagehand's form: `auxiliary` values are `{ value, type }`). */
+export interface AgentLogLine {
+  category?: string;
+  message: string;
+  level?: 0 | 1 | 2;
+  auxiliary?: Record<string, { value: string; type: 'object' | 'string' | 'html' | 'integer' | 'float' | 'boolean' }>;
+}
 
 export interface AgentCallOptions {
-  model?: StagehandModelConfiguration;
+  model?: AgentModelConfiguration;
   variables?: Variables;
   timeout?: number;
 }
@@ -25,5 +32,5 @@ export interface AgentHost {
   /** The instance's page for a page of its own, or of Playwright or Puppeteer connected through connectURL(). */
   resolvePage(page: unknown): Promise<Page>;
   /** Writes a Stagehand log line (category "agent"). */
-  log(line: StagehandLogLine): void;
+  log(line: AgentLogLine): void;
 }

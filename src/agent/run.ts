@@ -7,8 +7,8 @@ import { importAiSdk } from '../llm/aiSdk.js';
 import { DEFAULT_MODEL_TIMEOUT_MS } from '../llm/ask.js';
 import type { ModelCallUsage } from '../llm/metrics.js';
 import type { ModelConfiguration } from '../types.js';
-import { AgentAbortError } from '../stagehand/errors.js';
-import type { StagehandModelConfiguration } from '../stagehand/model.js';
+import { AgentAbortError } from './errors.js';
+import type { AgentModelConfiguration } from './types.js';
 import { actionsOf, askVerdict, withoutUndefined } from './actions.js';
 import type { AgentHost } from './host.js';
 import { resolveAgentModel, type AgentModel } from './model.js';
@@ -24,7 +24,7 @@ export interface RunSetup {
   config: AgentConfig;
   /** The loop's model: agent({ model }) in Tendril's form, else the instance's. */
   model: ModelConfiguration | undefined;
-  executionModel?: StagehandModelConfiguration;
+  executionModel?: AgentModelConfiguration;
   /** 'hybrid' adds the coordinate tools (visionTools.ts) to the DOM mode's. */
   mode: 'dom' | 'hybrid';
   /** The Stagehand's `cacheDir`: successful runs are kept and replayed (cache.ts); not for streams. */

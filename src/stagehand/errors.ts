@@ -256,21 +256,8 @@ export class ObserveTimeoutError extends TimeoutError {
 export const ConnectionTimeoutError = named('ConnectionTimeoutError', BrowserConnectError)((message: string) => [message]);
 export type ConnectionTimeoutError = BrowserConnectError;
 
-export class StreamingCallbacksInNonStreamingModeError extends StagehandError {
-  readonly invalidCallbacks: string[];
-  constructor(invalidCallbacks: string[]) {
-    super(`These callbacks need stream: true: ${String(invalidCallbacks)}.`);
-    this.invalidCallbacks = invalidCallbacks;
-  }
-}
-
-export class AgentAbortError extends StagehandError {
-  readonly reason: string;
-  constructor(reason = 'aborted') {
-    super(`The agent was aborted: ${reason}`);
-    this.reason = reason;
-  }
-}
+// The agent's own errors, under the names Stagehand gives them.
+export { AgentAbortError, StreamingCallbacksInNonStreamingModeError } from '../agent/errors.js';
 
 export const CdpConnectionClosedError = named('CdpConnectionClosedError', ConnectionClosedError)((reason: string) => [`The connection to the browser closed: ${reason}`]);
 export type CdpConnectionClosedError = ConnectionClosedError;
@@ -335,7 +322,7 @@ for (const [name, type] of Object.entries({
   StagehandMissingArgumentError, ElementNotVisibleError, AgentScreenshotProviderError, StagehandLocatorError, StagehandClickError,
   ExperimentalApiConflictError, ExperimentalNotConfiguredError, CuaModelRequiredError, MCPConnectionError,
   StagehandShadowSegmentEmptyError, StagehandShadowSegmentNotFoundError, ResponseBodyError, ResponseParseError, StagehandAPIUnauthorizedError, StagehandServerError, ActTimeoutError,
-  ExtractTimeoutError, ObserveTimeoutError, StreamingCallbacksInNonStreamingModeError, AgentAbortError, StagehandSetExtraHTTPHeadersError,
+  ExtractTimeoutError, ObserveTimeoutError, StagehandSetExtraHTTPHeadersError,
   StagehandSetDomainPolicyError, StagehandSnapshotError, UnderstudyCommandException, StagehandHttpError, StagehandResponseBodyError,
   StagehandResponseParseError,
 })) {

@@ -12,6 +12,7 @@ import { mainEntry, Sdk } from '../sdk.js';
 import type { ActionInput, ActOptions, ActResult, ExtractResult, ExtractSchema, InferSchema, ModelConfiguration, ObserveResult, PageTextResult, Viewport } from '../types.js';
 import type { ActCache } from './actCache.js';
 import { createAgent } from '../agent/agent.js';
+import { checkStagehandGate } from './agentGate.js';
 import type { AgentHost } from '../agent/host.js';
 import type { AgentConfig, AgentExecuteOptions, AgentResult, AgentStreamExecuteOptions, AgentStreamResult } from '../agent/types.js';
 import type { ModelCallUsage } from '../llm/metrics.js';
@@ -266,7 +267,8 @@ export class Stagehand extends Sdk {
     const recordUsage = (usage: ModelCallUsage) => {
       for (const key of Object.keys(usage) as Array<keyof ModelCallUsage>) this.#agentUsage[key] += usage[key];
     };
-    return createAgent({ host, instanceModel: this.#model, recordUsage, experimental: this.experimental, cacheDir: this.#cacheDir }, config) as never;
+    const gate = (given: AgentConfig, execute: Parameters<typeof checkStagehandGate>[2]) => checkStagehandGate(given, this.experimental, execute);
+    return createAgent({ host, instanceModel: this.#model, recordUsage, gate, toModelConfiguration, cacheDir: this.#cacheDir }, config) as never;
   }
 
   /**

@@ -7,11 +7,27 @@ import type { CdpSession } from '../cdp/session.js';
 import { Context } from '../driver/context.js';
 import type { Frame, ResolvedElement } from '../driver/frame.js';
 import type { LocatorDriver, LocatorTarget } from '../driver/locatorApi.js';
-import { Page } from '../driver/page.js';
+import { Page, type PageEvents } from '../driver/page.js';
+import type { ConsoleMessage } from '../driver/console.js';
 import { ElementNotFoundError, InvalidOptionError } from '../errors.js';
 import { StagehandElementNotFoundError } from './errors.js';
 
 export class StagehandPage extends Page {
+  /** As Tendril's page, except that "console" gives the page back, for chaining (Stagehand's shape). */
+  override on(event: 'console', listener: (message: ConsoleMessage<Page>) => void): this;
+  override on<K extends keyof PageEvents>(event: K, handler: (payload: PageEvents[K]) => void): () => void;
+  override on<K extends keyof PageEvents>(event: K, handler: (payload: PageEvents[K]) => void): this | (() => void) {
+    const off = super.on(event, handler);
+    return event === 'console' ? this : off;
+  }
+
+  override once(event: 'console', listener: (message: ConsoleMessage<Page>) => void): this;
+  override once<K extends keyof PageEvents>(event: K, handler: (payload: PageEvents[K]) => void): () => void;
+  override once<K extends keyof PageEvents>(event: K, handler: (payload: PageEvents[K]) => void): this | (() => void) {
+    const off = super.once(event, handler);
+    return event === 'console' ? this : off;
+  }
+
   /** @internal As in Stagehand 3: goto() to a host the network cannot reach resolves null on Chrome's error page. */
   get errorPageOnFailure(): boolean {
     return true;

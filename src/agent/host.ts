@@ -31,6 +31,8 @@ export interface AgentHost {
   observe(instruction: string, options?: AgentCallOptions): Promise<ObserveResult[]>;
   /** The instance's page for a page of its own, or of Playwright or Puppeteer connected through connectURL(). */
   resolvePage(page: unknown): Promise<Page>;
+  /** Draws the pointer over the page, where the instance can (Stagehand's enableCursorOverlay()). */
+  showCursor?(page: Page): Promise<void>;
   /** Writes a Stagehand log line (category "agent"). */
   log(line: AgentLogLine): void;
 }

@@ -67,7 +67,7 @@ async function prepare(setup: RunSetup, options: RunOptions, callbacks: AgentStr
   const start = await host.context.awaitActivePage();
   const url = start.url();
   // As Stagehand's, the hybrid mode draws the pointer unless told not to: a watcher sees where it clicks.
-  if (setup.mode === 'hybrid' && options.highlightCursor !== false) await start.enableCursorOverlay?.().catch(() => undefined);
+  if (setup.mode === 'hybrid' && options.highlightCursor !== false) await host.showCursor?.(start).catch(() => undefined);
   const state: RunState = { reasoning: [], actions: [], url, started: Date.now(), steps: [] };
   const toolSetup = {
     host,

@@ -10,6 +10,7 @@ import type { LocatorDriver, LocatorTarget } from '../driver/locatorApi.js';
 import { Page, type PageEvents } from '../driver/page.js';
 import type { ConsoleMessage } from '../driver/console.js';
 import { ElementNotFoundError, InvalidOptionError } from '../errors.js';
+import { enableCursorOverlay } from './cursor.js';
 import { StagehandElementNotFoundError } from './errors.js';
 
 export class StagehandPage extends Page {
@@ -31,6 +32,11 @@ export class StagehandPage extends Page {
   /** @internal As in Stagehand 3: goto() to a host the network cannot reach resolves null on Chrome's error page. */
   get errorPageOnFailure(): boolean {
     return true;
+  }
+
+  /** Draws an arrow where the pointer input goes, from now on and after navigations (cursor.ts). Calling it again changes nothing. */
+  enableCursorOverlay(): Promise<void> {
+    return enableCursorOverlay(this);
   }
 
   /**

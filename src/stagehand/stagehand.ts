@@ -19,7 +19,7 @@ import type { ModelCallUsage } from '../llm/metrics.js';
 import { ActTimeoutError, ExtractTimeoutError, ObserveTimeoutError } from './errors.js';
 import { toModelConfiguration, type StagehandModelConfiguration } from './model.js';
 import { fromStagehandLine, toSdkOptions } from './options.js';
-import { StagehandContext } from './page.js';
+import { StagehandContext, type StagehandPage } from './page.js';
 import type { HistoryEntry, StagehandLogLine, StagehandMetrics, V3ActOptions, V3ExtractOptions, V3Metrics, V3ObserveOptions, V3Options, Variables } from './types.js';
 
 /** `stagehand.logger`: Stagehand's `(line) => void`, which also has the Sdk logger's methods. */
@@ -253,6 +253,7 @@ export class Stagehand extends Sdk {
         return self.context;
       },
       usesTouch: this.usesTouch,
+      showCursor: (page) => (page as StagehandPage).enableCursorOverlay(),
       act: (input, options) => this.act(input, options),
       extract: ((...args: unknown[]) => (this.extract as (...all: unknown[]) => Promise<unknown>).apply(this, args)) as AgentHost['extract'],
       observe: (instruction, options) => this.observe(instruction, options),

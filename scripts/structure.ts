@@ -5,7 +5,10 @@
 // - no file in src/ past MAX_LINES;
 // - page-side code (src/injected/) imports nothing from outside its folder;
 // - the env is read in one place: src/env/choose.ts;
-// - data flows one way through the layers (LAYERS): a file imports from its own layer or below.
+// - data flows one way through the layers (LAYERS): a file imports from its own layer or below;
+// - no class of ours is patched from outside (a prototype assigned to, a `declare module` of our
+//   own files): a surface that differs is a subclass (src/stagehand/page.ts). Page code
+//   (src/injected/) may patch the page's own classes.
 
 import { readdirSync, readFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
@@ -33,6 +36,9 @@ const LAYERS: string[][] = [
   ['act'],
   ['hosted/client'],
   ['env'],
+  // The agent loop: what it needs of the instance that runs it comes through AgentHost and
+  // AgentSetup (agent/host.ts, agent/agent.ts), so it never imports the Stagehand adapter above it.
+  ['agent'],
   ['sdkOptions.ts', 'sdkCore.ts', 'sdk.ts', 'stagehand', 'extension.ts', 'extensionRelay.ts', 'publicApi.ts', 'index.ts'],
   ['mcp', 'hosted/server'],
   ['cli'],
@@ -105,6 +111,31 @@ function circles(graph: Map<string, string[]>): string[][] {
   return found;
 }
 
+/**
+ * The Stagehand extras that still install methods on the driver's prototypes (issue 36): to become
+ * methods of StagehandPage / StagehandContext. This list only shrinks: a file on it that no longer
+ * patches is a problem too, so that it is taken off.
+ */
+const PATCHING_YET = new Set(['clipboard.ts', 'frameRegistry.ts', 'resolveNode.ts', 'response.ts', 'snapshot.ts', 'webmcp.ts'].map((name) => path.join(SRC, 'stagehand', name)));
+
+const PATCHES = [
+  /\.prototype(\.[\w$]+|\[[^\]]+\])\s*=(?!=)/,
+  /Object\.(defineProperty|defineProperties|assign)\(\s*[\w$.]+\.prototype\b/,
+  /=\s*[\w$.]+\.prototype\s*;/,
+];
+const AUGMENTATION = /^\s*declare\s+module\s+['"]\./;
+
+/** Lines of a source that patch a class from outside it, or augment one of our modules' declarations. */
+export function patchesIn(text: string): Array<{ line: number; what: 'prototype' | 'augmentation' }> {
+  const found: Array<{ line: number; what: 'prototype' | 'augmentation' }> = [];
+  text.split('\n').forEach((line, at) => {
+    if (/^\s*(\/\/|\*|\/\*)/.test(line)) return;
+    if (PATCHES.some((pattern) => pattern.test(line))) found.push({ line: at + 1, what: 'prototype' });
+    if (AUGMENTATION.test(line)) found.push({ line: at + 1, what: 'augmentation' });
+  });
+  return found;
+}
+
 const ENV_READ = /\benv\s*[!=]==|[!=]==\s*['"](LOCAL|HOSTED|EXTENSION)['"]|['"](LOCAL|HOSTED|EXTENSION)['"]\s*[!=]==/;
 
 export function structureProblems(): string[] {
@@ -127,6 +158,20 @@ export function structureProblems(): string[] {
       }
       if (file.startsWith(INJECTED + path.sep) && !target.startsWith(INJECTED + path.sep)) {
         problems.push(`${shown(file)} runs in the page but imports ${shown(target)}, from outside src/injected/.`);
+      }
+    }
+    if (!file.startsWith(INJECTED + path.sep)) {
+      const patches = patchesIn(text);
+      if (PATCHING_YET.has(file)) {
+        if (!patches.length) problems.push(`${shown(file)} no longer patches a class: take it off PATCHING_YET.`);
+      } else {
+        for (const { line, what } of patches) {
+          problems.push(
+            what === 'prototype'
+              ? `${shown(file)}:${line} assigns to a class's prototype; give the surface a subclass instead (src/stagehand/page.ts).`
+              : `${shown(file)}:${line} augments one of our modules (declare module); declare the members in a subclass instead.`,
+          );
+        }
       }
     }
     if (file !== CHOOSER) {

@@ -60,6 +60,9 @@ export class MissingLLMConfigurationError extends SdkError {}
 /** The model exists but cannot be used for this operation. */
 export class UnsupportedModelError extends SdkError {}
 
+/** A model names a provider Tendril does not know (`<provider>/<model>`). */
+export class UnsupportedProviderError extends UnsupportedModelError {}
+
 /** A model string is not of the form `<provider>/<model>`. */
 export class InvalidAISDKModelFormatError extends SdkError {}
 
@@ -142,6 +145,9 @@ export class DomainPolicyError extends NavigationError {
 
 /** The Sdk was used before `init()` finished, after `close()`, or with invalid options. */
 export class SdkStateError extends SdkError {}
+
+/** The Sdk (or its Stagehand class) was closed; create another, or init() the Stagehand again. */
+export class SdkClosedError extends SdkStateError {}
 
 /** An option has a value the library cannot use. */
 export class InvalidOptionError extends SdkError {}
@@ -244,5 +250,5 @@ export class HostedServiceError extends SdkError {
  * extension entry is built minified), and `error.name` is part of the API.
  */
 const NAMES = new Map<Function, string>(
-  Object.entries({ SdkError, SchemaValidationError, SdkDomProcessError, SdkEvalError, SdkIframeError, ContentFrameNotFoundError, ElementNotFoundError, XPathResolutionError, ElementIdNotFoundError, SdkShadowRootMissingError, LLMResponseError, MissingLLMConfigurationError, UnsupportedModelError, InvalidAISDKModelFormatError, SelectorSyntaxError, TimeoutError, ConnectionClosedError, ProtocolError, BrowserLaunchError, BrowserConnectError, NavigationError, UrlNotAllowedError, DomainPolicyError, SdkStateError, InvalidOptionError, UnknownKeyError, PageClosedError, PageNotFoundError, ContextClosedError, CookieValidationError, CookieSetError, TargetClosedError, ElementNotActionableError, ElementObscuredError, ActionFailedError, BudgetExceededError, HostedServiceError }).map(([name, type]) => [type, name]),
+  Object.entries({ SdkError, SchemaValidationError, SdkDomProcessError, SdkEvalError, SdkIframeError, ContentFrameNotFoundError, ElementNotFoundError, XPathResolutionError, ElementIdNotFoundError, SdkShadowRootMissingError, LLMResponseError, MissingLLMConfigurationError, UnsupportedModelError, UnsupportedProviderError, InvalidAISDKModelFormatError, SelectorSyntaxError, TimeoutError, ConnectionClosedError, ProtocolError, BrowserLaunchError, BrowserConnectError, NavigationError, UrlNotAllowedError, DomainPolicyError, SdkStateError, SdkClosedError, InvalidOptionError, UnknownKeyError, PageClosedError, PageNotFoundError, ContextClosedError, CookieValidationError, CookieSetError, TargetClosedError, ElementNotActionableError, ElementObscuredError, ActionFailedError, BudgetExceededError, HostedServiceError }).map(([name, type]) => [type, name]),
 );

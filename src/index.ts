@@ -4,10 +4,11 @@ import './stagehand/extras.js';
 export * from './publicApi.js';
 // Stagehand 3's names, for code that swaps its import (docs/migrating-from-stagehand-3.md).
 export { Stagehand, Stagehand as V3, type StagehandLogger } from './stagehand/stagehand.js';
+export type { StagehandConnection, StagehandContext, StagehandPage } from './stagehand/page.js';
 export * from './stagehand/errors.js';
 export { AISdkClient, CustomOpenAIClient, LLMClient, type StagehandModelConfiguration } from './stagehand/model.js';
 export type * from './stagehand/types.js';
-export type * from './stagehand/agent/types.js';
+export type * from './agent/types.js';
 export { tool } from './stagehand/tool.js';
 // The extras' own types (src/stagehand/extras.ts).
 export type { PageSnapshotOptions, SnapshotResult } from './stagehand/snapshot.js';

@@ -9,7 +9,7 @@ import { SdkCore, type SdkEntry } from './sdkCore.js';
 import type { SdkOptions } from './types.js';
 
 /** The package's main entry: every environment (env/), and pages of Playwright and Puppeteer. */
-const mainEntry: SdkEntry = {
+export const mainEntry: SdkEntry = {
   available: [local, hosted, extension],
   refuse: (env) => `env ${JSON.stringify(env)} is not available.`,
   foreignPage: matchForeignPage,
@@ -22,8 +22,8 @@ const mainEntry: SdkEntry = {
  * `close()` lets it go.
  */
 export class Sdk extends SdkCore {
-  constructor(options: SdkOptions = {}) {
-    super(options, mainEntry);
+  constructor(options: SdkOptions = {}, /** @internal The Stagehand entry's classes. */ entry: SdkEntry = mainEntry) {
+    super(options, entry);
   }
 
   /** The environment `options` choose (see env/), without creating an Sdk: its checks run too. */

@@ -6,7 +6,7 @@ import { Page } from './driver/page.js';
 import { chooseEnvironment, type EnvironmentChoice } from './env/choose.js';
 import { localOperations } from './env/operations.js';
 import type { ActInput, Environment, OperationCall, Operations, SdkBridge } from './env/types.js';
-import { InvalidOptionError, SdkStateError } from './errors.js';
+import { InvalidOptionError, MissingLLMConfigurationError, SdkClosedError, SdkStateError } from './errors.js';
 import { isZodSchema, type ZodLike } from './extract/schema.js';
 import { DEFAULT_MODEL_TIMEOUT_MS } from './llm/ask.js';
 import type { ModelServer, ModelSpec } from './llm/config.js';
@@ -49,6 +49,11 @@ export interface SdkEntry extends EnvironmentChoice {
   readonly foreignPage?: typeof matchForeignPage;
   /** Token budgets (llm/tokenMeter.ts); without, the `budget` options are refused. */
   readonly budgets?: typeof sdkBudgets;
+  /**
+   * The context class this entry's callers get (and through its options, their pages' class): the
+   * Stagehand entry's subclasses add Stagehand's methods and shapes; absent: Tendril's own.
+   */
+  readonly Context?: typeof Context;
 }
 
 const DEFAULT_CDP_TIMEOUT_MS = 30_000;
@@ -105,9 +110,7 @@ export class SdkCore {
   /** The browser's pages. Available once `init()` has resolved. */
   get context(): Context {
     if (!this.#context) {
-      throw new SdkStateError(
-        this.#closing ? 'This Sdk is closed; create a new one.' : 'Call `await sdk.init()` before using sdk.context.',
-      );
+      throw this.#closing ? new SdkClosedError('This Sdk is closed; create a new one.') : new SdkStateError('Call `await sdk.init()` before using sdk.context.');
     }
     return this.#context;
   }
@@ -132,7 +135,7 @@ export class SdkCore {
 
   /** Gets the browser and attaches to its pages. Calling it again returns the same promise. */
   init(): Promise<void> {
-    if (this.#closing) return Promise.reject(new SdkStateError('This Sdk is closed; create a new one to start again.'));
+    if (this.#closing) return Promise.reject(new SdkClosedError('This Sdk is closed; create a new one to start again.'));
     this.#initializing ??= this.#init().catch(async (error) => {
       await this.#bridge?.close();
       this.#bridge = undefined;
@@ -162,7 +165,7 @@ export class SdkCore {
     this.#browser = opened.browser;
     this.#removeDownloads = opened.removeDownloads;
     this.#operations = opened.operations ?? localOperations;
-    const context = new Context(this.#browser, this.#logger, {
+    const context = new (this.#entry.Context ?? Context)(this.#browser, this.#logger, {
       viewport: opened.viewport,
       timeoutMs: cdpTimeoutMs,
       downloads: opened.downloads,

@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
 import { findChrome } from '../src/browser/findChrome.js';
-import { Sdk, type Page, type SdkOptions } from '../src/index.js';
+import { Sdk, Stagehand, type Page, type SdkOptions } from '../src/index.js';
 import { startFixtureServers, type FixtureServers } from './fixtures/server.js';
 
 export const CHROME = findChrome();
@@ -153,11 +153,12 @@ export interface BrowserFixture {
  * For a suite that shares one browser: starts the fixture servers and an Sdk before the suite and
  * closes both after it. Read the fields inside tests (they are set in beforeAll).
  */
-export function useBrowser(options: SdkOptions = {}): BrowserFixture {
+export function useBrowser(options: SdkOptions = {}, { stagehand = false } = {}): BrowserFixture {
   const fixture = {} as BrowserFixture;
   beforeAll(async () => {
     fixture.servers = await startFixtureServers();
-    fixture.sdk = new Sdk(sdkOptions(options));
+    // `stagehand`: the Stagehand entry's instance, whose pages have Stagehand's shapes (StagehandPage).
+    fixture.sdk = stagehand ? new Stagehand(sdkOptions(options) as never) : new Sdk(sdkOptions(options));
     await fixture.sdk.init();
     fixture.page = fixture.sdk.context.pages()[0]!;
   });

@@ -3,12 +3,13 @@
 // context.clipboard (the active page, `{ page }`, an out-of-process iframe's field, an isolated
 // context), page.enableCursorOverlay() across a navigation. Stagehand's init() after close() is in
 // sh3-reinit.test.ts.
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   InvalidOptionError,
   PageClosedError,
   PageNotFoundError,
   SdkEvalError,
+  Stagehand,
   StagehandEvalError,
   StagehandInvalidArgumentError,
   StagehandSnapshotError,
@@ -16,8 +17,9 @@ import {
   type Frame,
   type Page,
   type SnapshotResult,
+  type StagehandPage,
 } from '../src/index.js';
-import { useBrowser } from './helpers.js';
+import { sdkOptions, useBrowser } from './helpers.js';
 
 const fixture = useBrowser();
 
@@ -282,6 +284,18 @@ describe('context.clipboard', () => {
 });
 
 describe('page.enableCursorOverlay()', () => {
+  // A method of the Stagehand entry's pages (StagehandPage), not of the Sdk's.
+  let stagehand: Stagehand;
+  let page: StagehandPage;
+  beforeAll(async () => {
+    stagehand = new Stagehand(sdkOptions() as never);
+    await stagehand.init();
+    page = stagehand.context.pages()[0] as StagehandPage;
+  });
+  afterAll(async () => {
+    await stagehand?.close();
+  });
+
   const arrow = (page: Page) =>
     page.evaluate(() => {
       const element = document.getElementById('__tendrilCursor');
@@ -289,7 +303,7 @@ describe('page.enableCursorOverlay()', () => {
     });
 
   it('draws an arrow that follows the pointer input, in each new document too, and leaves the page text as it was', async () => {
-    const { page, servers } = fixture;
+    const { servers } = fixture;
     await page.goto(servers.a.url('/sh3-page.html'));
     const text = (await page.snapshot()).formattedTree;
     expect(await arrow(page)).toBeNull();
@@ -320,10 +334,10 @@ describe('page.enableCursorOverlay()', () => {
   });
 
   it('refuses a closed page', async () => {
-    const { servers, sdk } = fixture;
-    const other = await sdk.context.newPage(servers.a.url('/sh3-frame.html'));
+    const { servers } = fixture;
+    const other = (await stagehand.context.newPage(servers.a.url('/sh3-frame.html'))) as StagehandPage;
     await other.close();
     expect(await other.enableCursorOverlay().catch((e: unknown) => e)).toBeInstanceOf(PageClosedError);
-    sdk.context.setActivePage(fixture.page);
+    expect('enableCursorOverlay' in fixture.page).toBe(false);
   });
 });

@@ -2,10 +2,10 @@
 // out-of-process ones too), sendCDP, targetId() beside Tendril's string field, mainFrameId,
 // setViewportSize, reload, goForward, goBack in both forms, waitForLoadState's numeric deadline.
 import { describe, expect, it } from 'vitest';
-import { InvalidOptionError, ProtocolError, type ConsoleMessage, type Frame, type Page } from '../src/index.js';
-import { useBrowser } from './helpers.js';
+import { InvalidOptionError, ProtocolError, Sdk, type ConsoleMessage, type Frame, type Page, type StagehandPage } from '../src/index.js';
+import { sdkOptions, useBrowser } from './helpers.js';
 
-const fixture = useBrowser();
+const fixture = useBrowser({}, { stagehand: true });
 
 function frameOf(page: Page, fragment: string): Frame {
   const found = page.frames().find((frame) => frame.url().includes(fragment));
@@ -15,7 +15,8 @@ function frameOf(page: Page, fragment: string): Frame {
 
 describe("page.on('console')", () => {
   it('hands over every console call of the page, from each of its frames, until off()', async () => {
-    const { page, servers } = fixture;
+    const { servers } = fixture;
+    const page = fixture.page as StagehandPage;
     await page.goto(servers.a.url('/sh3-page.html'));
     const seen: ConsoleMessage[] = [];
     const listener = (message: ConsoleMessage) => seen.push(message);
@@ -58,6 +59,35 @@ describe("page.on('console')", () => {
     expect(typeof off).toBe('function');
     off();
     expect(() => page.on('request' as 'console', () => undefined)).toThrow(InvalidOptionError);
+  });
+});
+
+describe("Tendril's own page.on('console')", () => {
+  it('returns the function that stops listening, as every other event does; once() too', async () => {
+    const sdk = new Sdk(sdkOptions());
+    try {
+      await sdk.init();
+      const page = sdk.context.pages()[0]!;
+      await page.goto(fixture.servers.a.url('/sh3-page.html'));
+      const seen: string[] = [];
+      const stop = page.on('console', (message) => seen.push(message.text()));
+      expect(typeof stop).toBe('function');
+      const onceOnly: string[] = [];
+      const stopOnce = page.once('console', (message) => onceOnly.push(message.text()));
+      expect(typeof stopOnce).toBe('function');
+      await page.evaluate(() => console.log('first'));
+      await expect.poll(() => seen).toEqual(['first']);
+      stop();
+      await page.evaluate(() => console.log('second'));
+      // A marker listened to after: once it arrives, "second" has been dispatched to every listener.
+      const marker = new Promise<void>((resolve) => page.on('console', (message) => message.text() === 'third' && resolve()));
+      await page.evaluate(() => console.log('third'));
+      await marker;
+      expect(seen).toEqual(['first']);
+      expect(onceOnly).toEqual(['first']);
+    } finally {
+      await sdk.close();
+    }
   });
 });
 

@@ -61,6 +61,8 @@ export interface ContextOptions {
   browserContextId?: string;
   /** Storage states (storageState.ts): given by the Node and hosted openers; tendril/extension leaves them out. */
   storage?: typeof StorageKeeper;
+  /** The class of this context's pages: the entry's (the Stagehand entry's adds its shapes); absent: Page. */
+  pageClass?: typeof Page;
 }
 
 /**
@@ -116,7 +118,7 @@ export class Context extends Emitter<{ page: Page }> {
 
   /** @internal */
   constructor(
-    private readonly browser: BrowserHandle,
+    protected readonly browser: BrowserHandle,
     private readonly logger: Logger,
     private readonly options: ContextOptions,
     private readonly parent?: Context,
@@ -368,7 +370,7 @@ export class Context extends Emitter<{ page: Page }> {
     }
     const openerId = event.targetInfo.openerId;
     if (openerId) this.guard?.emit('popup', { targetId, openerId });
-    const page = new Page(this, session, targetId, this.options.viewport, this.logger, this.options.timeoutMs, openerId);
+    const page = new (this.options.pageClass ?? Page)(this, session, targetId, this.options.viewport, this.logger, this.options.timeoutMs, openerId);
     // The page asks for a popup before the popup is attached: awaitActivePage waits for it.
     session.on('Page.windowOpen', () => this.#active.opening());
     const prepared = page

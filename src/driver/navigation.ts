@@ -50,6 +50,12 @@ export interface NavigatingPage {
   frames(): Frame[];
   isClosed(): boolean;
   assertOpen(what: string): void;
+  /**
+   * A navigation the network fails (a host that does not resolve, a refused port) resolves null on
+   * Chrome's error page rather than throwing NavigationError: Stagehand 3's way (its entry's pages
+   * say so); Tendril's pages throw.
+   */
+  readonly errorPageOnFailure?: boolean;
 }
 
 export class Navigation {
@@ -112,7 +118,8 @@ export class Navigation {
     if (result.errorText) {
       const policy = refusedRedirect();
       if (policy) throw policy;
-      throw new NavigationError(`Navigation to ${url} failed: ${result.errorText}. Check the URL and that the server is reachable.`, url);
+      // Otherwise Chrome's error page is waited for as any document, and has no response: null.
+      if (!this.page.errorPageOnFailure) throw new NavigationError(`Navigation to ${url} failed: ${result.errorText}. Check the URL and that the server is reachable.`, url);
     }
     if (!result.loaderId) return null; // Same-document navigation (a fragment change), javascript: URLs: nothing loads.
     const remaining = () => (timeoutMs === 0 ? 0 : Math.max(1, timeoutMs - (Date.now() - started)));

@@ -286,27 +286,22 @@ export class Page extends Emitter<PageEvents> {
   }
 
   /**
-   * Listens to an event. For "console" (Stagehand's), returns the page, for chaining; for the
-   * others, the function that stops listening. `off` stops either.
+   * Listens to an event ("console" too); returns the function that stops listening, as `off` does.
+   * (The Stagehand entry's pages give the page back for "console", as Stagehand's do.)
    */
-  override on(event: 'console', listener: (message: ConsoleMessage<Page>) => void): this;
-  override on<K extends keyof PageEvents>(event: K, handler: (payload: PageEvents[K]) => void): () => void;
-  override on(event: keyof PageEvents, handler: (payload: never) => void): this | (() => void) {
+  override on<K extends keyof PageEvents>(event: K, handler: (payload: PageEvents[K]) => void): () => void {
     checkPageEvent(event);
-    const off = super.on(event, handler as never);
-    return event === 'console' ? this : off;
+    return super.on(event, handler);
   }
 
-  override once(event: 'console', listener: (message: ConsoleMessage<Page>) => void): this;
-  override once<K extends keyof PageEvents>(event: K, handler: (payload: PageEvents[K]) => void): () => void;
-  override once(event: keyof PageEvents, handler: (payload: never) => void): this | (() => void) {
+  override once<K extends keyof PageEvents>(event: K, handler: (payload: PageEvents[K]) => void): () => void {
     checkPageEvent(event);
-    // Not Emitter's once: it would call this class's on(), which gives the page back for "console".
-    const off = super.on(event, ((payload: never) => {
+    // Not Emitter's once: it would call a subclass's on(), which may give the page back.
+    const off = super.on(event, ((payload: PageEvents[K]) => {
       off();
       handler(payload);
     }) as never);
-    return event === 'console' ? this : off;
+    return off;
   }
 
   override off<K extends keyof PageEvents>(event: K, handler: (payload: PageEvents[K]) => void): this {

@@ -3,7 +3,7 @@
 // nobody pays for what they don't use.
 
 import type { ModelObject } from './generate.js';
-import { MissingLLMConfigurationError, UnsupportedModelError } from '../errors.js';
+import { MissingLLMConfigurationError, UnsupportedModelError, UnsupportedProviderError } from '../errors.js';
 import { envVar, isNode } from '../util/env.js';
 import { importAiSdk } from './aiSdk.js';
 import { describeModel, type ModelSpec } from './config.js';
@@ -92,7 +92,7 @@ export function languageModel(spec: ModelSpec): Promise<ModelObject> {
   const info = providerInfo(spec.provider);
   if (!info) {
     return Promise.reject(
-      new UnsupportedModelError(
+      new UnsupportedProviderError(
         `Unknown model provider "${spec.provider}" in "${spec.provider}/${spec.modelId}". ` +
           `Supported: ${SUPPORTED_PROVIDERS.join(', ')}; a server speaking OpenAI's API: ` +
           '{ modelName: "openai-compatible/<model>", baseURL }.',

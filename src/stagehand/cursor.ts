@@ -4,16 +4,9 @@
 // the page script in src/injected/cursor/; here it is installed and moved.
 
 import type { CdpSession } from '../cdp/session.js';
-import { Page } from '../driver/page.js';
+import type { Page } from '../driver/page.js';
 import { CURSOR_SOURCE } from '../generated/cursor.js';
 import { CURSOR_KEY } from '../injected/cursor/key.js';
-
-declare module '../driver/page.js' {
-  interface Page {
-    /** Draws an arrow where the pointer input goes, from now on and after navigations. Calling it again changes nothing. */
-    enableCursorOverlay(): Promise<void>;
-  }
-}
 
 /** Sessions whose pointer events move an arrow. */
 const following = new WeakSet<CdpSession>();
@@ -46,13 +39,14 @@ function follow(session: CdpSession): void {
 /** Pages whose overlay is on (or being turned on). */
 const enabled = new WeakMap<CdpSession, Promise<void>>();
 
-Page.prototype.enableCursorOverlay = async function enableCursorOverlay(this: Page): Promise<void> {
-  this.assertOpen('enableCursorOverlay()');
-  const { session } = this;
+/** StagehandPage.enableCursorOverlay(). */
+export async function enableCursorOverlay(page: Page): Promise<void> {
+  page.assertOpen('enableCursorOverlay()');
+  const { session } = page;
   let done = enabled.get(session);
   if (!done) {
     done = (async () => {
-      await session.send('Page.addScriptToEvaluateOnNewDocument', { source: CURSOR_SOURCE }, { timeoutMs: this.defaultTimeoutMs });
+      await session.send('Page.addScriptToEvaluateOnNewDocument', { source: CURSOR_SOURCE }, { timeoutMs: page.defaultTimeoutMs });
       follow(session);
       // The current document too; one on its way out is replaced by one that runs the script.
       await session.sendQuiet('Runtime.evaluate', { expression: CURSOR_SOURCE });
@@ -62,4 +56,4 @@ Page.prototype.enableCursorOverlay = async function enableCursorOverlay(this: Pa
     done.catch(() => enabled.delete(session));
   }
   await done;
-};
+}

@@ -1,10 +1,12 @@
-// Stagehand 3's error classes, for code that catches them. Tendril throws its own errors (errors.ts);
-// each Stagehand class that has a Tendril counterpart extends it and also answers `instanceof` for
-// the counterpart's errors (Symbol.hasInstance), so `catch (e) { if (e instanceof
-// StagehandElementNotFoundError) ... }` keeps working when Tendril throws ElementNotFoundError.
-// Classes with no counterpart exist so that imports and `instanceof` checks compile and run;
-// Tendril throws those only where its Stagehand class says so (stagehand.ts). The names Tendril
-// shares with Stagehand (TimeoutError, LLMResponseError, XPathResolutionError, ...) are errors.ts's.
+// Stagehand 3's error classes, for code that catches them, in Tendril's one error tree (errors.ts).
+// A Stagehand class that has a Tendril counterpart is that class under Stagehand's name: a
+// constructor that takes Stagehand's arguments and makes the counterpart's instances (one
+// prototype, `named` below), so `instanceof` holds both ways: `catch (e) { if (e instanceof
+// StagehandElementNotFoundError) ... }` catches Tendril's ElementNotFoundError, and a
+// StagehandElementNotFoundError is an ElementNotFoundError. The classes with no counterpart are
+// subclasses, so that imports and `instanceof` checks compile and run; Tendril throws those only
+// where its Stagehand class says so (stagehand.ts). The names Tendril shares with Stagehand
+// (TimeoutError, LLMResponseError, XPathResolutionError, ...) are errors.ts's.
 
 import {
   BrowserConnectError,
@@ -12,11 +14,11 @@ import {
   ConnectionClosedError,
   ElementNotActionableError,
   ElementNotFoundError,
-  ElementObscuredError,
   HostedServiceError,
   InvalidOptionError,
   LLMResponseError,
   SchemaValidationError,
+  SdkClosedError,
   SdkDomProcessError,
   SdkError,
   SdkEvalError,
@@ -25,31 +27,40 @@ import {
   SdkStateError,
   TimeoutError,
   UnsupportedModelError,
+  UnsupportedProviderError,
 } from '../errors.js';
 
-/** What each class stands for beyond its own instances: the Tendril errors of the same meaning. */
-const FAMILY = new Map<Function, (value: unknown) => boolean>();
-
-function instanceOf(this: Function, value: unknown): boolean {
-  return Function.prototype[Symbol.hasInstance].call(this, value) || FAMILY.get(this)?.(value) === true;
+/** A Stagehand name for a Tendril class: `new` with Stagehand's arguments gives the Tendril class's instance. */
+export interface StagehandClass<A extends unknown[], I> {
+  new (...args: A): I;
+  readonly prototype: I;
 }
 
-function standsFor(type: Function, test: (value: unknown) => boolean): void {
-  FAMILY.set(type, test);
-  Object.defineProperty(type, Symbol.hasInstance, { value: instanceOf });
+/**
+ * Stagehand's `name` for Tendril's `base`: `args` turns Stagehand's constructor arguments into the
+ * base's; `extra` sets the fields Stagehand's class has beyond the base's. The constructor shares
+ * the base's prototype, which is what makes `instanceof` hold both ways; the instance's `name` is
+ * Stagehand's (SdkError names an instance after the constructor `new` was called on).
+ */
+function named<B extends abstract new (...args: never[]) => SdkError>(name: string, base: B) {
+  return <A extends unknown[], E extends object = object>(
+    args: (...given: A) => ConstructorParameters<B>,
+    extra?: (...given: A) => E,
+  ): StagehandClass<A, InstanceType<B> & E> => {
+    const type = function (this: unknown, ...given: A): unknown {
+      if (!new.target) throw new TypeError(`Class constructor ${name} cannot be invoked without 'new'`);
+      const error = Reflect.construct(base, args(...given), new.target) as object;
+      return extra ? Object.assign(error, extra(...given)) : error;
+    };
+    Object.defineProperty(type, 'prototype', { value: base.prototype, writable: false });
+    Object.defineProperty(type, 'name', { value: name });
+    return type as unknown as StagehandClass<A, InstanceType<B> & E>;
+  };
 }
 
-const is =
-  <T>(type: abstract new (...args: never[]) => T, also: (error: T) => boolean = () => true) =>
-  (value: unknown): boolean =>
-    value instanceof type && also(value);
-
-/** Every error of Tendril's is a StagehandError too. */
-export class StagehandError extends SdkError {
-  constructor(message: string, cause?: unknown) {
-    super(message, cause === undefined ? undefined : { cause });
-  }
-}
+/** Every error of Tendril's is a StagehandError, and every StagehandError is an SdkError. */
+export const StagehandError = named('StagehandError', SdkError)((message: string, cause?: unknown) => [message, cause === undefined ? undefined : { cause }]);
+export type StagehandError = SdkError;
 
 export class StagehandDefaultError extends StagehandError {
   constructor(error?: unknown) {
@@ -75,11 +86,10 @@ export class UnsupportedModelProviderError extends UnsupportedModelError {
   }
 }
 
-export class UnsupportedAISDKModelProviderError extends UnsupportedModelError {
-  constructor(provider: string, supportedProviders: string[]) {
-    super(`Model provider "${provider}" is not supported; use one of ${supportedProviders.join(', ')}.`);
-  }
-}
+export const UnsupportedAISDKModelProviderError = named('UnsupportedAISDKModelProviderError', UnsupportedProviderError)((provider: string, supportedProviders: string[]) => [
+  `Model provider "${provider}" is not supported; use one of ${supportedProviders.join(', ')}.`,
+]);
+export type UnsupportedAISDKModelProviderError = UnsupportedProviderError;
 
 export class StagehandUnsupportedBrowserFeatureError extends StagehandError {
   constructor(feature: string, message: string, cause?: unknown) {
@@ -87,11 +97,10 @@ export class StagehandUnsupportedBrowserFeatureError extends StagehandError {
   }
 }
 
-export class StagehandNotInitializedError extends SdkStateError {
-  constructor(prop: string) {
-    super(`${prop} was used before init(): call \`await stagehand.init()\` first.`);
-  }
-}
+export const StagehandNotInitializedError = named('StagehandNotInitializedError', SdkStateError)((prop: string) => [
+  `${prop} was used before init(): call \`await stagehand.init()\` first.`,
+]);
+export type StagehandNotInitializedError = SdkStateError;
 
 export class HandlerNotInitializedError extends SdkStateError {
   constructor(handlerType: string) {
@@ -99,11 +108,8 @@ export class HandlerNotInitializedError extends SdkStateError {
   }
 }
 
-export class StagehandClosedError extends SdkStateError {
-  constructor() {
-    super('This instance is closed; create a new one.');
-  }
-}
+export const StagehandClosedError = named('StagehandClosedError', SdkClosedError)(() => ['This instance is closed; create a new one.']);
+export type StagehandClosedError = SdkClosedError;
 
 export class BrowserbaseSessionNotFoundError extends StagehandError {
   constructor() {
@@ -117,11 +123,8 @@ export class CaptchaTimeoutError extends StagehandError {
   }
 }
 
-export class StagehandInvalidArgumentError extends InvalidOptionError {
-  constructor(message: string) {
-    super(`InvalidArgumentError: ${message}`);
-  }
-}
+export const StagehandInvalidArgumentError = named('StagehandInvalidArgumentError', InvalidOptionError)((message: string) => [`InvalidArgumentError: ${message}`]);
+export type StagehandInvalidArgumentError = InvalidOptionError;
 
 export class StagehandMissingArgumentError extends InvalidOptionError {
   constructor(message: string) {
@@ -132,12 +135,13 @@ export class StagehandMissingArgumentError extends InvalidOptionError {
 // CookieValidationError, CookieSetError and PageNotFoundError are Tendril's own (errors.ts): the
 // context throws them under Stagehand's names.
 
-export class StagehandElementNotFoundError extends ElementNotFoundError {
-  constructor(xpaths: string[]) {
-    super(`No element matches ${String(xpaths)}.`, String(xpaths));
-  }
-}
+export const StagehandElementNotFoundError = named('StagehandElementNotFoundError', ElementNotFoundError)((xpaths: string[]) => [
+  `Could not find an element for the given xPath(s): ${String(xpaths)}`,
+  String(xpaths),
+]);
+export type StagehandElementNotFoundError = ElementNotFoundError;
 
+/** Stagehand's own: Tendril throws ElementNotActionableError (or its ElementObscuredError) for an element it cannot act on. */
 export class ElementNotVisibleError extends ElementNotActionableError {
   constructor(selector: string) {
     super(`The element ${selector} is not visible.`);
@@ -150,11 +154,14 @@ export class AgentScreenshotProviderError extends StagehandError {
   }
 }
 
-export class CreateChatCompletionResponseError extends LLMResponseError {}
+export const CreateChatCompletionResponseError = named('CreateChatCompletionResponseError', LLMResponseError)((message: string) => [message]);
+export type CreateChatCompletionResponseError = LLMResponseError;
 
-export class StagehandEvalError extends SdkEvalError {}
+export const StagehandEvalError = named('StagehandEvalError', SdkEvalError)((message: string) => [message]);
+export type StagehandEvalError = SdkEvalError;
 
-export class StagehandDomProcessError extends SdkDomProcessError {}
+export const StagehandDomProcessError = named('StagehandDomProcessError', SdkDomProcessError)((message: string) => [message]);
+export type StagehandDomProcessError = SdkDomProcessError;
 
 export class StagehandLocatorError extends StagehandError {
   constructor(action: string, selector: string, message: string) {
@@ -168,11 +175,8 @@ export class StagehandClickError extends StagehandError {
   }
 }
 
-export class StagehandIframeError extends SdkIframeError {
-  constructor(frameUrl: string, message: string) {
-    super(`The iframe ${frameUrl}: ${message}`);
-  }
-}
+export const StagehandIframeError = named('StagehandIframeError', SdkIframeError)((frameUrl: string, message: string) => [`The iframe ${frameUrl}: ${message}`]);
+export type StagehandIframeError = SdkIframeError;
 
 export class ExperimentalApiConflictError extends StagehandError {
   constructor() {
@@ -192,16 +196,14 @@ export class CuaModelRequiredError extends StagehandError {
   }
 }
 
-/** Stagehand's is an Error, not a StagehandError; here it is Tendril's SchemaValidationError too. */
-export class ZodSchemaValidationError extends SchemaValidationError {
-  readonly received: unknown;
-  constructor(received: unknown, issues: unknown) {
-    super(`The value does not match the schema: ${JSON.stringify(issues)}`, Array.isArray(issues) ? issues : [issues]);
-    this.received = received;
-  }
-}
+/** Stagehand's is an Error, not a StagehandError; here it is Tendril's SchemaValidationError, with what was received. */
+export const ZodSchemaValidationError = named('ZodSchemaValidationError', SchemaValidationError)((_received: unknown, issues: unknown) => [`The value does not match the schema: ${JSON.stringify(issues)}`, Array.isArray(issues) ? issues : [issues]],
+  (received: unknown) => ({ received }),
+);
+export type ZodSchemaValidationError = SchemaValidationError & { received?: unknown };
 
-export class StagehandInitError extends BrowserLaunchError {}
+export const StagehandInitError = named('StagehandInitError', BrowserLaunchError)((message: string) => [message]);
+export type StagehandInitError = BrowserLaunchError;
 
 export class MCPConnectionError extends StagehandError {
   readonly serverUrl: string;
@@ -213,11 +215,10 @@ export class MCPConnectionError extends StagehandError {
   }
 }
 
-export class StagehandShadowRootMissingError extends SdkShadowRootMissingError {
-  constructor(detail?: string) {
-    super(`No shadow root is there${detail ? `: ${detail}` : '.'}`);
-  }
-}
+export const StagehandShadowRootMissingError = named('StagehandShadowRootMissingError', SdkShadowRootMissingError)((detail?: string) => [
+  `No shadow root is there${detail ? `: ${detail}` : '.'}`,
+]);
+export type StagehandShadowRootMissingError = SdkShadowRootMissingError;
 
 export class StagehandShadowSegmentEmptyError extends StagehandError {
   constructor() {
@@ -252,29 +253,14 @@ export class ObserveTimeoutError extends TimeoutError {
   }
 }
 
-export class ConnectionTimeoutError extends BrowserConnectError {}
+export const ConnectionTimeoutError = named('ConnectionTimeoutError', BrowserConnectError)((message: string) => [message]);
+export type ConnectionTimeoutError = BrowserConnectError;
 
-export class StreamingCallbacksInNonStreamingModeError extends StagehandError {
-  readonly invalidCallbacks: string[];
-  constructor(invalidCallbacks: string[]) {
-    super(`These callbacks need stream: true: ${String(invalidCallbacks)}.`);
-    this.invalidCallbacks = invalidCallbacks;
-  }
-}
+// The agent's own errors, under the names Stagehand gives them.
+export { AgentAbortError, StreamingCallbacksInNonStreamingModeError } from '../agent/errors.js';
 
-export class AgentAbortError extends StagehandError {
-  readonly reason: string;
-  constructor(reason = 'aborted') {
-    super(`The agent was aborted: ${reason}`);
-    this.reason = reason;
-  }
-}
-
-export class CdpConnectionClosedError extends ConnectionClosedError {
-  constructor(reason: string) {
-    super(`The connection to the browser closed: ${reason}`);
-  }
-}
+export const CdpConnectionClosedError = named('CdpConnectionClosedError', ConnectionClosedError)((reason: string) => [`The connection to the browser closed: ${reason}`]);
+export type CdpConnectionClosedError = ConnectionClosedError;
 
 export class StagehandSetExtraHTTPHeadersError extends StagehandError {
   readonly failures: string[];
@@ -301,12 +287,11 @@ export class StagehandSnapshotError extends StagehandError {
 export class UnderstudyCommandException extends StagehandError {}
 
 /** Errors of Stagehand's hosted API; here, of a Tendril hosted service (env "HOSTED"). */
-export class StagehandAPIError extends HostedServiceError {
-  constructor(message: string, status = 0, code = 'internal') {
-    super(message, status, code);
-  }
-}
+export const StagehandAPIError = named('StagehandAPIError', HostedServiceError)((message: string, status: number = 0, code: string = 'internal') => [message, status, code]);
+export type StagehandAPIError = HostedServiceError;
 
+// Tendril raises a HostedServiceError whatever the status, so these two are Stagehand's own: read
+// `status` (401, 403; 500 and above) to tell them apart.
 export class StagehandAPIUnauthorizedError extends StagehandAPIError {
   constructor(message = 'The hosted service refused the API key.') {
     super(message, 401, 'unauthorized');
@@ -314,7 +299,12 @@ export class StagehandAPIUnauthorizedError extends StagehandAPIError {
 }
 
 export class StagehandHttpError extends StagehandAPIError {}
-export class StagehandServerError extends StagehandAPIError {}
+
+export class StagehandServerError extends StagehandAPIError {
+  constructor(message: string, status = 500, code = 'internal') {
+    super(message, status, code);
+  }
+}
 
 export class StagehandResponseBodyError extends StagehandAPIError {
   constructor() {
@@ -324,29 +314,17 @@ export class StagehandResponseBodyError extends StagehandAPIError {
 
 export class StagehandResponseParseError extends StagehandAPIError {}
 
-standsFor(StagehandError, is(SdkError));
-standsFor(StagehandNotInitializedError, is(SdkStateError));
-standsFor(StagehandClosedError, is(SdkStateError, (error) => /closed/i.test(error.message)));
-standsFor(StagehandInvalidArgumentError, is(InvalidOptionError));
-standsFor(UnsupportedAISDKModelProviderError, is(UnsupportedModelError, (error) => /provider/i.test(error.message)));
-standsFor(StagehandElementNotFoundError, is(ElementNotFoundError));
-standsFor(ElementNotVisibleError, is(ElementNotActionableError, (error) => !(error instanceof ElementObscuredError)));
-standsFor(CreateChatCompletionResponseError, is(LLMResponseError));
-standsFor(StagehandEvalError, is(SdkEvalError));
-standsFor(StagehandDomProcessError, is(SdkDomProcessError));
-standsFor(StagehandIframeError, is(SdkIframeError));
-standsFor(ZodSchemaValidationError, is(SchemaValidationError));
-standsFor(StagehandInitError, is(BrowserLaunchError));
-standsFor(StagehandShadowRootMissingError, is(SdkShadowRootMissingError));
-standsFor(ConnectionTimeoutError, is(BrowserConnectError));
-standsFor(CdpConnectionClosedError, is(ConnectionClosedError));
-standsFor(StagehandAPIError, is(HostedServiceError));
-standsFor(StagehandAPIUnauthorizedError, is(HostedServiceError, (error) => error.status === 401 || error.status === 403));
-standsFor(StagehandServerError, is(HostedServiceError, (error) => error.status >= 500));
-
-// Names written out, as errors.ts does: a minifier renames classes, and `error.name` is read.
+// Names written out, as errors.ts does: a minifier renames classes, and `error.name` is read. (The
+// Stagehand names of Tendril's classes have theirs from `named`.)
 for (const [name, type] of Object.entries({
-  StagehandError, StagehandDefaultError, StagehandEnvironmentError, MissingEnvironmentVariableError, UnsupportedModelProviderError, UnsupportedAISDKModelProviderError, StagehandUnsupportedBrowserFeatureError, StagehandNotInitializedError, HandlerNotInitializedError, StagehandClosedError, BrowserbaseSessionNotFoundError, CaptchaTimeoutError, StagehandInvalidArgumentError, StagehandMissingArgumentError, StagehandElementNotFoundError, ElementNotVisibleError, AgentScreenshotProviderError, CreateChatCompletionResponseError, StagehandEvalError, StagehandDomProcessError, StagehandLocatorError, StagehandClickError, StagehandIframeError, ExperimentalApiConflictError, ExperimentalNotConfiguredError, CuaModelRequiredError, ZodSchemaValidationError, StagehandInitError, MCPConnectionError, StagehandShadowRootMissingError, StagehandShadowSegmentEmptyError, StagehandShadowSegmentNotFoundError, ResponseBodyError, ResponseParseError, ActTimeoutError, ExtractTimeoutError, ObserveTimeoutError, ConnectionTimeoutError, StreamingCallbacksInNonStreamingModeError, AgentAbortError, CdpConnectionClosedError, StagehandSetExtraHTTPHeadersError, StagehandSetDomainPolicyError, StagehandSnapshotError, UnderstudyCommandException, StagehandAPIError, StagehandAPIUnauthorizedError, StagehandHttpError, StagehandServerError, StagehandResponseBodyError, StagehandResponseParseError,
+  StagehandDefaultError, StagehandEnvironmentError, MissingEnvironmentVariableError, UnsupportedModelProviderError,
+  StagehandUnsupportedBrowserFeatureError, HandlerNotInitializedError, BrowserbaseSessionNotFoundError, CaptchaTimeoutError,
+  StagehandMissingArgumentError, ElementNotVisibleError, AgentScreenshotProviderError, StagehandLocatorError, StagehandClickError,
+  ExperimentalApiConflictError, ExperimentalNotConfiguredError, CuaModelRequiredError, MCPConnectionError,
+  StagehandShadowSegmentEmptyError, StagehandShadowSegmentNotFoundError, ResponseBodyError, ResponseParseError, StagehandAPIUnauthorizedError, StagehandServerError, ActTimeoutError,
+  ExtractTimeoutError, ObserveTimeoutError, StagehandSetExtraHTTPHeadersError,
+  StagehandSetDomainPolicyError, StagehandSnapshotError, UnderstudyCommandException, StagehandHttpError, StagehandResponseBodyError,
+  StagehandResponseParseError,
 })) {
   Object.defineProperty(type, 'name', { value: name });
 }

@@ -14,7 +14,6 @@ export {};
 
 import './snapshot.js';
 import './clipboard.js';
-import './cursor.js';
 import './frameRegistry.js';
 import './resolveNode.js';
 import './webmcp.js';

@@ -6,21 +6,10 @@
 import { InvalidOptionError } from '../errors.js';
 import { MODEL_OBJECT } from '../llm/ask.js';
 import type { ModelConfiguration } from '../types.js';
+import type { AgentModelConfiguration } from '../agent/types.js';
 
-/** Stagehand's model configuration: Tendril's, plus the client options Stagehand took. */
-export type StagehandModelConfiguration =
-  | string
-  | (Exclude<ModelConfiguration, string> & {
-      /** openai: `"responses"` (default) or `"chat"`; Tendril's `api`. */
-      openaiEndpointFormat?: 'responses' | 'chat';
-      /** openai reasoning models: `"low"`, `"medium"`, `"high"`. */
-      reasoningEffort?: string;
-      /** anthropic: a token budget for extended thinking. */
-      thinkingBudget?: number;
-      temperature?: number;
-      headers?: Record<string, string>;
-      organization?: string;
-    });
+/** Stagehand's model configuration: Tendril's, plus the client options Stagehand took (the agent takes the same). */
+export type StagehandModelConfiguration = AgentModelConfiguration;
 
 /** Only agent()'s computer-use modes read these, and Tendril refuses those modes. */
 const AGENT_ONLY = ['provider', 'waitBetweenActions', 'environment', 'maxImages'];

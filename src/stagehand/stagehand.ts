@@ -3,22 +3,23 @@
 // taking Stagehand's call options and failing with its error classes, and Stagehand's act() cache
 // (`cacheDir`). Everything else is the Sdk's: a Stagehand is an Sdk.
 
-import type { Context } from '../driver/context.js';
 import { matchForeignPage } from '../driver/foreignPage.js';
 import { Page } from '../driver/page.js';
-import { ActionFailedError, InvalidOptionError, SdkStateError, TimeoutError } from '../errors.js';
+import { ActionFailedError, InvalidOptionError, SdkClosedError, TimeoutError } from '../errors.js';
 import { isZodSchema } from '../extract/schema.js';
 import type { SdkLogger } from '../logger.js';
-import { Sdk } from '../sdk.js';
+import { mainEntry, Sdk } from '../sdk.js';
 import type { ActionInput, ActOptions, ActResult, ExtractResult, ExtractSchema, InferSchema, ModelConfiguration, ObserveResult, PageTextResult, TokenBudget, Viewport } from '../types.js';
 import type { ActCache } from './actCache.js';
-import { createAgent } from './agent/agent.js';
-import type { AgentHost } from './agent/host.js';
-import type { AgentConfig, AgentExecuteOptions, AgentResult, AgentStreamExecuteOptions, AgentStreamResult } from './agent/types.js';
+import { createAgent } from '../agent/agent.js';
+import { checkStagehandGate } from './agentGate.js';
+import type { AgentHost } from '../agent/host.js';
+import type { AgentConfig, AgentExecuteOptions, AgentResult, AgentStreamExecuteOptions, AgentStreamResult } from '../agent/types.js';
 import type { ModelCallUsage } from '../llm/metrics.js';
 import { ActTimeoutError, ExtractTimeoutError, ObserveTimeoutError } from './errors.js';
 import { toModelConfiguration, type StagehandModelConfiguration } from './model.js';
 import { fromStagehandLine, toSdkOptions } from './options.js';
+import { StagehandContext, type StagehandPage } from './page.js';
 import type { HistoryEntry, StagehandLogLine, StagehandMetrics, V3ActOptions, V3ExtractOptions, V3Metrics, V3ObserveOptions, V3Options, Variables } from './types.js';
 
 /** `stagehand.logger`: Stagehand's `(line) => void`, which also has the Sdk logger's methods. */
@@ -37,6 +38,10 @@ const COUNTERS = [
 
 /** What init() says it starts, for the envs other than "LOCAL" (whose words are Stagehand's). */
 const STARTING: Partial<Record<string, string>> = { HOSTED: 'Starting a hosted browser session', EXTENSION: "Attaching to the extension's tabs" };
+
+
+/** The main entry's environments, with the context class that carries Stagehand's shapes (page.ts). */
+const STAGEHAND_ENTRY = { ...mainEntry, Context: StagehandContext };
 
 /**
  * Stagehand 3's V3 class on Tendril: `new Stagehand({ env: "LOCAL", ... })`, `init()`,
@@ -65,7 +70,7 @@ export class Stagehand extends Sdk {
 
   constructor(options: V3Options = {}) {
     const sdkOptions = toSdkOptions(options);
-    super(sdkOptions);
+    super(sdkOptions, STAGEHAND_ENTRY);
     this.sessionId = options.sessionId ?? `tendril-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
     this.experimental = options.experimental === true;
     this.disableAPI = options.disableAPI === true;
@@ -248,6 +253,7 @@ export class Stagehand extends Sdk {
         return self.context;
       },
       usesTouch: this.usesTouch,
+      showCursor: (page) => (page as StagehandPage).enableCursorOverlay(),
       act: (input, options) => this.act(input, options),
       extract: ((...args: unknown[]) => (this.extract as (...all: unknown[]) => Promise<unknown>).apply(this, args)) as AgentHost['extract'],
       observe: (instruction, options) => this.observe(instruction, options),
@@ -267,7 +273,8 @@ export class Stagehand extends Sdk {
       this.meter(run, 'execute({ budget })');
       return this.meter(own && run ? { ...own, ...run } : (run ?? own));
     };
-    return createAgent({ host, instanceModel: this.#model, recordUsage, experimental: this.experimental, cacheDir: this.#cacheDir, meter }, config) as never;
+    const gate = (given: AgentConfig, execute: Parameters<typeof checkStagehandGate>[2]) => checkStagehandGate(given, this.experimental, execute);
+    return createAgent({ host, instanceModel: this.#model, recordUsage, gate, toModelConfiguration, cacheDir: this.#cacheDir, meter }, config) as never;
   }
 
   /**
@@ -282,10 +289,10 @@ export class Stagehand extends Sdk {
     return super.init();
   }
 
-  /** The browser's pages, once init() has resolved; after close(), until init() again, an SdkStateError. */
-  override get context(): Context {
-    if (this.#closed) throw new SdkStateError('This Stagehand is closed; call `await stagehand.init()` to start again with a fresh browser.');
-    return super.context;
+  /** The browser's pages, once init() has resolved; after close(), until init() again, an SdkClosedError (an SdkStateError). */
+  override get context(): StagehandContext {
+    if (this.#closed) throw new SdkClosedError('This Stagehand is closed; call `await stagehand.init()` to start again with a fresh browser.');
+    return super.context as StagehandContext;
   }
 
   /**

@@ -3,7 +3,7 @@
 // does the same through the Standard Schema types zod 3.25+ and 4 carry, without importing `ai`
 // (an optional peer, loaded only by the first model call).
 
-import type { AgentTool } from './agent/types.js';
+import type { AgentTool } from '../agent/types.js';
 
 /** What a zod schema (or any Standard Schema) says its parsed value is. */
 type Parsed<S> = S extends { '~standard': { types?: infer T } } ? (NonNullable<T> extends { output: infer O } ? O : unknown) : unknown;

@@ -11,6 +11,7 @@ import type {
   SdkOptions,
   Viewport,
 } from '../types.js';
+import type { Variables } from '../agent/types.js';
 import type { LLMClient, StagehandModelConfiguration } from './model.js';
 
 /** Stagehand's `env`. "BROWSERBASE" is refused, naming Tendril's hosted settings. */
@@ -69,9 +70,7 @@ export interface V3Options extends Omit<SdkOptions, 'env' | 'model' | 'logger' |
   disableAPI?: boolean;
 }
 
-/** Stagehand's `variables` values; Tendril's act() takes their string forms. */
-export type VariableValue = string | number | boolean | { value: string | number | boolean; description?: string };
-export type Variables = Record<string, VariableValue>;
+export type { Variables, VariableValue } from '../agent/types.js';
 
 export type V3ActOptions = Omit<ActOptions, 'model' | 'variables'> & { model?: StagehandModelConfiguration; variables?: Variables };
 export type V3ExtractOptions = Omit<ExtractOptions, 'model'> & { model?: StagehandModelConfiguration; ignoreSelectors?: string[]; screenshot?: boolean };

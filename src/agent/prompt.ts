@@ -2,7 +2,7 @@
 // tools fit together, the placeholders it may write) and the closing request for a verdict. Our own
 // wording; Stagehand's prompts were read for what they cover, not copied.
 
-import type { Variables } from '../types.js';
+import type { Variables } from './types.js';
 
 /** One line per tool, for the prompt; the tools' own descriptions say the details. */
 const TOOL_LINES: Record<string, string> = {

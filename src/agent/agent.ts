@@ -1,19 +1,26 @@
 // `stagehand.agent(config)`: checks the configuration's shape at once and gives `execute()`, which
-// first meets Stagehand's gate (gate.ts: experimental features, the computer-use mode's limits) where
-// Stagehand has it, then refuses what Tendril cannot do (the cua mode, MCP integrations)
+// first meets the entry's gate (AgentSetup.gate; Stagehand's: experimental features, the computer-use
+// mode's limits, src/stagehand/agentGate.ts), then refuses what Tendril cannot do (the cua mode, MCP integrations)
 // by name, with what works instead, then checks its own options; all before any request.
 
-import { InvalidOptionError } from '../../errors.js';
-import type { TokenMeter } from '../../llm/tokenMeter.js';
-import type { ModelConfiguration, TokenBudget } from '../../types.js';
-import { StagehandInvalidArgumentError, StreamingCallbacksInNonStreamingModeError } from '../errors.js';
-import { checkStagehandGate, isCuaMode } from './gate.js';
-import { toModelConfiguration } from '../model.js';
+import { InvalidOptionError } from '../errors.js';
+import type { ModelConfiguration } from '../types.js';
+import { StreamingCallbacksInNonStreamingModeError } from './errors.js';
+import type { TokenMeter } from '../llm/tokenMeter.js';
+import type { TokenBudget } from '../types.js';
 import type { AgentHost } from './host.js';
 import { runAgent, streamAgent, type RunOptions, type RunSetup } from './run.js';
 import { DOM_TOOLS, OTHER_TOOLS } from './tools.js';
 import { defaultMode, HYBRID_TOOLS } from './visionTools.js';
-import type { AgentConfig, AgentExecuteOptions, AgentResult, AgentStreamExecuteOptions, AgentStreamResult } from './types.js';
+import type {
+  AgentConfig,
+  AgentExecuteOptions,
+  AgentExecuteOptionsBase,
+  AgentModelConfiguration,
+  AgentResult,
+  AgentStreamExecuteOptions,
+  AgentStreamResult,
+} from './types.js';
 
 /** Stagehand's defaults: 20 model requests, 45 s per tool call. */
 const DEFAULT_MAX_STEPS = 20;
@@ -26,13 +33,25 @@ const EXECUTE_KEYS = new Set([
 const CALLBACK_KEYS = new Set(['prepareStep', 'onStepFinish', 'onEvidence', 'onSafetyConfirmation', 'onChunk', 'onFinish', 'onError', 'onAbort']);
 const STREAM_ONLY = ['onChunk', 'onFinish', 'onError', 'onAbort'];
 
+/** What execute() was given, as the entry's gate reads it. */
+export type ExecuteGiven = Partial<AgentExecuteOptionsBase> & { callbacks?: unknown };
+
+export function isCuaMode(config: AgentConfig): boolean {
+  return config.mode !== undefined ? config.mode === 'cua' : config.cua === true;
+}
+
 export interface AgentSetup {
   host: AgentHost;
   /** The instance's model, in Tendril's form. */
   instanceModel: ModelConfiguration | undefined;
   recordUsage: RunSetup['recordUsage'];
-  /** The instance's `experimental` option, which Stagehand's gate reads. */
-  experimental: boolean;
+  /**
+   * The checks of the entry in front of the agent (Stagehand's gate: stagehand/agentGate.ts); `execute`
+   * is undefined when agent() itself is being checked.
+   */
+  gate(config: AgentConfig, execute: ExecuteGiven | undefined): void;
+  /** The entry's model configuration (AgentConfig.model) in Tendril's form; `where` names the option in errors. */
+  toModelConfiguration(model: AgentModelConfiguration | undefined, where: string): ModelConfiguration | undefined;
   /** The instance's `cacheDir`. */
   cacheDir?: string;
   /** The meter of one run, from agent({ budget }) and execute({ budget }) (checked there); undefined without a budget. */
@@ -112,7 +131,6 @@ function checkExecute(given: string | AgentExecuteOptions | AgentStreamExecuteOp
   unknownKeys(callbacks, CALLBACK_KEYS, 'execute(): callbacks');
   const streamOnly = STREAM_ONLY.filter((name) => callbacks[name] != null);
   if (!streaming && streamOnly.length) throw new StreamingCallbacksInNonStreamingModeError(streamOnly);
-  if (callbacks.onSafetyConfirmation != null) throw new StagehandInvalidArgumentError('onSafetyConfirmation is for mode "cua" agents, which Tendril does not have.');
   if (callbacks.onEvidence != null) fail('execute(): `callbacks.onEvidence` (Stagehand\'s evidence recorder) is not supported; onStepFinish gets every step with its tool calls and results.');
   for (const [name, value] of Object.entries(callbacks)) if (value != null && typeof value !== 'function') fail(`execute(): callbacks.${name} must be a function.`);
   return { ...options, maxSteps, toolTimeout } as RunOptions;
@@ -124,9 +142,9 @@ export function createAgent(setup: AgentSetup, config: AgentConfig | undefined):
   const given = config ?? {};
   checkConfig(given);
   // Stagehand checks a computer-use agent when it is made, any other when it runs.
-  if (isCuaMode(given)) checkStagehandGate(given, setup.experimental, undefined);
-  const own = toModelConfiguration(given.model, 'agent options.model');
-  toModelConfiguration(given.executionModel, 'agent options.executionModel');
+  if (isCuaMode(given)) setup.gate(given, undefined);
+  const own = setup.toModelConfiguration(given.model, 'agent options.model');
+  setup.toModelConfiguration(given.executionModel, 'agent options.executionModel');
   const named = own ?? setup.instanceModel;
   // As in Stagehand: without a mode, models that see well (Claude, Gemini 3, GPT-5.4 on) get "hybrid".
   const mode = given.mode === 'hybrid' || given.mode === 'dom' ? given.mode : defaultMode(typeof named === 'string' ? named : named?.modelName);
@@ -162,7 +180,7 @@ export function createAgent(setup: AgentSetup, config: AgentConfig | undefined):
   });
   return {
     execute: async (options) => {
-      checkStagehandGate(given, setup.experimental, typeof options === 'object' && options !== null ? options : undefined);
+      setup.gate(given, typeof options === 'object' && options !== null ? options : undefined);
       refuseMissing(given);
       const checked = checkExecute(options, streaming);
       const meter = setup.meter?.(given.budget, checked.budget);

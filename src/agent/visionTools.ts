@@ -3,7 +3,7 @@
 // beside them for what the picture does not show. Each action answers with a fresh screenshot, so
 // the model sees what its action did. Input goes through the page's own mouse and keyboard methods.
 
-import { waitForSettled } from '../../driver/settle.js';
+import { waitForSettled } from '../driver/settle.js';
 import { fillVariables, textOutput, toBase64, toolKit, type Result, type ToolDef, type ToolSetup } from './tools.js';
 
 export const HYBRID_TOOLS = ['click', 'type', 'dragAndDrop', 'clickAndHold', 'fillFormVision'] as const;

@@ -3,15 +3,15 @@
 // Stagehand: a run that fails for any reason but the caller's signal resolves with `success: false`
 // and the message; an aborted one rejects with AgentAbortError.
 
-import { importAiSdk } from '../../llm/aiSdk.js';
-import { DEFAULT_MODEL_TIMEOUT_MS } from '../../llm/ask.js';
-import type { ModelCallUsage } from '../../llm/metrics.js';
-import { meteredModel } from '../../llm/meteredModel.js';
-import type { TokenMeter } from '../../llm/tokenMeter.js';
-import { BudgetExceededError } from '../../errors.js';
-import type { ModelConfiguration } from '../../types.js';
-import { AgentAbortError } from '../errors.js';
-import type { StagehandModelConfiguration } from '../model.js';
+import { importAiSdk } from '../llm/aiSdk.js';
+import { DEFAULT_MODEL_TIMEOUT_MS } from '../llm/ask.js';
+import type { ModelCallUsage } from '../llm/metrics.js';
+import { meteredModel } from '../llm/meteredModel.js';
+import type { TokenMeter } from '../llm/tokenMeter.js';
+import { BudgetExceededError } from '../errors.js';
+import type { ModelConfiguration } from '../types.js';
+import { AgentAbortError } from './errors.js';
+import type { AgentModelConfiguration } from './types.js';
 import { actionsOf, askVerdict, withoutUndefined } from './actions.js';
 import type { AgentHost } from './host.js';
 import { resolveAgentModel, type AgentModel } from './model.js';
@@ -27,7 +27,7 @@ export interface RunSetup {
   config: AgentConfig;
   /** The loop's model: agent({ model }) in Tendril's form, else the instance's. */
   model: ModelConfiguration | undefined;
-  executionModel?: StagehandModelConfiguration;
+  executionModel?: AgentModelConfiguration;
   /** 'hybrid' adds the coordinate tools (visionTools.ts) to the DOM mode's. */
   mode: 'dom' | 'hybrid';
   /** The Stagehand's `cacheDir`: successful runs are kept and replayed (cache.ts); not for streams. */
@@ -73,7 +73,7 @@ async function prepare(setup: RunSetup, options: RunOptions, callbacks: AgentStr
   const start = await host.context.awaitActivePage();
   const url = start.url();
   // As Stagehand's, the hybrid mode draws the pointer unless told not to: a watcher sees where it clicks.
-  if (setup.mode === 'hybrid' && options.highlightCursor !== false) await start.enableCursorOverlay?.().catch(() => undefined);
+  if (setup.mode === 'hybrid' && options.highlightCursor !== false) await host.showCursor?.(start).catch(() => undefined);
   const state: RunState = { reasoning: [], actions: [], url, started: Date.now(), steps: [] };
   const toolSetup = {
     host,

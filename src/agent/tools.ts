@@ -4,12 +4,13 @@
 // the loop: what goes wrong (a failed action, a timeout, a bad argument) comes back to the model as
 // `{ success: false, error }`, so it can try another way. Only aborting the run ends it.
 
-import { schemaFromJson } from '../../extract/jsonSchemaInput.js';
-import type { Variables } from '../types.js';
-import type { StagehandModelConfiguration } from '../model.js';
+import { NavigationError } from '../errors.js';
+import { schemaFromJson } from '../extract/jsonSchemaInput.js';
+import type { Variables } from './types.js';
+import type { AgentModelConfiguration } from './types.js';
 import type { ReplayStep } from './agentCache.js';
 import type { AgentHost } from './host.js';
-import { RUN_METER, type TokenMeter } from '../../llm/tokenMeter.js';
+import { RUN_METER, type TokenMeter } from '../llm/tokenMeter.js';
 
 /** The names of the DOM mode's tools, in the order the prompt lists them. */
 export const DOM_TOOLS = ['ariaTree', 'act', 'fillForm', 'extract', 'goto', 'navback', 'scroll', 'keys', 'screenshot', 'wait', 'think'] as const;
@@ -23,7 +24,7 @@ const MAX_PAGE_TEXT = 280_000;
 export interface ToolSetup {
   host: AgentHost;
   /** The model of act/extract/observe inside tools; the instance's when undefined. */
-  executionModel?: StagehandModelConfiguration;
+  executionModel?: AgentModelConfiguration;
   variables?: Variables;
   toolTimeoutMs: number;
   /** The AI SDK's jsonSchema(), loaded with it. */
@@ -223,7 +224,12 @@ export function domTools(setup: ToolSetup): Record<string, ToolDef> {
       object({ url: { type: 'string', description: 'The full URL, e.g. https://example.org/login.' } }, ['url']),
       async ({ url }: { url: string }) => {
         log('goto', url);
-        await (await page()).goto(url, { waitUntil: 'load', timeoutMs: timeout });
+        const current = await page();
+        const response = await current.goto(url, { waitUntil: 'load', timeoutMs: timeout });
+        // A Stagehand page resolves on Chrome's error page where the Sdk's throws: the model hears it failed either way.
+        if (response === null && current.url().startsWith('chrome-error:')) {
+          throw new NavigationError(`Navigation to ${url} failed: the host does not resolve or refused the connection (Chrome shows its error page).`, url);
+        }
         record({ type: 'goto', url });
         return { success: true, url };
       },

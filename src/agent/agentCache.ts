@@ -9,8 +9,8 @@
 import { createHash } from 'node:crypto';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { ObserveResult } from '../../types.js';
-import type { Variables } from '../types.js';
+import type { ObserveResult } from '../types.js';
+import type { Variables } from './types.js';
 import type { AgentHost } from './host.js';
 import type { AgentResult } from './types.js';
 

@@ -3,11 +3,11 @@
 // `llmClient`. Never through `modelServer`, which answers single structured requests, not a tool
 // loop: without a key of the provider, the call says which to set. Its settings (retries, provider options, temperature) travel with it to each request.
 
-import { MissingLLMConfigurationError } from '../../errors.js';
-import { DEFAULT_RETRIES, MODEL_OBJECT } from '../../llm/ask.js';
-import { describeModel, parseModelConfiguration } from '../../llm/config.js';
-import { apiKeyFor, languageModel } from '../../llm/providers.js';
-import type { ModelConfiguration } from '../../types.js';
+import { MissingLLMConfigurationError } from '../errors.js';
+import { DEFAULT_RETRIES, MODEL_OBJECT } from '../llm/ask.js';
+import { describeModel, parseModelConfiguration } from '../llm/config.js';
+import { apiKeyFor, languageModel } from '../llm/providers.js';
+import type { ModelConfiguration } from '../types.js';
 
 export interface AgentModel {
   /** The AI SDK model (LanguageModelV2 or V3). */

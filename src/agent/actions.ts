@@ -2,8 +2,8 @@
 // its arguments, most of its result), and the closing verdict, where the model reviews the run and
 // calls `done` with a summary, whether the task was carried out, and the `output` asked for.
 
-import { readSchema, type ZodLike } from '../../extract/schema.js';
-import { toJsonSchema } from '../../extract/jsonSchema.js';
+import { readSchema, type ZodLike } from '../extract/schema.js';
+import { toJsonSchema } from '../extract/jsonSchema.js';
 import type { AgentModel } from './model.js';
 import { verdictPrompt } from './prompt.js';
 import type { AgentAction, AgentMessage, AgentStep } from './types.js';

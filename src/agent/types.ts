@@ -2,10 +2,30 @@
 // them. The AI SDK's own types (messages, steps, tools) are named here by their shape rather than
 // imported: `ai` is an optional peer, and a TypeScript project without it must still resolve these.
 
-import type { Page } from '../../driver/page.js';
-import type { TokenBudget } from '../../types.js';
-import type { StagehandModelConfiguration } from '../model.js';
-import type { Variables } from '../types.js';
+import type { Page } from '../driver/page.js';
+import type { ModelConfiguration, TokenBudget } from '../types.js';
+
+/**
+ * A model as the agent takes it (Stagehand's form, also its `StagehandModelConfiguration`): Tendril's
+ * configuration, plus the client options Stagehand took.
+ */
+export type AgentModelConfiguration =
+  | string
+  | (Exclude<ModelConfiguration, string> & {
+      /** openai: `"responses"` (default) or `"chat"`; Tendril's `api`. */
+      openaiEndpointFormat?: 'responses' | 'chat';
+      /** openai reasoning models: `"low"`, `"medium"`, `"high"`. */
+      reasoningEffort?: string;
+      /** anthropic: a token budget for extended thinking. */
+      thinkingBudget?: number;
+      temperature?: number;
+      headers?: Record<string, string>;
+      organization?: string;
+    });
+
+/** `variables` values (Stagehand's form); act() takes their string forms. */
+export type VariableValue = string | number | boolean | { value: string | number | boolean; description?: string };
+export type Variables = Record<string, VariableValue>;
 
 /** A message of the AI SDK (`ModelMessage`): `{ role, content }`. */
 export interface AgentMessage {
@@ -45,9 +65,9 @@ export interface AgentConfig {
   /** @deprecated Stagehand's older spelling of `mode: "cua"`, refused like it. */
   cua?: boolean;
   /** The model that runs the loop; the instance's `model` (or `llmClient`) when absent. */
-  model?: StagehandModelConfiguration;
+  model?: AgentModelConfiguration;
   /** The model of the act/extract/observe calls the tools make; `model` when absent, then the instance's. */
-  executionModel?: StagehandModelConfiguration;
+  executionModel?: AgentModelConfiguration;
   /** Token limits of each run (docs/agent.md, docs/budgets.md): its requests and its tools' act/extract/observe together. */
   budget?: TokenBudget;
   /** `execute()` resolves an AI SDK stream result with `result` (a promise of the AgentResult). */

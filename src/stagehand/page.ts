@@ -1,0 +1,101 @@
+// The page and context the Stagehand entry's callers get: Tendril's own classes with what Stagehand
+// 3 programs read that Tendril's pages do not have or do otherwise. The entry hands these classes to
+// the core (sdkCore's SdkEntry.classes), so tendril/extension, which never imports this file,
+// carries none of it.
+
+import type { CdpSession } from '../cdp/session.js';
+import { Context } from '../driver/context.js';
+import type { Frame, ResolvedElement } from '../driver/frame.js';
+import type { LocatorDriver, LocatorTarget } from '../driver/locatorApi.js';
+import { Page, type PageEvents } from '../driver/page.js';
+import type { ConsoleMessage } from '../driver/console.js';
+import { ElementNotFoundError, InvalidOptionError } from '../errors.js';
+import { enableCursorOverlay } from './cursor.js';
+import { StagehandElementNotFoundError } from './errors.js';
+
+export class StagehandPage extends Page {
+  /** As Tendril's page, except that "console" gives the page back, for chaining (Stagehand's shape). */
+  override on(event: 'console', listener: (message: ConsoleMessage<Page>) => void): this;
+  override on<K extends keyof PageEvents>(event: K, handler: (payload: PageEvents[K]) => void): () => void;
+  override on<K extends keyof PageEvents>(event: K, handler: (payload: PageEvents[K]) => void): this | (() => void) {
+    const off = super.on(event, handler);
+    return event === 'console' ? this : off;
+  }
+
+  override once(event: 'console', listener: (message: ConsoleMessage<Page>) => void): this;
+  override once<K extends keyof PageEvents>(event: K, handler: (payload: PageEvents[K]) => void): () => void;
+  override once<K extends keyof PageEvents>(event: K, handler: (payload: PageEvents[K]) => void): this | (() => void) {
+    const off = super.once(event, handler);
+    return event === 'console' ? this : off;
+  }
+
+  /** @internal As in Stagehand 3: goto() to a host the network cannot reach resolves null on Chrome's error page. */
+  get errorPageOnFailure(): boolean {
+    return true;
+  }
+
+  /** Draws an arrow where the pointer input goes, from now on and after navigations (cursor.ts). Calling it again changes nothing. */
+  enableCursorOverlay(): Promise<void> {
+    return enableCursorOverlay(this);
+  }
+
+  /**
+   * The page's DevTools session (private in Stagehand's types, reached by its JavaScript users):
+   * `send(method, params)`, `on(event, handler)`, `off(event, handler)`.
+   */
+  get mainSession(): CdpSession {
+    return this.session;
+  }
+}
+
+/** The browser's DevTools connection as Stagehand 3's `context.conn` has it. */
+export interface StagehandConnection {
+  /** Sends a command to the browser, or with `sessionId` to that session of it. */
+  send(method: string, params?: object, sessionId?: string): Promise<unknown>;
+  /** Listens to a browser-level event; returns a function that stops it (Stagehand's returns nothing). */
+  on(event: string, handler: (params: unknown) => void): () => void;
+  off(event: string, handler: (params: unknown) => void): void;
+}
+
+export class StagehandContext extends Context {
+  /** @internal Its pages are StagehandPages. */
+  constructor(...[browser, logger, options, parent]: ConstructorParameters<typeof Context>) {
+    super(browser, logger, { ...options, pageClass: StagehandPage }, parent);
+  }
+
+  /**
+   * @internal Locators as Tendril's, except that an iframe a frameLocator() (or a deepLocator's hop)
+   * names and the page does not have fails in Stagehand 3's words, which its programs match.
+   */
+  override locatorDriverFor(page: Page): LocatorDriver<Frame, ResolvedElement> {
+    const driver = super.locatorDriverFor(page);
+    const missingFrame = (frames: readonly string[]) => (error: unknown) => {
+      if (error instanceof ElementNotFoundError && frames.includes(error.selector)) throw new StagehandElementNotFoundError([error.selector]);
+      throw error;
+    };
+    const wrapped: LocatorDriver<Frame, ResolvedElement> = Object.create(driver);
+    wrapped.enter = (from, frames, timeoutMs) => driver.enter(from, frames, timeoutMs).catch(missingFrame(frames));
+    wrapped.resolve = (target: LocatorTarget<Frame>, timeoutMs) => driver.resolve(target, timeoutMs).catch(missingFrame(target.frames));
+    wrapped.count = (target: LocatorTarget<Frame>, timeoutMs) => driver.count(target, timeoutMs).catch(missingFrame(target.frames));
+    wrapped.locationOf = (target: LocatorTarget<Frame>, timeoutMs) => driver.locationOf(target, timeoutMs).catch(missingFrame(target.frames));
+    return wrapped;
+  }
+
+  /** The browser's DevTools connection (Stagehand 3's `context.conn`). */
+  get conn(): StagehandConnection {
+    const connection = this.browser.connection;
+    const root = connection.rootSession as unknown as {
+      send(method: string, params?: object): Promise<unknown>;
+      on(event: string, handler: (params: unknown) => void): () => void;
+      off(event: string, handler: (params: unknown) => void): void;
+    };
+    return {
+      send: (method, params, sessionId) => {
+        const session = sessionId ? connection.session(sessionId) : root;
+        return session ? (session as typeof root).send(method, params) : Promise.reject(new InvalidOptionError(`conn.send(method, params, sessionId): ${sessionId} is no session of this browser (a page's is page.mainSession.id).`));
+      },
+      on: (event, handler) => root.on(event, handler),
+      off: (event, handler) => root.off(event, handler),
+    };
+  }
+}

@@ -113,14 +113,15 @@ export class TokenMeter {
   }
 }
 
+/** `work`, or the signal's reason the moment it aborts. */
 function bounded<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  return signal
-    ? new Promise<T>((resolve, reject) => {
-        signal.throwIfAborted();
-        signal.addEventListener('abort', () => reject(signal.reason), { once: true });
-        work.then(resolve, reject);
-      })
-    : work;
+  if (!signal) return work;
+  return new Promise<T>((resolve, reject) => {
+    const abort = () => reject(signal.reason);
+    if (signal.aborted) abort();
+    signal.addEventListener('abort', abort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', abort));
+  });
 }
 
 /**

@@ -85,9 +85,35 @@ export function withoutAiSdkCheck() {
   };
 }
 
-/** The plugins every extension build uses: no Node built-in, no pino, no tracing, no AI SDK check. */
+/**
+ * chrome.debugger has tab sessions only, no browser session: it cannot make isolated browser
+ * contexts (Target.createBrowserContext), so newContext() fails there whatever is tried. A stub of
+ * src/driver/isolation.ts says so at once, with the message the real module gives, and keeps
+ * the bytes for what an extension can use.
+ */
+export function withoutIsolation() {
+  return {
+    name: 'tendril-without-isolation',
+    setup(b) {
+      b.onResolve({ filter: /(^|\/)isolation\.js$/ }, () => ({ path: 'isolation', namespace: 'tendril-without-isolation' }));
+      b.onLoad({ filter: /.*/, namespace: 'tendril-without-isolation' }, () => ({
+        contents: [
+          "import { SdkStateError } from './errors.ts';",
+          'export async function createBrowserContext() {',
+          "  throw new SdkStateError('newContext(): an extension has tab sessions only, no isolated contexts; launch or attach to a browser (env \"LOCAL\") for isolated contexts.');",
+          '}',
+          'export const isolatedDownloads = async () => {}, disposeBrowserContext = isolatedDownloads;',
+        ].join('\n'),
+        loader: 'js',
+        resolveDir: path.join(REPO_ROOT, 'src'),
+      }));
+    },
+  };
+}
+
+/** The plugins every extension build uses: no Node built-in, no pino, no tracing, no AI SDK check, no isolated contexts. */
 export function extensionPlugins() {
-  return [noNodeBuiltins(), withoutPino(), withoutTracing(), withoutAiSdkCheck()];
+  return [noNodeBuiltins(), withoutPino(), withoutTracing(), withoutAiSdkCheck(), withoutIsolation()];
 }
 
 /**

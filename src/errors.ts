@@ -218,15 +218,10 @@ export class ActionFailedError extends SdkError {
  * request's estimated prompt plus its output cap.
  */
 export class BudgetExceededError extends SdkError {
-  constructor(
-    message: string,
-    readonly limit: number,
-    readonly used: number,
-    readonly needed: number,
-    readonly scope: 'call' | 'sdk' | 'account',
-  ) {
-    super(message);
-  }
+  declare readonly limit: number;
+  declare readonly used: number;
+  declare readonly needed: number;
+  declare readonly scope: 'call' | 'sdk' | 'account';
 }
 
 /**

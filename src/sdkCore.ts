@@ -13,7 +13,7 @@ import type { ModelServer, ModelSpec } from './llm/config.js';
 import { Metrics } from './llm/metrics.js';
 import { Logger, type SdkLogger } from './logger.js';
 import { checkActOptions, checkBehaviourOptions, checkExtractOptions, checkModelServer, isPlainObject, modelSpec, requireModel } from './sdkOptions.js';
-import { RUN_METER, type sdkBudgets, type TokenMeter } from './llm/tokenMeter.js';
+import type { sdkBudgets, TokenMeter } from './llm/tokenMeter.js';
 import { actionOfId, isElementAction } from './act/elementId.js';
 import { captureSnapshot } from './snapshot/index.js';
 import { READER_SOURCE } from './generated/reader.js';
@@ -93,12 +93,13 @@ export class SdkCore {
     this.#modelServer = checkModelServer(options, this.#environment.modelsOnService);
     this.#policy = this.#environment.policy(options, checkDomainPolicy(options.domainPolicy));
     this.#meterFor = entry.budgets?.(options.budget, this.#environment.modelsOnService);
-    this.meter(options.budget);
+    // Without budgets in its entry (tendril/extension), the option is refused.
+    this.#meterFor ?? this.meter(options.budget);
   }
 
   /** @internal The token meter of one operation or agent run (llm/tokenMeter.ts); undefined without a budget. */
-  protected meter(budget: TokenBudget | undefined, where = 'budget'): TokenMeter | undefined {
-    if (!this.#meterFor && budget !== undefined) throw new InvalidOptionError(`\`${where}\` is not in tendril/extension, whose bundle leaves token budgets out; use the main entry.`);
+  protected meter(budget: TokenBudget | undefined, where?: string): TokenMeter | undefined {
+    if (!this.#meterFor && budget !== undefined) throw new InvalidOptionError('Token budgets are not in tendril/extension.');
     return this.#meterFor?.(budget, where);
   }
 
@@ -182,7 +183,7 @@ export class SdkCore {
         this.#bridge = bridge;
       }),
     ]);
-    if (this.#options.storageState !== undefined) await context.setStorageState(this.#options.storageState);
+    await context.setStorageState(this.#options.storageState);
     // The contract's first step after init is context.pages()[0]: make sure there is one.
     if (context.pages().length === 0) await context.newPage();
     this.#context = context;
@@ -239,10 +240,8 @@ export class SdkCore {
 
   #call(page: Page, options: OperationCall['options'], model: ModelSpec | undefined, timeoutMs: number, modelTimeoutMs = timeoutMs): OperationCall {
     const { selfHeal, domSettleTimeout: settleMs } = this.#options;
-    // An agent's tools count against its run; any other call is an operation of its own.
-    const given = options as { budget?: TokenBudget; [RUN_METER]?: TokenMeter };
-    const meter = given[RUN_METER] ?? this.meter(given.budget);
-    if (model && meter) model.meter = meter;
+    const meter = this.meter((options as { budget?: TokenBudget }).budget);
+    if (model) model.meter = meter;
     return { page, options, model, timeoutMs, modelTimeoutMs, logger: this.#logger, metrics: this.#metrics, selfHeal, settleMs };
   }
 

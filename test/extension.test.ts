@@ -51,6 +51,8 @@ describe('tendril/extension without a browser', () => {
     expect((refused(() => new ExtensionSdk({ apiKey: 'k' })) as Error).message).toMatch(/apiKey is for env "HOSTED"/);
     expect((refused(() => new ExtensionSdk({ extension: { tabIds: [] } })) as Error).message).toMatch(/extension.tabIds` must be a non-empty array/);
     expect((refused(() => new Sdk({ extension: { tabIds: [1] } })) as Error).message).toMatch(/`extension` options are for env "EXTENSION"/);
+    // Token budgets are left out of its bundle: refused, never ignored.
+    expect((refused(() => new ExtensionSdk({ budget: { maxTokens: 5 } })) as Error).message).toMatch(/Token budgets are not in tendril\/extension/);
     // Its default env is EXTENSION; the main entry's stays LOCAL.
     expect(refused(() => new ExtensionSdk())).toBeUndefined();
   });

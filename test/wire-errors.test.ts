@@ -21,7 +21,7 @@ const SAMPLES: Record<string, () => errors.SdkError> = {
   DomainPolicyError: () => new errors.DomainPolicyError('blocked', 'https://ads.example/x', 'ads.example', { allow: ['example.org'], block: ['ads.example'] }),
   UnknownKeyError: () => new errors.UnknownKeyError('Unknown key "Hyper"', 'Hyper'),
   ActionFailedError: () => new errors.ActionFailedError('the click did not land', 'xpath=/html/body/button'),
-  BudgetExceededError: () => new errors.BudgetExceededError('over budget', 5000, 4200, 1300, 'account'),
+  BudgetExceededError: () => Object.assign(new errors.BudgetExceededError('over budget'), { limit: 5000, used: 4200, needed: 1300, scope: 'account' }),
 };
 
 const classes = (Object.entries(errors) as Array<[string, unknown]>).filter(

@@ -2,7 +2,7 @@
 // agent's modules never import the adapter (src/stagehand/, which imports them).
 
 import type { Context } from '../driver/context.js';
-import type { RUN_METER, TokenMeter } from '../llm/tokenMeter.js';
+import type { TokenMeter } from '../llm/tokenMeter.js';
 import type { Page } from '../driver/page.js';
 import type { ActResult, ObserveResult, PageTextResult } from '../types.js';
 import type { AgentModelConfiguration, Variables } from './types.js';
@@ -19,8 +19,8 @@ export interface AgentCallOptions {
   model?: AgentModelConfiguration;
   variables?: Variables;
   timeout?: number;
-  /** The run's token budget (llm/tokenMeter.ts), which the call counts against. */
-  [RUN_METER]?: TokenMeter;
+  /** The run's token meter (llm/tokenMeter.ts) as the call's budget: the call counts against the run. */
+  budget?: TokenMeter;
 }
 
 export interface AgentHost {

@@ -10,7 +10,7 @@ import type { Variables } from './types.js';
 import type { AgentModelConfiguration } from './types.js';
 import type { ReplayStep } from './agentCache.js';
 import type { AgentHost } from './host.js';
-import { RUN_METER, type TokenMeter } from '../llm/tokenMeter.js';
+import type { TokenMeter } from '../llm/tokenMeter.js';
 
 /** The names of the DOM mode's tools, in the order the prompt lists them. */
 export const DOM_TOOLS = ['ariaTree', 'act', 'fillForm', 'extract', 'goto', 'navback', 'scroll', 'keys', 'screenshot', 'wait', 'think'] as const;
@@ -112,7 +112,7 @@ export const textOutput = (text: string) => ({ type: 'content', value: [{ type: 
 export function toolKit(setup: ToolSetup) {
   const { host, variables, toolTimeoutMs: timeout, jsonSchema } = setup;
   const model = setup.executionModel;
-  const run = setup.meter ? { [RUN_METER]: setup.meter } : {};
+  const run = setup.meter ? { budget: setup.meter } : {};
   const callOptions = { ...(model ? { model } : {}), ...(variables ? { variables } : {}), timeout, ...run };
   const names = Object.keys(variables ?? {});
   const placeholders = names.length ? ` Placeholders you may write: ${names.map((name) => `%${name}%`).join(', ')}.` : '';

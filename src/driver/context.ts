@@ -59,7 +59,7 @@ export interface ContextOptions {
    * less the isolated ones.
    */
   browserContextId?: string;
-  /** Storage states (storageState.ts): given by the Node and hosted openers; tendril/extension leaves them out. */
+  /** Storage states (storageState.ts), given by the Node and hosted openers. */
   storage?: typeof StorageKeeper;
   /** The class of this context's pages: the entry's (the Stagehand entry's adds its shapes); absent: Page. */
   pageClass?: typeof Page;
@@ -213,12 +213,13 @@ export class Context extends Emitter<{ page: Page }> {
 
   /** Every cookie, and the localStorage of each origin the pages have been on: Playwright's storageState shape (docs/browsers.md). */
   storageState(): Promise<StorageState> {
-    return this.setStorageState(undefined) as Promise<StorageState>;
+    return this.setStorageState(undefined, true) as Promise<StorageState>;
   }
-  /** @internal Puts a storage state in (an object, or a JSON file's path); with none, reads it. */
-  async setStorageState(state: unknown): Promise<StorageState | void> {
+  /** @internal Puts a storage state in (an object, or a JSON file's path; undefined: none), or with `read`, reads it. */
+  async setStorageState(state: unknown, read?: boolean): Promise<StorageState | void> {
+    if (state === undefined && !read) return;
     if (!this.#storage) throw new SdkStateError('Storage states are not in tendril/extension.');
-    return state === undefined ? this.#storage.read() : this.#storage.apply(state);
+    return read ? this.#storage.read() : this.#storage.apply(state);
   }
 
   /** The domainPolicy in force, in Stagehand's form; null for none. */
@@ -238,8 +239,7 @@ export class Context extends Emitter<{ page: Page }> {
   }
 
   /**
-   * A new browser context, isolated from the others: its own cookies, storage, cache and pages, none
-   * open at first, starting with `storageState` if given. Its domainPolicy is this context's. See sdk.newContext().
+   * A new browser context, isolated from the others: own cookies, storage, cache and pages (none open), with `storageState` if given, and this context's domainPolicy. See sdk.newContext().
    */
   async newContext(options?: NewContextOptions): Promise<Context> {
     if (this.parent) return this.parent.newContext(options);
@@ -251,7 +251,7 @@ export class Context extends Emitter<{ page: Page }> {
     this.#isolated.set(browserContextId, context);
     try {
       await context.start();
-      if (options?.storageState !== undefined) await context.setStorageState(options.storageState);
+      await context.setStorageState(options?.storageState);
     } catch (error) {
       await context.close();
       throw error;

@@ -9,12 +9,6 @@ import type { SdkBudget, TokenAccount, TokenBudget } from '../types.js';
 /** The output cap of a request under a budget, when the budget names none. */
 export const DEFAULT_OUTPUT_CAP = 4096;
 
-/**
- * Internal: the meter of an agent run, carried on the options of the act/extract/observe calls its
- * tools make (a symbol: no JSON holds it), so that they count against the run, not as calls of their own.
- */
-export const RUN_METER = Symbol();
-
 /** A count against a limit: one operation's maxTokens, or the Sdk's totalTokens. */
 export class TokenLimit {
   used = 0;
@@ -74,13 +68,12 @@ export class TokenMeter {
   async admit(promptTokens: number, signal: AbortSignal | undefined): Promise<Ticket> {
     const needed = promptTokens + this.outputCap;
     const refuse = (scope: BudgetExceededError['scope'], limit: number, used: number): never => {
-      throw (this.#refused = new BudgetExceededError(
+      // Its fields set after it is made: the class has no constructor of its own, to keep bundles small.
+      throw (this.#refused = Object.assign(new BudgetExceededError(
         `A model request was not sent: it needs about ${needed} tokens (${promptTokens} of prompt, estimated, and an output cap of ${this.outputCap}), ` +
           `and the ${scope}'s budget has ${Math.max(0, limit - used)} of ${limit} left. Raise it, lower budget.maxOutputTokens, or send less of the page (\`selector\`).`,
-        limit,
-        used,
-        needed,
-        scope,
+        ),
+        { limit, used, needed, scope },
       ));
     };
     if (this.#refused) throw this.#refused;
@@ -120,14 +113,15 @@ export class TokenMeter {
   }
 }
 
+/** `work`, or the signal's reason the moment it aborts. */
 function bounded<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  return signal
-    ? new Promise<T>((resolve, reject) => {
-        signal.throwIfAborted();
-        signal.addEventListener('abort', () => reject(signal.reason), { once: true });
-        work.then(resolve, reject);
-      })
-    : work;
+  if (!signal) return work;
+  return new Promise<T>((resolve, reject) => {
+    const abort = () => reject(signal.reason);
+    if (signal.aborted) abort();
+    signal.addEventListener('abort', abort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', abort));
+  });
 }
 
 /**
@@ -169,10 +163,12 @@ function checkBudget(budget: unknown, where: string, hosted: boolean, sdk = fals
  * `own` budget checked as `where`). Given to the Sdk by the main entry: tendril/extension leaves
  * budgets out of its bundle (its size budget) and refuses the option.
  */
-export function sdkBudgets(sdk: SdkBudget | undefined, hosted: boolean): (own: TokenBudget | undefined, where: string) => TokenMeter | undefined {
+export function sdkBudgets(sdk: SdkBudget | undefined, hosted: boolean): (own: TokenBudget | TokenMeter | undefined, where?: string) => TokenMeter | undefined {
   checkBudget(sdk, 'budget', hosted, true);
   const total = sdk?.totalTokens ? new TokenLimit('sdk', sdk.totalTokens) : undefined;
-  return (own, where) => {
+  return (own, where = 'budget') => {
+    // An agent run's meter, given as the budget of its tools' calls: they count against the run.
+    if (own instanceof TokenMeter) return own;
     checkBudget(own, where, hosted);
     return meterFor(sdk, total, own);
   };

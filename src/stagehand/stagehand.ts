@@ -254,9 +254,10 @@ export class Stagehand extends Sdk {
       },
       usesTouch: this.usesTouch,
       showCursor: (page) => (page as StagehandPage).enableCursorOverlay(),
-      act: (input, options) => this.act(input, options),
+      // A run's meter travels as the calls' budget (llm/tokenMeter.ts sdkBudgets).
+      act: (input, options) => this.act(input, options as V3ActOptions),
       extract: ((...args: unknown[]) => (this.extract as (...all: unknown[]) => Promise<unknown>).apply(this, args)) as AgentHost['extract'],
-      observe: (instruction, options) => this.observe(instruction, options),
+      observe: (instruction, options) => this.observe(instruction, options as V3ObserveOptions),
       resolvePage: async (page) => {
         if (page instanceof Page) return page;
         const found = await matchForeignPage(this.context, page, FOREIGN_PAGE_MS, undefined);

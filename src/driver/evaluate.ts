@@ -71,8 +71,10 @@ export async function callFunction<Result>(
 }
 
 /**
- * Runs `fn` (or an expression) in one execution context and returns its JSON-serialisable result.
- * A page exception becomes SdkEvalError with the page's own message and stack.
+ * Runs `fn` (or an expression) in one execution context and returns its result by value, as JSON
+ * holds it, except what JSON cannot hold (NaN, -0, ±Infinity, a BigInt, undefined in an array),
+ * which comes back as itself. A page exception becomes SdkEvalError with the page's own message
+ * and stack.
  */
 export async function evaluateInContext<Arg, Result>(
   session: CdpSession,
@@ -81,18 +83,75 @@ export async function evaluateInContext<Arg, Result>(
   arg: Arg | undefined,
   timeoutMs?: number,
 ): Promise<Result> {
-  const what = 'in the page';
-  if (typeof fn !== 'string') {
-    // JSON drops an undefined value, and an empty CallArgument means undefined.
-    return callFunction(session, { executionContextId: contextId }, fn, [{ value: arg }], { timeoutMs, userGesture: true, what });
+  const common = { returnByValue: false, awaitPromise: true, userGesture: true };
+  const response =
+    typeof fn === 'string'
+      ? await session.send('Runtime.evaluate', { expression: fn, contextId, ...common }, { timeoutMs })
+      : // JSON drops an undefined value, and an empty CallArgument means undefined.
+        await session.send('Runtime.callFunctionOn', { executionContextId: contextId, functionDeclaration: functionDeclaration(fn), arguments: [{ value: arg }], ...common }, { timeoutMs });
+  if (response.exceptionDetails) throw new SdkEvalError(`JavaScript evaluated in the page threw: ${describeException(response.exceptionDetails)}`);
+  const { result } = response;
+  if (!result.objectId) return (result.unserializableValue === undefined ? result.value : special(result.unserializableValue)) as Result;
+  try {
+    // The object is read by value in a second step, with what JSON cannot hold marked (pageSpecials).
+    const [marked, value] = await callFunction<[boolean, unknown]>(session, { objectId: result.objectId }, pageSpecials, [], { timeoutMs, what: 'in the page' });
+    return (marked ? unmark(value) : value) as Result;
+  } finally {
+    void session.sendQuiet('Runtime.releaseObject', { objectId: result.objectId });
   }
-  const response = await session.send(
-    'Runtime.evaluate',
-    { expression: fn, contextId, returnByValue: true, awaitPromise: true, userGesture: true },
-    { timeoutMs },
-  );
-  if (response.exceptionDetails) {
-    throw new SdkEvalError(`JavaScript evaluated ${what} threw: ${describeException(response.exceptionDetails)}`);
+}
+
+const MARK = '\u0000tendril';
+
+/** What JSON cannot hold, from its name: "NaN", "-0", "Infinity", "-Infinity", "undefined", "12n". */
+function special(name: string): unknown {
+  return name.endsWith('n') && name !== 'NaN' ? BigInt(name.slice(0, -1)) : name === 'undefined' ? undefined : Number(name);
+}
+
+function unmark(value: unknown): unknown {
+  if (!value || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map(unmark);
+  const record = value as Record<string, unknown>;
+  if (typeof record[MARK] === 'string') return special(record[MARK]);
+  for (const key of Object.keys(record)) record[key] = unmark(record[key]);
+  return record;
+}
+
+/**
+ * Page side, with `this` the result: [false, itself] when JSON holds all of it, else [true, a copy]
+ * with each value JSON cannot hold replaced by { [MARK]: its name }. Only syntax and typeof, never
+ * the page's built-ins that it may have replaced, but Object.keys, Array.isArray and WeakSet; should
+ * one fail, the value goes as JSON has it. A cycle is left to the by-value read, which refuses it.
+ */
+function pageSpecials(this: unknown): [boolean, unknown] {
+  const mark = '\u0000tendril';
+  let found = false;
+  const path = new WeakSet<object>();
+  const copy = (value: unknown, inArray: boolean): unknown => {
+    const kind = typeof value;
+    if (kind === 'bigint' || (kind === 'number' && (value !== value || value === Infinity || value === -Infinity || (value === 0 && 1 / (value as number) < 0))) || (inArray && kind === 'undefined')) {
+      found = true;
+      return { [mark]: value === 0 ? '-0' : `${value as number}${kind === 'bigint' ? 'n' : ''}` };
+    }
+    if (!value || kind !== 'object' || path.has(value as object)) return value;
+    path.add(value as object);
+    let out: unknown;
+    if (Array.isArray(value)) {
+      const list: unknown[] = [];
+      for (let i = 0; i < value.length; i++) list[i] = copy(value[i], true);
+      out = list;
+    } else {
+      const record: Record<string, unknown> = {};
+      for (const key of Object.keys(value as object)) record[key] = copy((value as Record<string, unknown>)[key], false);
+      out = record;
+    }
+    path.delete(value as object);
+    return out;
+  };
+  try {
+    const out = copy(this, false);
+    return found ? [true, out] : [false, this];
+  } catch {
+    return [false, this];
   }
-  return response.result.value as Result;
 }

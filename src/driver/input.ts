@@ -214,8 +214,8 @@ export async function hover(page: InputPage, point: Point, timeoutMs: number): P
  * UnknownKeyError names a key that does not exist.
  */
 export function parseKeys(keys: string): Key[] {
-  const parts = splitChord(keys).map((part) => part.trim()).filter(Boolean);
-  if (!parts.length) throw new InvalidOptionError('press needs a key, such as "Enter".');
+  const parts = splitChord(keys).map((part) => part.trim());
+  if (!parts.some(Boolean)) throw new InvalidOptionError('press needs a key, such as "Enter".');
   return chordOf(parts, false);
 }
 

@@ -76,7 +76,7 @@ function isMac(page: KeyboardPage): Promise<boolean> {
  */
 export async function keyPress(page: KeyboardPage, keys: string, options: { delay?: number } = {}): Promise<void> {
   page.assertOpen('keyPress()');
-  if (typeof keys !== 'string' || !splitChord(keys).length) throw new InvalidOptionError('keyPress(key): name a key, such as "Enter", "a" or "Control+A".');
+  if (typeof keys !== 'string' || !keys) throw new InvalidOptionError('keyPress(key): name a key, such as "Enter", "a" or "Control+A".');
   const delay = checkDelay('keyPress', options?.delay);
   const names = splitChord(keys);
   const mac = names.some((name) => PLATFORM_KEY.includes(name.toLowerCase()) || name.toLowerCase() === 'meta') ? await isMac(page) : false;

@@ -4,7 +4,8 @@
 
 import { ElementNotActionableError } from '../errors.js';
 import { callFunction } from './evaluate.js';
-import { clickablePoint, hover, insertText, press, type, type MouseButton } from './input.js';
+import { clickablePoint, exclusive, hover, insertText, press, type, type MouseButton } from './input.js';
+import { sleep } from '../util/time.js';
 import type { ResolvedElement } from './locator.js';
 import type { Page } from './page.js';
 import { clickChecked, onEngine } from './pointerCheck.js';
@@ -65,7 +66,11 @@ async function focus(element: ResolvedElement, timeoutMs: number, selectAll: boo
 }
 
 /** Replaces the field's value with `text`, firing input and change as typing and leaving would. */
-export async function fillElement(page: Page, element: ResolvedElement, text: string, timeoutMs: number): Promise<void> {
+export function fillElement(page: Page, element: ResolvedElement, text: string, timeoutMs: number): Promise<void> {
+  return exclusive(page, timeoutMs, () => fill(page, element, text, timeoutMs));
+}
+
+async function fill(page: Page, element: ResolvedElement, text: string, timeoutMs: number): Promise<void> {
   const kind = await onElement<string>(
     element,
     (node: Element) =>
@@ -94,16 +99,33 @@ export async function fillElement(page: Page, element: ResolvedElement, text: st
   );
 }
 
-/** Focuses the element and types `text` key by key. */
-export async function typeIntoElement(page: Page, element: ResolvedElement, text: string, timeoutMs: number): Promise<void> {
-  await focus(element, timeoutMs, false);
-  await type(page, text, timeoutMs);
+/**
+ * Focuses the element and types `text` key by key, `delayMs` between keys. A field the page takes
+ * out of the document meanwhile (a framework that re-renders it as a new element) is
+ * ElementNotActionableError: typing stops, since what follows would go elsewhere or nowhere.
+ */
+export function typeIntoElement(page: Page, element: ResolvedElement, text: string, timeoutMs: number, delayMs = 0): Promise<void> {
+  return exclusive(page, timeoutMs, async () => {
+    await focus(element, timeoutMs, false);
+    const chars = [...text];
+    for (const [index, char] of chars.entries()) {
+      if (index && delayMs) await sleep(delayMs);
+      await type(page, char, timeoutMs);
+      if (!(await onElement<boolean>(element, (node: Node) => node.isConnected, [], timeoutMs, 'checking the field'))) {
+        throw new ElementNotActionableError(
+          `the page replaced it (it left the page) after ${index + 1} of ${chars.length} characters, which went with it; type into the new field`,
+        );
+      }
+    }
+  });
 }
 
 /** Focuses the element (when given) and presses a key or chord. */
-export async function pressOnElement(page: Page, element: ResolvedElement | null, keys: string, timeoutMs: number): Promise<void> {
-  if (element) await focus(element, timeoutMs, false);
-  await press(page, keys, timeoutMs);
+export function pressOnElement(page: Page, element: ResolvedElement | null, keys: string, timeoutMs: number): Promise<void> {
+  return exclusive(page, timeoutMs, async () => {
+    if (element) await focus(element, timeoutMs, false);
+    await press(page, keys, timeoutMs);
+  });
 }
 
 interface Picked {

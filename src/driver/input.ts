@@ -8,12 +8,28 @@ import type { Frame } from './frame.js';
 import type { ResolvedElement } from './locator.js';
 import { chordOf, keyOf, pressChord, splitChord, type Key } from './keyboard.js';
 import type { MouseButton } from '../types.js';
+import { withDeadline } from '../util/time.js';
 
 export type { MouseButton };
 
 /** Input goes to a page's top-level session, which routes it as a user's would (page.ts's Page has one). */
 export interface InputPage {
   readonly session: CdpSession;
+}
+
+/** The last input of each tab's turn (see exclusive). */
+const turns = new WeakMap<object, Promise<unknown>>();
+
+/**
+ * Runs `work` once the tab's earlier input is done: what depends on the focus (focus a field, then
+ * type) must not interleave with another action's, or the keys of one land in the other's field.
+ * The wait counts against `timeoutMs`.
+ */
+export function exclusive<T>(page: InputPage, timeoutMs: number, work: () => Promise<T>): Promise<T> {
+  const before = turns.get(page.session) ?? Promise.resolve();
+  const mine = withDeadline(before, timeoutMs, 'Waiting for the input before it on this page').then(work);
+  turns.set(page.session, Promise.allSettled([before, mine]));
+  return mine;
 }
 
 export interface Point {
@@ -186,9 +202,11 @@ export async function click(page: InputPage, point: Point, options: { clickCount
     );
   // A session runs its commands in order, so the events can go out together: one round trip.
   // A double click is two press/release pairs, the second carrying clickCount 2, as a real mouse does.
-  const events = [send('mouseMoved', 0)];
-  for (let count = 1; count <= clicks; count++) events.push(send('mousePressed', count), send('mouseReleased', count));
-  await Promise.all(events);
+  await exclusive(page, options.timeoutMs, () => {
+    const events = [send('mouseMoved', 0)];
+    for (let count = 1; count <= clicks; count++) events.push(send('mousePressed', count), send('mouseReleased', count));
+    return Promise.all(events);
+  });
 }
 
 /**

@@ -9,7 +9,7 @@ import { clickElement, fillElement, hoverElement, scrollElement, typeIntoElement
 import { callFunction } from './evaluate.js';
 import { setInputFiles } from './fileInput.js';
 import type { Frame, ResolvedElement } from './frame.js';
-import { clickablePoint, type as typeKeys } from './input.js';
+import { clickablePoint } from './input.js';
 import { onEngine } from './pointerCheck.js';
 import { contentFrameOf, countSelector, releaseElement, resolveSelector } from './locator.js';
 import type { LocatorDriver, LocatorTarget } from './locatorApi.js';
@@ -53,15 +53,7 @@ export function createLocatorDriver(page: Page): LocatorDriver<Frame, ResolvedEl
     },
     hover: (element, timeoutMs) => hoverElement(page, element, timeoutMs),
     fill: (element, value, timeoutMs) => fillElement(page, element, value, timeoutMs),
-    type: async (element, text, delayMs, timeoutMs) => {
-      if (!delayMs) return typeIntoElement(page, element, text, timeoutMs);
-      const chars = [...text];
-      await typeIntoElement(page, element, chars[0] ?? '', timeoutMs);
-      for (const char of chars.slice(1)) {
-        await sleep(delayMs);
-        await typeKeys(page, char, timeoutMs);
-      }
-    },
+    type: (element, text, delayMs, timeoutMs) => typeIntoElement(page, element, text, timeoutMs, delayMs),
     scrollTo: (element, fraction, timeoutMs) => scrollElement(element, { to: fraction }, timeoutMs),
     centroid: async (element, timeoutMs) => {
       const { x, y } = await clickablePoint(element, timeoutMs);

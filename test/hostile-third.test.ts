@@ -3,8 +3,8 @@
 // hold, a page flooding its own task queue, and a field the page replaces while it is typed into.
 
 import { describe, expect, it } from 'vitest';
-import { ActionFailedError, ElementNotActionableError, InvalidOptionError, UnknownKeyError } from '../src/index.js';
-import { useBrowser } from './helpers.js';
+import { ActionFailedError, ElementNotActionableError, InvalidOptionError, Sdk, TimeoutError, UnknownKeyError } from '../src/index.js';
+import { sdkOptions, useBrowser } from './helpers.js';
 import { readPng } from './support/png.js';
 
 const browser = useBrowser();
@@ -129,5 +129,48 @@ describe('evaluate() of values JSON cannot hold', () => {
     // A frame's evaluate too, and plain values are as before.
     expect(await page.mainFrame().evaluate(() => ({ n: NaN }))).toEqual({ n: NaN });
     expect(await page.evaluate(() => ({ a: [1, 'two', { three: true }] }))).toEqual({ a: [1, 'two', { three: true }] });
+  });
+});
+
+describe('deadlines on a page that floods its own task queue', () => {
+  it('act(click) ends by its deadline, and no click lands after it; with the page merely busy, the click lands', async () => {
+    const { sdk, page, servers } = browser;
+    // Hundreds of messages in flight, each a little work: every command to the page waits behind them.
+    await page.goto(servers.a.url('/hostile-flood.html?chains=400&work=2'));
+    const started = Date.now();
+    const outcome = await sdk.act({ selector: '#go', method: 'click', arguments: [] }, { timeout: 3000 }).catch((caught: unknown) => caught);
+    const took = Date.now() - started;
+    // The margin docs/errors.md gives.
+    expect(took).toBeLessThan(3000 + 250);
+    expect(outcome).toBeInstanceOf(TimeoutError);
+    expect((outcome as Error).message).toMatch(/timed out after 3000 ms\. The page may be too busy to answer/);
+    // Read through the page's queue, after anything the action had sent: no press came late.
+    expect(await page.evaluate('window.clicks')).toBe(0);
+
+    await page.goto(servers.a.url('/hostile-flood.html?chains=50&work=1'));
+    const landed = await sdk.act({ selector: '#go', method: 'click', arguments: [] }, { timeout: 10_000 });
+    expect(landed.success).toBe(true);
+    expect(await page.evaluate('[window.clicks, window.flooded > 100]')).toEqual([1, true]);
+  });
+
+  it('evaluate() ends by its deadline, also when its first try met a navigation', async () => {
+    const sdk = new Sdk(sdkOptions({ cdpTimeoutMs: 3000 }));
+    await sdk.init();
+    try {
+      const page = sdk.context.pages()[0]!;
+      await page.goto(browser.servers.a.url('/hostile-input.html'));
+      const started = Date.now();
+      // The first try's document is replaced a second in; the try again never ends.
+      const error = await page
+        .evaluate(() => new Promise(() => sessionStorage.getItem('reloaded') || (sessionStorage.setItem('reloaded', '1'), setTimeout(() => location.reload(), 1000))))
+        .catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(TimeoutError);
+      expect(Date.now() - started).toBeLessThan(3000 + 250);
+      // A result with values JSON cannot hold is read in a second round trip, within the same deadline.
+      await page.goto(browser.servers.a.url('/hostile-flood.html?chains=50&work=1'));
+      expect(await page.evaluate(() => [NaN, (window as unknown as { clicks: number }).clicks])).toEqual([NaN, 0]);
+    } finally {
+      await sdk.close();
+    }
   });
 });

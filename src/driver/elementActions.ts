@@ -2,10 +2,10 @@
 // what has no input event of its own (picking an <option>, scrolling a box to a fraction) runs as
 // a small function on the element in our isolated world, firing the events a user's action fires.
 
-import { ElementNotActionableError } from '../errors.js';
+import { ElementNotActionableError, TimeoutError } from '../errors.js';
 import { callFunction } from './evaluate.js';
 import { clickablePoint, exclusive, hover, insertText, press, type, type MouseButton } from './input.js';
-import { sleep } from '../util/time.js';
+import { BUSY_HINT, sleep } from '../util/time.js';
 import type { ResolvedElement } from './locator.js';
 import type { Page } from './page.js';
 import { clickChecked, onEngine } from './pointerCheck.js';
@@ -105,11 +105,14 @@ async function fill(page: Page, element: ResolvedElement, text: string, timeoutM
  * ElementNotActionableError: typing stops, since what follows would go elsewhere or nowhere.
  */
 export function typeIntoElement(page: Page, element: ResolvedElement, text: string, timeoutMs: number, delayMs = 0): Promise<void> {
+  const until = Date.now() + timeoutMs;
   return exclusive(page, timeoutMs, async () => {
     await focus(element, timeoutMs, false);
     const chars = [...text];
     for (const [index, char] of chars.entries()) {
       if (index && delayMs) await sleep(delayMs);
+      // No key goes after the deadline, which has then been reported.
+      if (Date.now() >= until) throw new TimeoutError(`Typing timed out after ${timeoutMs} ms, with ${index} of ${chars.length} characters typed. ${BUSY_HINT}`, timeoutMs);
       await type(page, char, timeoutMs);
       if (!(await onElement<boolean>(element, (node: Node) => node.isConnected, [], timeoutMs, 'checking the field'))) {
         throw new ElementNotActionableError(

@@ -81,8 +81,11 @@ export async function evaluateInContext<Arg, Result>(
   contextId: number,
   fn: PageFunction<Arg, Result>,
   arg: Arg | undefined,
-  timeoutMs?: number,
+  deadline?: number | (() => number),
 ): Promise<Result> {
+  // Each round trip gets what is left of the deadline.
+  const left = () => (typeof deadline === 'function' ? deadline() : deadline);
+  let timeoutMs = left();
   const common = { returnByValue: false, awaitPromise: true, userGesture: true };
   const response =
     typeof fn === 'string'
@@ -92,6 +95,7 @@ export async function evaluateInContext<Arg, Result>(
   if (response.exceptionDetails) throw new SdkEvalError(`JavaScript evaluated in the page threw: ${describeException(response.exceptionDetails)}`);
   const { result } = response;
   if (!result.objectId) return (result.unserializableValue === undefined ? result.value : special(result.unserializableValue)) as Result;
+  timeoutMs = left();
   try {
     // The object is read by value in a second step, with what JSON cannot hold marked (pageSpecials).
     const [marked, value] = await callFunction<[boolean, unknown]>(session, { objectId: result.objectId }, pageSpecials, [], { timeoutMs, what: 'in the page' });

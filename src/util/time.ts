@@ -1,5 +1,8 @@
 import { TimeoutError } from '../errors.js';
 
+/** What a deadline's TimeoutError says of a page that answers slowly. */
+export const BUSY_HINT = 'The page may be too busy to answer (its own scripts keep its main thread full), or running a script that never yields.';
+
 /** Resolves with `promise`, or rejects with a TimeoutError naming `what` once `ms` have passed. */
 export function withDeadline<T>(promise: Promise<T>, ms: number, what: string, hint = ''): Promise<T> {
   if (!Number.isFinite(ms) || ms <= 0) return promise;

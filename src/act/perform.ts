@@ -16,7 +16,7 @@ import { NetworkTracker } from '../driver/network.js';
 import type { Page } from '../driver/page.js';
 import { watchedAction } from '../driver/policy.js';
 import type { ActionInput } from '../types.js';
-import { BUSY_HINT, Deadline } from '../util/time.js';
+import { BUSY_HINT, withDeadline } from '../util/time.js';
 
 export const METHODS = [
   'click',
@@ -125,12 +125,9 @@ export async function perform(page: Page, action: Action, timeoutMs: number): Pr
   // One deadline for the whole action. A busy page answers each command only once the tasks queued
   // before it have run, so each step is given what is left of it, not the whole again; and the
   // action ends on time even while a step waits on the page (see docs/errors.md).
-  const deadline = new Deadline(timeoutMs, `The action ${method} on ${action.selector}`, BUSY_HINT);
-  try {
-    await deadline.race(watchedAction(page, timeoutMs, () => performMethod(page, method, action, () => deadline.remaining())));
-  } finally {
-    deadline.dispose();
-  }
+  const until = Date.now() + timeoutMs;
+  const left = () => Math.max(1, until - Date.now());
+  await withDeadline(watchedAction(page, timeoutMs, () => performMethod(page, method, action, left)), timeoutMs, `The action ${method}`, BUSY_HINT);
 }
 
 async function performMethod(page: Page, method: ActMethod, action: Action, left: () => number): Promise<void> {

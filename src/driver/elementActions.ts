@@ -2,10 +2,11 @@
 // what has no input event of its own (picking an <option>, scrolling a box to a fraction) runs as
 // a small function on the element in our isolated world, firing the events a user's action fires.
 
-import { ElementNotActionableError, TimeoutError } from '../errors.js';
+import { ElementNotActionableError } from '../errors.js';
 import { callFunction } from './evaluate.js';
-import { clickablePoint, exclusive, hover, insertText, press, type, type MouseButton } from './input.js';
-import { BUSY_HINT, sleep } from '../util/time.js';
+import { clickablePoint, exclusive, insertText, press, typeChar, type MouseButton } from './input.js';
+import { mouse } from './pageInput.js';
+import { beforeDeadline, sleep } from '../util/time.js';
 import type { ResolvedElement } from './locator.js';
 import type { Page } from './page.js';
 import { clickChecked, onEngine } from './pointerCheck.js';
@@ -30,8 +31,10 @@ export async function clickElement(page: Page, element: ResolvedElement, timeout
   await clickChecked(page, element, timeoutMs, clickCount, button);
 }
 
+/** Moves the pointer to the element's visible centre, as page.hover(x, y) does (pageInput.ts). */
 export async function hoverElement(page: Page, element: ResolvedElement, timeoutMs: number): Promise<void> {
-  await hover(page, await clickablePoint(element, timeoutMs), timeoutMs);
+  const { x, y } = await clickablePoint(element, timeoutMs);
+  await mouse(page, [{ type: 'mouseMoved', x, y, button: 'none' }], timeoutMs);
 }
 
 async function focus(element: ResolvedElement, timeoutMs: number, selectAll: boolean): Promise<void> {
@@ -67,7 +70,7 @@ async function focus(element: ResolvedElement, timeoutMs: number, selectAll: boo
 
 /** Replaces the field's value with `text`, firing input and change as typing and leaving would. */
 export function fillElement(page: Page, element: ResolvedElement, text: string, timeoutMs: number): Promise<void> {
-  return exclusive(page, timeoutMs, () => fill(page, element, text, timeoutMs));
+  return exclusive(page, () => fill(page, element, text, timeoutMs));
 }
 
 async function fill(page: Page, element: ResolvedElement, text: string, timeoutMs: number): Promise<void> {
@@ -106,18 +109,16 @@ async function fill(page: Page, element: ResolvedElement, text: string, timeoutM
  */
 export function typeIntoElement(page: Page, element: ResolvedElement, text: string, timeoutMs: number, delayMs = 0): Promise<void> {
   const until = Date.now() + timeoutMs;
-  return exclusive(page, timeoutMs, async () => {
+  return exclusive(page, async () => {
     await focus(element, timeoutMs, false);
     const chars = [...text];
     for (const [index, char] of chars.entries()) {
       if (index && delayMs) await sleep(delayMs);
       // No key goes after the deadline, which has then been reported.
-      if (Date.now() >= until) throw new TimeoutError(`Typing timed out after ${timeoutMs} ms, with ${index} of ${chars.length} characters typed. ${BUSY_HINT}`, timeoutMs);
-      await type(page, char, timeoutMs);
+      beforeDeadline(until, timeoutMs, `Typing (${index} of ${chars.length} typed)`);
+      await typeChar(page, char, timeoutMs);
       if (!(await onElement<boolean>(element, (node: Node) => node.isConnected, [], timeoutMs, 'checking the field'))) {
-        throw new ElementNotActionableError(
-          `the page replaced it (it left the page) after ${index + 1} of ${chars.length} characters, which went with it; type into the new field`,
-        );
+        throw new ElementNotActionableError(`the page replaced it after ${index + 1} of ${chars.length} characters; type into the new field`);
       }
     }
   });
@@ -125,7 +126,7 @@ export function typeIntoElement(page: Page, element: ResolvedElement, text: stri
 
 /** Focuses the element (when given) and presses a key or chord. */
 export function pressOnElement(page: Page, element: ResolvedElement | null, keys: string, timeoutMs: number): Promise<void> {
-  return exclusive(page, timeoutMs, async () => {
+  return exclusive(page, async () => {
     if (element) await focus(element, timeoutMs, false);
     await press(page, keys, timeoutMs);
   });

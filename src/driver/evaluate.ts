@@ -41,40 +41,34 @@ export function objectGroup(purpose: string): string {
 /** Where a function runs: in an execution context, or with an object (an element) as `this`. */
 export type CallTarget = { executionContextId: number } | { objectId: string };
 
-/**
- * Calls `fn` with the given arguments and returns its JSON-serialisable result. A page exception
- * becomes SdkEvalError with the page's own message and stack, prefixed by `what` ran.
- */
+/** The call's result; a page exception is SdkEvalError with the page's own message and stack, prefixed by `what` ran. */
+function outcome(response: Protocol.Runtime.CallFunctionOnResponse, what: string): Protocol.Runtime.RemoteObject {
+  if (response.exceptionDetails) throw new SdkEvalError(`JavaScript evaluated ${what} threw: ${describeException(response.exceptionDetails)}`);
+  return response.result;
+}
+
+/** Calls `fn` with the given arguments and returns its result by value (or, `byValue` false, its handle). */
 export async function callFunction<Result>(
   session: CdpSession,
   target: CallTarget,
   fn: (...args: never[]) => unknown,
   args: Protocol.Runtime.CallArgument[],
   options: { timeoutMs?: number; userGesture?: boolean; what: string },
+  byValue = true,
 ): Promise<Result> {
   const response = await session.send(
     'Runtime.callFunctionOn',
-    {
-      ...target,
-      functionDeclaration: functionDeclaration(fn),
-      arguments: args,
-      returnByValue: true,
-      awaitPromise: true,
-      userGesture: options.userGesture,
-    },
+    { ...target, functionDeclaration: functionDeclaration(fn), arguments: args, returnByValue: byValue, awaitPromise: true, userGesture: options.userGesture },
     { timeoutMs: options.timeoutMs },
   );
-  if (response.exceptionDetails) {
-    throw new SdkEvalError(`JavaScript evaluated ${options.what} threw: ${describeException(response.exceptionDetails)}`);
-  }
-  return response.result.value as Result;
+  const result = outcome(response, options.what);
+  return (byValue ? result.value : result) as Result;
 }
 
 /**
  * Runs `fn` (or an expression) in one execution context and returns its result by value, as JSON
  * holds it, except what JSON cannot hold (NaN, -0, ±Infinity, a BigInt, undefined in an array),
- * which comes back as itself. A page exception becomes SdkEvalError with the page's own message
- * and stack.
+ * which comes back as itself. A page exception becomes SdkEvalError.
  */
 export async function evaluateInContext<Arg, Result>(
   session: CdpSession,
@@ -85,21 +79,17 @@ export async function evaluateInContext<Arg, Result>(
 ): Promise<Result> {
   // Each round trip gets what is left of the deadline.
   const left = () => (typeof deadline === 'function' ? deadline() : deadline);
-  let timeoutMs = left();
-  const common = { returnByValue: false, awaitPromise: true, userGesture: true };
-  const response =
+  const what = 'in the page';
+  const result: Protocol.Runtime.RemoteObject =
     typeof fn === 'string'
-      ? await session.send('Runtime.evaluate', { expression: fn, contextId, ...common }, { timeoutMs })
+      ? outcome(await session.send('Runtime.evaluate', { expression: fn, contextId, awaitPromise: true, userGesture: true }, { timeoutMs: left() }), what)
       : // JSON drops an undefined value, and an empty CallArgument means undefined.
-        await session.send('Runtime.callFunctionOn', { executionContextId: contextId, functionDeclaration: functionDeclaration(fn), arguments: [{ value: arg }], ...common }, { timeoutMs });
-  if (response.exceptionDetails) throw new SdkEvalError(`JavaScript evaluated in the page threw: ${describeException(response.exceptionDetails)}`);
-  const { result } = response;
-  if (!result.objectId) return (result.unserializableValue === undefined ? result.value : special(result.unserializableValue)) as Result;
-  timeoutMs = left();
+        await callFunction(session, { executionContextId: contextId }, fn, [{ value: arg }], { timeoutMs: left(), userGesture: true, what }, false);
+  if (!result.objectId) return (result.unserializableValue === undefined ? result.value : unmark(JSON.stringify({ [MARK]: result.unserializableValue }))) as Result;
+  const timeoutMs = left();
   try {
     // The object is read by value in a second step, with what JSON cannot hold marked (pageSpecials).
-    const [marked, value] = await callFunction<[boolean, unknown]>(session, { objectId: result.objectId }, pageSpecials, [], { timeoutMs, what: 'in the page' });
-    return (marked ? unmark(value) : value) as Result;
+    return unmark(await callFunction(session, { objectId: result.objectId }, pageSpecials, [], { timeoutMs, what: 'in the page' })) as Result;
   } finally {
     void session.sendQuiet('Runtime.releaseObject', { objectId: result.objectId });
   }
@@ -107,55 +97,30 @@ export async function evaluateInContext<Arg, Result>(
 
 const MARK = '\u0000tendril';
 
-/** What JSON cannot hold, from its name: "NaN", "-0", "Infinity", "-Infinity", "undefined", "12n". */
-function special(name: string): unknown {
-  return name.endsWith('n') && name !== 'NaN' ? BigInt(name.slice(0, -1)) : name === 'undefined' ? undefined : Number(name);
-}
-
-function unmark(value: unknown): unknown {
-  if (!value || typeof value !== 'object') return value;
-  if (Array.isArray(value)) return value.map(unmark);
-  const record = value as Record<string, unknown>;
-  if (typeof record[MARK] === 'string') return special(record[MARK]);
-  for (const key of Object.keys(record)) record[key] = unmark(record[key]);
-  return record;
-}
-
 /**
- * Page side, with `this` the result: [false, itself] when JSON holds all of it, else [true, a copy]
- * with each value JSON cannot hold replaced by { [MARK]: its name }. Only syntax and typeof, never
- * the page's built-ins that it may have replaced, but Object.keys, Array.isArray and WeakSet; should
- * one fail, the value goes as JSON has it. A cycle is left to the by-value read, which refuses it.
+ * Page side, with `this` the result: itself in an array when JSON holds all of it, else its JSON
+ * with each value JSON cannot hold written as { [MARK]: its name } (a page that broke JSON gets
+ * the plain value).
  */
-function pageSpecials(this: unknown): [boolean, unknown] {
-  const mark = '\u0000tendril';
-  let found = false;
-  const path = new WeakSet<object>();
-  const copy = (value: unknown, inArray: boolean): unknown => {
-    const kind = typeof value;
-    if (kind === 'bigint' || (kind === 'number' && (value !== value || value === Infinity || value === -Infinity || (value === 0 && 1 / (value as number) < 0))) || (inArray && kind === 'undefined')) {
-      found = true;
-      return { [mark]: value === 0 ? '-0' : `${value as number}${kind === 'bigint' ? 'n' : ''}` };
-    }
-    if (!value || kind !== 'object' || path.has(value as object)) return value;
-    path.add(value as object);
-    let out: unknown;
-    if (Array.isArray(value)) {
-      const list: unknown[] = [];
-      for (let i = 0; i < value.length; i++) list[i] = copy(value[i], true);
-      out = list;
-    } else {
-      const record: Record<string, unknown> = {};
-      for (const key of Object.keys(value as object)) record[key] = copy((value as Record<string, unknown>)[key], false);
-      out = record;
-    }
-    path.delete(value as object);
-    return out;
-  };
+function pageSpecials(this: unknown): unknown {
+  let found = 0;
   try {
-    const out = copy(this, false);
-    return found ? [true, out] : [false, this];
-  } catch {
-    return [false, this];
-  }
+    const json = JSON.stringify(this, function (this: unknown, _key, value) {
+      const kind = typeof value;
+      if (kind !== 'bigint' && !(kind === 'number' && (value - value !== 0 || 1 / value === -Infinity)) && !(value === undefined && Array.isArray(this))) return value;
+      found = 1;
+      return { '\u0000tendril': kind === 'bigint' ? `${value}n` : 1 / value === -Infinity ? '-0' : `${value}` };
+    });
+    if (found) return json;
+  } catch {}
+  return [this];
 }
+
+/** The value pageSpecials gave, with what JSON cannot hold ("NaN", "-0", "-Infinity", "undefined", "12n"...) as itself. */
+const unmark = (value: unknown): unknown =>
+  typeof value === 'string'
+    ? JSON.parse(value, (_key, each) => {
+        const name = each?.[MARK];
+        return typeof name !== 'string' ? each : /\dn$/.test(name) ? BigInt(name.slice(0, -1)) : name === 'undefined' ? undefined : Number(name);
+      })
+    : (value as unknown[])[0];

@@ -126,7 +126,7 @@ export function chordOf(names: string[], mac: boolean, prefix = ''): Key[] {
     const canonical = PLATFORM_KEY.includes(lower) ? (mac ? 'Meta' : 'Control') : (ALIASES[lower] ?? Object.keys(NAMED).find((each) => each.toLowerCase() === lower));
     if (canonical === ' ') return keyOf(' ');
     const key = canonical && NAMED[canonical];
-    if (!key) throw new UnknownKeyError(`${prefix}${name ? `unknown key "${name}"` : 'the chord ends in "+" with no key after it'}. Use a single character, a key name (${Object.keys(NAMED).join(', ')}) or a chord such as "Control+A".`, name);
+    if (!key) throw new UnknownKeyError(`${prefix}${name ? `unknown key "${name}"` : 'a chord ends in "+"'}. Use a single character, a key name (${Object.keys(NAMED).join(', ')}) or a chord such as "Control+A".`, name);
     return key;
   });
 }

@@ -83,20 +83,7 @@ export class Locator<F, E> {
     const found: E[] = [];
     try {
       const count = await this.#driver.count(this.#target, timeoutMs);
-      const one = (nth: number) => this.#driver.resolve({ ...this.#target, nth }, timeoutMs).then((element) => (found.push(element), element));
-      if (!count) return found;
-      const first = await one(0);
-      // A selector that stays in its frame can be asked for its matches all at once (a session
-      // runs its commands in order); one that crosses frames keeps the iframe it stopped at in the
-      // engine between the hops, so it goes one match at a time.
-      const still = !this.#target.frames.length && this.#driver.frameOf(first) === (this.#target.frame ?? this.#driver.mainFrame());
-      const rest = [...Array(count).keys()].slice(1);
-      if (still) {
-        const all = await Promise.allSettled(rest.map(one));
-        for (const each of all) if (each.status === 'rejected') throw each.reason;
-        return [first, ...all.map((each) => (each as PromiseFulfilledResult<E>).value)];
-      }
-      for (const nth of rest) await one(nth);
+      for (let nth = 0; nth < count; nth++) found.push(await this.#driver.resolve({ ...this.#target, nth }, timeoutMs));
       return found;
     } catch (error) {
       for (const element of found) this.#driver.release(element);

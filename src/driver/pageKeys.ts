@@ -49,7 +49,7 @@ export async function typeText(page: KeyboardPage, text: string, options: { dela
     strokes.push(options?.withMistakes && key.code !== 'Enter' && key.code !== 'Tab' && Math.random() < MISTAKE_RATE ? [keyOf(slip(char)), NAMED.Backspace!, key] : [key]);
   }
   const press = (key: Key) => [down(key, 0, key.text), up(key, 0)].map((event) => page.session.send('Input.dispatchKeyEvent', event, { timeoutMs }));
-  await exclusive(page, timeoutMs, async () => {
+  await exclusive(page, async () => {
     // Without a delay, every key goes out at once: a session runs its commands in order.
     if (!delay) return Promise.all(strokes.flat().flatMap(press));
     for (const keys of strokes) {
@@ -82,5 +82,5 @@ export async function keyPress(page: KeyboardPage, keys: string, options: { dela
   const mac = names.some((name) => PLATFORM_KEY.includes(name.toLowerCase()) || name.toLowerCase() === 'meta') ? await isMac(page) : false;
   // Every name is checked before anything is sent: an unknown one leaves no key held.
   const chord = chordOf(names, mac, 'keyPress: ');
-  await exclusive(page, page.defaultTimeoutMs, () => pressChord(page.session, chord, { mac, delay, timeoutMs: page.defaultTimeoutMs }));
+  await exclusive(page, () => pressChord(page.session, chord, { mac, delay, timeoutMs: page.defaultTimeoutMs }));
 }

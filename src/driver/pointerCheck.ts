@@ -8,8 +8,8 @@
 import type { Protocol } from 'devtools-protocol';
 import type { CdpSession } from '../cdp/session.js';
 import type { Readiness, Verdict } from '../injected/engine/types.js';
-import { ElementNotActionableError, ElementObscuredError, TimeoutError } from '../errors.js';
-import { BUSY_HINT } from '../util/time.js';
+import { ElementNotActionableError, ElementObscuredError } from '../errors.js';
+import { beforeDeadline } from '../util/time.js';
 import { callEngine } from './engineCall.js';
 import type { EngineHandle, Frame } from './frame.js';
 import { aimAt, click, nextFrames, type Aim, type MouseButton, type Point } from './input.js';
@@ -80,7 +80,7 @@ export async function clickChecked(page: Page, element: ResolvedElement, timeout
     }
     if (receiver === '' && !moved) {
       // A press is never sent after the action's deadline, which has then been reported.
-      if (Date.now() >= until) throw new TimeoutError(`The click timed out after ${timeoutMs} ms before it was sent. ${BUSY_HINT}`, timeoutMs);
+      beforeDeadline(until, timeoutMs, 'The click');
       const verdict = await press(page, aim.point, watched, clickCount, button, timeoutMs);
       if (!verdict) return;
       receiver = verdict.receiver;

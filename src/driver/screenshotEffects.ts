@@ -7,7 +7,7 @@ import type { CdpSession } from '../cdp/session.js';
 import { ElementNotFoundError } from '../errors.js';
 import { engineCall } from './engineCall.js';
 import type { Frame } from './frame.js';
-import type { ResolvedElement } from './locator.js';
+import { releaseElement, type ResolvedElement } from './locator.js';
 import type { CheckedScreenshot } from './screenshotOptions.js';
 
 export type Undo = () => Promise<unknown>;
@@ -84,7 +84,7 @@ async function applyMasks(page: EffectsPage, options: CheckedScreenshot, timeout
           }),
         );
       } finally {
-        for (const element of elements) void element.world.session.sendQuiet('Runtime.releaseObject', { objectId: element.objectId });
+        elements.forEach(releaseElement);
       }
     }
   } catch (error) {

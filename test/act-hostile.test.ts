@@ -201,7 +201,8 @@ describe('a card that the pointer brings over an iframe', () => {
 
 describe('a tab in the background', () => {
   it('is hovered and clicked without waiting for a frame it never draws', async () => {
-    await page.goto(servers.a.url('act.html'));
+    // A page of its own: one hovered before counts as visible from then on (focus emulation).
+    const page = await sdk.context.newPage(servers.a.url('act.html'));
     const front = await sdk.context.newPage(servers.a.url('act.html'));
     try {
       expect(await page.evaluate(() => document.visibilityState)).toBe('hidden');
@@ -210,6 +211,7 @@ describe('a tab in the background', () => {
       expect(await page.evaluate(() => document.getElementById('hover-target')!.dataset.state)).toBe('hovered');
     } finally {
       await front.close();
+      await page.close();
     }
   });
 });

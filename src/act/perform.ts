@@ -16,6 +16,7 @@ import { NetworkTracker } from '../driver/network.js';
 import type { Page } from '../driver/page.js';
 import { watchedAction } from '../driver/policy.js';
 import type { ActionInput } from '../types.js';
+import { BUSY_HINT, withDeadline } from '../util/time.js';
 
 export const METHODS = [
   'click',
@@ -121,13 +122,19 @@ export async function perform(page: Page, action: Action, timeoutMs: number): Pr
   if (!isMethod(method)) throw unknownMethod(method);
   // An unknown key is known before the element is focused: nothing happens to the page.
   if (method === 'press') parseKeys(argument(action.arguments ?? [], 0, method));
-  await watchedAction(page, timeoutMs, () => performMethod(page, method, action, timeoutMs));
+  // One deadline for the whole action. A busy page answers each command only once the tasks queued
+  // before it have run, so each step is given what is left of it, not the whole again; and the
+  // action ends on time even while a step waits on the page (see docs/errors.md).
+  const until = Date.now() + timeoutMs;
+  const left = () => Math.max(1, until - Date.now());
+  await withDeadline(watchedAction(page, timeoutMs, () => performMethod(page, method, action, left)), timeoutMs, `The action ${method}`, BUSY_HINT);
 }
 
-async function performMethod(page: Page, method: ActMethod, action: Action, timeoutMs: number): Promise<void> {
+async function performMethod(page: Page, method: ActMethod, action: Action, left: () => number): Promise<void> {
   const args = action.arguments ?? [];
   NetworkTracker.for(page).noteAction();
-  const element = await resolveSelector(page, action.selector, timeoutMs);
+  const element = await resolveSelector(page, action.selector, left());
+  const timeoutMs = left();
   try {
     switch (method) {
       case 'click':

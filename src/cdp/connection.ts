@@ -1,6 +1,7 @@
 import type { Protocol } from 'devtools-protocol';
 import { ConnectionClosedError, ProtocolError, TargetClosedError, TimeoutError } from '../errors.js';
 import { Emitter } from '../util/emitter.js';
+import { BUSY_HINT } from '../util/time.js';
 import type { Transport } from './transport.js';
 import type { CdpEvents, Commands } from './protocol.js';
 import { CdpSession } from './session.js';
@@ -132,8 +133,7 @@ export class Connection extends Emitter<{ disconnected: string }> {
           if (RUNS_SCRIPT.has(method)) this.#stopRunawayScript(sessionId);
           reject(
             new TimeoutError(
-              `DevTools command ${method} timed out after ${timeoutMs} ms. The page may be running a script ` +
-                'that never yields, or the browser is unresponsive.',
+              `DevTools command ${method} timed out after ${timeoutMs} ms. ${BUSY_HINT}`,
               timeoutMs,
             ),
           );

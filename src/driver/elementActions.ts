@@ -4,7 +4,9 @@
 
 import { ElementNotActionableError } from '../errors.js';
 import { callFunction } from './evaluate.js';
-import { clickablePoint, hover, insertText, press, type, type MouseButton } from './input.js';
+import { clickablePoint, exclusive, insertText, press, typeChar, type MouseButton } from './input.js';
+import { mouse } from './pageInput.js';
+import { beforeDeadline, sleep } from '../util/time.js';
 import type { ResolvedElement } from './locator.js';
 import type { Page } from './page.js';
 import { clickChecked, onEngine } from './pointerCheck.js';
@@ -29,8 +31,10 @@ export async function clickElement(page: Page, element: ResolvedElement, timeout
   await clickChecked(page, element, timeoutMs, clickCount, button);
 }
 
+/** Moves the pointer to the element's visible centre, as page.hover(x, y) does (pageInput.ts). */
 export async function hoverElement(page: Page, element: ResolvedElement, timeoutMs: number): Promise<void> {
-  await hover(page, await clickablePoint(element, timeoutMs), timeoutMs);
+  const { x, y } = await clickablePoint(element, timeoutMs);
+  await mouse(page, [{ type: 'mouseMoved', x, y, button: 'none' }], timeoutMs);
 }
 
 async function focus(element: ResolvedElement, timeoutMs: number, selectAll: boolean): Promise<void> {
@@ -65,7 +69,11 @@ async function focus(element: ResolvedElement, timeoutMs: number, selectAll: boo
 }
 
 /** Replaces the field's value with `text`, firing input and change as typing and leaving would. */
-export async function fillElement(page: Page, element: ResolvedElement, text: string, timeoutMs: number): Promise<void> {
+export function fillElement(page: Page, element: ResolvedElement, text: string, timeoutMs: number): Promise<void> {
+  return exclusive(page, () => fill(page, element, text, timeoutMs));
+}
+
+async function fill(page: Page, element: ResolvedElement, text: string, timeoutMs: number): Promise<void> {
   const kind = await onElement<string>(
     element,
     (node: Element) =>
@@ -94,16 +102,34 @@ export async function fillElement(page: Page, element: ResolvedElement, text: st
   );
 }
 
-/** Focuses the element and types `text` key by key. */
-export async function typeIntoElement(page: Page, element: ResolvedElement, text: string, timeoutMs: number): Promise<void> {
-  await focus(element, timeoutMs, false);
-  await type(page, text, timeoutMs);
+/**
+ * Focuses the element and types `text` key by key, `delayMs` between keys. A field the page takes
+ * out of the document meanwhile (a framework that re-renders it as a new element) is
+ * ElementNotActionableError: typing stops, since what follows would go elsewhere or nowhere.
+ */
+export function typeIntoElement(page: Page, element: ResolvedElement, text: string, timeoutMs: number, delayMs = 0): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  return exclusive(page, async () => {
+    await focus(element, timeoutMs, false);
+    const chars = [...text];
+    for (const [index, char] of chars.entries()) {
+      if (index && delayMs) await sleep(delayMs);
+      // No key goes after the deadline, which has then been reported.
+      beforeDeadline(until, timeoutMs, `Typing (${index} of ${chars.length} typed)`);
+      await typeChar(page, char, timeoutMs);
+      if (!(await onElement<boolean>(element, (node: Node) => node.isConnected, [], timeoutMs, 'checking the field'))) {
+        throw new ElementNotActionableError(`the page replaced it after ${index + 1} of ${chars.length} characters; type into the new field`);
+      }
+    }
+  });
 }
 
 /** Focuses the element (when given) and presses a key or chord. */
-export async function pressOnElement(page: Page, element: ResolvedElement | null, keys: string, timeoutMs: number): Promise<void> {
-  if (element) await focus(element, timeoutMs, false);
-  await press(page, keys, timeoutMs);
+export function pressOnElement(page: Page, element: ResolvedElement | null, keys: string, timeoutMs: number): Promise<void> {
+  return exclusive(page, async () => {
+    if (element) await focus(element, timeoutMs, false);
+    await press(page, keys, timeoutMs);
+  });
 }
 
 interface Picked {

@@ -41,58 +41,86 @@ export function objectGroup(purpose: string): string {
 /** Where a function runs: in an execution context, or with an object (an element) as `this`. */
 export type CallTarget = { executionContextId: number } | { objectId: string };
 
-/**
- * Calls `fn` with the given arguments and returns its JSON-serialisable result. A page exception
- * becomes SdkEvalError with the page's own message and stack, prefixed by `what` ran.
- */
+/** The call's result; a page exception is SdkEvalError with the page's own message and stack, prefixed by `what` ran. */
+function outcome(response: Protocol.Runtime.CallFunctionOnResponse, what: string): Protocol.Runtime.RemoteObject {
+  if (response.exceptionDetails) throw new SdkEvalError(`JavaScript evaluated ${what} threw: ${describeException(response.exceptionDetails)}`);
+  return response.result;
+}
+
+/** Calls `fn` with the given arguments and returns its result by value (or, `byValue` false, its handle). */
 export async function callFunction<Result>(
   session: CdpSession,
   target: CallTarget,
   fn: (...args: never[]) => unknown,
   args: Protocol.Runtime.CallArgument[],
   options: { timeoutMs?: number; userGesture?: boolean; what: string },
+  byValue = true,
 ): Promise<Result> {
   const response = await session.send(
     'Runtime.callFunctionOn',
-    {
-      ...target,
-      functionDeclaration: functionDeclaration(fn),
-      arguments: args,
-      returnByValue: true,
-      awaitPromise: true,
-      userGesture: options.userGesture,
-    },
+    { ...target, functionDeclaration: functionDeclaration(fn), arguments: args, returnByValue: byValue, awaitPromise: true, userGesture: options.userGesture },
     { timeoutMs: options.timeoutMs },
   );
-  if (response.exceptionDetails) {
-    throw new SdkEvalError(`JavaScript evaluated ${options.what} threw: ${describeException(response.exceptionDetails)}`);
-  }
-  return response.result.value as Result;
+  const result = outcome(response, options.what);
+  return (byValue ? result.value : result) as Result;
 }
 
 /**
- * Runs `fn` (or an expression) in one execution context and returns its JSON-serialisable result.
- * A page exception becomes SdkEvalError with the page's own message and stack.
+ * Runs `fn` (or an expression) in one execution context and returns its result by value, as JSON
+ * holds it, except what JSON cannot hold (NaN, -0, ±Infinity, a BigInt, undefined in an array),
+ * which comes back as itself. A page exception becomes SdkEvalError.
  */
 export async function evaluateInContext<Arg, Result>(
   session: CdpSession,
   contextId: number,
   fn: PageFunction<Arg, Result>,
   arg: Arg | undefined,
-  timeoutMs?: number,
+  deadline?: number | (() => number),
 ): Promise<Result> {
+  // Each round trip gets what is left of the deadline.
+  const left = () => (typeof deadline === 'function' ? deadline() : deadline);
   const what = 'in the page';
-  if (typeof fn !== 'string') {
-    // JSON drops an undefined value, and an empty CallArgument means undefined.
-    return callFunction(session, { executionContextId: contextId }, fn, [{ value: arg }], { timeoutMs, userGesture: true, what });
+  const result: Protocol.Runtime.RemoteObject =
+    typeof fn === 'string'
+      ? outcome(await session.send('Runtime.evaluate', { expression: fn, contextId, awaitPromise: true, userGesture: true }, { timeoutMs: left() }), what)
+      : // JSON drops an undefined value, and an empty CallArgument means undefined.
+        await callFunction(session, { executionContextId: contextId }, fn, [{ value: arg }], { timeoutMs: left(), userGesture: true, what }, false);
+  if (!result.objectId) return (result.unserializableValue === undefined ? result.value : unmark(JSON.stringify({ [MARK]: result.unserializableValue }))) as Result;
+  const timeoutMs = left();
+  try {
+    // The object is read by value in a second step, with what JSON cannot hold marked (pageSpecials).
+    return unmark(await callFunction(session, { objectId: result.objectId }, pageSpecials, [], { timeoutMs, what: 'in the page' })) as Result;
+  } finally {
+    void session.sendQuiet('Runtime.releaseObject', { objectId: result.objectId });
   }
-  const response = await session.send(
-    'Runtime.evaluate',
-    { expression: fn, contextId, returnByValue: true, awaitPromise: true, userGesture: true },
-    { timeoutMs },
-  );
-  if (response.exceptionDetails) {
-    throw new SdkEvalError(`JavaScript evaluated ${what} threw: ${describeException(response.exceptionDetails)}`);
-  }
-  return response.result.value as Result;
 }
+
+const MARK = '\u0000tendril';
+
+/**
+ * Page side, with `this` the result: itself in an array when JSON holds all of it, else its JSON
+ * with each value JSON cannot hold written as { [MARK]: its name } (a page that broke JSON gets
+ * the plain value).
+ */
+function pageSpecials(this: unknown): unknown {
+  let found = 0;
+  try {
+    const json = JSON.stringify(this, function (this: unknown, _key, value) {
+      const kind = typeof value;
+      if (kind !== 'bigint' && !(kind === 'number' && (value - value !== 0 || 1 / value === -Infinity)) && !(value === undefined && Array.isArray(this))) return value;
+      found = 1;
+      return { '\u0000tendril': kind === 'bigint' ? `${value}n` : 1 / value === -Infinity ? '-0' : `${value}` };
+    });
+    if (found) return json;
+  } catch {}
+  return [this];
+}
+
+/** The value pageSpecials gave, with what JSON cannot hold ("NaN", "-0", "-Infinity", "undefined", "12n"...) as itself. */
+const unmark = (value: unknown): unknown =>
+  typeof value === 'string'
+    ? JSON.parse(value, (_key, each) => {
+        const name = each?.[MARK];
+        return typeof name !== 'string' ? each : /\dn$/.test(name) ? BigInt(name.slice(0, -1)) : name === 'undefined' ? undefined : Number(name);
+      })
+    : (value as unknown[])[0];

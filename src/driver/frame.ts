@@ -241,11 +241,13 @@ export class Frame {
 
   /** Runs `fn(arg)` (or evaluates an expression) in the frame's main world and returns the result. */
   async evaluate<Result, Arg = undefined>(fn: PageFunction<Arg, Result>, arg?: Arg): Promise<Result> {
-    const timeoutMs = this.page.defaultTimeoutMs;
+    // One deadline for the steps together (waiting for the world, the call, reading the result).
+    const until = Date.now() + this.page.defaultTimeoutMs;
+    const left = () => Math.max(1, until - Date.now());
     for (let attempt = 0; ; attempt++) {
-      const world = await this.waitForWorld('main', timeoutMs);
+      const world = await this.waitForWorld('main', left());
       try {
-        return await evaluateInContext(world.session, world.contextId, fn, arg, timeoutMs);
+        return await evaluateInContext(world.session, world.contextId, fn, arg, left);
       } catch (error) {
         // The document changed under us; once is bad luck, twice is a page that keeps navigating.
         if (!isContextGone(error) || attempt > 0) throw wrapEvalError(error);

@@ -38,8 +38,9 @@ export async function xpathAt(page: HitPage, x: number, y: number, timeoutMs: nu
     }
     path = prefix + path;
     const { node } = await session.send('DOM.describeNode', { backendNodeId: hit.backendNodeId }, { timeoutMs });
+    // A frame's own <html> carries its frame's id too: only an <iframe> leads into another.
     const child = node.frameId ? page.frameById(node.frameId) : undefined;
-    if (!child?.isOutOfProcess()) return path;
+    if (!child?.isOutOfProcess() || child === root) return path;
     const { model } = await session.send('DOM.getBoxModel', { backendNodeId: hit.backendNodeId }, { timeoutMs });
     point = { x: point.x - (model.content[0] ?? 0), y: point.y - (model.content[1] ?? 0) };
     prefix = path;

@@ -8,12 +8,28 @@ import type { Frame } from './frame.js';
 import type { ResolvedElement } from './locator.js';
 import { chordOf, keyOf, pressChord, splitChord, type Key } from './keyboard.js';
 import type { MouseButton } from '../types.js';
+import { engineCall } from './engineCall.js';
 
 export type { MouseButton };
 
 /** Input goes to a page's top-level session, which routes it as a user's would (page.ts's Page has one). */
 export interface InputPage {
   readonly session: CdpSession;
+}
+
+/** The last input of each tab's turn (see exclusive). */
+const turns = new WeakMap<object, Promise<unknown>>();
+
+/**
+ * Runs `work` once the tab's earlier input is done: what depends on the focus (focus a field, then
+ * type) must not interleave with another action's, or the keys of one land in the other's field.
+ * The wait is as long as the earlier input, which its own deadline bounds; an action's own
+ * deadline (perform.ts) counts it.
+ */
+export function exclusive<T>(page: InputPage, work: () => Promise<T>): Promise<T> {
+  const mine = (turns.get(page.session) ?? Promise.resolve()).then(work);
+  turns.set(page.session, mine.catch(() => undefined));
+  return mine;
 }
 
 export interface Point {
@@ -87,7 +103,7 @@ async function scrollIntoView(element: ResolvedElement, owners: Owner[], timeout
 }
 
 /** The <iframe> elements that hold the element's out-of-process frames, innermost first. */
-async function ownerChain(frame: Frame, timeoutMs: number): Promise<Owner[]> {
+export async function ownerChain(frame: Frame, timeoutMs: number): Promise<Owner[]> {
   const owners: Owner[] = [];
   for (let current: Frame | null = frame; current?.parent; current = current.parent) {
     if (!current.isOutOfProcess()) continue;
@@ -108,6 +124,11 @@ async function measureBox(element: ResolvedElement, owners: Owner[], timeoutMs: 
   });
   const box = quads.map(toBox).find((each) => each.width >= 1 && each.height >= 1);
   if (!box) throw new ElementNotActionableError('it has no visible size');
+  return { box, offsets: await toTopPage(box, owners, timeoutMs) };
+}
+
+/** Moves `box` from its frame's local root into the top page, adding each owner's content box; those offsets. */
+export async function toTopPage(box: Box, owners: Owner[], timeoutMs: number): Promise<Point[]> {
   const offsets: Point[] = [];
   for (const owner of owners) {
     const { model } = await owner.session.send('DOM.getBoxModel', { backendNodeId: owner.backendNodeId }, { timeoutMs });
@@ -115,7 +136,7 @@ async function measureBox(element: ResolvedElement, owners: Owner[], timeoutMs: 
     box.x += model.content[0] ?? 0;
     box.y += model.content[1] ?? 0;
   }
-  return { box, offsets };
+  return offsets;
 }
 
 /**
@@ -132,25 +153,7 @@ export async function visibleBox(element: ResolvedElement, timeoutMs: number): P
 /** Waits for two animation frames in the element's frame and in every frame above it. */
 export async function nextFrames(element: ResolvedElement, timeoutMs: number): Promise<void> {
   const waits: Array<Promise<unknown>> = [];
-  for (let frame: Frame | null = element.frame; frame; frame = frame.parent) {
-    const target = frame;
-    waits.push(
-      target
-        .waitForWorld('isolated', timeoutMs)
-        .then((world) =>
-          world.session.send(
-            'Runtime.evaluate',
-            {
-              expression: 'new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve(true))))',
-              contextId: world.contextId,
-              awaitPromise: true,
-            },
-            { timeoutMs },
-          ),
-        )
-        .catch(() => undefined),
-    );
-  }
+  for (let frame: Frame | null = element.frame; frame; frame = frame.parent) waits.push(engineCall(frame, 'drawn', [{ value: 2 }], timeoutMs).catch(() => undefined));
   await Promise.all(waits);
 }
 
@@ -161,7 +164,7 @@ export interface Box {
   height: number;
 }
 
-function toBox(quad: number[]): Box {
+export function toBox(quad: number[]): Box {
   const xs = [quad[0]!, quad[2]!, quad[4]!, quad[6]!];
   const ys = [quad[1]!, quad[3]!, quad[5]!, quad[7]!];
   const x = Math.min(...xs);
@@ -186,27 +189,11 @@ export async function click(page: InputPage, point: Point, options: { clickCount
     );
   // A session runs its commands in order, so the events can go out together: one round trip.
   // A double click is two press/release pairs, the second carrying clickCount 2, as a real mouse does.
-  const events = [send('mouseMoved', 0)];
-  for (let count = 1; count <= clicks; count++) events.push(send('mousePressed', count), send('mouseReleased', count));
-  await Promise.all(events);
-}
-
-/**
- * How long a lone pointer move may go unanswered before we ask whether its tab is in the background:
- * Chrome delivers a move with the tab's next frame, and a tab behind another draws none.
- */
-const MOVE_ANSWER_MS = 300;
-
-export async function hover(page: InputPage, point: Point, timeoutMs: number): Promise<void> {
-  const moved = page.session.send('Input.dispatchMouseEvent', { type: 'mouseMoved', x: point.x, y: point.y }, { timeoutMs });
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const slow = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), MOVE_ANSWER_MS)));
-  const late = await Promise.race([moved.then(() => false), slow]).finally(() => clearTimeout(timer));
-  if (!late) return;
-  // Focus emulation (as the page's coordinate input turns on, pageInput.ts) makes a tab draw while
-  // behind another, without taking the user's tab away; the queued move is then delivered.
-  await page.session.send('Emulation.setFocusEmulationEnabled', { enabled: true }, { timeoutMs });
-  await moved;
+  await exclusive(page, () => {
+    const events = [send('mouseMoved', 0)];
+    for (let count = 1; count <= clicks; count++) events.push(send('mousePressed', count), send('mouseReleased', count));
+    return Promise.all(events);
+  });
 }
 
 /**
@@ -214,8 +201,8 @@ export async function hover(page: InputPage, point: Point, timeoutMs: number): P
  * UnknownKeyError names a key that does not exist.
  */
 export function parseKeys(keys: string): Key[] {
-  const parts = splitChord(keys).map((part) => part.trim()).filter(Boolean);
-  if (!parts.length) throw new InvalidOptionError('press needs a key, such as "Enter".');
+  const parts = splitChord(keys).map((part) => part.trim());
+  if (!parts.some(Boolean)) throw new InvalidOptionError('press needs a key, such as "Enter".');
   return chordOf(parts, false);
 }
 
@@ -224,13 +211,19 @@ export async function press(page: InputPage, keys: string, timeoutMs: number): P
   await pressChord(page.session, parseKeys(keys), { mac: false, timeoutMs });
 }
 
-/** Types text key by key into whatever has focus; characters without a key are inserted as text. */
-export async function type(page: InputPage, text: string, timeoutMs: number): Promise<void> {
-  for (const char of text) {
-    if (char === '\n') await press(page, 'Enter', timeoutMs);
-    else if (/^[\x20-\x7e]$/.test(char)) await pressChord(page.session, [keyOf(char)], { mac: false, timeoutMs });
-    else await page.session.send('Input.insertText', { text: char }, { timeoutMs });
-  }
+/** Types one character into whatever has focus by its key; one without a key is inserted as text. */
+export async function typeChar(page: InputPage, char: string, timeoutMs: number): Promise<void> {
+  if (char === '\n') await press(page, 'Enter', timeoutMs);
+  else if (/^[\x20-\x7e]$/.test(char)) await pressChord(page.session, [keyOf(char)], { mac: false, timeoutMs });
+  else await insertText(page, char, timeoutMs);
+}
+
+/** A trusted tap at the point: a finger's touch, and letting go. */
+export async function tap(page: InputPage, { x, y }: Point, timeoutMs: number): Promise<void> {
+  await Promise.all([
+    page.session.send('Input.dispatchTouchEvent', { type: 'touchStart', touchPoints: [{ x, y }] }, { timeoutMs }),
+    page.session.send('Input.dispatchTouchEvent', { type: 'touchEnd', touchPoints: [] }, { timeoutMs }),
+  ]);
 }
 
 /** Inserts text at the caret in one go, as a paste or an input method does (fires `input`). */

@@ -98,7 +98,10 @@ export function up(key: Key, modifiers: number): KeyEvent {
   return { type: 'keyUp', key: key.key, code: key.code, windowsVirtualKeyCode: key.keyCode, modifiers };
 }
 
-/** The keys of a chord, by "+" (a "+" of its own is the plus key). */
+/**
+ * The keys of a chord, by "+" (a "+" of its own is the plus key). One ending in a "+" that joins
+ * nothing ("Shift+") ends in an empty name, which chordOf refuses.
+ */
 export function splitChord(keys: string): string[] {
   const parts: string[] = [];
   let part = '';
@@ -108,7 +111,7 @@ export function splitChord(keys: string): string[] {
       part = '';
     } else part += char;
   }
-  if (part) parts.push(part);
+  if (part || parts.length) parts.push(part);
   return parts;
 }
 
@@ -123,7 +126,7 @@ export function chordOf(names: string[], mac: boolean, prefix = ''): Key[] {
     const canonical = PLATFORM_KEY.includes(lower) ? (mac ? 'Meta' : 'Control') : (ALIASES[lower] ?? Object.keys(NAMED).find((each) => each.toLowerCase() === lower));
     if (canonical === ' ') return keyOf(' ');
     const key = canonical && NAMED[canonical];
-    if (!key) throw new UnknownKeyError(`${prefix}unknown key "${name}". Use a single character, a key name (${Object.keys(NAMED).join(', ')}) or a chord such as "Control+A".`, name);
+    if (!key) throw new UnknownKeyError(`${prefix}${name ? `unknown key "${name}"` : 'a chord ends in "+"'}. Use a single character, a key name (${Object.keys(NAMED).join(', ')}) or a chord such as "Control+A".`, name);
     return key;
   });
 }

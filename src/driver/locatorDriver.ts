@@ -9,7 +9,7 @@ import { clickElement, fillElement, hoverElement, scrollElement, typeIntoElement
 import { callFunction } from './evaluate.js';
 import { setInputFiles } from './fileInput.js';
 import type { Frame, ResolvedElement } from './frame.js';
-import { clickablePoint, type as typeKeys } from './input.js';
+import { clickablePoint, ownerChain, tap, toBox, toTopPage, type Box } from './input.js';
 import { onEngine } from './pointerCheck.js';
 import { contentFrameOf, countSelector, releaseElement, resolveSelector } from './locator.js';
 import type { LocatorDriver, LocatorTarget } from './locatorApi.js';
@@ -44,24 +44,10 @@ export function createLocatorDriver(page: Page): LocatorDriver<Frame, ResolvedEl
       callFunction(element.world.session, { objectId: element.objectId }, fn, [{ objectId: element.objectId }, { value: arg }], { timeoutMs, what: 'on the element' }),
     helper,
     click: (element, button, clickCount, timeoutMs) => clickElement(page, element, timeoutMs, clickCount, button),
-    tap: async (element, timeoutMs) => {
-      const { x, y } = await clickablePoint(element, timeoutMs);
-      await Promise.all([
-        page.session.send('Input.dispatchTouchEvent', { type: 'touchStart', touchPoints: [{ x, y }] }, { timeoutMs }),
-        page.session.send('Input.dispatchTouchEvent', { type: 'touchEnd', touchPoints: [] }, { timeoutMs }),
-      ]);
-    },
+    tap: async (element, timeoutMs) => tap(page, await clickablePoint(element, timeoutMs), timeoutMs),
     hover: (element, timeoutMs) => hoverElement(page, element, timeoutMs),
     fill: (element, value, timeoutMs) => fillElement(page, element, value, timeoutMs),
-    type: async (element, text, delayMs, timeoutMs) => {
-      if (!delayMs) return typeIntoElement(page, element, text, timeoutMs);
-      const chars = [...text];
-      await typeIntoElement(page, element, chars[0] ?? '', timeoutMs);
-      for (const char of chars.slice(1)) {
-        await sleep(delayMs);
-        await typeKeys(page, char, timeoutMs);
-      }
-    },
+    type: (element, text, delayMs, timeoutMs) => typeIntoElement(page, element, text, timeoutMs, delayMs),
     scrollTo: (element, fraction, timeoutMs) => scrollElement(element, { to: fraction }, timeoutMs),
     centroid: async (element, timeoutMs) => {
       const { x, y } = await clickablePoint(element, timeoutMs);
@@ -86,21 +72,12 @@ export function createLocatorDriver(page: Page): LocatorDriver<Frame, ResolvedEl
  * answers in the viewport of the frame's local root, so each out-of-process frame above adds its
  * <iframe>'s content box, measured in its own.
  */
-async function borderBox(element: ResolvedElement, timeoutMs: number): Promise<{ x: number; y: number; width: number; height: number }> {
+async function borderBox(element: ResolvedElement, timeoutMs: number): Promise<Box> {
   const { model } = await element.world.session.send('DOM.getBoxModel', { objectId: element.objectId }, { timeoutMs }).catch((error: Error) => {
     throw new ElementNotActionableError(`Cannot measure the element: it has no layout box (${error.message}).`);
   });
-  const xs = [0, 2, 4, 6].map((i) => model.border[i]!);
-  const ys = [1, 3, 5, 7].map((i) => model.border[i]!);
-  const box = { x: Math.min(...xs), y: Math.min(...ys), width: Math.max(...xs) - Math.min(...xs), height: Math.max(...ys) - Math.min(...ys) };
-  for (let frame: Frame = element.frame; frame.parent; frame = frame.parent) {
-    if (!frame.isOutOfProcess()) continue;
-    const backendNodeId = await frame.ownerElementId(timeoutMs);
-    if (backendNodeId === null) continue;
-    const owner = await frame.parent.session.send('DOM.getBoxModel', { backendNodeId }, { timeoutMs });
-    box.x += owner.model.content[0] ?? 0;
-    box.y += owner.model.content[1] ?? 0;
-  }
+  const box = toBox(model.border);
+  await toTopPage(box, await ownerChain(element.frame, timeoutMs), timeoutMs);
   return box;
 }
 

@@ -11,7 +11,7 @@ import { xpathAt, type HitPage } from './hitXPath.js';
 import { milliseconds } from '../util/checks.js';
 import { sleep } from '../util/time.js';
 import type { MouseButton } from '../types.js';
-import { BUTTON_BITS, click } from './input.js';
+import { BUTTON_BITS, click, tap } from './input.js';
 
 /**
  * How long an action waits for Chrome to take a pointer move. Chrome takes a move when the tab next
@@ -59,7 +59,7 @@ export function ready(page: PointerPage, timeoutMs: number): Promise<void> {
 }
 
 /** Sends mouse events in order, in one burst (a session runs its commands in order). */
-async function mouse(page: PointerPage, events: MouseEvent[], timeoutMs: number): Promise<void> {
+export async function mouse(page: PointerPage, events: MouseEvent[], timeoutMs: number): Promise<void> {
   await ready(page, timeoutMs);
   const session = page.session;
   const sends: Array<Promise<unknown>> = [];
@@ -128,10 +128,7 @@ export async function tapAt(page: PointerPage, x: number, y: number, options: { 
   const xpath = await nameAt(page, options?.returnXpath, x, y);
   const timeoutMs = page.defaultTimeoutMs;
   await ready(page, timeoutMs);
-  await Promise.all([
-    page.session.send('Input.dispatchTouchEvent', { type: 'touchStart', touchPoints: [{ x, y }] }, { timeoutMs }),
-    page.session.send('Input.dispatchTouchEvent', { type: 'touchEnd', touchPoints: [] }, { timeoutMs }),
-  ]);
+  await tap(page, { x, y }, timeoutMs);
   return xpath;
 }
 

@@ -6,6 +6,7 @@
 import type { CdpSession } from '../cdp/session.js';
 import { InvalidOptionError } from '../errors.js';
 import { chordOf, down, keyOf, NAMED, PLATFORM_KEY, pressChord, splitChord, up, type Key } from './keyboard.js';
+import { exclusive } from './input.js';
 import { milliseconds } from '../util/checks.js';
 import { sleep } from '../util/time.js';
 
@@ -48,18 +49,17 @@ export async function typeText(page: KeyboardPage, text: string, options: { dela
     strokes.push(options?.withMistakes && key.code !== 'Enter' && key.code !== 'Tab' && Math.random() < MISTAKE_RATE ? [keyOf(slip(char)), NAMED.Backspace!, key] : [key]);
   }
   const press = (key: Key) => [down(key, 0, key.text), up(key, 0)].map((event) => page.session.send('Input.dispatchKeyEvent', event, { timeoutMs }));
-  // Without a delay, every key goes out at once: a session runs its commands in order.
-  if (!delay) {
-    await Promise.all(strokes.flat().flatMap(press));
-    return;
-  }
-  for (const keys of strokes) {
-    for (const key of keys) {
-      await Promise.all(press(key));
-      if (keys.length > 1) await sleep(delay);
+  await exclusive(page, async () => {
+    // Without a delay, every key goes out at once: a session runs its commands in order.
+    if (!delay) return Promise.all(strokes.flat().flatMap(press));
+    for (const keys of strokes) {
+      for (const key of keys) {
+        await Promise.all(press(key));
+        if (keys.length > 1) await sleep(delay);
+      }
+      await sleep(delay);
     }
-    await sleep(delay);
-  }
+  });
 }
 
 /** The browser runs on a Mac (its shortcuts use Meta and need editing commands); asked once per page. */
@@ -76,11 +76,11 @@ function isMac(page: KeyboardPage): Promise<boolean> {
  */
 export async function keyPress(page: KeyboardPage, keys: string, options: { delay?: number } = {}): Promise<void> {
   page.assertOpen('keyPress()');
-  if (typeof keys !== 'string' || !splitChord(keys).length) throw new InvalidOptionError('keyPress(key): name a key, such as "Enter", "a" or "Control+A".');
+  if (typeof keys !== 'string' || !keys) throw new InvalidOptionError('keyPress(key): name a key, such as "Enter", "a" or "Control+A".');
   const delay = checkDelay('keyPress', options?.delay);
   const names = splitChord(keys);
   const mac = names.some((name) => PLATFORM_KEY.includes(name.toLowerCase()) || name.toLowerCase() === 'meta') ? await isMac(page) : false;
   // Every name is checked before anything is sent: an unknown one leaves no key held.
   const chord = chordOf(names, mac, 'keyPress: ');
-  await pressChord(page.session, chord, { mac, delay, timeoutMs: page.defaultTimeoutMs });
+  await exclusive(page, () => pressChord(page.session, chord, { mac, delay, timeoutMs: page.defaultTimeoutMs }));
 }

@@ -9,6 +9,7 @@ import type { Protocol } from 'devtools-protocol';
 import type { CdpSession } from '../cdp/session.js';
 import type { Readiness, Verdict } from '../injected/engine/types.js';
 import { ElementNotActionableError, ElementObscuredError } from '../errors.js';
+import { beforeDeadline } from '../util/time.js';
 import { callEngine } from './engineCall.js';
 import type { EngineHandle, Frame } from './frame.js';
 import { aimAt, click, nextFrames, type Aim, type MouseButton, type Point } from './input.js';
@@ -53,6 +54,7 @@ function release(engines: EngineHandle[]): void {
  * what the pointer is over (a pulsing button) is pressed: the watch on the press tells where it lands.
  */
 export async function clickChecked(page: Page, element: ResolvedElement, timeoutMs: number, clickCount: number, button: MouseButton = 'left'): Promise<void> {
+  const until = Date.now() + timeoutMs;
   const giveUp = Date.now() + Math.min(SETTLE_MS, timeoutMs);
   const watchMs = Math.min(WATCH_MS, timeoutMs);
   for (;;) {
@@ -77,6 +79,8 @@ export async function clickChecked(page: Page, element: ResolvedElement, timeout
       }
     }
     if (receiver === '' && !moved) {
+      // A press is never sent after the action's deadline, which has then been reported.
+      beforeDeadline(until, timeoutMs, 'The click');
       const verdict = await press(page, aim.point, watched, clickCount, button, timeoutMs);
       if (!verdict) return;
       receiver = verdict.receiver;

@@ -7,11 +7,11 @@ import type { CdpSession } from '../cdp/session.js';
 import { ElementNotFoundError } from '../errors.js';
 import { engineCall } from './engineCall.js';
 import type { Frame } from './frame.js';
-import type { ResolvedElement } from './locator.js';
+import { releaseElement, type ResolvedElement } from './locator.js';
 import type { CheckedScreenshot } from './screenshotOptions.js';
 
 export type Undo = () => Promise<unknown>;
-type Resolvable = { resolve(timeoutMs: number): Promise<ResolvedElement> };
+type Resolvable = { resolve(timeoutMs: number): Promise<ResolvedElement>; resolveAll(timeoutMs: number): Promise<ResolvedElement[]> };
 
 /** What effects need of a page (page.ts's Page has it). */
 export interface EffectsPage {
@@ -59,7 +59,7 @@ export async function undoAll(undo: Undo[]): Promise<void> {
   await Promise.all(undo.map((each) => each().catch(() => undefined)));
 }
 
-/** Covers each masked element (a locator's, or a selector's, first match); one that matches nothing is no error. */
+/** Covers every element each mask matches (a locator's nth() only its own); one that matches nothing is no error. */
 async function applyMasks(page: EffectsPage, options: CheckedScreenshot, timeoutMs: number): Promise<Undo> {
   const token = `m${++masks}`;
   const frames = new Set<Frame>();
@@ -68,22 +68,24 @@ async function applyMasks(page: EffectsPage, options: CheckedScreenshot, timeout
     // One at a time: the engine keeps the iframe a selector stopped at until it is taken, for one
     // selector at a time.
     for (const item of options.mask) {
-      await (async () => {
-        // A locator resolves itself (a frame's, say, from its frame); a selector goes from the page.
-        const given = item as { resolve?: unknown; selector: string };
-        const locator = typeof item === 'string' ? page.locator(item) : typeof given.resolve === 'function' ? (item as Resolvable) : page.locator(given.selector);
-        const element = await locator.resolve(timeoutMs).catch((error: unknown) => {
-          if (error instanceof ElementNotFoundError) return undefined;
-          throw error;
-        });
-        if (!element) return;
-        try {
-          frames.add(element.frame);
-          await engineCall(element.frame, 'mask', [{ objectId: element.objectId }, { value: options.maskColor }, { value: token }], timeoutMs);
-        } finally {
-          void element.world.session.sendQuiet('Runtime.releaseObject', { objectId: element.objectId });
-        }
-      })();
+      // A locator resolves itself (a frame's, say, from its frame); a selector goes from the page.
+      const given = item as { resolveAll?: unknown; selector: string };
+      const locator = typeof item === 'string' ? page.locator(item) : typeof given.resolveAll === 'function' ? (item as Resolvable) : page.locator(given.selector);
+      const elements = await locator.resolveAll(timeoutMs).catch((error: unknown) => {
+        if (error instanceof ElementNotFoundError) return [];
+        throw error;
+      });
+      try {
+        // The matches' boxes go up together: a session runs its commands in order.
+        await Promise.all(
+          elements.map((element) => {
+            frames.add(element.frame);
+            return engineCall(element.frame, 'mask', [{ objectId: element.objectId }, { value: options.maskColor }, { value: token }], timeoutMs);
+          }),
+        );
+      } finally {
+        elements.forEach(releaseElement);
+      }
     }
   } catch (error) {
     await undo();

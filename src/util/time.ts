@@ -1,5 +1,13 @@
 import { TimeoutError } from '../errors.js';
 
+/** What a deadline's TimeoutError says of a page that answers slowly. */
+export const BUSY_HINT = 'The page may be too busy to answer, running a script that never yields, or the browser is unresponsive.';
+
+/** Throws a TimeoutError for `what` once `until` (ms since the epoch) has passed: nothing is sent to the page after its deadline. */
+export function beforeDeadline(until: number, ms: number, what: string): void {
+  if (Date.now() >= until) throw new TimeoutError(`${what} timed out after ${ms} ms. ${BUSY_HINT}`, ms);
+}
+
 /** Resolves with `promise`, or rejects with a TimeoutError naming `what` once `ms` have passed. */
 export function withDeadline<T>(promise: Promise<T>, ms: number, what: string, hint = ''): Promise<T> {
   if (!Number.isFinite(ms) || ms <= 0) return promise;

@@ -49,6 +49,11 @@ describe('hosted server configuration', () => {
     expect(() => readServerConfig({ HOSTED_API_KEYS: 'k', MAX_SESSIONS: 'five' })).toThrow(/MAX_SESSIONS must be an integer/);
     expect(() => readServerConfig({ HOSTED_API_KEYS: ' , ' })).toThrow(/HOSTED_API_KEYS is empty/);
     expect(() => readServerConfig({ HOSTED_API_KEYS: 'k', PUBLIC_URL: 'example.com' })).toThrow(/PUBLIC_URL/);
+    expect(() => readServerConfig({ HOSTED_API_KEYS: 'k', HOSTED_CONNECT_TIMEOUT_MS: '500' })).toThrow(/HOSTED_CONNECT_TIMEOUT_MS must be an integer of at least 1000/);
+    expect(() => readServerConfig({ HOSTED_API_KEYS: 'k', HOSTED_RESPONSE_TIMEOUT_MS: '20' })).toThrow(/HOSTED_RESPONSE_TIMEOUT_MS must be 0 \(wait as long as the browser does\) or at least 1000/);
+    const defaults = readServerConfig({ HOSTED_API_KEYS: 'k' });
+    expect([defaults.connectTimeoutMs, defaults.responseTimeoutMs]).toEqual([15_000, 0]);
+    expect(readServerConfig({ HOSTED_API_KEYS: 'k', HOSTED_RESPONSE_TIMEOUT_MS: '120000' }).responseTimeoutMs).toBe(120_000);
   });
 
   it('does not start with a BLOCK_LIST_FILE it cannot read', async () => {

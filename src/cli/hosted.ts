@@ -27,6 +27,8 @@ const FLAGS = {
   'allow-networks': 'HOSTED_ALLOW_NETWORKS',
   'dns-servers': 'HOSTED_DNS_SERVERS',
   'max-download-bytes': 'HOSTED_MAX_DOWNLOAD_BYTES',
+  'connect-timeout-ms': 'HOSTED_CONNECT_TIMEOUT_MS',
+  'response-timeout-ms': 'HOSTED_RESPONSE_TIMEOUT_MS',
 } as const;
 
 export const HOSTED_USAGE = `tendril hosted serve [flags]

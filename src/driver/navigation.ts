@@ -21,7 +21,7 @@ import type { Frame } from './frame.js';
 import type { FrameManager } from './frameManager.js';
 import { enableNetwork } from './network.js';
 import type { Decision, DomainGuard } from './policy.js';
-import type { DocumentResponses, NavigationResponse } from './response.js';
+import { upstreamFailure, type DocumentResponses, type NavigationResponse } from './response.js';
 
 const DEFAULT_NAVIGATION_TIMEOUT_MS = 30_000;
 /**
@@ -112,9 +112,14 @@ export class Navigation {
     if (result.errorText) {
       const policy = refusedRedirect();
       if (policy) throw policy;
-      throw new NavigationError(`Navigation to ${url} failed: ${result.errorText}. Check the URL and that the server is reachable.`, url);
+      // Only a proxy fails a tunnel, and Chrome does not show why (a hosted server's log does).
+      const tunnel = result.errorText === 'net::ERR_TUNNEL_CONNECTION_FAILED' ? ': the proxy could not connect to the host (refused, unreachable, or no connection in time)' : '';
+      throw new NavigationError(`Navigation to ${url} failed: ${result.errorText}${tunnel}. Check the URL and that the server is reachable.`, url);
     }
     if (!result.loaderId) return null; // Same-document navigation (a fragment change), javascript: URLs: nothing loads.
+    const upstream = () => upstreamFailure(this.responses.responseOf(result.loaderId!), url);
+    const failed = upstream();
+    if (failed) throw failed;
     const remaining = () => (timeoutMs === 0 ? 0 : Math.max(1, timeoutMs - (Date.now() - started)));
     const offPrepare = waitUntil === 'commit' || waitUntil === 'domcontentloaded' ? undefined : this.#prepareReader(frame, result.loaderId);
     try {
@@ -127,6 +132,8 @@ export class Navigation {
     } finally {
       offPrepare?.();
     }
+    const late = upstream();
+    if (late) throw late;
     return this.responses.responseOf(result.loaderId);
   }
 

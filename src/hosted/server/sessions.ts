@@ -94,7 +94,15 @@ export class SessionManager {
       record.workspace = await makeWorkspace();
       record.downloadsDir = record.workspace.downloadsDir;
       record.egress = await EgressProxy.start(
-        { rules: this.#rules, policy: domainPolicy, blocks, dnsServers: this.config.dnsServers, session: record.id },
+        {
+          rules: this.#rules,
+          policy: domainPolicy,
+          blocks,
+          dnsServers: this.config.dnsServers,
+          connectTimeoutMs: this.config.connectTimeoutMs,
+          responseTimeoutMs: this.config.responseTimeoutMs,
+          session: record.id,
+        },
         this.logger,
       );
       record.browser = await launchChrome(

@@ -15,6 +15,7 @@ import { checkModelEndpoint } from './modelEndpoint.js';
 import { NetworkRules } from './networks.js';
 import { isOperation, runOperation } from './operations.js';
 import { arrivedAfterClose, header, parse, prepareAnswer, readJson } from './request.js';
+import { maxWait } from './admission.js';
 import { apiError, SessionManager } from './sessions.js';
 import { codeOf, toWire, type WireError } from '../../wireErrors.js';
 import { isKnownKey, verifyToken } from './tokens.js';
@@ -71,7 +72,8 @@ export async function startHostedServer(config: HostedServerConfig, logger: Logg
     const url = new URL(req.url ?? '/', 'http://x');
     // For container health checks and load balancers: no key needed, and nothing in it is secret.
     if (url.pathname === '/healthz' && req.method === 'GET') {
-      return sendJson(req, res, 200, { ok: true, sessions: sessions.activeCount, maxSessions: config.maxSessions });
+      const { starting, queued } = sessions.admission;
+      return sendJson(req, res, 200, { ok: true, sessions: sessions.activeCount, maxSessions: config.maxSessions, starting, queued });
     }
     const parts = url.pathname.split('/').filter(Boolean);
     const modelRoute = url.pathname === MODEL_PATH;
@@ -91,7 +93,11 @@ export async function startHostedServer(config: HostedServerConfig, logger: Logg
     const publicBase = config.publicUrl ?? baseUrl;
     if (!id && req.method === 'POST') {
       const body = parse(CreateSessionRequest, await readJson(req));
-      const record = await sessions.create(body);
+      const gone = new AbortController();
+      res.once('close', () => gone.abort());
+      const record = await sessions.create(body, { budgetMs: maxWait(req), signal: gone.signal });
+      // A client that gave up while its browser started is not left a session nobody holds.
+      if (gone.signal.aborted) return void (await sessions.release(record.id));
       return sendJson(req, res, 201, sessions.toWire(record, publicBase));
     }
     if (id && !action && req.method === 'GET') return sendJson(req, res, 200, sessions.toWire(sessions.get(id), publicBase));

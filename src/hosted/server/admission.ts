@@ -5,6 +5,7 @@
 // the server allows (or than the client said it waits) is told at once to come back later: 503
 // with a Retry-After that the estimate of a start's duration gives.
 
+import { EventEmitter } from 'node:events';
 import type { IncomingMessage } from 'node:http';
 import { HEADERS, STATUS_OF } from '../../../protocol/index.js';
 import { HostedServiceError } from '../../errors.js';
@@ -33,12 +34,15 @@ const FIRST_ESTIMATE_MS = 2000;
 /** Weight of the latest start in the running estimate. */
 const LEARNING = 0.3;
 
-export class Admission {
+/** Emits `change` whenever the number of starts or of waiting requests changes (for /healthz watchers and tests). */
+export class Admission extends EventEmitter<{ change: [] }> {
   #starting = 0;
   readonly #queue: Waiter[] = [];
   #estimateMs = FIRST_ESTIMATE_MS;
 
-  constructor(private readonly limits: AdmissionLimits) {}
+  constructor(private readonly limits: AdmissionLimits) {
+    super();
+  }
 
   get starting(): number {
     return this.#starting;
@@ -79,6 +83,7 @@ export class Admission {
         const index = this.#queue.indexOf(waiter);
         if (index < 0) return;
         this.#queue.splice(index, 1);
+        this.emit('change');
         clearTimeout(timer);
         signal?.removeEventListener('abort', onAbort);
         reject(error);
@@ -95,6 +100,7 @@ export class Admission {
       const timer = setTimeout(() => leave(busy(`no browser could start within ${Math.round(waitMs)} ms`, this.#retryAfter())), Math.max(0, waitMs));
       signal?.addEventListener('abort', onAbort, { once: true });
       this.#queue.push(waiter);
+      this.emit('change');
     });
   }
 
@@ -105,6 +111,7 @@ export class Admission {
 
   #slot(): StartSlot {
     this.#starting++;
+    this.emit('change');
     const started = Date.now();
     let freed = false;
     return {
@@ -114,7 +121,9 @@ export class Admission {
         this.#starting--;
         // A failed start says little about how long a start takes.
         if (succeeded) this.#estimateMs += LEARNING * (Date.now() - started - this.#estimateMs);
-        this.#queue.shift()?.admit();
+        const next = this.#queue.shift();
+        this.emit('change');
+        next?.admit();
       },
     };
   }

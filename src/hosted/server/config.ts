@@ -103,8 +103,16 @@ export function readServerConfig(env: Env = process.env): HostedServerConfig {
     maxDownloadBytes: integer(env, 'HOSTED_MAX_DOWNLOAD_BYTES', 100 * 1024 * 1024, 0),
     connectTimeoutMs: integer(env, 'HOSTED_CONNECT_TIMEOUT_MS', DEFAULT_CONNECT_TIMEOUT_MS, 1000),
     responseTimeoutMs: responseTimeout(env),
-    maxStarting: integer(env, 'HOSTED_MAX_STARTING', Math.max(1, availableParallelism()), 1),
-    startQueue: integer(env, 'HOSTED_START_QUEUE', 2 * Math.max(1, availableParallelism()) * 4, 0),
+    ...admissionLimits(env),
+  };
+}
+
+/** One start per core by default (a start is CPU-bound), and a queue of eight rounds of starts. */
+function admissionLimits(env: Env): Pick<HostedServerConfig, 'maxStarting' | 'startQueue' | 'startWaitMs'> {
+  const maxStarting = integer(env, 'HOSTED_MAX_STARTING', Math.max(1, availableParallelism()), 1);
+  return {
+    maxStarting,
+    startQueue: integer(env, 'HOSTED_START_QUEUE', 8 * maxStarting, 0),
     startWaitMs: integer(env, 'HOSTED_START_WAIT_MS', 20_000, 0),
   };
 }

@@ -154,4 +154,19 @@ describe('admission of session starts', () => {
     for (const id of server.sessions.runningIds()) await fetch(`${server.url}/v1/sessions/${id}`, { method: 'POST', headers: { [HEADERS.apiKey]: KEY, 'content-type': 'application/json' }, body: '{"status":"REQUEST_RELEASE"}' });
     expect(server.sessions.activeCount).toBe(0);
   }, 120_000);
+
+  it('answers within the time the client waits even while its browser still starts, and ends the session started for nobody', async () => {
+    const budget = server.sessions.admission.estimateMs + 1000;
+    const answer = await post({ [HEADERS.maxWait]: String(budget) });
+    expect(answer.status).toBe(503);
+    expect(answer.body.error?.message).toMatch(new RegExp(`the browser did not start within the ${budget} ms this request waits`));
+    expect(Number(answer.retryAfter)).toBeGreaterThanOrEqual(1);
+    // The start was under way (held at the gate); once through, its session is ended at once.
+    expect(server.sessions.admission.starting).toBe(1);
+    await openGate();
+    await admissionIs(0, 0);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(server.sessions.activeCount).toBe(0);
+    expect(server.sessions.runningIds()).toEqual([]);
+  }, 60_000);
 });

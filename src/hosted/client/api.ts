@@ -37,7 +37,7 @@ export class HostedApi {
     for (let attempt = 1; ; attempt++) {
       const left = deadline - Date.now();
       // Room for the answer to travel back on a busy machine.
-      const margin = Math.min(2000, Math.max(250, left / 10));
+      const margin = Math.min(3000, Math.max(1000, left / 10));
       try {
         return Session.parse(await this.#request('POST', '/v1/sessions', body, false, { timeoutMs: left, headers: { [HEADERS.maxWait]: String(Math.max(0, Math.floor(left - margin))) } }));
       } catch (error) {

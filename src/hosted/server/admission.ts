@@ -64,7 +64,12 @@ export class Admission extends EventEmitter<{ change: [] }> {
    */
   enter(budgetMs: number | undefined, signal?: AbortSignal): Promise<StartSlot> {
     if (signal?.aborted) return Promise.reject(busy('the client went away', 1));
-    if (this.#starting < this.limits.maxStarting && !this.#queue.length) return Promise.resolve(this.#slot());
+    if (this.#starting < this.limits.maxStarting && !this.#queue.length) {
+      if (budgetMs !== undefined && budgetMs < this.#estimateMs) {
+        return Promise.reject(busy(`a browser takes about ${this.estimateMs} ms to start now, longer than the ${budgetMs} ms this request waits`, this.#retryAfter()));
+      }
+      return Promise.resolve(this.#slot());
+    }
     if (this.#queue.length >= this.limits.startQueue) {
       return Promise.reject(busy(`${this.#starting} browsers are starting and ${this.#queue.length} requests wait for their turn (HOSTED_START_QUEUE)`, this.#retryAfter()));
     }
@@ -102,6 +107,24 @@ export class Admission extends EventEmitter<{ change: [] }> {
       this.#queue.push(waiter);
       this.emit('change');
     });
+  }
+
+  /**
+   * `start`, or a 503 when the client's budget runs out first: the start goes on (a browser killed
+   * half-way is no cheaper), and what it yields then goes to `late`, which ends it.
+   */
+  withinBudget<T>(start: Promise<T>, budgetMs: number | undefined, late: (value: T) => void): Promise<T> {
+    if (budgetMs === undefined) return start;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let expired = false;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        expired = true;
+        reject(busy(`the browser did not start within the ${budgetMs} ms this request waits`, this.#retryAfter()));
+      }, budgetMs);
+    });
+    start.then((value) => expired && late(value), () => undefined);
+    return Promise.race([start, deadline]).finally(() => clearTimeout(timer));
   }
 
   /** Refuses every waiting request (the server is stopping). */

@@ -95,8 +95,10 @@ export async function startHostedServer(config: HostedServerConfig, logger: Logg
       const body = parse(CreateSessionRequest, await readJson(req));
       const gone = new AbortController();
       res.once('close', () => gone.abort());
-      const record = await sessions.create(body, { budgetMs: maxWait(req), signal: gone.signal });
-      // A client that gave up while its browser started is not left a session nobody holds.
+      const budgetMs = maxWait(req);
+      // Answered within what the client waits, a start still under way then included (a session
+      // started for nobody is ended, as for a client that gave up while its browser started).
+      const record = await sessions.admission.withinBudget(sessions.create(body, { budgetMs, signal: gone.signal }), budgetMs, (late) => void sessions.release(late.id));
       if (gone.signal.aborted) return void (await sessions.release(record.id));
       return sendJson(req, res, 201, sessions.toWire(record, publicBase));
     }

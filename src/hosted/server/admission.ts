@@ -34,7 +34,7 @@ const FIRST_ESTIMATE_MS = 2000;
 /** Weight of the latest start in the running estimate. */
 const LEARNING = 0.3;
 
-/** Emits `change` whenever the number of starts or of waiting requests changes (for /healthz watchers and tests). */
+/** Emits `change` whenever the number of starts or of waiting requests changes. */
 export class Admission extends EventEmitter<{ change: [] }> {
   #starting = 0;
   readonly #queue: Waiter[] = [];

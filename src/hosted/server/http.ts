@@ -72,8 +72,7 @@ export async function startHostedServer(config: HostedServerConfig, logger: Logg
     const url = new URL(req.url ?? '/', 'http://x');
     // For container health checks and load balancers: no key needed, and nothing in it is secret.
     if (url.pathname === '/healthz' && req.method === 'GET') {
-      const { starting, queued } = sessions.admission;
-      return sendJson(req, res, 200, { ok: true, sessions: sessions.activeCount, maxSessions: config.maxSessions, starting, queued });
+      return sendJson(req, res, 200, { ok: true, sessions: sessions.activeCount, maxSessions: config.maxSessions });
     }
     const parts = url.pathname.split('/').filter(Boolean);
     const modelRoute = url.pathname === MODEL_PATH;

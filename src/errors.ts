@@ -127,13 +127,6 @@ export class UrlNotAllowedError extends NavigationError {}
  */
 export const HOSTED_REFUSAL = 'Refused by the hosted server:';
 
-/**
- * The header of the answer a hosted server's egress proxy gives in place of an http:// server's
- * when that server failed it (`response-timeout 60000`, `connect-timeout 15000`, `refused ECONNREFUSED`,
- * `failed ECONNRESET`), so goto() raises what happened rather than returning a 504 page.
- */
-export const UPSTREAM_ERROR_HEADER = 'x-tendril-upstream-error';
-
 /** A navigation or request went to a host outside the `domainPolicy`; `host` is that host. */
 export class DomainPolicyError extends NavigationError {
   constructor(

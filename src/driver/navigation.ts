@@ -21,7 +21,8 @@ import type { Frame } from './frame.js';
 import type { FrameManager } from './frameManager.js';
 import { enableNetwork } from './network.js';
 import type { Decision, DomainGuard } from './policy.js';
-import { upstreamFailure, type DocumentResponses, type NavigationResponse } from './response.js';
+import type { DocumentResponses, NavigationResponse } from './response.js';
+import { tunnelHint, upstreamFailure } from './upstream.js';
 
 const DEFAULT_NAVIGATION_TIMEOUT_MS = 30_000;
 /**
@@ -112,9 +113,7 @@ export class Navigation {
     if (result.errorText) {
       const policy = refusedRedirect();
       if (policy) throw policy;
-      // Only a proxy fails a tunnel, and Chrome does not show why (a hosted server's log does).
-      const tunnel = result.errorText === 'net::ERR_TUNNEL_CONNECTION_FAILED' ? ': the proxy could not connect to the host (refused, unreachable, or no connection in time)' : '';
-      throw new NavigationError(`Navigation to ${url} failed: ${result.errorText}${tunnel}. Check the URL and that the server is reachable.`, url);
+      throw new NavigationError(`Navigation to ${url} failed: ${result.errorText}${tunnelHint(result.errorText)}. Check the URL and that the server is reachable.`, url);
     }
     if (!result.loaderId) return null; // Same-document navigation (a fragment change), javascript: URLs: nothing loads.
     const upstream = () => upstreamFailure(this.responses.responseOf(result.loaderId!), url);

@@ -3,7 +3,6 @@
 
 import type { Protocol } from 'devtools-protocol';
 import type { CdpSession } from '../cdp/session.js';
-import { NavigationError, TimeoutError, UPSTREAM_ERROR_HEADER } from '../errors.js';
 import type { Frame } from './frame.js';
 
 export class NavigationResponse {
@@ -74,39 +73,4 @@ export class DocumentResponses {
     const event = this.#byLoader.get(loaderId);
     return event ? new NavigationResponse(event.response, event, this) : null;
   }
-}
-
-/**
- * The error a hosted server's egress proxy reported in place of the server's answer (see
- * UPSTREAM_ERROR_HEADER; the proxy drops that header from real answers, so a site cannot forge it):
- * a server that did not answer in time is a TimeoutError, as when goto() itself runs out of time.
- */
-export function upstreamFailure(response: NavigationResponse | null, url: string): NavigationError | TimeoutError | undefined {
-  const said = response?.headers()[UPSTREAM_ERROR_HEADER];
-  if (!said) return undefined;
-  const [kind, detail = ''] = said.split(' ');
-  const host = (() => {
-    try {
-      return new URL(response!.url()).host;
-    } catch {
-      return 'the server';
-    }
-  })();
-  const ms = Number(detail);
-  if (kind === 'response-timeout') {
-    return new TimeoutError(
-      `Navigation to ${url} timed out: ${host} did not answer within ${ms} ms, the hosted server's limit for an answer (its HOSTED_RESPONSE_TIMEOUT_MS). ` +
-        'The server is slow or hung; try again later, or ask the operator for a longer limit.',
-      ms,
-    );
-  }
-  if (kind === 'connect-timeout') {
-    return new TimeoutError(
-      `Navigation to ${url} timed out: ${host} did not accept a connection within ${ms} ms (the hosted server's HOSTED_CONNECT_TIMEOUT_MS). ` +
-        'The host is down or unreachable from the hosted server.',
-      ms,
-    );
-  }
-  if (kind === 'refused') return new NavigationError(`Navigation to ${url} failed: ${host} refused the connection (net::ERR_CONNECTION_REFUSED, seen by the hosted server's egress proxy). Check the URL and that the server is running.`, url);
-  return new NavigationError(`Navigation to ${url} failed: the connection to ${host} failed before it answered (${detail || 'reset'}, seen by the hosted server's egress proxy). Check that the server is running.`, url);
 }

@@ -8,7 +8,7 @@
 import { promises as dns } from 'node:dns';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import net, { type AddressInfo, type Socket } from 'node:net';
-import { UPSTREAM_ERROR_HEADER } from '../../errors.js';
+import { UPSTREAM_ERROR_HEADER } from '../../driver/upstream.js';
 import type { Logger } from '../../logger.js';
 import { withDeadline } from '../../util/time.js';
 import { describePolicy, hostAllowed, type CheckedPolicy } from '../../util/domainPolicy.js';

@@ -5,7 +5,7 @@
 // timeout, another error), init() and goto() times, and what the sessions' Chromium took (memory as
 // PSS, CPU time). Bounded: the clients, one deadline for the whole run, loopback only.
 //
-//   npm run hosted:load -- --clients 50 --max-sessions 50 [--max-starting 2] [--start-queue N] [--start-wait-ms N] [--json]
+//   npm run hosted:load -- --clients 50 --max-sessions 50 [--max-starting 2] [--start-queue N] [--start-wait-ms N] [--client-wait-ms 30000] [--json]
 
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -23,6 +23,8 @@ const { values } = parseArgs({
     'start-queue': { type: 'string' },
     'start-wait-ms': { type: 'string' },
     'deadline-s': { type: 'string', default: '300' },
+    /** How long each client waits for a session (localBrowserLaunchOptions.connectTimeoutMs). */
+    'client-wait-ms': { type: 'string', default: '30000' },
     json: { type: 'boolean', default: false },
   },
 });
@@ -140,7 +142,15 @@ async function main(): Promise<void> {
   const started = Date.now();
   const outcomes = await Promise.all(
     Array.from({ length: CLIENTS }, async (): Promise<Outcome> => {
-      const sdk = new Sdk({ env: 'HOSTED', apiKey: KEY, projectId: 'load', hostedApiUrl: url, verbose: 0, disablePino: true });
+      const sdk = new Sdk({
+        env: 'HOSTED',
+        apiKey: KEY,
+        projectId: 'load',
+        hostedApiUrl: url,
+        verbose: 0,
+        disablePino: true,
+        localBrowserLaunchOptions: { connectTimeoutMs: Number(values['client-wait-ms']) },
+      });
       const t0 = Date.now();
       let outcome: Outcome;
       try {

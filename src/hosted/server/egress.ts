@@ -214,7 +214,10 @@ export class EgressProxy {
       answer.pipe(res);
       answer.once('error', () => res.destroy());
     });
+    // The browser dropped the request (a goto's deadline, a page closed): nothing went wrong upstream.
+    let dropped = false;
     upstream.once('error', (error) => {
+      if (dropped) return;
       if (res.headersSent) return void res.destroy();
       // Said as what it is, for the driver (UPSTREAM_ERROR_HEADER) and for whoever reads the page,
       // never as an empty error status (which Chrome reports as net::ERR_HTTP_RESPONSE_CODE_FAILURE).
@@ -233,7 +236,9 @@ export class EgressProxy {
         .end(body);
     });
     res.once('close', () => {
-      if (!res.writableFinished) upstream.destroy();
+      if (res.writableFinished) return;
+      dropped = true;
+      upstream.destroy();
     });
     req.pipe(upstream);
   }

@@ -6,6 +6,7 @@
 import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HostedApi } from '../src/hosted/client/api.js';
 import { readServerConfig } from '../src/hosted/server/config.js';
 import { startHostedServer, type HostedServer } from '../src/hosted/server/http.js';
 import { NavigationError, Sdk, TimeoutError } from '../src/index.js';
@@ -96,7 +97,8 @@ describe('a hosted session and slow or failing sites', () => {
   }, 60_000);
 
   it("with HOSTED_RESPONSE_TIMEOUT_MS, a site that does not answer in time is a TimeoutError that names the site and the limit; the page shows the proxy's 504", async () => {
-    const { sdk, page } = await session(await startServer({ HOSTED_RESPONSE_TIMEOUT_MS: '2000' }));
+    const server = await startServer({ HOSTED_RESPONSE_TIMEOUT_MS: '2000' });
+    const { sdk, page } = await session(server);
     try {
       const gone = nextAbandoned();
       const error = await page.goto(`${origin}/hang`, { timeoutMs: 60_000 }).catch((e: unknown) => e);
@@ -105,6 +107,14 @@ describe('a hosted session and slow or failing sites', () => {
       expect((error as Error).message).toMatch(new RegExp(`127\\.0\\.0\\.1:\\d+ did not answer within 2000 ms.*HOSTED_RESPONSE_TIMEOUT_MS`));
       expect(await gone).toBe('/hang');
       expect(await page.evaluate(() => document.body.textContent)).toMatch(/^The hosted server's egress proxy: 127\.0\.0\.1:\d+ did not answer within 2000 ms/);
+      // The same over REST navigate: the server's own goto raises it, and the client gets it as its TimeoutError.
+      const api = new HostedApi(server.url, KEY, 30_000);
+      const [id] = server.sessions.runningIds();
+      const viaRest = await api
+        .operation(id!, 'navigate', { url: `${origin}/hang`, timeoutMs: 60_000, pageId: page.targetId }, { bypassCache: true, timeoutMs: 60_000, onLog: () => undefined })
+        .catch((e: unknown) => e);
+      expect(viaRest).toBeInstanceOf(TimeoutError);
+      expect((viaRest as Error).message).toMatch(/did not answer within 2000 ms.*HOSTED_RESPONSE_TIMEOUT_MS/);
     } finally {
       await sdk.close();
     }

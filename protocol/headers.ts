@@ -11,4 +11,9 @@ export const HEADERS = {
   cacheControl: 'x-hosted-cache',
   /** `HIT` or `MISS` on a cached operation's response (absent when the cache was bypassed). */
   cacheStatus: 'x-hosted-cache-status',
+  /**
+   * On POST /v1/sessions: the most milliseconds the client waits for the answer. A server busy
+   * starting browsers answers 503 with Retry-After before then rather than keep it waiting in vain.
+   */
+  maxWait: 'x-hosted-max-wait-ms',
 } as const;

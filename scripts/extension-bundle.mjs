@@ -111,9 +111,28 @@ export function withoutIsolation() {
   };
 }
 
-/** The plugins every extension build uses: no Node built-in, no pino, no tracing, no AI SDK check, no isolated contexts. */
+/**
+ * An extension drives the user's own tabs, never a hosted session, so no hosted server's egress
+ * proxy ever answers for a site there: src/driver/upstream.ts gives way to "nothing to say".
+ */
+export function withoutHostedUpstream() {
+  return {
+    name: 'tendril-without-hosted-upstream',
+    setup(b) {
+      b.onResolve({ filter: /(^|\/)upstream\.js$/ }, (args) =>
+        path.resolve(args.resolveDir, args.path) === path.join(REPO_ROOT, 'src', 'driver', 'upstream.js') ? { path: 'upstream', namespace: 'tendril-without-hosted-upstream' } : undefined,
+      );
+      b.onLoad({ filter: /.*/, namespace: 'tendril-without-hosted-upstream' }, () => ({
+        contents: 'export const upstreamFailure = () => undefined;\nexport const tunnelHint = () => "";',
+        loader: 'js',
+      }));
+    },
+  };
+}
+
+/** The plugins every extension build uses: no Node built-in, no pino, no tracing, no AI SDK check, no isolated contexts, no hosted proxy's answers. */
 export function extensionPlugins() {
-  return [noNodeBuiltins(), withoutPino(), withoutTracing(), withoutAiSdkCheck(), withoutIsolation()];
+  return [noNodeBuiltins(), withoutPino(), withoutTracing(), withoutAiSdkCheck(), withoutIsolation(), withoutHostedUpstream()];
 }
 
 /**

@@ -66,8 +66,9 @@ export function buildOpenApi(): Record<string, unknown> {
       '/v1/sessions': {
         post: {
           operationId: 'createSession',
+          parameters: [{ name: wire.HEADERS.maxWait, in: 'header', required: false, schema: { type: 'integer', minimum: 0 } }],
           requestBody: { required: true, ...json('CreateSessionRequest') },
-          responses: { '201': { description: 'the session', ...json('Session') }, ...errors('bad_request', 'unauthorized', 'rate_limited', 'internal') },
+          responses: { '201': { description: 'the session', ...json('Session') }, ...errors('bad_request', 'unauthorized', 'rate_limited', 'unavailable', 'internal') },
         },
       },
       '/v1/sessions/{id}': {

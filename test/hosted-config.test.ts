@@ -2,7 +2,7 @@
 // BLOCK_LIST_FILE replaces the default list (real Chromium, real server).
 
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { AdBlocker, parseBlockList } from '../src/hosted/server/adblock.js';
@@ -68,6 +68,19 @@ describe('hosted server configuration', () => {
     expect(() => readServerConfig({ HOSTED_API_KEYS: 'k', HOSTED_INTERNAL_URL: 'http://10.0.0.7:3000/prefix' })).toThrow(/with no path/);
     expect(() => readServerConfig({ HOSTED_API_KEYS: 'k', HOSTED_IDLE_TIMEOUT_MS: 'soon' })).toThrow(/HOSTED_IDLE_TIMEOUT_MS must be an integer/);
     expect(readServerConfig({ HOSTED_API_KEYS: 'k', HOSTED_INTERNAL_URL: 'http://10.0.0.7:3000/' })).toMatchObject({ internalUrl: 'http://10.0.0.7:3000', idleTimeoutMs: 60_000 });
+    expect(() => readServerConfig({ HOSTED_API_KEYS: 'k', HOSTED_CONNECT_TIMEOUT_MS: '500' })).toThrow(/HOSTED_CONNECT_TIMEOUT_MS must be an integer of at least 1000/);
+    expect(() => readServerConfig({ HOSTED_API_KEYS: 'k', HOSTED_RESPONSE_TIMEOUT_MS: '20' })).toThrow(/HOSTED_RESPONSE_TIMEOUT_MS must be 0 \(wait as long as the browser does\) or at least 1000/);
+    const defaults = readServerConfig({ HOSTED_API_KEYS: 'k' });
+    expect([defaults.connectTimeoutMs, defaults.responseTimeoutMs]).toEqual([15_000, 0]);
+    expect(readServerConfig({ HOSTED_API_KEYS: 'k', HOSTED_RESPONSE_TIMEOUT_MS: '120000' }).responseTimeoutMs).toBe(120_000);
+    expect(() => readServerConfig({ HOSTED_API_KEYS: 'k', HOSTED_MAX_STARTING: '0' })).toThrow(/HOSTED_MAX_STARTING must be an integer of at least 1/);
+    expect(() => readServerConfig({ HOSTED_API_KEYS: 'k', HOSTED_START_QUEUE: '-1' })).toThrow(/HOSTED_START_QUEUE must be an integer of at least 0/);
+    expect(() => readServerConfig({ HOSTED_API_KEYS: 'k', HOSTED_START_WAIT_MS: 'soon' })).toThrow(/HOSTED_START_WAIT_MS must be an integer/);
+    // One start per core, a queue of eight rounds of starts.
+    const cores = Math.max(1, availableParallelism());
+    expect([defaults.maxStarting, defaults.startQueue, defaults.startWaitMs]).toEqual([cores, 8 * cores, 20_000]);
+    const set = readServerConfig({ HOSTED_API_KEYS: 'k', HOSTED_MAX_STARTING: '3', HOSTED_START_WAIT_MS: '0' });
+    expect([set.maxStarting, set.startQueue, set.startWaitMs]).toEqual([3, 24, 0]);
   });
 
   it('does not start with a BLOCK_LIST_FILE it cannot read', async () => {

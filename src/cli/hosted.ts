@@ -29,6 +29,11 @@ const FLAGS = {
   'max-download-bytes': 'HOSTED_MAX_DOWNLOAD_BYTES',
   'internal-url': 'HOSTED_INTERNAL_URL',
   'idle-timeout-ms': 'HOSTED_IDLE_TIMEOUT_MS',
+  'connect-timeout-ms': 'HOSTED_CONNECT_TIMEOUT_MS',
+  'response-timeout-ms': 'HOSTED_RESPONSE_TIMEOUT_MS',
+  'max-starting': 'HOSTED_MAX_STARTING',
+  'start-queue': 'HOSTED_START_QUEUE',
+  'start-wait-ms': 'HOSTED_START_WAIT_MS',
 } as const;
 
 export const HOSTED_USAGE = `tendril hosted serve [flags]

@@ -22,6 +22,7 @@ import type { FrameManager } from './frameManager.js';
 import { enableNetwork } from './network.js';
 import type { Decision, DomainGuard } from './policy.js';
 import type { DocumentResponses, NavigationResponse } from './response.js';
+import { tunnelHint, upstreamFailure } from './upstream.js';
 
 const DEFAULT_NAVIGATION_TIMEOUT_MS = 30_000;
 /**
@@ -119,9 +120,12 @@ export class Navigation {
       const policy = refusedRedirect();
       if (policy) throw policy;
       // Otherwise Chrome's error page is waited for as any document, and has no response: null.
-      if (!this.page.errorPageOnFailure) throw new NavigationError(`Navigation to ${url} failed: ${result.errorText}. Check the URL and that the server is reachable.`, url);
+      if (!this.page.errorPageOnFailure) throw new NavigationError(`Navigation to ${url} failed: ${result.errorText}${tunnelHint(result.errorText)}. Check the URL and that the server is reachable.`, url);
     }
     if (!result.loaderId) return null; // Same-document navigation (a fragment change), javascript: URLs: nothing loads.
+    const upstream = () => upstreamFailure(this.responses.responseOf(result.loaderId!), url);
+    const failed = upstream();
+    if (failed) throw failed;
     const remaining = () => (timeoutMs === 0 ? 0 : Math.max(1, timeoutMs - (Date.now() - started)));
     const offPrepare = waitUntil === 'commit' || waitUntil === 'domcontentloaded' ? undefined : this.#prepareReader(frame, result.loaderId);
     try {
@@ -134,6 +138,8 @@ export class Navigation {
     } finally {
       offPrepare?.();
     }
+    const late = upstream();
+    if (late) throw late;
     return this.responses.responseOf(result.loaderId);
   }
 

@@ -14,6 +14,8 @@ import { injectTraceHeaders, traced } from '../../util/tracing.js';
 import { fromWire, type WireError } from '../../wireErrors.js';
 
 const RETRIES = 3;
+/** The least time worth a new attempt at creating a session. */
+const MIN_ATTEMPT_MS = 1000;
 
 /** The service's REST API, with its key. */
 export class HostedApi {
@@ -23,8 +25,38 @@ export class HostedApi {
     private readonly timeoutMs: number,
   ) {}
 
-  async createSession(body: CreateSessionRequest): Promise<Session> {
-    return Session.parse(await this.#request('POST', '/v1/sessions', body, false));
+  /**
+   * Creates a session within this API's deadline (`timeoutMs`). A service that is full (429) or busy
+   * starting browsers (503) is asked again after its Retry-After, through the same URL (so a load
+   * balancer may pick another instance), as long as the deadline allows; else its answer is the
+   * error, never a timeout of ours. The service is told how long we wait (HEADERS.maxWait) so it
+   * answers before then.
+   */
+  async createSession(body: CreateSessionRequest, logger?: Logger): Promise<Session> {
+    const deadline = Date.now() + this.timeoutMs;
+    for (let attempt = 1; ; attempt++) {
+      const left = deadline - Date.now();
+      // Room for the answer to travel back on a busy machine.
+      const margin = Math.min(3000, Math.max(1000, left / 10));
+      try {
+        return Session.parse(await this.#request('POST', '/v1/sessions', body, false, { timeoutMs: left, headers: { [HEADERS.maxWait]: String(Math.max(0, Math.floor(left - margin))) } }));
+      } catch (error) {
+        if (!(error instanceof HostedServiceError) || (error.status !== 429 && error.status !== 503)) throw error;
+        // Spread out, so clients told the same Retry-After do not all come back at once.
+        const waitMs = (error.retryAfterSeconds ?? 1) * 1000 * (1 + Math.random() / 4);
+        if (Date.now() + waitMs + MIN_ATTEMPT_MS > deadline) {
+          throw new HostedServiceError(
+            `${error.message} (${attempt} attempt${attempt > 1 ? 's' : ''} within the ${this.timeoutMs} ms this client waits for a session; ` +
+              'raise localBrowserLaunchOptions.connectTimeoutMs to wait longer)',
+            error.status,
+            error.code,
+            error.retryAfterSeconds,
+          );
+        }
+        logger?.info('hosted', 'The hosted service is busy; asking again', { status: error.status, retryAfterSeconds: error.retryAfterSeconds, attempt });
+        await new Promise((resolve) => setTimeout(resolve, waitMs));
+      }
+    }
   }
 
   async getSession(id: string): Promise<Session> {
@@ -103,15 +135,15 @@ export class HostedApi {
     throw new HostedServiceError(`The hosted service ended ${name} without a result.`, response.status, 'internal');
   }
 
-  async #request(method: string, path: string, body: unknown, idempotent: boolean): Promise<unknown> {
+  async #request(method: string, path: string, body: unknown, idempotent: boolean, extra: { timeoutMs?: number; headers?: Record<string, string> } = {}): Promise<unknown> {
     for (let attempt = 0; ; attempt++) {
       let response: Response;
       try {
         response = await fetch(this.baseUrl + path, {
           method,
-          headers: { [HEADERS.apiKey]: this.apiKey, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+          headers: { [HEADERS.apiKey]: this.apiKey, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...extra.headers },
           body: body === undefined ? undefined : JSON.stringify(body),
-          signal: AbortSignal.timeout(this.timeoutMs),
+          signal: AbortSignal.timeout(Math.max(1, extra.timeoutMs ?? this.timeoutMs)),
         });
       } catch (error) {
         if (idempotent && attempt < RETRIES) {
@@ -173,14 +205,17 @@ export async function connectHosted(options: SdkOptions, logger: Logger, connect
     throw new InvalidOptionError('env "HOSTED" needs the service URL: pass `hostedApiUrl` or set HOSTED_API_URL (http:// or https://).');
   }
   const api = new HostedApi(baseUrl, apiKey, connectTimeoutMs);
-  const session = await api.createSession({
-    projectId,
-    region: params.region,
-    keepAlive: params.keepAlive,
-    timeout: params.timeout,
-    browserSettings: params.browserSettings,
-    domainPolicy: params.domainPolicy ?? options.domainPolicy,
-  });
+  const session = await api.createSession(
+    {
+      projectId,
+      region: params.region,
+      keepAlive: params.keepAlive,
+      timeout: params.timeout,
+      browserSettings: params.browserSettings,
+      domainPolicy: params.domainPolicy ?? options.domainPolicy,
+    },
+    logger,
+  );
   logger.info('hosted', 'Hosted session created', { session: session.id, region: session.region });
   let browser: BrowserHandle;
   try {

@@ -2,7 +2,9 @@
 
 import { randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
+import { availableParallelism } from 'node:os';
 import { InvalidOptionError } from '../../errors.js';
+import { DEFAULT_CONNECT_TIMEOUT_MS } from './egress.js';
 import { readAllowedNetworks } from './networks.js';
 import { readRedisConfig, type RedisConfig } from './redis-config.js';
 
@@ -37,6 +39,14 @@ export interface HostedServerConfig {
   internalUrl?: string;
   /** A session (not keepAlive) with no connectUrl client and no operation running ends after this long; 0: never. */
   idleTimeoutMs: number;
+  /** The egress proxy's longest wait for a TCP connection to a site. */
+  connectTimeoutMs: number;
+  /** The egress proxy's longest wait for an http:// site's answer; 0: as long as the browser waits. */
+  responseTimeoutMs: number;
+  /** Admission (admission.ts): browsers started at once, requests queued for a start, and how long one may wait. */
+  maxStarting: number;
+  startQueue: number;
+  startWaitMs: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -101,7 +111,27 @@ export function readServerConfig(env: Env = process.env): HostedServerConfig {
     maxDownloadBytes: integer(env, 'HOSTED_MAX_DOWNLOAD_BYTES', 100 * 1024 * 1024, 0),
     internalUrl: internalUrl?.replace(/\/+$/, ''),
     idleTimeoutMs: integer(env, 'HOSTED_IDLE_TIMEOUT_MS', 60_000, 0),
+    connectTimeoutMs: integer(env, 'HOSTED_CONNECT_TIMEOUT_MS', DEFAULT_CONNECT_TIMEOUT_MS, 1000),
+    responseTimeoutMs: responseTimeout(env),
+    ...admissionLimits(env),
   };
+}
+
+/** One start per core by default (a start is CPU-bound), and a queue of eight rounds of starts. */
+function admissionLimits(env: Env): Pick<HostedServerConfig, 'maxStarting' | 'startQueue' | 'startWaitMs'> {
+  const maxStarting = integer(env, 'HOSTED_MAX_STARTING', Math.max(1, availableParallelism()), 1);
+  return {
+    maxStarting,
+    startQueue: integer(env, 'HOSTED_START_QUEUE', 8 * maxStarting, 0),
+    startWaitMs: integer(env, 'HOSTED_START_WAIT_MS', 20_000, 0),
+  };
+}
+
+/** 0 (none of its own) or at least a second: a shorter limit would fail ordinary pages. */
+function responseTimeout(env: Env): number {
+  const value = integer(env, 'HOSTED_RESPONSE_TIMEOUT_MS', 0, 0);
+  if (value > 0 && value < 1000) throw new InvalidOptionError(`HOSTED_RESPONSE_TIMEOUT_MS must be 0 (wait as long as the browser does) or at least 1000, not ${value}.`);
+  return value;
 }
 
 function readDnsServers(text: string | undefined): string[] {

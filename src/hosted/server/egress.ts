@@ -8,15 +8,17 @@
 import { promises as dns } from 'node:dns';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import net, { type AddressInfo, type Socket } from 'node:net';
+import { UPSTREAM_ERROR_HEADER } from '../../driver/upstream.js';
 import type { Logger } from '../../logger.js';
 import { withDeadline } from '../../util/time.js';
 import { describePolicy, hostAllowed, type CheckedPolicy } from '../../util/domainPolicy.js';
 import type { NetworkRules } from './networks.js';
 
-const CONNECT_TIMEOUT_MS = 15_000;
+export const DEFAULT_CONNECT_TIMEOUT_MS = 15_000;
 const DNS_TIMEOUT_MS = 10_000;
-// Headers meant for the proxy or for one hop only (RFC 9110 7.6.1), never passed on.
-const HOP_BY_HOP = new Set(['proxy-connection', 'proxy-authorization', 'connection', 'keep-alive', 'te', 'trailer', 'upgrade']);
+// Headers meant for the proxy or for one hop only (RFC 9110 7.6.1), never passed on; and the
+// proxy's own, which an upstream server may not forge (the driver believes them).
+const HOP_BY_HOP = new Set(['proxy-connection', 'proxy-authorization', 'connection', 'keep-alive', 'te', 'trailer', 'upgrade', UPSTREAM_ERROR_HEADER, 'x-tendril-refused']);
 
 export interface EgressOptions {
   rules: NetworkRules;
@@ -25,6 +27,13 @@ export interface EgressOptions {
   blocks?: (host: string) => boolean;
   /** DNS servers to ask instead of the system resolver (HOSTED_DNS_SERVERS). */
   dnsServers?: string[];
+  /** Longest wait for a TCP connection to an upstream server (HOSTED_CONNECT_TIMEOUT_MS). */
+  connectTimeoutMs?: number;
+  /**
+   * Longest wait for an http:// server's answer once connected (HOSTED_RESPONSE_TIMEOUT_MS); 0, the
+   * default: as long as the browser waits (a goto's deadline cancels its request, which ends ours).
+   */
+  responseTimeoutMs?: number;
   /** For the logs. */
   session: string;
 }
@@ -152,7 +161,8 @@ export class EgressProxy {
     }
     const upstream = net.connect({ host: verdict.address, port: verdict.port });
     this.#track(upstream);
-    upstream.setTimeout(CONNECT_TIMEOUT_MS, () => upstream.destroy(new Error('connect timeout')));
+    const connectMs = this.options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
+    upstream.setTimeout(connectMs, () => upstream.destroy(new UpstreamFailure('connect-timeout', connectMs)));
     upstream.once('connect', () => {
       upstream.setTimeout(0);
       socket.write('HTTP/1.1 200 Connection Established\r\n\r\n');
@@ -160,9 +170,13 @@ export class EgressProxy {
       upstream.pipe(socket);
       socket.pipe(upstream);
     });
-    upstream.once('error', () => {
-      if (upstream.connecting || !upstream.bytesRead) socket.end('HTTP/1.1 502 Bad Gateway\r\nConnection: close\r\n\r\n');
-      else socket.destroy();
+    upstream.once('error', (error) => {
+      // Chrome shows no proxy's answer to a CONNECT (it would pose as the site): the page fails
+      // with net::ERR_TUNNEL_CONNECTION_FAILED, and the log says why.
+      if (upstream.connecting || !upstream.bytesRead) {
+        this.#failed(host, describeFailure(host, failureOf(error)));
+        socket.end('HTTP/1.1 502 Bad Gateway\r\nConnection: close\r\n\r\n');
+      } else socket.destroy();
     });
     socket.once('close', () => upstream.destroy());
     upstream.once('close', () => socket.destroy());
@@ -193,23 +207,102 @@ export class EgressProxy {
       headers,
       setHost: false,
       agent: this.#agent,
-      timeout: CONNECT_TIMEOUT_MS,
     });
-    upstream.once('timeout', () => upstream.destroy(new Error('no answer in time')));
+    this.#deadlines(upstream);
     upstream.once('response', (answer) => {
-      upstream.setTimeout(0);
       res.writeHead(answer.statusCode ?? 502, answer.statusMessage, endToEnd(answer.headers));
       answer.pipe(res);
       answer.once('error', () => res.destroy());
     });
-    upstream.once('error', () => {
-      if (!res.headersSent) res.writeHead(502, { connection: 'close' }).end();
-      else res.destroy();
+    // The browser dropped the request (a goto's deadline, a page closed): nothing went wrong upstream.
+    let dropped = false;
+    upstream.once('error', (error) => {
+      if (dropped) return;
+      if (res.headersSent) return void res.destroy();
+      // Said as what it is, for the driver (UPSTREAM_ERROR_HEADER) and for whoever reads the page,
+      // never as an empty error status (which Chrome reports as net::ERR_HTTP_RESPONSE_CODE_FAILURE).
+      const failure = failureOf(error);
+      const why = describeFailure(url.host, failure);
+      this.#failed(url.host, why);
+      const body = `The hosted server's egress proxy: ${why}.\n`;
+      res
+        .writeHead(failure.kind.endsWith('timeout') ? 504 : 502, {
+          connection: 'close',
+          'content-type': 'text/plain; charset=utf-8',
+          'content-length': Buffer.byteLength(body),
+          'cache-control': 'no-store',
+          [UPSTREAM_ERROR_HEADER]: failure.ms === undefined ? `${failure.kind} ${failure.code}` : `${failure.kind} ${failure.ms}`,
+        })
+        .end(body);
     });
     res.once('close', () => {
-      if (!res.writableFinished) upstream.destroy();
+      if (res.writableFinished) return;
+      dropped = true;
+      upstream.destroy();
     });
     req.pipe(upstream);
+  }
+
+  /**
+   * The connect limit covers the TCP connection only (counted once the agent hands the request a
+   * socket, so a request queued behind others is not failed for their sake); the answer is awaited
+   * as long as the browser waits, unless responseTimeoutMs says otherwise.
+   */
+  #deadlines(upstream: http.ClientRequest): void {
+    const connectMs = this.options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
+    const answerMs = this.options.responseTimeoutMs ?? 0;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const arm = (failure: UpstreamFailure) => {
+      clearTimeout(timer);
+      timer = failure.ms ? setTimeout(() => upstream.destroy(failure), failure.ms) : undefined;
+    };
+    upstream.once('socket', (socket: Socket) => {
+      const connected = () => arm(new UpstreamFailure('response-timeout', answerMs));
+      if (!socket.connecting) return connected();
+      arm(new UpstreamFailure('connect-timeout', connectMs));
+      socket.once('connect', connected);
+    });
+    upstream.once('response', () => clearTimeout(timer));
+    upstream.once('close', () => clearTimeout(timer));
+  }
+
+  #failed(host: string, why: string): void {
+    const key = `failed\n${host}\n${why}`;
+    if (this.#logged.has(key) || this.#logged.size > 500) return;
+    this.#logged.add(key);
+    this.logger.info('hosted', `A request of the session failed upstream: ${why}`, { session: this.options.session, host });
+  }
+}
+
+/** Why the proxy gave up on an upstream server. */
+class UpstreamFailure extends Error {
+  constructor(
+    readonly kind: 'connect-timeout' | 'response-timeout' | 'refused' | 'failed',
+    readonly ms?: number,
+    readonly code?: string,
+  ) {
+    super(kind);
+  }
+}
+
+function failureOf(error: Error): UpstreamFailure {
+  if (error instanceof UpstreamFailure) return error;
+  const code = (error as NodeJS.ErrnoException).code ?? 'ECONNRESET';
+  if (code === 'ECONNREFUSED') return new UpstreamFailure('refused', undefined, code);
+  if (code === 'ETIMEDOUT') return new UpstreamFailure('failed', undefined, 'ETIMEDOUT');
+  return new UpstreamFailure('failed', undefined, /^[A-Z_]+$/.test(code) ? code : 'ECONNRESET');
+}
+
+function describeFailure(host: string, failure: UpstreamFailure): string {
+  switch (failure.kind) {
+    case 'connect-timeout':
+      return `${host} did not accept a connection within ${failure.ms} ms (HOSTED_CONNECT_TIMEOUT_MS)`;
+    case 'response-timeout':
+      return `${host} did not answer within ${failure.ms} ms (HOSTED_RESPONSE_TIMEOUT_MS)`;
+    case 'refused':
+      return `${host} refused the connection`;
+    default:
+      return `the connection to ${host} failed (${failure.code}) before it answered`;
   }
 }
 

@@ -16,6 +16,7 @@ import { checkModelEndpoint } from './modelEndpoint.js';
 import { NetworkRules } from './networks.js';
 import { isOperation, runOperation } from './operations.js';
 import { arrivedAfterClose, header, parse, prepareAnswer, readJson } from './request.js';
+import { maxWait } from './admission.js';
 import { apiError, SessionManager } from './sessions.js';
 import { codeOf, toWire, type WireError } from '../../wireErrors.js';
 import { isKnownKey, verifyToken } from './tokens.js';
@@ -97,7 +98,13 @@ export async function startHostedServer(config: HostedServerConfig, logger: Logg
     if (!id && req.method === 'POST') {
       if (cluster && (await cluster.routeCreate(req, res, config.maxSessions))) return;
       const body = parse(CreateSessionRequest, await readJson(req));
-      const record = await sessions.create(body);
+      const gone = new AbortController();
+      res.once('close', () => gone.abort());
+      const budgetMs = maxWait(req);
+      // Answered within what the client waits, a start still under way then included (a session
+      // started for nobody is ended, as for a client that gave up while its browser started).
+      const record = await sessions.admission.withinBudget(sessions.create(body, { budgetMs, signal: gone.signal }), budgetMs, (late) => void sessions.release(late.id));
+      if (gone.signal.aborted) return void (await sessions.release(record.id));
       await cluster?.claim(record);
       return sendJson(req, res, 201, sessions.toWire(record, publicBase));
     }

@@ -14,6 +14,7 @@ import { HostedServiceError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
 import { checkDomainPolicy, type CheckedPolicy } from '../../util/domainPolicy.js';
 import type { AdBlocker } from './adblock.js';
+import { Admission } from './admission.js';
 import { hostedGuard } from './cdpGuard.js';
 import type { HostedServerConfig } from './config.js';
 import { EgressProxy } from './egress.js';
@@ -53,6 +54,8 @@ export function apiError(code: keyof typeof STATUS_OF, message: string, retryAft
 export class SessionManager {
   readonly #sessions = new Map<string, SessionRecord>();
   readonly #rules: NetworkRules;
+  /** At most config.maxStarting browsers start at once; the other requests wait their turn, or are told to come back. */
+  readonly admission: Admission;
   #active = 0;
 
   constructor(
@@ -62,13 +65,15 @@ export class SessionManager {
     private readonly adBlocker: AdBlocker | Error,
   ) {
     this.#rules = new NetworkRules(config.allowNetworks);
+    this.admission = new Admission(config);
   }
 
   get activeCount(): number {
     return this.#active;
   }
 
-  async create(request: CreateSessionRequest): Promise<SessionRecord> {
+  /** `wait`: how long the client waits for the answer, and its going away (admission.ts). */
+  async create(request: CreateSessionRequest, wait: { budgetMs?: number; signal?: AbortSignal } = {}): Promise<SessionRecord> {
     const blocks = request.browserSettings?.blockAds ? this.#blockList() : undefined;
     let domainPolicy: CheckedPolicy | undefined;
     try {
@@ -81,6 +86,13 @@ export class SessionManager {
       throw apiError('rate_limited', `All ${this.config.maxSessions} sessions are in use; release one or try again shortly.`, 5);
     }
     this.#active++;
+    let slot;
+    try {
+      slot = await this.admission.enter(wait.budgetMs, wait.signal);
+    } catch (error) {
+      this.#active--;
+      throw error;
+    }
     const now = Date.now();
     const lifetime = Math.min(request.timeout ?? this.config.sessionTimeoutMs, this.config.sessionTimeoutMs);
     const record: SessionRecord = {
@@ -97,7 +109,15 @@ export class SessionManager {
       record.workspace = await makeWorkspace();
       record.downloadsDir = record.workspace.downloadsDir;
       record.egress = await EgressProxy.start(
-        { rules: this.#rules, policy: domainPolicy, blocks, dnsServers: this.config.dnsServers, session: record.id },
+        {
+          rules: this.#rules,
+          policy: domainPolicy,
+          blocks,
+          dnsServers: this.config.dnsServers,
+          connectTimeoutMs: this.config.connectTimeoutMs,
+          responseTimeoutMs: this.config.responseTimeoutMs,
+          session: record.id,
+        },
         this.logger,
       );
       record.browser = await launchChrome(
@@ -113,7 +133,9 @@ export class SessionManager {
       );
       await confineDownloads(record.browser, record.downloadsDir, this.config.maxDownloadBytes, this.logger, record.id);
       await watchSchemes(record.browser, this.logger, record.id);
+      slot.done(true);
     } catch (error) {
+      slot.done(false);
       this.#active--;
       await this.#dispose(record);
       throw apiError('internal', `Could not start a browser for the session: ${(error as Error).message}`);
@@ -193,6 +215,7 @@ export class SessionManager {
   }
 
   async closeAll(): Promise<void> {
+    this.admission.closeAll();
     await Promise.all([...this.#sessions.values()].map((record) => this.#end(record, 'COMPLETED')));
   }
 

@@ -34,7 +34,7 @@ const LAYERS: string[][] = [
   ['hosted/client'],
   ['env'],
   ['sdkOptions.ts', 'sdkCore.ts', 'sdk.ts', 'stagehand', 'extension.ts', 'extensionRelay.ts', 'publicApi.ts', 'index.ts'],
-  ['mcp', 'hosted/server'],
+  ['mcp', 'hosted/server', 'batch'],
   ['cli'],
 ];
 

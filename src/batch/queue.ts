@@ -129,6 +129,7 @@ export class BatchQueue {
   async #addChunk(jobs: BatchJob[], attempts: number, backoffMs: number, rerun: boolean, report: AddReport): Promise<void> {
     // One job per id, even within the chunk.
     const byId = new Map(jobs.map((job) => [jobId(job), job]));
+    report.existing += jobs.length - byId.size;
     const ids = [...byId.keys()];
     const multi = this.client.multi();
     for (const id of ids) multi.exists(this.queue.toKey(id));

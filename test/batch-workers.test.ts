@@ -48,10 +48,10 @@ function stderrLines(run: Run, pattern: RegExp, count: number): Promise<void> {
   });
 }
 
+/** Whether the process runs (a zombie, dead but not yet reaped by its parent, does not). */
 function alive(pid: number): boolean {
   try {
-    process.kill(pid, 0);
-    return true;
+    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
   } catch {
     return false;
   }
@@ -100,3 +100,23 @@ it('three workers run 100 jobs, one killed mid-run: each result once and right, 
   expect(await cli('batch', 'add', '--queue', 'run', file)).toBe(`added 0, already there ${JOBS}\n`);
   expect(JSON.parse(await cli('batch', 'status', '--queue', 'run', '--json'))).toMatchObject({ waiting: 0, active: 0, done: JOBS, failed: 0 });
 }, 180_000);
+
+it('SIGTERM: a job in hand past the grace goes back to the queue without losing an attempt, and the browser closes', async () => {
+  const file = path.join(dir, 'hang.txt');
+  writeFileSync(file, `${site.url('127.0.0.1', '/hang/term')}\n`);
+  expect(await cli('batch', 'add', '--queue', 'term', '--timeout', '120000', file)).toBe('added 1, already there 0\n');
+  const arrived = site.hangArrived();
+  const closed = site.hangClosed();
+  const worker = runScript(CLI, ['worker', '--queue', 'term', '--grace', '200'], env());
+  workers.push(worker);
+  const chromePid = Number((await waitForLine(worker, /browser pid (\d+)/))[1]);
+  await arrived;
+  worker.child.kill('SIGTERM');
+  expect(await worker.exit).toBe(0);
+  await closed;
+  expect(worker.stderr()).toContain('handed back');
+  expect(alive(chromePid)).toBe(false);
+  const status = JSON.parse(await cli('batch', 'status', '--queue', 'term', '--json'));
+  expect(status.waiting + status.delayed).toBe(1);
+  expect(status).toMatchObject({ active: 0, done: 0, failed: 0, retried: 0 });
+}, 120_000);

@@ -13,6 +13,8 @@ export interface BatchSite {
   hits: Map<string, number>;
   /** The most documents in flight at once, in all and per host. */
   peak: { all: number; perHost: Map<string, number> };
+  /** Resolves when a /hang request arrives. */
+  hangArrived(): Promise<void>;
   /** Resolves when a /hang request's client hangs up (the abort reached the network). */
   hangClosed(): Promise<void>;
   close(): Promise<void>;
@@ -24,11 +26,13 @@ export async function startBatchSite(holdMs = 25): Promise<BatchSite> {
   const inFlight = new Map<string, number>();
   let all = 0;
   const hangWaiters: Array<() => void> = [];
+  const arrivalWaiters: Array<() => void> = [];
   const server = http.createServer((req, res) => {
     const path = req.url ?? '/';
     hits.set(path, (hits.get(path) ?? 0) + 1);
     if (path === '/favicon.ico') return void res.writeHead(404).end();
     if (path.startsWith('/hang')) {
+      arrivalWaiters.splice(0).forEach((wake) => wake());
       req.socket.once('close', () => hangWaiters.splice(0).forEach((wake) => wake()));
       return;
     }
@@ -53,6 +57,7 @@ export async function startBatchSite(holdMs = 25): Promise<BatchSite> {
     url: (host, path) => `http://${host}:${port}${path}`,
     hits,
     peak,
+    hangArrived: () => new Promise((resolve) => arrivalWaiters.push(resolve)),
     hangClosed: () => new Promise((resolve) => hangWaiters.push(resolve)),
     close: () =>
       new Promise((resolve) => {

@@ -84,7 +84,7 @@ export async function batchCommand(argv: string[]): Promise<number> {
   if (sub === 'add') return addCommand(rest);
   if (sub === 'status') return statusCommand(rest);
   if (sub === 'results') return resultsCommand(rest);
-  if (sub === '--help' || sub === '-h') return process.stdout.write(`${BATCH_USAGE}\n`), 0;
+  if (sub === '--help' || sub === '-h') return process.stdout.write([BATCH_USAGE, ADD_USAGE, STATUS_USAGE, RESULTS_USAGE].join('\n\n') + '\n'), 0;
   throw new UsageError(sub ? `Unknown command "batch ${sub}".` : 'Say what to do: tendril batch add|status|results.', BATCH_USAGE);
 }
 

@@ -176,6 +176,27 @@ describe('a worker', () => {
     await queue.close();
   }, 90_000);
 
+  it('retries the jobs of a browser that was lost, on a new one', async () => {
+    const queue = await BatchQueue.open({ queue: 'lost', redisUrl });
+    const events: WorkerJobEvent[] = [];
+    await queue.add([{ url: site.url('127.0.0.1', '/hang-once/lost') }], { attempts: 2, backoffMs: 50 });
+    const arrived = site.hangArrived();
+    const worker = await startWorker('lost', events);
+    try {
+      const first = worker.browserProcessId()!;
+      await arrived;
+      process.kill(first, 'SIGKILL');
+      await worker.untilEmpty();
+      expect(worker.browserProcessId()).not.toBe(first);
+    } finally {
+      await worker.close();
+    }
+    const [result] = await all(queue.results());
+    expect(result).toMatchObject({ ok: true, attempts: 2, pageText: expect.stringContaining('Page /hang-once/lost') });
+    expect(events[0]).toMatchObject({ kind: 'failed', retry: true });
+    await queue.close();
+  }, 60_000);
+
   it("stops model calls once the queue's token budget is spent, and keeps each job's use and the queue's total", async () => {
     const queue = await BatchQueue.open({ queue: 'budget', redisUrl });
     const client = await connectRedis(redisUrl);

@@ -97,6 +97,7 @@ async function addCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parseFlags(argv, flags, ADD_USAGE, true);
   if (values.help) return process.stdout.write(`${ADD_USAGE}\n`), 0;
   const v = values as Record<string, string | undefined>;
+  if (!values.queue) throw new UsageError('Name the queue with --queue NAME.', ADD_USAGE);
   if (positionals.length !== 1) throw new UsageError('Give one file of jobs (or - for stdin).', ADD_USAGE);
   const defaults = {
     instruction: v.instruction,

@@ -1,7 +1,8 @@
 // A loopback site for the batch tests: small pages under /p/<n>, reachable as two hosts
 // (127.0.0.1 and localhost) on one port. It counts documents in flight, per host and in all, and
 // holds each a moment so that jobs running at once overlap. /flaky/<k> answers 503 to its first
-// two requests, /missing 404, and /hang never answers (until the client hangs up).
+// two requests, /missing 404, /hang never answers (until the client hangs up), and /hang-once
+// does not answer its first request only.
 
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -31,7 +32,7 @@ export async function startBatchSite(holdMs = 25): Promise<BatchSite> {
     const path = req.url ?? '/';
     hits.set(path, (hits.get(path) ?? 0) + 1);
     if (path === '/favicon.ico') return void res.writeHead(404).end();
-    if (path.startsWith('/hang')) {
+    if (path.startsWith('/hang') && !(path.startsWith('/hang-once') && hits.get(path)! > 1)) {
       arrivalWaiters.splice(0).forEach((wake) => wake());
       req.socket.once('close', () => hangWaiters.splice(0).forEach((wake) => wake()));
       return;

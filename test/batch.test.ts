@@ -149,12 +149,20 @@ describe('a worker', () => {
       { attempts: 3, backoffMs: 50 },
     );
     const hangClosed = site.hangClosed();
+    // Progress events, from whichever worker: each job done, each failed for good.
+    const seen = { completed: new Set<string>(), failed: new Map<string, string>() };
+    let heardAll: () => void;
+    const allHeard = new Promise<void>((resolve) => (heardAll = resolve));
+    const heard = () => seen.completed.size === 3 && seen.failed.size === 2 && heardAll();
+    const stops = [await queue.on('completed', (id) => (seen.completed.add(id), heard())), await queue.on('failed', (id, error) => (seen.failed.set(id, error!.name), heard()))];
     const worker = await startWorker('failures', events);
     try {
       await worker.untilEmpty();
     } finally {
       await worker.close();
     }
+    await allHeard;
+    stops.forEach((stop) => stop());
     // The hung request was cut by the job's abort, not left to the server.
     await hangClosed;
     const results = new Map((await all(queue.results())).map((result) => [new URL(result.url).pathname, result]));
@@ -170,6 +178,8 @@ describe('a worker', () => {
     expect(results.get('/hang')).toMatchObject({ ok: false, attempts: 3, error: { name: 'TimeoutError', message: expect.stringContaining('1500 ms') } });
     expect(results.get('/p/model')).toMatchObject({ ok: true, attempts: 1, extraction: 'Page /p/model' });
     expect(fake.requests).toHaveLength(1);
+    expect(seen.completed).toEqual(new Set(['/p/one', '/flaky/1', '/p/model'].map((page) => results.get(page)!.id)));
+    expect(seen.failed).toEqual(new Map([[results.get('/missing')!.id, 'PageStatusError'], [results.get('/hang')!.id, 'TimeoutError']]));
     const status = await queue.status();
     expect(status).toMatchObject({ waiting: 0, delayed: 0, active: 0, done: 3, failed: 2, retried: 4 });
     expect(events.filter((event) => event.kind === 'failed' && !event.retry).map((event) => new URL(event.url).pathname).sort()).toEqual(['/hang', '/missing']);

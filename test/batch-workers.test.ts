@@ -122,12 +122,15 @@ it('SIGTERM: a job in hand past the grace goes back to the queue without losing 
 }, 120_000);
 
 it('says what is wrong with a command line, and exits 2', async () => {
+  writeFileSync(path.join(dir, 'state.txt'), 'cookies=1');
   const runs = [
     runScript(CLI, ['batch', 'add', 'urls.txt'], env()),
     runScript(CLI, ['worker', '--queue', 'q', '--concurrency', '0'], env()),
     runScript(CLI, ['batch', 'add', '--queue', 'q', path.join(dir, 'no-such-file.txt')], env()),
+    runScript(CLI, ['worker', '--queue', 'q', '--storage-state', path.join(dir, 'state.txt')], env()),
   ];
-  expect(await Promise.all(runs.map((run) => run.exit))).toEqual([2, 2, 2]);
+  expect(await Promise.all(runs.map((run) => run.exit))).toEqual([2, 2, 2, 2]);
+  expect(runs[3]!.stderr()).toMatch(/--storage-state .*state\.txt is not JSON/);
   expect(runs[0]!.stderr()).toContain('Name the queue with --queue NAME.');
   expect(runs[1]!.stderr()).toContain('--concurrency takes a whole number of 1 or more, not "0".');
   expect(runs[2]!.stderr()).toMatch(/InvalidOptionError: .*no-such-file\.txt cannot be read/);

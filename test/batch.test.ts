@@ -231,6 +231,11 @@ describe('a worker', () => {
       expect(fake.requests).toHaveLength(0);
       expect((await queue.status()).tokens).toEqual({ used: 1000, budget: 1000 });
       expect(await account.usageOf(['earlier-job', 'never-ran'])).toEqual([{ promptTokens: 900, completionTokens: 100, totalTokens: 1000 }, undefined]);
+      // A finished job is run again only when asked; one already waiting is left as it is.
+      const again = [{ url: site.url('127.0.0.1', '/p/no-model') }, { url: site.url('127.0.0.1', '/p/new') }];
+      expect(await queue.add(again)).toEqual({ added: 1, existing: 1 });
+      expect(await queue.add(again, { rerun: true })).toEqual({ added: 1, existing: 1 });
+      expect(await queue.status()).toMatchObject({ waiting: 2, done: 0, failed: 1 });
     } finally {
       await client.close();
       await queue.close();

@@ -39,6 +39,8 @@ export interface BatchWorkerOptions {
   storageState?: unknown;
   /** Each job as it ends. */
   onJob?: (event: WorkerJobEvent) => void;
+  /** Trouble with the queue's Redis (lost, reconnecting) and BullMQ's own errors; passwords are never in them. */
+  onError?: (error: Error) => void;
 }
 
 export type WorkerJobEvent =
@@ -74,7 +76,8 @@ export class BatchWorker {
     const lockMs = options.lockMs ?? 30_000;
     const url = redisUrlOf(options.redisUrl);
     const bull = await loadBullMQ();
-    const client = await connectRedis(url);
+    const onError = options.onError ?? (() => undefined);
+    const client = await connectRedis(url, onError);
     const browser = new WorkerBrowser(options.sdk ?? {});
     try {
       await checkNoEviction(client, url);
@@ -91,7 +94,8 @@ export class BatchWorker {
         stalledInterval: lockMs,
         maxStalledCount: 2,
       });
-      worker.#worker.on('error', () => undefined); // the client reconnects; a job's own errors are its result
+      // The client reconnects by itself; a job's own errors are its result, not these.
+      worker.#worker.on('error', onError);
       await withDeadline(worker.#worker.waitUntilReady(), QUEUE_OP_TIMEOUT_MS, 'Starting the worker');
       return worker;
     } catch (error) {

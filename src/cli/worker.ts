@@ -76,6 +76,17 @@ async function readStorageState(file: string): Promise<unknown> {
   return parsed;
 }
 
+/** At most one line per this long about the queue's Redis, however often its client retries. */
+const ERROR_INTERVAL_MS = 30_000;
+let lastError = -Infinity;
+
+function reportRedisError(error: Error): void {
+  if (Date.now() - lastError < ERROR_INTERVAL_MS) return;
+  lastError = Date.now();
+  // node-redis's messages name the address (never the password); BullMQ's name the queue.
+  process.stderr.write(`tendril worker: the queue's Redis: ${error.message} (retrying)\n`);
+}
+
 export async function workerCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parseFlags(argv, FLAGS, WORKER_USAGE);
   if (values.help) return process.stdout.write(`${WORKER_USAGE}\n`), 0;
@@ -105,6 +116,7 @@ export async function workerCommand(argv: string[]): Promise<number> {
       apiKey: env.MODEL_API_KEY?.trim() || undefined,
       baseURL: values['base-url'] ?? (env.MODEL_BASE_URL?.trim() || undefined),
     },
+    onError: reportRedisError,
     onJob: (event) => {
       if (quiet) return;
       if (event.kind === 'done') process.stderr.write(`done ${event.url} (${event.ms} ms)\n`);

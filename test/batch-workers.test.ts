@@ -66,20 +66,18 @@ it('three workers run 100 jobs, one killed mid-run: each result once and right, 
   for (let i = 0; i < 3; i++) {
     workers.push(runScript(CLI, ['worker', '--queue', 'run', '--concurrency', '3', '--exit-when-empty', '--lock-ms', '2000'], env()));
   }
-  const ready = await Promise.all(workers.map((worker) => waitForLine(worker, /worker ready: queue run, browser pid (\d+)/)));
-  const chromePid = Number(ready[0]![1]);
+  // Mid-run: the first worker to have finished a few jobs (it is taking more) is killed.
+  const victim = await Promise.race(workers.map((worker) => stderrLines(worker, /^done /, 3).then(() => worker)));
+  const chromePid = Number((await waitForLine(victim, /worker ready: queue run, browser pid (\d+)/))[1]);
   expect(alive(chromePid)).toBe(true);
-
-  // Mid-run: the first worker has finished a few jobs and is taking more.
-  await stderrLines(workers[0]!, /^done /, 3);
-  workers[0]!.child.kill('SIGKILL');
-  expect(await workers[0]!.exit).toBe(null);
+  victim.child.kill('SIGKILL');
+  expect(await victim.exit).toBe(null);
   // Its Chrome ends with its debugging pipe. Nothing signals the death of a process that is not
   // our child, so look until it is gone (or the test's own timeout).
   while (alive(chromePid)) await new Promise((resolve) => setTimeout(resolve, 50));
 
   // The others run every job left, the dead worker's included once its lock lapses, then exit.
-  expect(await Promise.all(workers.slice(1).map((worker) => worker.exit))).toEqual([0, 0]);
+  expect(await Promise.all(workers.filter((worker) => worker !== victim).map((worker) => worker.exit))).toEqual([0, 0]);
 
   const out = path.join(dir, 'results.jsonl');
   expect(await cli('batch', 'results', '--queue', 'run', '--out', out)).toBe('');

@@ -231,7 +231,12 @@ export class BatchQueue {
 
   async #queueEvents(): Promise<QueueEvents> {
     if (!this.#events) {
-      this.#events = new this.bull.QueueEvents(this.name, { connection: this.client.duplicate() as never, prefix: BULL_PREFIX });
+      // From the stream's last event as of now: left to itself, QueueEvents starts at its first
+      // read, and what happens between now and then would be missed.
+      const latest = await withDeadline(this.client.xRevRange(this.queue.toKey('events'), '+', '-', { COUNT: 1 }), QUEUE_OP_TIMEOUT_MS, "Reading the queue's events");
+      const last = latest?.[0];
+      const connection = this.client.duplicate() as never;
+      this.#events = new this.bull.QueueEvents(this.name, { connection, prefix: BULL_PREFIX, lastEventId: last?.id ?? '0-0' });
       this.#events.on('error', () => undefined);
       await withDeadline(this.#events.waitUntilReady(), QUEUE_OP_TIMEOUT_MS, "Listening to the queue's events");
     }

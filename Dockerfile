@@ -1,11 +1,14 @@
 # The hosted-browser server (`tendril hosted serve`) with Debian's Chromium.
 #   docker build -t tendril-hosted .
 #   docker run -p 3000:3000 -e HOSTED_API_KEYS=change-me tendril-hosted
-# Several instances, Redis and a load balancer: examples/container/compose.yaml.
+# Several instances, Redis and a load balancer: examples/container/compose.yaml. Batch workers
+# (ENTRYPOINT node dist/cli.js worker): examples/batch/compose.yaml.
 
 # Build: the package as npm would install it (dist/), from a locked install. The `redis` package
 # (an optional peer, needed for REDIS_URL and used by examples/container) is kept from that
 # install through the prune that drops the dev dependencies: its @redis/* parts depend on nothing else.
+# `bullmq` (an optional peer, for `tendril worker` in examples/batch) has dependencies of its own:
+# it is installed again, at the locked install's version, after the prune.
 FROM node:20-bookworm-slim AS build
 WORKDIR /src
 COPY package.json package-lock.json ./
@@ -14,6 +17,7 @@ COPY . .
 RUN npm run build \
  && mkdir /keep && cp -r node_modules/redis node_modules/@redis /keep/ \
  && npm prune --omit=dev --ignore-scripts --no-audit --no-fund \
+ && npm install --no-save --omit=dev --ignore-scripts --no-audit --no-fund "bullmq@$(node -p "require('./package.json').devDependencies.bullmq")" \
  && cp -r /keep/redis /keep/@redis node_modules/
 
 FROM node:20-bookworm-slim

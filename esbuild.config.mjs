@@ -123,6 +123,9 @@ async function buildLibrary() {
       outfile: 'dist/edge.js',
       plugins: [edgeStubs()],
     }),
+    // `tendril/batch`: Node only (BullMQ and Redis, optional peers, stay external).
+    build({ ...common, entryPoints: ['src/batch/index.ts'], format: 'esm', outfile: 'dist/batch.js' }),
+    build({ ...common, entryPoints: ['src/batch/index.ts'], format: 'cjs', outfile: 'dist/batch.cjs' }),
     // The command line (`npx tendril`): ESM, its shebang kept from src/cli/main.ts. The MCP SDK is
     // a devDependency bundled in here (its code used by `tendril mcp` is under a tenth of what an
     // install of it weighs); its license goes with it (writeNotices).

@@ -40,7 +40,7 @@ const LAYERS: string[][] = [
   // AgentSetup (agent/host.ts, agent/agent.ts), so it never imports the Stagehand adapter above it.
   ['agent'],
   ['sdkOptions.ts', 'sdkCore.ts', 'sdk.ts', 'stagehand', 'extension.ts', 'extensionRelay.ts', 'publicApi.ts', 'index.ts'],
-  ['mcp', 'hosted/server'],
+  ['mcp', 'hosted/server', 'batch'],
   ['cli'],
 ];
 

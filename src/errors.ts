@@ -119,6 +119,20 @@ export class NavigationError extends SdkError {
 }
 
 /**
+ * The page answered a navigation with an HTTP error status (`status`, 400 or more): the document
+ * is the server's error page, not the page asked for. Batch jobs fail with it.
+ */
+export class PageStatusError extends NavigationError {
+  constructor(
+    message: string,
+    url: string,
+    readonly status: number,
+  ) {
+    super(message, url);
+  }
+}
+
+/**
  * A hosted session may not load this URL: a scheme that is not of the web (file:, chrome:, ...), or
  * a host on a network the server keeps its sessions away from (loopback, private ranges).
  */
@@ -245,5 +259,5 @@ export class HostedServiceError extends SdkError {
  * extension entry is built minified), and `error.name` is part of the API.
  */
 const NAMES = new Map<Function, string>(
-  Object.entries({ SdkError, SchemaValidationError, SdkDomProcessError, SdkEvalError, SdkIframeError, ContentFrameNotFoundError, ElementNotFoundError, XPathResolutionError, ElementIdNotFoundError, SdkShadowRootMissingError, LLMResponseError, MissingLLMConfigurationError, UnsupportedModelError, UnsupportedProviderError, InvalidAISDKModelFormatError, SelectorSyntaxError, TimeoutError, ConnectionClosedError, ProtocolError, BrowserLaunchError, BrowserConnectError, NavigationError, UrlNotAllowedError, DomainPolicyError, SdkStateError, SdkClosedError, InvalidOptionError, UnknownKeyError, PageClosedError, PageNotFoundError, ContextClosedError, CookieValidationError, CookieSetError, TargetClosedError, ElementNotActionableError, ElementObscuredError, ActionFailedError, BudgetExceededError, HostedServiceError }).map(([name, type]) => [type, name]),
+  Object.entries({ SdkError, SchemaValidationError, SdkDomProcessError, SdkEvalError, SdkIframeError, ContentFrameNotFoundError, ElementNotFoundError, XPathResolutionError, ElementIdNotFoundError, SdkShadowRootMissingError, LLMResponseError, MissingLLMConfigurationError, UnsupportedModelError, UnsupportedProviderError, InvalidAISDKModelFormatError, SelectorSyntaxError, TimeoutError, ConnectionClosedError, ProtocolError, BrowserLaunchError, BrowserConnectError, NavigationError, PageStatusError, UrlNotAllowedError, DomainPolicyError, SdkStateError, SdkClosedError, InvalidOptionError, UnknownKeyError, PageClosedError, PageNotFoundError, ContextClosedError, CookieValidationError, CookieSetError, TargetClosedError, ElementNotActionableError, ElementObscuredError, ActionFailedError, BudgetExceededError, HostedServiceError }).map(([name, type]) => [type, name]),
 );

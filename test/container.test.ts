@@ -173,3 +173,21 @@ describe('what the image runs', () => {
     expect(await exited).toBe(0);
   });
 });
+
+describe('examples/batch', () => {
+  const compose = read('examples/batch/compose.yaml');
+  const found = services(compose);
+
+  it('runs three workers of the image on a Redis that never evicts, and keeps the bullmq package through the prune', () => {
+    expect([...found.keys()].sort()).toEqual(['redis', 'worker']);
+    expect(found.get('redis')).toMatch(/"--maxmemory-policy", "noeviction"/);
+    const worker = found.get('worker')!;
+    expect(worker).toMatch(/entrypoint: \["node", "dist\/cli\.js", "worker"\]/);
+    expect(worker).toMatch(/replicas: 3/);
+    expect(worker).toMatch(/REDIS_URL: redis:\/\/redis:6379/);
+    expect(worker).toMatch(/condition: service_healthy/);
+    const [build] = stages(read('Dockerfile'));
+    const prune = build!.find((each) => each.op === 'RUN' && /npm prune\b/.test(each.args))!.args;
+    expect(prune.slice(prune.indexOf('npm prune'))).toMatch(/npm install --no-save --omit=dev .*"bullmq@/);
+  });
+});

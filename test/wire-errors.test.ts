@@ -17,6 +17,7 @@ const SAMPLES: Record<string, () => errors.SdkError> = {
   TimeoutError: () => new errors.TimeoutError('too slow', 1234),
   ProtocolError: () => new errors.ProtocolError('Chrome said no', 'DOM.describeNode', -32000),
   NavigationError: () => new errors.NavigationError('net::ERR_NAME_NOT_RESOLVED', 'https://nowhere.invalid/'),
+  PageStatusError: () => new errors.PageStatusError('the server answered 404', 'https://example.org/gone', 404),
   UrlNotAllowedError: () => new errors.UrlNotAllowedError('file: is not of the web', 'file:///etc/passwd'),
   DomainPolicyError: () => new errors.DomainPolicyError('blocked', 'https://ads.example/x', 'ads.example', { allow: ['example.org'], block: ['ads.example'] }),
   UnknownKeyError: () => new errors.UnknownKeyError('Unknown key "Hyper"', 'Hyper'),

@@ -26,6 +26,8 @@ Commands:
   mcp                              run an MCP server (stdio, or HTTP with --port) for agents
   hosted serve                     run the self-hostable hosted-browser server
   relay                            let clients drive the tabs you share from the Tendril extension
+  batch add|status|results         queue batch jobs in Redis, follow them, read their results
+  worker                           run a batch queue's jobs (as many workers as you like)
 
 \`tendril <command> --help\` tells more.`;
 
@@ -40,6 +42,9 @@ async function main(argv: string[]): Promise<number> {
   if (command === 'extract') return extractCommand(rest);
   if (command === 'hosted') return hostedCommand(rest);
   if (command === 'relay') return relayCommand(rest);
+  // Loaded only when used, as BullMQ and Redis are.
+  if (command === 'batch') return (await import('./batch.js')).batchCommand(rest);
+  if (command === 'worker') return (await import('./worker.js')).workerCommand(rest);
   // Loaded only when used: the MCP SDK is not small, and `tendril text` should start fast.
   if (command === 'mcp') return (await import('./mcp.js')).mcpCommand(rest);
   throw new UsageError(`Unknown command "${command}".`, USAGE);

@@ -1,0 +1,280 @@
+// A batch queue, as whoever feeds it and reads it sees it: add jobs, set the queue's limits, read
+// its state and its results, follow its progress. The workers are in worker.ts.
+
+import type { Job, Queue, QueueEvents } from 'bullmq';
+import { InvalidOptionError } from '../errors.js';
+import { withDeadline } from '../util/time.js';
+import { QueueAccount } from './account.js';
+import type { TokenUsage } from './budgetTypes.js';
+import { BULL_PREFIX, batchKeys, checkNoEviction, checkQueueName, connectRedis, loadBullMQ, QUEUE_OP_TIMEOUT_MS, redisUrlOf, type RedisClient } from './connection.js';
+import { decodeFailure, type JobFailure } from './failures.js';
+import { checkJob, jobId, type BatchJob } from './job.js';
+import type { QueueLimits } from './limits.js';
+
+export interface BatchQueueOptions {
+  /** The queue's name: workers of the same name on the same Redis share its jobs. */
+  queue: string;
+  /** Default: REDIS_URL, else redis://127.0.0.1:6379. Its Redis must not evict keys. */
+  redisUrl?: string;
+}
+
+export interface AddOptions {
+  /** Tries per job before it fails, for failures another try may mend. Default 3. */
+  attempts?: number;
+  /** The first retry's delay in ms; each next one doubles it. Default 1000. */
+  backoffMs?: number;
+  /** Runs again jobs that already finished (done or failed); others already there are left as they are. */
+  rerun?: boolean;
+}
+
+export interface AddReport {
+  /** Jobs new to the queue (and, with `rerun`, finished ones queued again). */
+  added: number;
+  /** Jobs that were already there, left as they were. */
+  existing: number;
+}
+
+export interface BatchStatus {
+  waiting: number;
+  /** Waiting for a retry's backoff to pass. */
+  delayed: number;
+  active: number;
+  done: number;
+  failed: number;
+  /** Attempts that failed and were tried again. */
+  retried: number;
+  /** Tokens the queue's model calls used, and its budget (undefined: none). */
+  tokens: { used: number; budget: number | undefined };
+}
+
+/** One job's outcome, as `tendril batch results` prints it. */
+export interface BatchResult {
+  id: string;
+  url: string;
+  ok: boolean;
+  /** The page text (a job without instruction). */
+  pageText?: string;
+  /** The model's answer (an instruction without schema). */
+  extraction?: string;
+  /** The schema's value (an instruction with a schema). */
+  data?: unknown;
+  error?: JobFailure;
+  attempts: number;
+  /** How long the last attempt took. */
+  ms: number;
+  usage?: TokenUsage;
+}
+
+/** What a worker returns for a job that succeeded. */
+export interface JobReturn {
+  pageText?: string;
+  extraction?: string;
+  data?: unknown;
+  ms: number;
+}
+
+const ADD_CHUNK = 500;
+const PAGE = 200;
+const isDrained = (status: BatchStatus) => status.waiting + status.delayed + status.active === 0;
+
+export class BatchQueue {
+  readonly name: string;
+  readonly #account: QueueAccount;
+  #events: QueueEvents | undefined;
+
+  private constructor(
+    private readonly bull: typeof import('bullmq'),
+    private readonly client: RedisClient,
+    private readonly queue: Queue,
+    name: string,
+  ) {
+    this.name = name;
+    this.#account = new QueueAccount(client, name);
+  }
+
+  /** Connects to the queue's Redis (refusing one that evicts keys). */
+  static async open(options: BatchQueueOptions): Promise<BatchQueue> {
+    const name = checkQueueName(options.queue);
+    const url = redisUrlOf(options.redisUrl);
+    const bull = await loadBullMQ();
+    const client = await connectRedis(url);
+    try {
+      await checkNoEviction(client, url);
+      const queue = new bull.Queue(name, { connection: client as never, prefix: BULL_PREFIX });
+      queue.on('error', () => undefined); // the client reconnects; each operation has its deadline
+      return new BatchQueue(bull, client, queue, name);
+    } catch (error) {
+      client.destroy();
+      throw error;
+    }
+  }
+
+  /** Adds jobs (checked first); a job already in the queue is left as it is, unless it finished and `rerun`. */
+  async add(jobs: Iterable<BatchJob | unknown> | AsyncIterable<BatchJob | unknown>, options: AddOptions = {}): Promise<AddReport> {
+    const attempts = options.attempts ?? 3;
+    const backoffMs = options.backoffMs ?? 1000;
+    if (!Number.isInteger(attempts) || attempts < 1) throw new InvalidOptionError(`attempts must be a whole number of 1 or more, not ${attempts}.`);
+    if (!Number.isFinite(backoffMs) || backoffMs < 0) throw new InvalidOptionError(`backoffMs must be 0 or more, not ${backoffMs}.`);
+    const report: AddReport = { added: 0, existing: 0 };
+    let chunk: BatchJob[] = [];
+    let index = 0;
+    for await (const given of jobs as AsyncIterable<unknown>) {
+      chunk.push(checkJob(given, `job ${++index}`));
+      if (chunk.length >= ADD_CHUNK) await this.#addChunk(chunk, attempts, backoffMs, options.rerun === true, report), (chunk = []);
+    }
+    if (chunk.length) await this.#addChunk(chunk, attempts, backoffMs, options.rerun === true, report);
+    return report;
+  }
+
+  async #addChunk(jobs: BatchJob[], attempts: number, backoffMs: number, rerun: boolean, report: AddReport): Promise<void> {
+    // One job per id, even within the chunk.
+    const byId = new Map(jobs.map((job) => [jobId(job), job]));
+    report.existing += jobs.length - byId.size;
+    const ids = [...byId.keys()];
+    const multi = this.client.multi();
+    for (const id of ids) multi.exists(this.queue.toKey(id));
+    const found = (await withDeadline(multi.exec(), QUEUE_OP_TIMEOUT_MS, 'Looking for the jobs in the queue')) as unknown as number[];
+    const fresh: string[] = [];
+    for (const [i, id] of ids.entries()) {
+      if (!found[i]) fresh.push(id);
+      else if (rerun && (await this.#removeIfFinished(id))) fresh.push(id);
+      else report.existing++;
+    }
+    const bulk = fresh.map((id) => ({
+      name: 'page',
+      data: byId.get(id)!,
+      opts: { jobId: id, attempts, backoff: { type: 'exponential', delay: backoffMs } },
+    }));
+    if (bulk.length) await withDeadline(this.queue.addBulk(bulk), QUEUE_OP_TIMEOUT_MS, 'Adding jobs to the queue');
+    report.added += bulk.length;
+  }
+
+  async #removeIfFinished(id: string): Promise<boolean> {
+    const state = await withDeadline(this.queue.getJobState(id), QUEUE_OP_TIMEOUT_MS, "Reading a job's state");
+    if (state !== 'completed' && state !== 'failed') return false;
+    await withDeadline(this.queue.remove(id), QUEUE_OP_TIMEOUT_MS, 'Removing a finished job');
+    await this.#account.forget([id]);
+    return true;
+  }
+
+  /** Sets the queue's limits for every worker (a field left out keeps its value; 0 removes it). */
+  async configure(limits: QueueLimits): Promise<void> {
+    for (const [key, value] of Object.entries(limits)) {
+      if (value !== undefined && !(Number.isInteger(value) && value >= 0)) throw new InvalidOptionError(`${key} must be a whole number, 0 or more, not ${String(value)}.`);
+    }
+    const work: Array<Promise<unknown>> = [];
+    if (limits.maxActive !== undefined) work.push(limits.maxActive > 0 ? this.queue.setGlobalConcurrency(limits.maxActive) : this.queue.removeGlobalConcurrency());
+    const settings = batchKeys(this.name).settings;
+    for (const key of ['perHost', 'hostDelayMs', 'budgetTokens'] as const) {
+      const value = limits[key];
+      if (value === undefined) continue;
+      work.push(value > 0 ? this.client.hSet(settings, key, String(value)) : this.client.hDel(settings, key));
+    }
+    await withDeadline(Promise.all(work), QUEUE_OP_TIMEOUT_MS, "Setting the queue's limits");
+  }
+
+  async status(): Promise<BatchStatus> {
+    const [counts, retried, account] = await withDeadline(
+      Promise.all([
+        this.queue.getJobCounts('waiting', 'prioritized', 'waiting-children', 'delayed', 'active', 'completed', 'failed'),
+        this.client.hGet(batchKeys(this.name).stats, 'retried'),
+        this.#account.state(),
+      ]),
+      QUEUE_OP_TIMEOUT_MS,
+      "Reading the queue's counts",
+    );
+    const count = (type: string) => counts[type] ?? 0;
+    return {
+      waiting: count('waiting') + count('prioritized') + count('waiting-children'),
+      delayed: count('delayed'),
+      active: count('active'),
+      done: count('completed'),
+      failed: count('failed'),
+      retried: Number(retried ?? 0),
+      tokens: { used: account.used, budget: account.budget },
+    };
+  }
+
+  /** Resolves once no job is waiting, delayed or active; `onStatus` sees each state read meanwhile. */
+  async drained(onStatus: (status: BatchStatus) => void = () => undefined, signal?: AbortSignal): Promise<BatchStatus> {
+    const events = await this.#queueEvents();
+    let wake: () => void = () => undefined;
+    const onEvent = () => wake();
+    for (const name of ['completed', 'failed', 'active', 'waiting', 'drained'] as const) events.on(name, onEvent);
+    try {
+      for (;;) {
+        signal?.throwIfAborted();
+        const status = await this.status();
+        onStatus(status);
+        if (isDrained(status)) return status;
+        // An event (or, for what sends none, such as a dead worker's job taken back, a second) wakes us.
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, 1000);
+          wake = () => (clearTimeout(timer), resolve());
+        });
+      }
+    } finally {
+      for (const name of ['completed', 'failed', 'active', 'waiting', 'drained'] as const) events.off(name, onEvent);
+    }
+  }
+
+  /**
+   * Progress as it happens, in every worker: 'completed' (jobId), 'failed' (jobId, the error),
+   * 'active' (jobId). Returns a function that stops listening.
+   */
+  async on(event: 'completed' | 'failed' | 'active', listener: (jobId: string, error?: JobFailure) => void): Promise<() => void> {
+    const events = await this.#queueEvents();
+    const handler = (args: { jobId: string; failedReason?: string }) => listener(args.jobId, event === 'failed' ? decodeFailure(args.failedReason) : undefined);
+    events.on(event, handler as never);
+    return () => void events.off(event, handler as never);
+  }
+
+  async #queueEvents(): Promise<QueueEvents> {
+    if (!this.#events) {
+      // From the stream's last event as of now: left to itself, QueueEvents starts at its first
+      // read, and what happens between now and then would be missed.
+      const latest = await withDeadline(this.client.xRevRange(this.queue.toKey('events'), '+', '-', { COUNT: 1 }), QUEUE_OP_TIMEOUT_MS, "Reading the queue's events");
+      const last = latest?.[0];
+      const connection = this.client.duplicate() as never;
+      this.#events = new this.bull.QueueEvents(this.name, { connection, prefix: BULL_PREFIX, lastEventId: last?.id ?? '0-0' });
+      this.#events.on('error', () => undefined);
+      await withDeadline(this.#events.waitUntilReady(), QUEUE_OP_TIMEOUT_MS, "Listening to the queue's events");
+    }
+    return this.#events;
+  }
+
+  /**
+   * Every finished job's result, done ones first, then failed ones (only those with `failed`),
+   * read a page at a time: a queue of any size is never held in memory.
+   */
+  async *results(options: { failed?: boolean } = {}): AsyncGenerator<BatchResult> {
+    for (const type of options.failed ? (['failed'] as const) : (['completed', 'failed'] as const)) {
+      // Oldest first: jobs that finish meanwhile join the end, so no page shifts under us.
+      for (let start = 0; ; start += PAGE) {
+        const jobs = (await withDeadline(this.queue.getJobs([type], start, start + PAGE - 1, true), QUEUE_OP_TIMEOUT_MS, "Reading the queue's results")) as Job[];
+        const present = jobs.filter(Boolean);
+        const usage = await this.#account.usageOf(present.map((job) => job.id!));
+        for (const [i, job] of present.entries()) yield resultOf(job, type === 'completed', usage[i]);
+        if (jobs.length < PAGE) break;
+      }
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.#events?.close().catch(() => undefined);
+    await this.queue.close().catch(() => undefined);
+    await this.client.close().catch(() => this.client.destroy());
+  }
+}
+
+function resultOf(job: Job, ok: boolean, usage: TokenUsage | undefined): BatchResult {
+  const data = job.data as BatchJob;
+  const base = { id: job.id!, url: data.url, ok, attempts: job.attemptsMade };
+  const withUsage = <T extends object>(result: T) => (usage ? { ...result, usage } : result);
+  if (ok) {
+    const { ms, ...value } = (job.returnvalue ?? {}) as JobReturn;
+    return withUsage({ ...base, ...value, ms: ms ?? 0 });
+  }
+  const ms = job.finishedOn && job.processedOn ? job.finishedOn - job.processedOn : 0;
+  return withUsage({ ...base, error: decodeFailure(job.failedReason), ms });
+}

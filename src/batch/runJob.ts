@@ -1,0 +1,74 @@
+// One job on one page of a fresh browser context (its own cookies and storage, gone with it):
+// open the URL, act once if asked, read. The job's deadline is enforced by abort: when it passes,
+// the context is closed under whatever is running in it, and the job fails with a TimeoutError.
+
+import type { Context } from '../driver/context.js';
+import { PageStatusError } from '../errors.js';
+import { schemaFromJson } from '../extract/jsonSchemaInput.js';
+import type { Sdk } from '../sdk.js';
+import type { ActOptions, ExtractOptions, ModelConfiguration } from '../types.js';
+import { Deadline } from '../util/time.js';
+import type { TokenBudget } from './budgetTypes.js';
+import type { BatchJob } from './job.js';
+import type { JobReturn } from './queue.js';
+
+export interface RunOptions {
+  /** The job's deadline when it sets none. */
+  timeoutMs: number;
+  /** The worker's model; the job's `model` names another of the same provider's key and server. */
+  model?: Exclude<ModelConfiguration, string>;
+  /** Charged for every model request (the queue's account through the job's). */
+  budget?: TokenBudget;
+  /** The parsed --storage-state file, given to each new context. */
+  storageState?: unknown;
+  /** Aborted when the worker hands its jobs back: ends the job at once, as its deadline would. */
+  signal?: AbortSignal;
+}
+
+type ContextOpener = (options?: { storageState?: unknown }) => Promise<Context>;
+
+export async function runJob(sdk: Sdk, job: BatchJob, options: RunOptions): Promise<JobReturn> {
+  const started = Date.now();
+  const timeoutMs = job.timeout ?? options.timeoutMs;
+  const deadline = new Deadline(timeoutMs, `The job on ${job.url}`, "Give it more time with the job's `timeout` or the worker's --job-timeout.");
+  const handBack = () => deadline.abort(options.signal!.reason as Error);
+  options.signal?.addEventListener('abort', handBack, { once: true });
+  if (options.signal?.aborted) handBack();
+  let context: Context | undefined;
+  let ended = false;
+  const work = async (): Promise<JobReturn> => {
+    // INTERIM: newContext({ storageState }) comes with the budget-state branch; until then its
+    // argument is ignored by a newContext() that takes none.
+    const opened = await (sdk.newContext as unknown as ContextOpener).call(sdk, options.storageState === undefined ? undefined : { storageState: options.storageState });
+    context = opened;
+    // The deadline passed while the context opened: the abort below has come and gone.
+    if (ended) await opened.close().catch(() => undefined);
+    if (ended) throw deadline.signal.reason;
+    const page = await opened.newPage();
+    const response = await page.goto(job.url, { timeoutMs: deadline.remaining() });
+    const status = response?.status() ?? 0;
+    if (status >= 400) throw new PageStatusError(`${job.url} answered HTTP ${status}: its page is the server's error page.`, job.url, status);
+    const model = job.model ? { ...(options.model ?? {}), modelName: job.model } : options.model;
+    // INTERIM: `budget` in call options is read once the budget-state branch is merged.
+    const call = (): ExtractOptions & ActOptions & { budget?: TokenBudget } => ({ page, timeout: deadline.remaining(), model, budget: options.budget });
+    if (job.act) await sdk.act(job.act, call());
+    const ms = () => Date.now() - started;
+    if (!job.instruction) return { pageText: (await sdk.extract({ ...call(), selector: job.selector })).pageText, ms: ms() };
+    if (job.schema) {
+      const data = await sdk.extract(job.instruction, schemaFromJson(job.schema), { ...call(), selector: job.selector });
+      return { data, ms: ms() };
+    }
+    return { extraction: (await sdk.extract(job.instruction, { ...call(), selector: job.selector })).extraction, ms: ms() };
+  };
+  const running = work();
+  try {
+    return await deadline.race(running);
+  } finally {
+    ended = true;
+    deadline.dispose();
+    options.signal?.removeEventListener('abort', handBack);
+    // Past the deadline this is the abort: what still runs in the context fails with it.
+    await (context as Context | undefined)?.close().catch(() => undefined);
+    running.catch(() => undefined);
+  }
+}

@@ -1,0 +1,209 @@
+// A batch worker: takes jobs from the queue (BullMQ), runs each on a fresh context of its one
+// browser, within the queue's limits, and sorts failures into retried and permanent ones. Several
+// workers on one Redis share the queue; one that dies loses no job (others take its jobs once their
+// lock lapses), and its Chromium dies with it (the launcher's pipe, see browser/launch.ts).
+
+import type { Job, Queue, Worker } from 'bullmq';
+import { ConnectionClosedError, InvalidOptionError } from '../errors.js';
+import type { ModelConfiguration, SdkOptions } from '../types.js';
+import { withDeadline } from '../util/time.js';
+import { JobAccount, QueueAccount } from './account.js';
+import { BULL_PREFIX, batchKeys, checkNoEviction, checkQueueName, connectRedis, loadBullMQ, QUEUE_OP_TIMEOUT_MS, redisUrlOf, type RedisClient } from './connection.js';
+import { decodeFailure, encodeFailure, isPermanent, type JobFailure } from './failures.js';
+import type { BatchJob } from './job.js';
+import { HostLimits, hostOf, readLimits, type QueueLimits } from './limits.js';
+import type { JobReturn } from './queue.js';
+import { runJob } from './runJob.js';
+import { WorkerBrowser } from './workerBrowser.js';
+
+export interface BatchWorkerOptions {
+  queue: string;
+  /** Default: REDIS_URL, else redis://127.0.0.1:6379. */
+  redisUrl?: string;
+  /** Jobs this worker runs at once, each in its own browser context. Default 4. */
+  concurrency?: number;
+  /** The browser (launched, `localBrowserLaunchOptions.cdpUrl`, or env HOSTED) and the Sdk's other options. */
+  sdk?: SdkOptions;
+  /** The model for jobs that ask one; a job's `model` replaces its name only (the key stays the worker's). */
+  model?: Exclude<ModelConfiguration, string>;
+  /** Deadline of a job that sets none, from opening its page to its result. Default 60000. */
+  jobTimeoutMs?: number;
+  /**
+   * How long a job stays locked to this worker without a sign of life: a dead worker's jobs go to
+   * others this long after it died (BullMQ's lockDuration; its stalled check runs as often). Default 30000.
+   */
+  lockMs?: number;
+  /** On close(): how long jobs in hand may take to finish before they are handed back. Default 10000. */
+  graceMs?: number;
+  /** A storage state (cookies, localStorage) each job's context starts with. */
+  storageState?: unknown;
+  /** Each job as it ends. */
+  onJob?: (event: WorkerJobEvent) => void;
+  /** Trouble with the queue's Redis (lost, reconnecting) and BullMQ's own errors; passwords are never in them. */
+  onError?: (error: Error) => void;
+}
+
+export type WorkerJobEvent =
+  | { kind: 'done'; id: string; url: string; ms: number }
+  | { kind: 'failed'; id: string; url: string; error: JobFailure; retry: boolean; attempt: number; attempts: number }
+  | { kind: 'handed-back'; id: string; url: string };
+
+/** How long a worker trusts the queue's limits it read before reading them again. */
+const LIMITS_TTL_MS = 2000;
+
+export class BatchWorker {
+  readonly #handBack = new AbortController();
+  readonly #limitsRead: { at: number; value?: Promise<QueueLimits> } = { at: 0 };
+  #running = 0;
+  #closing: Promise<void> | undefined;
+  #worker!: Worker;
+
+  private constructor(
+    private readonly bull: typeof import('bullmq'),
+    private readonly client: RedisClient,
+    private readonly queue: Queue,
+    private readonly browser: WorkerBrowser,
+    private readonly options: BatchWorkerOptions & { queue: string },
+    private readonly account: QueueAccount,
+    private readonly hosts: HostLimits,
+  ) {}
+
+  /** Connects, starts the browser, and starts taking jobs. */
+  static async start(options: BatchWorkerOptions): Promise<BatchWorker> {
+    const name = checkQueueName(options.queue);
+    const concurrency = options.concurrency ?? 4;
+    if (!Number.isInteger(concurrency) || concurrency < 1) throw new InvalidOptionError(`concurrency must be a whole number of 1 or more, not ${concurrency}.`);
+    const lockMs = options.lockMs ?? 30_000;
+    const url = redisUrlOf(options.redisUrl);
+    const bull = await loadBullMQ();
+    const onError = options.onError ?? (() => undefined);
+    const client = await connectRedis(url, onError);
+    const browser = new WorkerBrowser(options.sdk ?? {});
+    try {
+      await checkNoEviction(client, url);
+      // The browser first: a worker that cannot get one takes no job.
+      await browser.get();
+      const queue = new bull.Queue(name, { connection: client as never, prefix: BULL_PREFIX });
+      queue.on('error', () => undefined);
+      const worker = new BatchWorker(bull, client, queue, browser, { ...options, queue: name }, new QueueAccount(client, name), new HostLimits(client, name, lockMs));
+      worker.#worker = new bull.Worker(name, (job, token) => worker.#process(job, token), {
+        connection: client as never,
+        prefix: BULL_PREFIX,
+        concurrency,
+        lockDuration: lockMs,
+        stalledInterval: lockMs,
+        maxStalledCount: 2,
+      });
+      // The client reconnects by itself; a job's own errors are its result, not these.
+      worker.#worker.on('error', onError);
+      await withDeadline(worker.#worker.waitUntilReady(), QUEUE_OP_TIMEOUT_MS, 'Starting the worker');
+      return worker;
+    } catch (error) {
+      await browser.close().catch(() => undefined);
+      client.destroy();
+      throw error;
+    }
+  }
+
+  /** Process id of the browser this worker launched (undefined when attached). */
+  browserProcessId(): number | undefined {
+    return this.browser.processId();
+  }
+
+  async #limits(): Promise<QueueLimits> {
+    const read = this.#limitsRead;
+    if (!read.value || Date.now() - read.at > LIMITS_TTL_MS) {
+      read.at = Date.now();
+      read.value = readLimits(this.client, this.options.queue);
+      read.value.catch(() => (read.value = undefined));
+    }
+    return read.value;
+  }
+
+  async #process(job: Job, token: string | undefined): Promise<JobReturn> {
+    const data = job.data as BatchJob;
+    const id = job.id!;
+    this.#running++;
+    let lease: { release(): Promise<void> } | undefined;
+    let sdk: Awaited<ReturnType<WorkerBrowser['get']>> | undefined;
+    const attempts = job.opts.attempts ?? 1;
+    try {
+      const limits = await this.#limits();
+      if (data.instruction || data.act) {
+        const { remaining, budget } = await this.account.state();
+        if (remaining <= 0) {
+          throw Object.assign(new Error(`The queue's token budget (${budget} tokens) is spent; raise it with \`tendril batch add --budget-tokens\`.`), { name: 'BudgetExceededError' });
+        }
+      }
+      lease = await this.hosts.acquire(hostOf(data.url), limits.perHost ?? 0, limits.hostDelayMs ?? 0, this.#handBack.signal);
+      sdk = await this.browser.get();
+      const budget = { maxTokens: data.maxTokens, account: new JobAccount(this.account, id, data.maxTokens) };
+      const result = await runJob(sdk, data, {
+        timeoutMs: this.options.jobTimeoutMs ?? 60_000,
+        model: this.options.model,
+        budget,
+        storageState: this.options.storageState,
+        signal: this.#handBack.signal,
+      });
+      this.options.onJob?.({ kind: 'done', id, url: data.url, ms: result.ms });
+      return result;
+    } catch (error) {
+      if (this.#handBack.signal.aborted) {
+        // Back to the queue as it was (no attempt counted), for another worker.
+        await job.moveToDelayed(Date.now(), token);
+        this.options.onJob?.({ kind: 'handed-back', id, url: data.url });
+        throw new this.bull.DelayedError();
+      }
+      if (sdk && error instanceof ConnectionClosedError) this.browser.lost(sdk);
+      const permanent = isPermanent(error);
+      const retry = !permanent && job.attemptsMade + 1 < attempts;
+      if (retry) await this.client.hIncrBy(batchKeys(this.options.queue).stats, 'retried', 1).catch(() => undefined);
+      const reason = encodeFailure(error);
+      this.options.onJob?.({ kind: 'failed', id, url: data.url, error: decodeFailure(reason), retry, attempt: job.attemptsMade + 1, attempts });
+      throw permanent ? new this.bull.UnrecoverableError(reason) : new Error(reason);
+    } finally {
+      await lease?.release();
+      this.#running--;
+    }
+  }
+
+  /**
+   * Resolves once no job is waiting, delayed or active anywhere, and none in this worker: jobs of
+   * a worker that died count as active until they are taken back, so they are run before this resolves.
+   */
+  async untilEmpty(): Promise<void> {
+    for (;;) {
+      if (this.#closing) return;
+      if (this.#running === 0) {
+        const counts = await withDeadline(
+          this.queue.getJobCounts('waiting', 'prioritized', 'waiting-children', 'delayed', 'active'),
+          QUEUE_OP_TIMEOUT_MS,
+          "Reading the queue's counts",
+        ).catch(() => undefined);
+        if (counts && Object.values(counts).every((count) => count === 0)) return;
+      }
+      // Nothing tells of a dead worker's job taken back, so look again shortly.
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  }
+
+  /**
+   * Stops taking jobs, lets those in hand finish for `graceMs`, hands back the rest (they go to
+   * other workers without losing an attempt), then closes the browser and the connection.
+   */
+  close(): Promise<void> {
+    this.#closing ??= (async () => {
+      const graceMs = this.options.graceMs ?? 10_000;
+      const timer = setTimeout(() => this.#handBack.abort(new Error('The worker is stopping; the job goes back to the queue.')), graceMs);
+      try {
+        await this.#worker.close();
+      } finally {
+        clearTimeout(timer);
+        await this.browser.close().catch(() => undefined);
+        await this.queue.close().catch(() => undefined);
+        await this.client.close().catch(() => this.client.destroy());
+      }
+    })();
+    return this.#closing;
+  }
+}

@@ -3,7 +3,7 @@
 // a worker gives each job a JobAccount over the queue's, which also tallies the job's own use.
 
 import { withDeadline } from '../util/time.js';
-import type { TokenAccount, TokenUsage } from './budgetTypes.js';
+import type { TokenAccount, TokenUsage } from '../types.js';
 import { batchKeys, QUEUE_OP_TIMEOUT_MS, type RedisClient } from './connection.js';
 
 export class QueueAccount {

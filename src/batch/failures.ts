@@ -5,6 +5,7 @@
 
 import {
   ActionFailedError,
+  BudgetExceededError,
   DomainPolicyError,
   InvalidAISDKModelFormatError,
   InvalidOptionError,
@@ -26,6 +27,7 @@ const PERMANENT = [
   InvalidAISDKModelFormatError,
   SelectorSyntaxError,
   ActionFailedError,
+  BudgetExceededError,
 ];
 
 /** Statuses another try may mend: the server is busy, down for a moment, or slow. */
@@ -34,8 +36,6 @@ const RETRIED_STATUS = new Set([408, 425, 429, 500, 502, 503, 504]);
 /** Whether another attempt could succeed where this one failed. */
 export function isPermanent(error: unknown): boolean {
   if (error instanceof PageStatusError) return !RETRIED_STATUS.has(error.status);
-  // By name: the budget's error class comes with the library's token budgets.
-  if (error instanceof Error && error.name === 'BudgetExceededError') return true;
   return PERMANENT.some((type) => error instanceof type);
 }
 

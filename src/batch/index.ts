@@ -6,4 +6,4 @@ export { BatchWorker, type BatchWorkerOptions, type WorkerJobEvent } from './wor
 export { checkJob, jobId, jobOfLine, type BatchJob } from './job.js';
 export type { QueueLimits } from './limits.js';
 export type { JobFailure } from './failures.js';
-export type { TokenAccount, TokenBudget, TokenUsage } from './budgetTypes.js';
+export type { TokenAccount, TokenBudget, TokenUsage } from '../types.js';

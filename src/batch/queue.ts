@@ -5,7 +5,7 @@ import type { Job, Queue, QueueEvents } from 'bullmq';
 import { InvalidOptionError } from '../errors.js';
 import { withDeadline } from '../util/time.js';
 import { QueueAccount } from './account.js';
-import type { TokenUsage } from './budgetTypes.js';
+import type { TokenUsage } from '../types.js';
 import { BULL_PREFIX, batchKeys, checkNoEviction, checkQueueName, connectRedis, loadBullMQ, QUEUE_OP_TIMEOUT_MS, redisUrlOf, type RedisClient } from './connection.js';
 import { decodeFailure, type JobFailure } from './failures.js';
 import { checkJob, jobId, type BatchJob } from './job.js';

@@ -6,9 +6,8 @@ import type { Context } from '../driver/context.js';
 import { PageStatusError } from '../errors.js';
 import { schemaFromJson } from '../extract/jsonSchemaInput.js';
 import type { Sdk } from '../sdk.js';
-import type { ActOptions, ExtractOptions, ModelConfiguration } from '../types.js';
+import type { ActOptions, ExtractOptions, ModelConfiguration, StorageState, TokenBudget } from '../types.js';
 import { Deadline } from '../util/time.js';
-import type { TokenBudget } from './budgetTypes.js';
 import type { BatchJob } from './job.js';
 import type { JobReturn } from './queue.js';
 
@@ -25,8 +24,6 @@ export interface RunOptions {
   signal?: AbortSignal;
 }
 
-type ContextOpener = (options?: { storageState?: unknown }) => Promise<Context>;
-
 export async function runJob(sdk: Sdk, job: BatchJob, options: RunOptions): Promise<JobReturn> {
   const started = Date.now();
   const timeoutMs = job.timeout ?? options.timeoutMs;
@@ -37,9 +34,7 @@ export async function runJob(sdk: Sdk, job: BatchJob, options: RunOptions): Prom
   let context: Context | undefined;
   let ended = false;
   const work = async (): Promise<JobReturn> => {
-    // INTERIM: newContext({ storageState }) comes with the budget-state branch; until then its
-    // argument is ignored by a newContext() that takes none.
-    const opened = await (sdk.newContext as unknown as ContextOpener).call(sdk, options.storageState === undefined ? undefined : { storageState: options.storageState });
+    const opened = await sdk.newContext(options.storageState === undefined ? undefined : { storageState: options.storageState as StorageState });
     context = opened;
     // The deadline passed while the context opened: the abort below has come and gone.
     if (ended) await opened.close().catch(() => undefined);
@@ -49,8 +44,7 @@ export async function runJob(sdk: Sdk, job: BatchJob, options: RunOptions): Prom
     const status = response?.status() ?? 0;
     if (status >= 400) throw new PageStatusError(`${job.url} answered HTTP ${status}: its page is the server's error page.`, job.url, status);
     const model = job.model ? { ...(options.model ?? {}), modelName: job.model } : options.model;
-    // INTERIM: `budget` in call options is read once the budget-state branch is merged.
-    const call = (): ExtractOptions & ActOptions & { budget?: TokenBudget } => ({ page, timeout: deadline.remaining(), model, budget: options.budget });
+    const call = (): ExtractOptions & ActOptions => ({ page, timeout: deadline.remaining(), model, budget: options.budget });
     if (job.act) await sdk.act(job.act, call());
     const ms = () => Date.now() - started;
     if (!job.instruction) return { pageText: (await sdk.extract({ ...call(), selector: job.selector })).pageText, ms: ms() };

@@ -4,7 +4,7 @@
 // lock lapses), and its Chromium dies with it (the launcher's pipe, see browser/launch.ts).
 
 import type { Job, Queue, Worker } from 'bullmq';
-import { ConnectionClosedError, InvalidOptionError } from '../errors.js';
+import { BudgetExceededError, ConnectionClosedError, InvalidOptionError } from '../errors.js';
 import type { ModelConfiguration, SdkOptions } from '../types.js';
 import { withDeadline } from '../util/time.js';
 import { JobAccount, QueueAccount } from './account.js';
@@ -132,7 +132,8 @@ export class BatchWorker {
       if (data.instruction || data.act) {
         const { remaining, budget } = await this.account.state();
         if (remaining <= 0) {
-          throw Object.assign(new Error(`The queue's token budget (${budget} tokens) is spent; raise it with \`tendril batch add --budget-tokens\`.`), { name: 'BudgetExceededError' });
+          const spent = new BudgetExceededError(`The queue's token budget (${budget} tokens) is spent; raise it with \`tendril batch add --budget-tokens\`.`);
+          throw Object.assign(spent, { scope: 'account', limit: budget ?? 0, used: (budget ?? 0) - remaining, needed: 1 });
         }
       }
       lease = await this.hosts.acquire(hostOf(data.url), limits.perHost ?? 0, limits.hostDelayMs ?? 0, this.#handBack.signal);

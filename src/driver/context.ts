@@ -53,11 +53,7 @@ export interface ContextOptions {
   reader: string;
   /** Reads a file for addInitScript({ path }): given where there are files (Node), absent in an extension. */
   readFile?: ReadTextFile;
-  /**
-   * An isolated browser context (isolation.ts) this Context is: it takes only that context's
-   * targets, opens its pages there, and disposes it on close(). Absent: the browser's own contexts,
-   * less the isolated ones.
-   */
+  /** The isolated browser context (isolation.ts) this Context is: only its targets, its pages, disposed on close(); absent: the rest. */
   browserContextId?: string;
   /** Storage states (storageState.ts), given by the Node and hosted openers. */
   storage?: typeof StorageKeeper;

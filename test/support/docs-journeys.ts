@@ -4,7 +4,7 @@
 //   - https://example.org (and a bare example.org) is a fixture page like it (docs-example.html);
 //   - the model is the fake model server: MODEL_BASE_URL and OPENAI_BASE_URL point at it, and
 //     OPENAI_API_KEY holds a key, as a reader's shell would; the blocks' own `--model` is sent;
-//   - the docs' ports (3000, 5005, 8931, 9333) are free ports of this run (PORT too, the function's
+//   - the docs' ports (3000, 5005, 6379 Redis's, 8931, 9333) are free ports of this run (PORT too, the function's
 //     5005 by default), and TARGET_URL (the serverless function's page, https://example.com/ by
 //     default) is the fixture page;
 //   - `npx tendril` runs bin/tendril.js, the file npx runs in a clone (a test below runs npx itself).
@@ -91,7 +91,7 @@ export async function runJourney(root: string, blocks: Block[]): Promise<void> {
   const dir = path.join(root, 'test', '.docs-run', path.basename(blocks[0]!.page, '.md'));
   mkdirSync(dir, { recursive: true });
   const page = fixtures.a.url('docs-example.html');
-  const ports: Record<string, number> = { '3000': await freePort(), '5005': await freePort(), '8931': await freePort(), '9333': await freePort() };
+  const ports: Record<string, number> = { '3000': await freePort(), '5005': await freePort(), '6379': await freePort(), '8931': await freePort(), '9333': await freePort() };
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     MODEL_BASE_URL: fake.url,
@@ -111,7 +111,7 @@ export async function runJourney(root: string, blocks: Block[]): Promise<void> {
       const code = block.code
         .replaceAll('https://example.org', page)
         .replace(/(?<=\s)example\.org(?=\s)/g, page.replace(/^http:\/\//, ''))
-        .replace(/\b(3000|5005|8931|9333)\b/g, (port) => String(ports[port]));
+        .replace(/\b(3000|5005|6379|8931|9333)\b/g, (port) => String(ports[port]));
       let running: Running;
       if (block.lang === 'ts') {
         const file = path.join(dir, `block${index}.ts`);

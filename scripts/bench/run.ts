@@ -20,6 +20,7 @@ import { plural } from './core/format.js';
 import { errorText, type ComparisonContext, type Finished, type ReportContext } from './core/measurement.js';
 import { parseOptions } from './core/options.js';
 import { TABLE_PATH, tableHtml } from './core/page-sets.js';
+import { corpusHash, machineKey, PeerCache } from './core/peer-cache.js';
 import { ChromeReaper } from './core/procs.js';
 import { HEADLINE_END, HEADLINE_START, renderHeadline, updateReadme } from './core/readme.js';
 import { startServer, type Mount } from './core/server.js';
@@ -79,7 +80,8 @@ async function main(): Promise<number> {
   const mounts: Mount[] = [{ prefix: '/', dir: PAGES_DIR }];
   if (existsSync(CORPUS_DIR)) mounts.push({ prefix: '/corpus/', dir: CORPUS_DIR });
   const server = await startServer(mounts, new Map([[TABLE_PATH, tableHtml]]));
-  const env: BenchEnv = { server, launch, reaper, opTimeoutMs: opts.opTimeoutMs, notes: [] };
+  const peers = new PeerCache({ corpus: corpusHash(), chromium, machine: machineKey() }, process.env.BENCH_FRESH_PEERS !== '1');
+  const env: BenchEnv = { server, launch, reaper, opTimeoutMs: opts.opTimeoutMs, notes: [], peers };
   const ctx: ComparisonContext = { libs, unavailable: failures, env, opts, log };
 
   let results: RowResult[] = [];
@@ -91,6 +93,7 @@ async function main(): Promise<number> {
       if (done) finished.push(done);
     }
   } finally {
+    peers.save();
     await server.close();
     const killed = reaper.killAll();
     if (killed) log(`killed ${killed} leftover Chrome process(es)`);
@@ -128,6 +131,7 @@ async function main(): Promise<number> {
     const res = updateReadme(BENCH_DOC_PATH, fp.block, FOOTPRINT_START, FOOTPRINT_END);
     log(res.ok ? `updated the footprint block in ${BENCH_DOC_PATH}` : `warning: ${res.warning}`);
   }
+  env.notes.push(...peers.notes());
   for (const [id, why] of failures) env.notes.push(`${labelOf(id)}: ${why}`);
   for (const note of env.notes) process.stdout.write(`\n> ${note}\n`);
   if (opts.verbose) process.stderr.write(`\n${renderDetails(input)}\n`);

@@ -1,4 +1,5 @@
 // The one interface both libraries are driven through, so each measurement is written once.
+import type { PeerCache } from './peer-cache.js';
 import type { BenchModel, LaunchSpec } from './config.js';
 import type { ChromeReaper } from './procs.js';
 import type { BenchServer } from './server.js';
@@ -108,4 +109,6 @@ export interface BenchEnv {
   readonly opTimeoutMs: number;
   /** Notes worth printing under the table (e.g. Chrome processes that outlived close()). */
   readonly notes: string[];
+  /** The peers' kept results on the corpus (core/peer-cache.ts). */
+  readonly peers: PeerCache;
 }

@@ -90,7 +90,7 @@ describe('the docs', () => {
         return hit ? `${hit.block.page}:${hit.block.line}: ${line.replace(/^.*?error /, 'error ')}` : line;
       });
     expect(errors).toEqual([]);
-  }, 120_000);
+  }, 300_000);
 
   it('parse every JSON block', () => {
     for (const block of blocks.filter((each) => each.lang === 'json')) {

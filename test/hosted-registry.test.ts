@@ -56,8 +56,9 @@ describe('instances sharing a Redis', () => {
     const first = await api.createSession({ projectId: 'p' });
     const second = await api.createSession({ projectId: 'p' });
     expect([a.sessions.has(first.id), b.sessions.has(second.id)]).toEqual([true, true]);
-    // Both full: the third is refused, with a time to try again.
-    const refused = await api.createSession({ projectId: 'p' }).catch((error: unknown) => error);
+    // Both full: the third is refused, with a time to try again (a client that waits 3 s has no room
+    // to ask again after Retry-After, so the refusal reaches it as it is).
+    const refused = await new HostedApi(a.url, KEY, 3_000).createSession({ projectId: 'p' }).catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(HostedServiceError);
     expect((refused as HostedServiceError).status).toBe(429);
     // Either instance answers for either session, and releases it where it runs.

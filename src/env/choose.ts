@@ -20,7 +20,7 @@ export function chooseEnvironment(options: SdkOptions, choice: EnvironmentChoice
   if ((env as string) === 'BROWSERBASE') {
     throw new InvalidOptionError(
       'env "BROWSERBASE" is Browserbase\'s own service, which Tendril does not talk to. For a remote browser use env "HOSTED" with ' +
-        '`hostedApiUrl` and `apiKey` (a Tendril hosted server: docs/hosted.md); for a browser on this machine, env "LOCAL".',
+        '`hostedApiUrl`, `apiKey` and, if you like, `projectId` (a label there) (a Tendril hosted server: docs/hosted.md); for a browser on this machine, env "LOCAL".',
     );
   }
   if (!ENVS.includes(env)) throw new InvalidOptionError(`env must be "LOCAL", "HOSTED" or "EXTENSION", not ${JSON.stringify(env)}.`);

@@ -2,11 +2,12 @@
 // `tendril worker` (worker.ts). The batch layer, and with it BullMQ, is loaded only here.
 
 import { createReadStream, createWriteStream } from 'node:fs';
-import { access, constants, readFile } from 'node:fs/promises';
+import { access, constants } from 'node:fs/promises';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import type { Writable } from 'node:stream';
 import { InvalidOptionError } from '../errors.js';
+import { readJsonFlag } from './jsonFile.js';
 import { parseFlags, UsageError } from './usage.js';
 
 const CONNECTION = `  --queue NAME         the queue (required): workers of this name on the same Redis share it
@@ -101,7 +102,7 @@ async function addCommand(argv: string[]): Promise<number> {
   if (positionals.length !== 1) throw new UsageError('Give one file of jobs (or - for stdin).', ADD_USAGE);
   const defaults = {
     instruction: v.instruction,
-    schema: v.schema ? await readJson(v.schema) : undefined,
+    schema: v.schema ? ((await readJsonFlag('--schema', v.schema)) as Record<string, unknown>) : undefined,
     act: v.act,
     model: v.model,
     selector: v.selector,
@@ -138,20 +139,6 @@ async function addCommand(argv: string[]): Promise<number> {
     return 0;
   } finally {
     await queue.close();
-  }
-}
-
-async function readJson(file: string): Promise<Record<string, unknown>> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (error) {
-    throw new InvalidOptionError(`--schema ${file} cannot be read: ${(error as Error).message}`);
-  }
-  try {
-    return JSON.parse(text) as Record<string, unknown>;
-  } catch (error) {
-    throw new InvalidOptionError(`--schema ${file} is not JSON: ${(error as Error).message}`);
   }
 }
 

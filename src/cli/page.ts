@@ -2,14 +2,14 @@
 // Chromium (default), an existing Chrome (--cdp-url) or the hosted service (--hosted). The result
 // goes to stdout (text, or JSON), progress to stderr.
 
-import { readFile } from 'node:fs/promises';
-import { InvalidOptionError, MissingLLMConfigurationError, UrlNotAllowedError } from '../errors.js';
+import { MissingLLMConfigurationError, UrlNotAllowedError } from '../errors.js';
 import { parseModelConfiguration } from '../llm/config.js';
 import { apiKeyFor, keyVariables, languageModel } from '../llm/providers.js';
 import { schemaFromJson } from '../extract/jsonSchemaInput.js';
 import { Sdk } from '../sdk.js';
 import type { ModelConfiguration, SdkOptions } from '../types.js';
 import { withScheme } from '../util/bareUrl.js';
+import { readJsonFlag } from './jsonFile.js';
 import { Progress } from './progress.js';
 import { parseFlags, UsageError } from './usage.js';
 
@@ -135,7 +135,7 @@ export async function extractCommand(argv: string[]): Promise<number> {
   if (!instruction) throw new UsageError('Say what to extract: tendril extract <url> "<instruction>".', EXTRACT_USAGE);
   if (positionals.length > 2) throw new UsageError('Quote the instruction: it must be one argument.', EXTRACT_USAGE);
   const timeout = timeoutOf(values.timeout, EXTRACT_USAGE);
-  const schema = values.schema ? schemaFromJson(await readJsonFile(values.schema)) : undefined;
+  const schema = values.schema ? schemaFromJson(await readJsonFlag('--schema', values.schema)) : undefined;
   const env = process.env;
   const model = {
     modelName: values.model ?? (env.MODEL_NAME?.trim() || 'openai/gpt-4.1-mini'),
@@ -182,18 +182,4 @@ async function checkedModel(model: ModelConfiguration & object, hosted: boolean)
   // Any other problem of the model's (an unknown provider, its package missing) shows now too.
   await languageModel(spec);
   return model;
-}
-
-async function readJsonFile(file: string): Promise<unknown> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (error) {
-    throw new InvalidOptionError(`--schema ${file} cannot be read: ${(error as Error).message}`);
-  }
-  try {
-    return JSON.parse(text);
-  } catch (error) {
-    throw new InvalidOptionError(`--schema ${file} is not JSON: ${(error as Error).message}`);
-  }
 }

@@ -2,9 +2,9 @@
 // job is left anywhere). SIGTERM or SIGINT: jobs in hand finish (or go back to the queue after
 // --grace), the browser closes, the process exits 0.
 
-import { readFile } from 'node:fs/promises';
 import { InvalidOptionError } from '../errors.js';
 import type { SdkOptions } from '../types.js';
+import { readJsonFlag } from './jsonFile.js';
 import { parseFlags, UsageError } from './usage.js';
 
 export const WORKER_USAGE = `tendril worker --queue NAME [flags]
@@ -58,18 +58,7 @@ function positive(raw: string | undefined, flag: string): number | undefined {
 
 /** The parsed --storage-state file: a JSON object (as Playwright's storageState() writes it). */
 async function readStorageState(file: string): Promise<unknown> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (error) {
-    throw new InvalidOptionError(`--storage-state ${file} cannot be read: ${(error as Error).message}`);
-  }
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch (error) {
-    throw new InvalidOptionError(`--storage-state ${file} is not JSON: ${(error as Error).message}`);
-  }
+  const parsed = await readJsonFlag('--storage-state', file);
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
     throw new InvalidOptionError(`--storage-state ${file} must hold a JSON object such as { "cookies": [...], "origins": [...] }.`);
   }

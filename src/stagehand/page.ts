@@ -10,6 +10,7 @@ import type { LocatorDriver, LocatorTarget } from '../driver/locatorApi.js';
 import { Page, type PageEvents } from '../driver/page.js';
 import type { ConsoleMessage } from '../driver/console.js';
 import { ElementNotFoundError, InvalidOptionError } from '../errors.js';
+import type { NewContextOptions } from '../types.js';
 import { enableCursorOverlay } from './cursor.js';
 import { StagehandElementNotFoundError } from './errors.js';
 
@@ -61,6 +62,27 @@ export class StagehandContext extends Context {
   /** @internal Its pages are StagehandPages. */
   constructor(...[browser, logger, options, parent]: ConstructorParameters<typeof Context>) {
     super(browser, logger, { ...options, pageClass: StagehandPage }, parent);
+  }
+
+  // Its pages are StagehandPages, and the contexts made from it StagehandContexts: the types say so.
+  override pages(): StagehandPage[] {
+    return super.pages() as StagehandPage[];
+  }
+
+  override activePage(): StagehandPage | undefined {
+    return super.activePage() as StagehandPage | undefined;
+  }
+
+  override awaitActivePage(timeoutMs?: number): Promise<StagehandPage> {
+    return super.awaitActivePage(timeoutMs) as Promise<StagehandPage>;
+  }
+
+  override newPage(url?: string): Promise<StagehandPage> {
+    return super.newPage(url) as Promise<StagehandPage>;
+  }
+
+  override newContext(options?: NewContextOptions): Promise<StagehandContext> {
+    return super.newContext(options) as Promise<StagehandContext>;
   }
 
   /**

@@ -13,6 +13,7 @@ import { ElementNotFoundError, InvalidOptionError } from '../errors.js';
 import type { NewContextOptions } from '../types.js';
 import { enableCursorOverlay } from './cursor.js';
 import { StagehandElementNotFoundError } from './errors.js';
+import { snapshotOf, type PageSnapshotOptions, type SnapshotResult } from './snapshot.js';
 
 export class StagehandPage extends Page {
   /** As Tendril's page, except that "console" gives the page back, for chaining (Stagehand's shape). */
@@ -38,6 +39,14 @@ export class StagehandPage extends Page {
   /** Draws an arrow where the pointer input goes, from now on and after navigations (cursor.ts). Calling it again changes nothing. */
   enableCursorOverlay(): Promise<void> {
     return enableCursorOverlay(this);
+  }
+
+  /**
+   * The page as text with the XPath of each line's element and the URL of each link, keyed by the
+   * ids the text shows. Its ids are also what act({ elementId }) takes, each for as long as its element is there.
+   */
+  snapshot(options?: PageSnapshotOptions): Promise<SnapshotResult> {
+    return snapshotOf(this, options);
   }
 
   /**

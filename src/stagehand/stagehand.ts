@@ -9,7 +9,7 @@ import { ActionFailedError, InvalidOptionError, SdkClosedError, TimeoutError } f
 import { isZodSchema } from '../extract/schema.js';
 import type { SdkLogger } from '../logger.js';
 import { mainEntry, Sdk } from '../sdk.js';
-import type { ActionInput, ActOptions, ActResult, ExtractResult, ExtractSchema, InferSchema, ModelConfiguration, NewContextOptions, ObserveResult, PageTextResult, TokenBudget, Viewport } from '../types.js';
+import type { ActionInput, ActOptions, ActResult, ElementAction, ExtractResult, ExtractSchema, InferSchema, ModelConfiguration, NewContextOptions, ObserveResult, PageTextResult, TokenBudget, Viewport } from '../types.js';
 import type { ActCache } from './actCache.js';
 import { createAgent } from '../agent/agent.js';
 import { checkStagehandGate } from './agentGate.js';
@@ -140,9 +140,10 @@ export class Stagehand extends Sdk {
   /**
    * Stagehand's act(): an action that cannot be done resolves with `success: false` (the Sdk's act
    * throws ActionFailedError); a timeout is an ActTimeoutError. `actTimeoutMs` is the default
-   * `timeout`; with `cacheDir`, an instruction done before on the same page replays its action.
+   * `timeout`; with `cacheDir`, an instruction done before on the same page replays its action. As the
+   * Sdk's, it also takes an element by its id in the page text (`{ elementId }`, page.snapshot()'s too).
    */
-  override async act(input: string | ActionInput, options?: V3ActOptions): Promise<ActResult> {
+  override async act(input: string | ActionInput | ElementAction, options?: V3ActOptions): Promise<ActResult> {
     const call: ActOptions = {
       ...options,
       model: callModel('act', options),

@@ -345,5 +345,6 @@ describe('page.enableCursorOverlay()', () => {
     const plain = sdk.context.pages()[0]!;
     expect('enableCursorOverlay' in plain).toBe(false);
     expect('snapshot' in plain).toBe(false);
+    expect('clipboard' in sdk.context).toBe(false);
   });
 });

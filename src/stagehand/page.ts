@@ -11,6 +11,7 @@ import { Page, type PageEvents } from '../driver/page.js';
 import type { ConsoleMessage } from '../driver/console.js';
 import { ElementNotFoundError, InvalidOptionError } from '../errors.js';
 import type { NewContextOptions } from '../types.js';
+import { ContextClipboard, type BrowserClipboard } from './clipboard.js';
 import { enableCursorOverlay } from './cursor.js';
 import { StagehandElementNotFoundError } from './errors.js';
 import { snapshotOf, type PageSnapshotOptions, type SnapshotResult } from './snapshot.js';
@@ -68,6 +69,8 @@ export interface StagehandConnection {
 }
 
 export class StagehandContext extends Context {
+  #clipboard: ContextClipboard | undefined;
+
   /** @internal Its pages are StagehandPages. */
   constructor(...[browser, logger, options, parent]: ConstructorParameters<typeof Context>) {
     super(browser, logger, { ...options, pageClass: StagehandPage }, parent);
@@ -110,6 +113,11 @@ export class StagehandContext extends Context {
     wrapped.count = (target: LocatorTarget<Frame>, timeoutMs) => driver.count(target, timeoutMs).catch(missingFrame(target.frames));
     wrapped.locationOf = (target: LocatorTarget<Frame>, timeoutMs) => driver.locationOf(target, timeoutMs).catch(missingFrame(target.frames));
     return wrapped;
+  }
+
+  /** The browser's clipboard, through this context's pages (Stagehand's context.clipboard). */
+  get clipboard(): BrowserClipboard {
+    return (this.#clipboard ??= new ContextClipboard(this));
   }
 
   /** The browser's DevTools connection (Stagehand 3's `context.conn`). */

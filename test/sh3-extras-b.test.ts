@@ -1,7 +1,7 @@
 // Stagehand 3's frame registry (page.frameForId(), getFullFrameTree(), asProtocolFrameTree(),
 // listAllFrameIds(), getOrdinal(), waitForMainLoadState(), context.getFullFrameTreeByMainFrameId())
-// and locator.resolveNode() / resolveNodesForMask(), extras of the main entry (src/stagehand/extras.ts),
-// on frames.html (same-origin, nested, srcdoc, out-of-process and script-added iframes) and
+// and locator.resolveNode() / resolveNodesForMask(), methods of a Stagehand's pages, context and
+// locators (src/stagehand/page.ts), on frames.html (same-origin, nested, srcdoc, out-of-process and script-added iframes) and
 // shadow.html (open and closed shadow roots).
 
 import type { Protocol } from 'devtools-protocol';
@@ -18,7 +18,7 @@ import {
 } from '../src/index.js';
 import { useBrowser } from './helpers.js';
 
-const fixture = useBrowser();
+const fixture = useBrowser({}, { stagehand: true });
 const frame = (query: string): Frame => fixture.page.frames().find((each) => each.url().includes(query))!;
 
 /** The tree's frames depth first, each with its parent's id. */

@@ -12,7 +12,6 @@
 // and is imported below. src/index.ts loads this file; src/extension.ts must not (a test checks).
 export {};
 
-import './frameRegistry.js';
 import './resolveNode.js';
 import './webmcp.js';
 import './response.js';

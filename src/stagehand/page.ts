@@ -3,6 +3,7 @@
 // the core (sdkCore's SdkEntry.classes), so tendril/extension, which never imports this file,
 // carries none of it.
 
+import type { Protocol } from 'devtools-protocol';
 import type { CdpSession } from '../cdp/session.js';
 import { Context } from '../driver/context.js';
 import type { Frame, ResolvedElement } from '../driver/frame.js';
@@ -13,6 +14,16 @@ import { ElementNotFoundError, InvalidOptionError } from '../errors.js';
 import type { NewContextOptions } from '../types.js';
 import { ContextClipboard, type BrowserClipboard } from './clipboard.js';
 import { enableCursorOverlay } from './cursor.js';
+import {
+  allFrameIds,
+  frameForId,
+  frameTreeByMainFrameId,
+  fullFrameTree,
+  ordinalOf,
+  protocolFrameTree,
+  waitForMainLoadState,
+  type StagehandLoadState,
+} from './frameRegistry.js';
 import { StagehandElementNotFoundError } from './errors.js';
 import { snapshotOf, type PageSnapshotOptions, type SnapshotResult } from './snapshot.js';
 
@@ -48,6 +59,36 @@ export class StagehandPage extends Page {
    */
   snapshot(options?: PageSnapshotOptions): Promise<SnapshotResult> {
     return snapshotOf(this, options);
+  }
+
+  /** The frame of this page with this id (any depth, out-of-process ones included); InvalidOptionError for an id the page does not have. */
+  frameForId(frameId: string): Frame {
+    return frameForId(this, frameId);
+  }
+
+  /** Every frame of the page as a DevTools Protocol FrameTree, out-of-process iframes included, in document order. */
+  getFullFrameTree(): Protocol.Page.FrameTree {
+    return fullFrameTree(this);
+  }
+
+  /** The FrameTree under the frame with this id (the main frame's: the whole page). */
+  asProtocolFrameTree(rootMainFrameId: string): Protocol.Page.FrameTree {
+    return protocolFrameTree(this, rootMainFrameId);
+  }
+
+  /** Every frame's id, in tree order, main frame first. */
+  listAllFrameIds(): string[] {
+    return allFrameIds(this);
+  }
+
+  /** The frame's number: the F of the `[F-N]` ids a read of the page now gives its elements (0: the main frame). */
+  getOrdinal(frameId: string): number {
+    return ordinalOf(this, frameId);
+  }
+
+  /** Waits until the main frame's document reached `state` (at once when it has); TimeoutError after `timeoutMs` (15000). */
+  waitForMainLoadState(state: StagehandLoadState, timeoutMs?: number): Promise<void> {
+    return waitForMainLoadState(this, state, timeoutMs);
   }
 
   /**
@@ -113,6 +154,11 @@ export class StagehandContext extends Context {
     wrapped.count = (target: LocatorTarget<Frame>, timeoutMs) => driver.count(target, timeoutMs).catch(missingFrame(target.frames));
     wrapped.locationOf = (target: LocatorTarget<Frame>, timeoutMs) => driver.locationOf(target, timeoutMs).catch(missingFrame(target.frames));
     return wrapped;
+  }
+
+  /** The full frame tree of the page whose main frame has this id; PageNotFoundError when no page of the context has it. */
+  getFullFrameTreeByMainFrameId(rootMainFrameId: string): Promise<Protocol.Page.FrameTree> {
+    return frameTreeByMainFrameId(this, rootMainFrameId);
   }
 
   /** The browser's clipboard, through this context's pages (Stagehand's context.clipboard). */

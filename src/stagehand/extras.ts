@@ -13,5 +13,4 @@
 export {};
 
 import './resolveNode.js';
-import './webmcp.js';
 import './response.js';

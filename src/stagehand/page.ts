@@ -26,6 +26,14 @@ import {
 } from './frameRegistry.js';
 import { StagehandElementNotFoundError } from './errors.js';
 import { snapshotOf, type PageSnapshotOptions, type SnapshotResult } from './snapshot.js';
+import {
+  invokeWebMCPTool,
+  listWebMCPTools,
+  type WebMCPListToolsOptions,
+  type WebMCPTool,
+  type WebMCPToolInvocation,
+  type WebMCPToolInvocationOptions,
+} from './webmcp.js';
 
 export class StagehandPage extends Page {
   /** As Tendril's page, except that "console" gives the page back, for chaining (Stagehand's shape). */
@@ -89,6 +97,16 @@ export class StagehandPage extends Page {
   /** Waits until the main frame's document reached `state` (at once when it has); TimeoutError after `timeoutMs` (15000). */
   waitForMainLoadState(state: StagehandLoadState, timeoutMs?: number): Promise<void> {
     return waitForMainLoadState(this, state, timeoutMs);
+  }
+
+  /** The WebMCP tools the page's frames registered (out-of-process ones too), as Chrome reports them now. */
+  listWebMCPTools(options?: WebMCPListToolsOptions): Promise<WebMCPTool[]> {
+    return listWebMCPTools(this, options);
+  }
+
+  /** Calls a WebMCP tool of the page; `frameId` picks the frame when more than one registered the name. */
+  invokeWebMCPTool(toolName: string, input: Record<string, unknown>, options?: WebMCPToolInvocationOptions): Promise<WebMCPToolInvocation> {
+    return invokeWebMCPTool(this, toolName, input, options);
   }
 
   /**

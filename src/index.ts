@@ -14,5 +14,5 @@ export { tool } from './stagehand/tool.js';
 export type { PageSnapshotOptions, SnapshotResult } from './stagehand/snapshot.js';
 export type { BrowserClipboard, ClipboardOptions, ClipboardPasteOptions } from './stagehand/clipboard.js';
 export type { StagehandLoadState } from './stagehand/frameRegistry.js';
-export type { ResolvedNode } from './stagehand/resolveNode.js';
+export type { ResolvedNode, StagehandLocator } from './stagehand/resolveNode.js';
 export type * from './stagehand/webmcp.js';

@@ -15,6 +15,7 @@ import {
   StagehandInvalidArgumentError,
   TimeoutError,
   type Frame,
+  type StagehandLocator,
 } from '../src/index.js';
 import { useBrowser } from './helpers.js';
 
@@ -145,7 +146,8 @@ describe('locator.resolveNode() and resolveNodesForMask()', () => {
   it('give a handle in the page world of an out-of-process frame, and its DOM node id', async () => {
     await fixture.page.goto(fixture.servers.a.url('/frames.html'));
     const oop = frame('oop.html');
-    const node = await oop.locator('#o').resolveNode();
+    // A frame's locators are StagehandLocators too (the frame's type, Tendril's Frame, does not say so).
+    const node = await (oop.locator('#o') as StagehandLocator).resolveNode();
     // window.secret is a global of the frame's own scripts: the handle is in their world.
     expect(await onNode(oop, node.objectId, 'function () { return [this.id, window.secret]; }')).toEqual(['o', 'oop-world']);
     expect(node.nodeId).toBeGreaterThan(0);

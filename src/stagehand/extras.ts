@@ -12,5 +12,4 @@
 // and is imported below. src/index.ts loads this file; src/extension.ts must not (a test checks).
 export {};
 
-import './resolveNode.js';
 import './response.js';

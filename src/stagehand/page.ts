@@ -7,7 +7,7 @@ import type { Protocol } from 'devtools-protocol';
 import type { CdpSession } from '../cdp/session.js';
 import { Context } from '../driver/context.js';
 import type { Frame, ResolvedElement } from '../driver/frame.js';
-import type { LocatorDriver, LocatorTarget } from '../driver/locatorApi.js';
+import type { Locator, LocatorDriver, LocatorTarget } from '../driver/locatorApi.js';
 import { Page, type PageEvents } from '../driver/page.js';
 import type { ConsoleMessage } from '../driver/console.js';
 import { ElementNotFoundError, InvalidOptionError } from '../errors.js';
@@ -25,6 +25,7 @@ import {
   type StagehandLoadState,
 } from './frameRegistry.js';
 import { StagehandElementNotFoundError } from './errors.js';
+import { StagehandLocator } from './resolveNode.js';
 import { snapshotOf, type PageSnapshotOptions, type SnapshotResult } from './snapshot.js';
 import {
   invokeWebMCPTool,
@@ -49,6 +50,15 @@ export class StagehandPage extends Page {
   override once<K extends keyof PageEvents>(event: K, handler: (payload: PageEvents[K]) => void): this | (() => void) {
     const off = super.once(event, handler);
     return event === 'console' ? this : off;
+  }
+
+  // Its locators are StagehandLocators (StagehandContext's locator driver makes them): the types say so.
+  override locator(selector: string): StagehandLocator {
+    return super.locator(selector) as StagehandLocator;
+  }
+
+  override deepLocator(selector: string): StagehandLocator {
+    return super.deepLocator(selector) as StagehandLocator;
   }
 
   /** @internal As in Stagehand 3: goto() to a host the network cannot reach resolves null on Chrome's error page. */
@@ -167,6 +177,7 @@ export class StagehandContext extends Context {
       throw error;
     };
     const wrapped: LocatorDriver<Frame, ResolvedElement> = Object.create(driver);
+    wrapped.Locator = StagehandLocator as typeof Locator;
     wrapped.enter = (from, frames, timeoutMs) => driver.enter(from, frames, timeoutMs).catch(missingFrame(frames));
     wrapped.resolve = (target: LocatorTarget<Frame>, timeoutMs) => driver.resolve(target, timeoutMs).catch(missingFrame(target.frames));
     wrapped.count = (target: LocatorTarget<Frame>, timeoutMs) => driver.count(target, timeoutMs).catch(missingFrame(target.frames));

@@ -8,7 +8,7 @@ import type { Frame } from './frame.js';
 export class NavigationResponse {
   readonly #headers: Record<string, string>;
 
-  /** @internal `event` and `source` serve the Stagehand extras (src/stagehand/response.ts): body, frame, finished. */
+  /** @internal `event` and `source` serve the Stagehand entry's subclass (src/stagehand/response.ts): body, frame, finished. */
   constructor(
     /** @internal */ readonly response: Protocol.Network.Response,
     /** @internal */ readonly event?: Protocol.Network.ResponseReceivedEvent,
@@ -58,7 +58,8 @@ export class DocumentResponses {
 
   constructor(
     /** @internal */ readonly session: CdpSession,
-    /** @internal */ readonly owner: { frames(): Frame[] },
+    /** @internal The page; its responseClass, when it has one, is the class of what responseOf() gives (the Stagehand entry's). */
+    readonly owner: { frames(): Frame[]; readonly responseClass?: typeof NavigationResponse },
   ) {
     session.on('Network.responseReceived', (event) => {
       // A data: URL fetches nothing, so goto() gives null for it as for about:blank (as Stagehand does).
@@ -71,6 +72,6 @@ export class DocumentResponses {
 
   responseOf(loaderId: string): NavigationResponse | null {
     const event = this.#byLoader.get(loaderId);
-    return event ? new NavigationResponse(event.response, event, this) : null;
+    return event ? new (this.owner.responseClass ?? NavigationResponse)(event.response, event, this) : null;
   }
 }

@@ -12,4 +12,3 @@
 // and is imported below. src/index.ts loads this file; src/extension.ts must not (a test checks).
 export {};
 
-import './response.js';

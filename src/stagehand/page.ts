@@ -10,8 +10,9 @@ import type { Frame, ResolvedElement } from '../driver/frame.js';
 import type { Locator, LocatorDriver, LocatorTarget } from '../driver/locatorApi.js';
 import { Page, type PageEvents } from '../driver/page.js';
 import type { ConsoleMessage } from '../driver/console.js';
+import type { NavigationResponse } from '../driver/response.js';
 import { ElementNotFoundError, InvalidOptionError } from '../errors.js';
-import type { NewContextOptions } from '../types.js';
+import type { GotoOptions, NewContextOptions, WaitUntil } from '../types.js';
 import { ContextClipboard, type BrowserClipboard } from './clipboard.js';
 import { enableCursorOverlay } from './cursor.js';
 import {
@@ -26,6 +27,7 @@ import {
 } from './frameRegistry.js';
 import { StagehandElementNotFoundError } from './errors.js';
 import { StagehandLocator } from './resolveNode.js';
+import { StagehandResponse } from './response.js';
 import { snapshotOf, type PageSnapshotOptions, type SnapshotResult } from './snapshot.js';
 import {
   invokeWebMCPTool,
@@ -59,6 +61,30 @@ export class StagehandPage extends Page {
 
   override deepLocator(selector: string): StagehandLocator {
     return super.deepLocator(selector) as StagehandLocator;
+  }
+
+  /** @internal What goto(), reload() and the history moves resolve with: Stagehand's Response (DocumentResponses). */
+  get responseClass(): typeof NavigationResponse {
+    return StagehandResponse;
+  }
+
+  // Which the types say.
+  override goto(url: string, options?: GotoOptions): Promise<StagehandResponse | null> {
+    return super.goto(url, options) as Promise<StagehandResponse | null>;
+  }
+
+  override reload(options?: { waitUntil?: WaitUntil; timeoutMs?: number; ignoreCache?: boolean }): Promise<StagehandResponse | null> {
+    return super.reload(options) as Promise<StagehandResponse | null>;
+  }
+
+  override goBack(options?: { timeoutMs?: number }): Promise<boolean>;
+  override goBack(options: { waitUntil: WaitUntil; timeoutMs?: number }): Promise<StagehandResponse | null>;
+  override goBack(options?: { waitUntil?: WaitUntil; timeoutMs?: number }): Promise<boolean | StagehandResponse | null> {
+    return super.goBack(options as { waitUntil: WaitUntil }) as Promise<boolean | StagehandResponse | null>;
+  }
+
+  override goForward(options?: { waitUntil?: WaitUntil; timeoutMs?: number }): Promise<StagehandResponse | null> {
+    return super.goForward(options) as Promise<StagehandResponse | null>;
   }
 
   /** @internal As in Stagehand 3: goto() to a host the network cannot reach resolves null on Chrome's error page. */

@@ -2,7 +2,7 @@ export { Sdk } from './sdk.js';
 export * from './publicApi.js';
 // Stagehand 3's names, for code that swaps its import (docs/migrating-from-stagehand-3.md).
 export { Stagehand, Stagehand as V3, type StagehandLogger } from './stagehand/stagehand.js';
-export type { StagehandConnection, StagehandContext, StagehandPage } from './stagehand/page.js';
+export type { StagehandConnection, StagehandContext, StagehandFrameLocator, StagehandPage } from './stagehand/page.js';
 export type { StagehandResponse } from './stagehand/response.js';
 export * from './stagehand/errors.js';
 export { AISdkClient, CustomOpenAIClient, LLMClient, type StagehandModelConfiguration } from './stagehand/model.js';

@@ -155,6 +155,8 @@ describe('locator.resolveNode() and resolveNodesForMask()', () => {
     expect(described.node.attributes).toEqual(expect.arrayContaining(['id', 'o']));
     // The same from the page, through the iframe.
     const through = await fixture.page.locator('#oop >> #o').resolveNode();
+    const framed = await fixture.page.frameLocator('#oop').locator('#o').resolveNode();
+    expect(await onNode(oop, framed.objectId, 'function () { return this.id; }')).toBe('o');
     expect(await onNode(oop, through.objectId, 'function () { return this.textContent; }')).toBe('cross-origin child');
   });
 

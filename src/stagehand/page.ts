@@ -7,6 +7,7 @@ import type { Protocol } from 'devtools-protocol';
 import type { CdpSession } from '../cdp/session.js';
 import { Context } from '../driver/context.js';
 import type { Frame, ResolvedElement } from '../driver/frame.js';
+import type { FrameLocator } from '../driver/locator.js';
 import type { Locator, LocatorDriver, LocatorTarget } from '../driver/locatorApi.js';
 import { Page, type PageEvents } from '../driver/page.js';
 import type { ConsoleMessage } from '../driver/console.js';
@@ -38,6 +39,12 @@ import {
   type WebMCPToolInvocationOptions,
 } from './webmcp.js';
 
+/** A frameLocator() of a Stagehand's page, whose locators are StagehandLocators. */
+export interface StagehandFrameLocator extends FrameLocator {
+  frameLocator(selector: string): StagehandFrameLocator;
+  locator(selector: string): StagehandLocator;
+}
+
 export class StagehandPage extends Page {
   /** As Tendril's page, except that "console" gives the page back, for chaining (Stagehand's shape). */
   override on(event: 'console', listener: (message: ConsoleMessage<Page>) => void): this;
@@ -61,6 +68,10 @@ export class StagehandPage extends Page {
 
   override deepLocator(selector: string): StagehandLocator {
     return super.deepLocator(selector) as StagehandLocator;
+  }
+
+  override frameLocator(selector: string): StagehandFrameLocator {
+    return super.frameLocator(selector) as StagehandFrameLocator;
   }
 
   /** @internal What goto(), reload() and the history moves resolve with: Stagehand's Response (DocumentResponses). */

@@ -111,13 +111,6 @@ function circles(graph: Map<string, string[]>): string[][] {
   return found;
 }
 
-/**
- * The Stagehand extras that still install methods on the driver's prototypes (issue 36): to become
- * methods of StagehandPage / StagehandContext. This list only shrinks: a file on it that no longer
- * patches is a problem too, so that it is taken off.
- */
-const PATCHING_YET = new Set(['clipboard.ts', 'frameRegistry.ts', 'resolveNode.ts', 'response.ts', 'snapshot.ts', 'webmcp.ts'].map((name) => path.join(SRC, 'stagehand', name)));
-
 const PATCHES = [
   /\.prototype(\.[\w$]+|\[[^\]]+\])\s*=(?!=)/,
   /Object\.(defineProperty|defineProperties|assign)\(\s*[\w$.]+\.prototype\b/,
@@ -161,17 +154,12 @@ export function structureProblems(): string[] {
       }
     }
     if (!file.startsWith(INJECTED + path.sep)) {
-      const patches = patchesIn(text);
-      if (PATCHING_YET.has(file)) {
-        if (!patches.length) problems.push(`${shown(file)} no longer patches a class: take it off PATCHING_YET.`);
-      } else {
-        for (const { line, what } of patches) {
-          problems.push(
-            what === 'prototype'
-              ? `${shown(file)}:${line} assigns to a class's prototype; give the surface a subclass instead (src/stagehand/page.ts).`
-              : `${shown(file)}:${line} augments one of our modules (declare module); declare the members in a subclass instead.`,
-          );
-        }
+      for (const { line, what } of patchesIn(text)) {
+        problems.push(
+          what === 'prototype'
+            ? `${shown(file)}:${line} assigns to a class's prototype; give the surface a subclass instead (src/stagehand/page.ts).`
+            : `${shown(file)}:${line} augments one of our modules (declare module); declare the members in a subclass instead.`,
+        );
       }
     }
     if (file !== CHOOSER) {

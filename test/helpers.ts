@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
 import { findChrome } from '../src/browser/findChrome.js';
-import { Sdk, Stagehand, type Page, type SdkOptions } from '../src/index.js';
+import { Sdk, Stagehand, type Page, type SdkOptions, type StagehandPage } from '../src/index.js';
 import { startFixtureServers, type FixtureServers } from './fixtures/server.js';
 
 export const CHROME = findChrome();
@@ -149,10 +149,19 @@ export interface BrowserFixture {
   page: Page;
 }
 
+/** useBrowser's with `stagehand`: the Stagehand entry's instance and its first page. */
+export interface StagehandFixture {
+  servers: FixtureServers;
+  sdk: Stagehand;
+  page: StagehandPage;
+}
+
 /**
  * For a suite that shares one browser: starts the fixture servers and an Sdk before the suite and
  * closes both after it. Read the fields inside tests (they are set in beforeAll).
  */
+export function useBrowser(options: SdkOptions, flags: { stagehand: true }): StagehandFixture;
+export function useBrowser(options?: SdkOptions, flags?: { stagehand?: false }): BrowserFixture;
 export function useBrowser(options: SdkOptions = {}, { stagehand = false } = {}): BrowserFixture {
   const fixture = {} as BrowserFixture;
   beforeAll(async () => {

@@ -1,7 +1,7 @@
 // What Stagehand 3.7.3 does that its programs lean on, through the Stagehand entry: goto() to a host
 // the network cannot reach resolves null on Chrome's error page (the Sdk throws NavigationError),
-// context.conn and page.mainSession are the browser's and the page's DevTools sessions, and a
-// frameLocator() whose frame is not there fails in Stagehand's words.
+// context.conn and page.mainSession are the browser's and the page's DevTools sessions (an isolated
+// context's too), and a frameLocator() whose frame is not there fails in Stagehand's words.
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NavigationError, Sdk, Stagehand, StagehandElementNotFoundError, type StagehandPage } from '../src/index.js';
@@ -90,6 +90,24 @@ describe('the DevTools sessions Stagehand 3 exposes', () => {
     // An Sdk's page has no mainSession: Tendril's own classes keep their surface.
     expect('mainSession' in sdk.context.pages()[0]!).toBe(false);
     expect('conn' in sdk.context).toBe(false);
+  });
+
+  it("an isolated context made from a Stagehand has them too: it is a StagehandContext, whose pages are StagehandPages", async () => {
+    const isolated = await stagehand.newContext();
+    try {
+      const page = await isolated.newPage(servers.a.url('/act-plain.html'));
+      await page.waitForLoadState('load');
+      expect(isolated.constructor).toBe(stagehand.context.constructor);
+      expect(page.constructor).toBe(stagehand.context.pages()[0]!.constructor);
+      const { result } = (await isolated.conn.send('Runtime.evaluate', { expression: 'location.pathname', returnByValue: true }, page.mainSession.id)) as { result: { value: string } };
+      expect(result.value).toBe('/act-plain.html');
+      // Made from an Sdk: Tendril's own.
+      const plain = await sdk.newContext();
+      expect('conn' in plain).toBe(false);
+      await plain.close();
+    } finally {
+      await isolated.close();
+    }
   });
 });
 

@@ -1,15 +1,15 @@
-// Stagehand's extras of lane a, on real Chromium through the main entry (which installs them):
-// page.snapshot() across same-origin and out-of-process iframes and open and closed shadow roots,
-// context.clipboard (the active page, `{ page }`, an out-of-process iframe's field, an isolated
-// context), page.enableCursorOverlay() across a navigation. Stagehand's init() after close() is in
+// Stagehand's extras of lane a, on real Chromium through a Stagehand (whose pages and context have
+// them; an Sdk's have not): page.snapshot() across same-origin and out-of-process iframes and open
+// and closed shadow roots, context.clipboard (the active page, `{ page }`, an out-of-process iframe's
+// field, an isolated context), page.enableCursorOverlay() across a navigation. Stagehand's init() after close() is in
 // sh3-reinit.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   InvalidOptionError,
   PageClosedError,
   PageNotFoundError,
+  Sdk,
   SdkEvalError,
-  Stagehand,
   StagehandEvalError,
   StagehandInvalidArgumentError,
   StagehandSnapshotError,
@@ -21,7 +21,7 @@ import {
 } from '../src/index.js';
 import { sdkOptions, useBrowser } from './helpers.js';
 
-const fixture = useBrowser();
+const fixture = useBrowser({}, { stagehand: true });
 
 /** The id and the rest of the line whose text is `role: name`, as the tree shows them. */
 function lineOf(tree: string, role: string, name: string): string {
@@ -285,15 +285,15 @@ describe('context.clipboard', () => {
 
 describe('page.enableCursorOverlay()', () => {
   // A method of the Stagehand entry's pages (StagehandPage), not of the Sdk's.
-  let stagehand: Stagehand;
+  let sdk: Sdk;
   let page: StagehandPage;
   beforeAll(async () => {
-    stagehand = new Stagehand(sdkOptions() as never);
-    await stagehand.init();
-    page = stagehand.context.pages()[0] as StagehandPage;
+    sdk = new Sdk(sdkOptions());
+    await sdk.init();
+    page = fixture.page;
   });
   afterAll(async () => {
-    await stagehand?.close();
+    await sdk?.close();
   });
 
   const arrow = (page: Page) =>
@@ -335,9 +335,16 @@ describe('page.enableCursorOverlay()', () => {
 
   it('refuses a closed page', async () => {
     const { servers } = fixture;
-    const other = (await stagehand.context.newPage(servers.a.url('/sh3-frame.html'))) as StagehandPage;
+    const other = await fixture.sdk.context.newPage(servers.a.url('/sh3-frame.html'));
     await other.close();
     expect(await other.enableCursorOverlay().catch((e: unknown) => e)).toBeInstanceOf(PageClosedError);
-    expect('enableCursorOverlay' in fixture.page).toBe(false);
+    fixture.sdk.context.setActivePage(page);
+  });
+
+  it("is no method of an Sdk's pages, nor are the other extras: Tendril's own classes keep their surface", () => {
+    const plain = sdk.context.pages()[0]!;
+    expect('enableCursorOverlay' in plain).toBe(false);
+    expect('snapshot' in plain).toBe(false);
+    expect('clipboard' in sdk.context).toBe(false);
   });
 });

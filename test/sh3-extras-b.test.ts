@@ -1,7 +1,7 @@
 // Stagehand 3's frame registry (page.frameForId(), getFullFrameTree(), asProtocolFrameTree(),
 // listAllFrameIds(), getOrdinal(), waitForMainLoadState(), context.getFullFrameTreeByMainFrameId())
-// and locator.resolveNode() / resolveNodesForMask(), extras of the main entry (src/stagehand/extras.ts),
-// on frames.html (same-origin, nested, srcdoc, out-of-process and script-added iframes) and
+// and locator.resolveNode() / resolveNodesForMask(), methods of a Stagehand's pages, context and
+// locators (src/stagehand/page.ts), on frames.html (same-origin, nested, srcdoc, out-of-process and script-added iframes) and
 // shadow.html (open and closed shadow roots).
 
 import type { Protocol } from 'devtools-protocol';
@@ -15,10 +15,11 @@ import {
   StagehandInvalidArgumentError,
   TimeoutError,
   type Frame,
+  type StagehandLocator,
 } from '../src/index.js';
 import { useBrowser } from './helpers.js';
 
-const fixture = useBrowser();
+const fixture = useBrowser({}, { stagehand: true });
 const frame = (query: string): Frame => fixture.page.frames().find((each) => each.url().includes(query))!;
 
 /** The tree's frames depth first, each with its parent's id. */
@@ -145,7 +146,8 @@ describe('locator.resolveNode() and resolveNodesForMask()', () => {
   it('give a handle in the page world of an out-of-process frame, and its DOM node id', async () => {
     await fixture.page.goto(fixture.servers.a.url('/frames.html'));
     const oop = frame('oop.html');
-    const node = await oop.locator('#o').resolveNode();
+    // A frame's locators are StagehandLocators too (the frame's type, Tendril's Frame, does not say so).
+    const node = await (oop.locator('#o') as StagehandLocator).resolveNode();
     // window.secret is a global of the frame's own scripts: the handle is in their world.
     expect(await onNode(oop, node.objectId, 'function () { return [this.id, window.secret]; }')).toEqual(['o', 'oop-world']);
     expect(node.nodeId).toBeGreaterThan(0);
@@ -153,6 +155,8 @@ describe('locator.resolveNode() and resolveNodesForMask()', () => {
     expect(described.node.attributes).toEqual(expect.arrayContaining(['id', 'o']));
     // The same from the page, through the iframe.
     const through = await fixture.page.locator('#oop >> #o').resolveNode();
+    const framed = await fixture.page.frameLocator('#oop').locator('#o').resolveNode();
+    expect(await onNode(oop, framed.objectId, 'function () { return this.id; }')).toBe('o');
     expect(await onNode(oop, through.objectId, 'function () { return this.textContent; }')).toBe('cross-origin child');
   });
 

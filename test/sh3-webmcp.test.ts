@@ -1,4 +1,4 @@
-// Stagehand 3's page.listWebMCPTools() and page.invokeWebMCPTool(), an extra of the main entry
+// Stagehand 3's page.listWebMCPTools() and page.invokeWebMCPTool(), methods of a Stagehand's pages
 // (src/stagehand/webmcp.ts), on sh3-webmcp.html: tools registered with document.modelContext by the
 // top document, a same-origin iframe and two out-of-process ones (allowed the "tools" feature).
 // Chrome 156's WebMCP domain reports the tools of each process's local root frame: those of the
@@ -6,14 +6,14 @@
 
 import { beforeAll, describe, expect, it } from 'vitest';
 import { chromeArgs } from '../src/browser/launch.js';
-import { InvalidOptionError, PageClosedError, Sdk, StagehandInvalidArgumentError, TimeoutError } from '../src/index.js';
-import { toSdkOptions, WEBMCP_FEATURES } from '../src/stagehand/options.js';
-import { sdkOptions, TEST_ARGS, useBrowser } from './helpers.js';
+import { InvalidOptionError, PageClosedError, Stagehand, StagehandInvalidArgumentError, TimeoutError } from '../src/index.js';
+import { toSdkOptions } from '../src/stagehand/options.js';
+import { startDebugChrome, TEST_ARGS, useBrowser } from './helpers.js';
 
-// The switch a Stagehand's launch adds, then one of the caller's that also names features: Chrome
-// reads only the last --enable-features, so the launcher must merge them for the pages to keep
+// A Stagehand's launch adds the WebMCP switch; the caller's own names features too: Chrome reads
+// only the last --enable-features, so the launcher must merge them for the pages to keep
 // document.modelContext.
-const fixture = useBrowser({ localBrowserLaunchOptions: { args: [WEBMCP_FEATURES, ...TEST_ARGS, '--enable-features=TendrilNoSuchFeature'] } });
+const fixture = useBrowser({ localBrowserLaunchOptions: { args: [...TEST_ARGS, '--enable-features=TendrilNoSuchFeature'] } }, { stagehand: true });
 const frameOf = (query: string) => fixture.page.frames().find((each) => each.url().includes(query))!;
 
 describe('WebMCP tools', () => {
@@ -127,15 +127,18 @@ describe('the launcher and WebMCP', () => {
   });
 
   it('without the feature, pages have no document.modelContext and list no tools', async () => {
-    const sdk = new Sdk(sdkOptions());
-    await sdk.init();
+    // A browser started without it, which a Stagehand attaches to (its own launch would turn it on).
+    const chrome = await startDebugChrome();
+    const stagehand = new Stagehand({ verbose: 0, disablePino: true, localBrowserLaunchOptions: { cdpUrl: chrome.wsUrl } });
     try {
-      const page = sdk.context.pages()[0]!;
+      await stagehand.init();
+      const page = stagehand.context.pages()[0]!;
       await page.goto(fixture.servers.a.url('/frames.html'));
       expect(await page.evaluate(() => typeof (document as unknown as { modelContext?: unknown }).modelContext)).toBe('undefined');
       expect(await page.listWebMCPTools()).toEqual([]);
     } finally {
-      await sdk.close();
+      await stagehand.close();
+      await chrome.kill();
     }
   });
 });

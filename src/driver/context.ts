@@ -242,7 +242,8 @@ export class Context extends Emitter<{ page: Page }> {
     const root = this.browser.connection.rootSession;
     const browserContextId = await createBrowserContext(root);
     const policy = this.guard?.policy;
-    const context = new Context(this.browser, this.logger, { ...this.options, browserContextId, policy }, this);
+    // Of this context's class: the Stagehand entry's isolated contexts are StagehandContexts too.
+    const context = new (this.constructor as typeof Context)(this.browser, this.logger, { ...this.options, browserContextId, policy }, this);
     // Known before any of its targets can attach, so that this Context leaves them alone.
     this.#isolated.set(browserContextId, context);
     try {

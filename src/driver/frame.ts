@@ -6,7 +6,7 @@ import { Emitter } from '../util/emitter.js';
 import { withDeadline } from '../util/time.js';
 import { evaluateInContext, isContextGone, type PageFunction } from './evaluate.js';
 import { accessibilityTree, nodeAtLocation } from './frameQueries.js';
-import { Locator, type LocatorDriver } from './locatorApi.js';
+import { locatorOn, type Locator, type LocatorDriver } from './locatorApi.js';
 import { ENGINE_SOURCE } from '../generated/engine.js';
 import { milliseconds } from '../util/checks.js';
 
@@ -160,7 +160,7 @@ export class Frame {
 
   /** A locator whose selector starts in this frame's document (see Locator). */
   locator(selector: string, _options?: { deep?: boolean; depth?: number }): Locator<Frame, ResolvedElement> {
-    return new Locator(this.page.locatorDriver, { frame: this, frames: [], selector });
+    return locatorOn(this.page.locatorDriver, { frame: this, frames: [], selector });
   }
 
   /** The element's border box in the top page's viewport, CSS pixels, without scrolling. */

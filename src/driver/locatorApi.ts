@@ -22,6 +22,8 @@ export interface LocatorTarget<F> {
 /** What locators ask of their page: resolving, and each action on a resolved element `E` of a frame `F`. */
 export interface LocatorDriver<F, E> {
   readonly defaultTimeoutMs: number;
+  /** The class of the locators made on it: the Stagehand entry's adds Stagehand's methods; absent: Locator. */
+  Locator?: typeof Locator;
   mainFrame(): F;
   /** The frame `frames` lead to from `from` (the main frame when undefined). */
   enter(from: F | undefined, frames: readonly string[], timeoutMs: number): Promise<F>;
@@ -105,7 +107,7 @@ export class Locator<F, E> {
   nth(index: number): Locator<F, E> {
     const value = Number(index);
     if (!Number.isFinite(value) || value < 0) throw new InvalidOptionError(`locator().nth() takes a match index from 0 up, not ${String(index)}.`);
-    return new Locator(this.#driver, { ...this.#target, nth: Math.floor(value) });
+    return locatorOn(this.#driver, { ...this.#target, nth: Math.floor(value) });
   }
 
   first(): Locator<F, E> {
@@ -254,6 +256,11 @@ function explained(error: unknown, what: string): unknown {
   return error instanceof ElementObscuredError ? new ElementObscuredError(message, error.receiver) : new ElementNotActionableError(message, { cause: error });
 }
 
+/** A locator of the driver's class (LocatorDriver.Locator). */
+export function locatorOn<F, E>(driver: LocatorDriver<F, E>, target: LocatorTarget<F>): Locator<F, E> {
+  return new (driver.Locator ?? Locator)(driver, target);
+}
+
 /**
  * Iframes found by selector, in turn (Stagehand's FrameLocator): `locator()` finds elements in the
  * last one's document, resolving the chain anew on each use.
@@ -273,7 +280,7 @@ export class FrameLocator<F, E> {
   }
 
   locator(selector: string): Locator<F, E> {
-    return new Locator(this.driver, { frame: this.from, frames: this.frames, selector });
+    return locatorOn(this.driver, { frame: this.from, frames: this.frames, selector });
   }
 
   /** The frame the chain leads to now. */

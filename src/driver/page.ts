@@ -13,7 +13,7 @@ import type { Frame, ResolvedElement } from './frame.js';
 import { FrameManager } from './frameManager.js';
 import { initScriptSource, type InitScript, type ReadTextFile } from './initScripts.js';
 import type { FrameLocator, Locator } from './locator.js';
-import { deepTarget, FrameLocator as FrameLocatorOf, Locator as LocatorOf, type LocatorDriver } from './locatorApi.js';
+import { deepTarget, FrameLocator as FrameLocatorOf, locatorOn, type LocatorDriver } from './locatorApi.js';
 import { Navigation } from './navigation.js';
 import type { DomainGuard } from './policy.js';
 import { DocumentResponses, type NavigationResponse } from './response.js';
@@ -321,7 +321,7 @@ export class Page extends Emitter<PageEvents> {
 
   /** Finds an element by XPath, CSS or text=, through iframes and shadow roots (see Locator). */
   locator(selector: string): Locator {
-    return new LocatorOf(this.locatorDriver, { frames: [], selector });
+    return locatorOn(this.locatorDriver, { frames: [], selector });
   }
 
   /** Elements inside the iframe that `selector` finds (chain `.frameLocator()` for nested ones). */
@@ -331,7 +331,7 @@ export class Page extends Emitter<PageEvents> {
 
   /** A locator whose ` >> `-joined parts before the last are iframes to enter, as Stagehand's deepLocator. */
   deepLocator(selector: string): Locator {
-    return new LocatorOf(this.locatorDriver, deepTarget(selector));
+    return locatorOn(this.locatorDriver, deepTarget(selector));
   }
 
   isClosed(): boolean {

@@ -6,17 +6,12 @@ import type { CdpSession } from '../cdp/session.js';
 import type { Frame } from './frame.js';
 
 export class NavigationResponse {
-  readonly #headers: Record<string, string>;
-
-  /** @internal `event` and `source` serve the Stagehand extras (src/stagehand/response.ts): body, frame, finished. */
+  /** @internal `event` and `source` serve the Stagehand entry's subclass (src/stagehand/response.ts): body, frame, finished. */
   constructor(
     /** @internal */ readonly response: Protocol.Network.Response,
     /** @internal */ readonly event?: Protocol.Network.ResponseReceivedEvent,
     /** @internal */ readonly source?: DocumentResponses,
-  ) {
-    // Header names in lower case, as HTTP/2 has them and Playwright hands them out.
-    this.#headers = Object.fromEntries(Object.entries(response.headers).map(([name, value]) => [name.toLowerCase(), String(value)]));
-  }
+  ) {}
 
   /** The URL of the response, after redirects. */
   url(): string {
@@ -39,7 +34,8 @@ export class NavigationResponse {
 
   /** Response headers, names in lower case. */
   headers(): Record<string, string> {
-    return { ...this.#headers };
+    // Names in lower case, as HTTP/2 has them and Playwright hands them out.
+    return Object.fromEntries(Object.entries(this.response.headers).map(([name, value]) => [name.toLowerCase(), String(value)]));
   }
 
   /** The server's address, when Chrome knows it. */
@@ -58,7 +54,8 @@ export class DocumentResponses {
 
   constructor(
     /** @internal */ readonly session: CdpSession,
-    /** @internal */ readonly owner: { frames(): Frame[] },
+    /** @internal The page; its responseClass, when it has one, is the class of what responseOf() gives (the Stagehand entry's). */
+    readonly owner: { frames(): Frame[]; readonly responseClass?: typeof NavigationResponse },
   ) {
     session.on('Network.responseReceived', (event) => {
       // A data: URL fetches nothing, so goto() gives null for it as for about:blank (as Stagehand does).
@@ -71,6 +68,6 @@ export class DocumentResponses {
 
   responseOf(loaderId: string): NavigationResponse | null {
     const event = this.#byLoader.get(loaderId);
-    return event ? new NavigationResponse(event.response, event, this) : null;
+    return event ? new (this.owner.responseClass ?? NavigationResponse)(event.response, event, this) : null;
   }
 }

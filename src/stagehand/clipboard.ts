@@ -1,10 +1,11 @@
-// Stagehand's context.clipboard: the browser's clipboard, read and written through a page (the
-// active one unless `{ page }` says), and the page's own copy, cut and paste shortcuts. Chrome lets
-// a document use the clipboard only while it has focus and, to read, permission: each call grants
-// the permission to the page's origin, brings its tab to the front (it becomes the active page, as
-// in Stagehand) and turns on focus emulation, without which a headless tab never has focus.
+// Stagehand's context.clipboard (a StagehandContext's, page.ts): the browser's clipboard, read and
+// written through a page (the active one unless `{ page }` says), and the page's own copy, cut and
+// paste shortcuts. Chrome lets a document use the clipboard only while it has focus and, to read,
+// permission: each call grants the permission to the page's origin, brings its tab to the front (it
+// becomes the active page, as in Stagehand) and turns on focus emulation, without which a headless
+// tab never has focus.
 
-import { Context } from '../driver/context.js';
+import type { Context } from '../driver/context.js';
 import { Page } from '../driver/page.js';
 import { ready } from '../driver/pageInput.js';
 import { InvalidOptionError, PageNotFoundError, SdkEvalError } from '../errors.js';
@@ -29,17 +30,11 @@ export interface BrowserClipboard {
   cut(options?: ClipboardOptions): Promise<void>;
 }
 
-declare module '../driver/context.js' {
-  interface Context {
-    /** The browser's clipboard, through this context's pages (Stagehand's context.clipboard). */
-    readonly clipboard: BrowserClipboard;
-  }
-}
-
 const SHORTCUTS = ['ControlOrMeta+V', 'Meta+V', 'Control+V'];
 const PERMISSIONS = ['clipboardReadWrite', 'clipboardSanitizedWrite'] as const;
 
-class ContextClipboard implements BrowserClipboard {
+/** A StagehandContext's `clipboard` (page.ts). */
+export class ContextClipboard implements BrowserClipboard {
   constructor(private readonly context: Context) {}
 
   async readText(options?: ClipboardOptions): Promise<string> {
@@ -148,14 +143,3 @@ function remedy(why: string): string {
   if (/permission/i.test(why)) return "The browser refused to grant the page the clipboard permission: allow it for the site in the browser's settings.";
   return 'The page needs focus: keep other tabs and windows from taking it meanwhile.';
 }
-
-const clipboards = new WeakMap<Context, ContextClipboard>();
-
-Object.defineProperty(Context.prototype, 'clipboard', {
-  configurable: true,
-  get(this: Context): BrowserClipboard {
-    let clipboard = clipboards.get(this);
-    if (!clipboard) clipboards.set(this, (clipboard = new ContextClipboard(this)));
-    return clipboard;
-  },
-});

@@ -1,39 +1,15 @@
 // Stagehand 3's frame-registry methods (page.frameForId(), getFullFrameTree(), asProtocolFrameTree(),
 // listAllFrameIds(), getOrdinal(), waitForMainLoadState(), context.getFullFrameTreeByMainFrameId()),
 // answered from Tendril's own frame tree (driver/frameTree.ts), which already holds every frame of
-// a page, out-of-process ones included. An extra (see extras.ts): tendril/extension does not carry it.
+// a page, out-of-process ones included. Methods of StagehandPage and StagehandContext (page.ts).
 
 import type { Protocol } from 'devtools-protocol';
 import { InvalidOptionError, PageNotFoundError } from '../errors.js';
-import { Context } from '../driver/context.js';
+import type { Context } from '../driver/context.js';
 import type { Frame } from '../driver/frame.js';
-import { Page } from '../driver/page.js';
+import type { Page } from '../driver/page.js';
 import { frameNumbers } from '../driver/refs.js';
 import { milliseconds } from '../util/checks.js';
-
-declare module '../driver/page.js' {
-  interface Page {
-    /** The frame of this page with this id (any depth, out-of-process ones included); InvalidOptionError for an id the page does not have. */
-    frameForId(frameId: string): Frame;
-    /** Every frame of the page as a DevTools Protocol FrameTree, out-of-process iframes included, in document order. */
-    getFullFrameTree(): Protocol.Page.FrameTree;
-    /** The FrameTree under the frame with this id (the main frame's: the whole page). */
-    asProtocolFrameTree(rootMainFrameId: string): Protocol.Page.FrameTree;
-    /** Every frame's id, in tree order, main frame first. */
-    listAllFrameIds(): string[];
-    /** The frame's number: the F of the `[F-N]` ids a read of the page now gives its elements (0: the main frame). */
-    getOrdinal(frameId: string): number;
-    /** Waits until the main frame's document reached `state` (at once when it has); TimeoutError after `timeoutMs` (15000). */
-    waitForMainLoadState(state: StagehandLoadState, timeoutMs?: number): Promise<void>;
-  }
-}
-
-declare module '../driver/context.js' {
-  interface Context {
-    /** The full frame tree of the page whose main frame has this id; PageNotFoundError when no page of the context has it. */
-    getFullFrameTreeByMainFrameId(rootMainFrameId: string): Promise<Protocol.Page.FrameTree>;
-  }
-}
 
 /** Stagehand's LoadState. */
 export type StagehandLoadState = 'load' | 'domcontentloaded' | 'networkidle';
@@ -85,38 +61,40 @@ function treeOf(frame: Frame): Protocol.Page.FrameTree {
   return node;
 }
 
-Page.prototype.frameForId = function (this: Page, frameId: string): Frame {
-  return frameOf(this, frameId, 'page.frameForId()');
-};
+// The methods of StagehandPage and StagehandContext (page.ts) of the same names.
 
-Page.prototype.getFullFrameTree = function (this: Page): Protocol.Page.FrameTree {
-  return treeOf(this.mainFrame());
-};
+export function frameForId(page: Page, frameId: string): Frame {
+  return frameOf(page, frameId, 'page.frameForId()');
+}
 
-Page.prototype.asProtocolFrameTree = function (this: Page, rootMainFrameId: string): Protocol.Page.FrameTree {
-  return treeOf(frameOf(this, rootMainFrameId, 'page.asProtocolFrameTree()'));
-};
+export function fullFrameTree(page: Page): Protocol.Page.FrameTree {
+  return treeOf(page.mainFrame());
+}
 
-Page.prototype.listAllFrameIds = function (this: Page): string[] {
-  return this.frames().map((frame) => frame.id);
-};
+export function protocolFrameTree(page: Page, rootMainFrameId: string): Protocol.Page.FrameTree {
+  return treeOf(frameOf(page, rootMainFrameId, 'page.asProtocolFrameTree()'));
+}
 
-Page.prototype.getOrdinal = function (this: Page, frameId: string): number {
+export function allFrameIds(page: Page): string[] {
+  return page.frames().map((frame) => frame.id);
+}
+
+export function ordinalOf(page: Page, frameId: string): number {
   // The F of the page text's `[F-N]`, which stays with its frame while the top document stays (driver/refs.ts).
-  return frameNumbers(this)(frameOf(this, frameId, 'page.getOrdinal()'));
-};
+  return frameNumbers(page)(frameOf(page, frameId, 'page.getOrdinal()'));
+}
 
-Page.prototype.waitForMainLoadState = async function (this: Page, state: StagehandLoadState, timeoutMs = 15_000): Promise<void> {
+export async function waitForMainLoadState(page: Page, state: StagehandLoadState, timeoutMs = 15_000): Promise<void> {
   if (!LOAD_STATES.includes(state)) throw new InvalidOptionError(`page.waitForMainLoadState() takes "load", "domcontentloaded" or "networkidle", not ${JSON.stringify(state) ?? String(state)}.`);
   milliseconds(timeoutMs, 'page.waitForMainLoadState(): the timeout', 1);
-  this.assertOpen('waitForMainLoadState()');
+  page.assertOpen('waitForMainLoadState()');
   // Resolves at once for a state the document already reached (Stagehand reads document.readyState for that).
-  await this.mainFrame().waitForLoadState(state, timeoutMs);
-};
+  await page.mainFrame().waitForLoadState(state, timeoutMs);
+}
 
-Context.prototype.getFullFrameTreeByMainFrameId = async function (this: Context, rootMainFrameId: string): Promise<Protocol.Page.FrameTree> {
+export async function frameTreeByMainFrameId(context: Context, rootMainFrameId: string): Promise<Protocol.Page.FrameTree> {
   const id = checkId(rootMainFrameId, 'context.getFullFrameTreeByMainFrameId()');
-  const page = this.pages().find((each) => each.mainFrameId() === id);
+  const page = context.pages().find((each) => each.mainFrameId() === id);
   if (!page) throw new PageNotFoundError(`No page of this context has the main frame ${id}; page.mainFrameId() gives a page's.`);
-  return page.getFullFrameTree();
-};
+  return fullFrameTree(page);
+}

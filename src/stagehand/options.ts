@@ -1,11 +1,12 @@
-// Stagehand 3's constructor options (V3Options) as Tendril's SdkOptions. Each option either maps onto
-// Tendril's, is kept by the Stagehand class itself (actTimeoutMs, cacheDir, sessionId), is taken with
-// the meaning docs/migrating-from-stagehand-3.md gives it, or fails here naming what to use instead.
+// Stagehand 3's constructor options (V3Options) as Tendril's SdkOptions, and the `model` of its calls.
+// Each option either maps onto Tendril's, is kept by the Stagehand class itself (actTimeoutMs,
+// cacheDir, sessionId), is taken with the meaning docs/migrating-from-stagehand-3.md gives it, or
+// fails here naming what to use instead.
 
 import { InvalidOptionError } from '../errors.js';
 import { Sdk } from '../sdk.js';
-import type { LogLine, SdkOptions } from '../types.js';
-import { modelOfClient, toModelConfiguration } from './model.js';
+import type { LogLine, ModelConfiguration, SdkOptions } from '../types.js';
+import { modelOfClient, toModelConfiguration, type StagehandModelConfiguration } from './model.js';
 import type { BrowserbaseSessionCreateParams, StagehandLogLine, V3Options } from './types.js';
 
 /** Stagehand's default model, used when neither `model` nor `llmClient` is given. */
@@ -159,4 +160,22 @@ export function fromStagehandLine(line: StagehandLogLine): [0 | 1 | 2, string, s
   if (typeof line !== 'object' || line === null || typeof line.message !== 'string') refuse('stagehand.logger(line) takes a log line: { message, category?, level? }.');
   const level = line.level === 0 || line.level === 2 ? line.level : 1;
   return [level, line.category ?? 'log', line.message, line.auxiliary];
+}
+
+/** Call options of Stagehand 2 that code may still pass, and what to write instead. */
+const OLDER: Record<string, string> = {
+  domSettleTimeoutMs: 'set `domSettleTimeout` on the constructor',
+  modelName: 'pass `model`, such as "openai/gpt-4.1-mini"',
+  modelClientOptions: 'pass `model`: { modelName, apiKey, baseURL }',
+};
+
+/** A call's `model` as Tendril's, after refusing what would otherwise be ignored. */
+export function callModel(method: string, options: { model?: StagehandModelConfiguration } | undefined): ModelConfiguration | undefined {
+  const given = (options ?? {}) as Record<string, unknown>;
+  const older = Object.keys(OLDER).find((name) => given[name] !== undefined);
+  if (older) throw new InvalidOptionError(`${method}(): \`${older}\` is an option of Stagehand 2; ${OLDER[older]}.`);
+  if (given.iframes === false) {
+    throw new InvalidOptionError(`${method}(): iframes are always read, out-of-process ones too; to leave some out, limit the call with \`selector\`.`);
+  }
+  return toModelConfiguration(options?.model, `${method} options.model`);
 }

@@ -1,6 +1,6 @@
 // Stagehand 3's locator.resolveNode() and resolveNodesForMask(): the matched elements as DevTools
-// Protocol references ({ objectId, nodeId }), for code that sends its own commands about them. An
-// extra (see extras.ts): tendril/extension does not carry it.
+// Protocol references ({ objectId, nodeId }), for code that sends its own commands about them:
+// methods of StagehandLocator, the class of a Stagehand's locators.
 
 import type { Protocol } from 'devtools-protocol';
 import { ElementNotFoundError, SdkError } from '../errors.js';
@@ -15,17 +15,6 @@ export interface ResolvedNode {
   /** A handle on the element in its frame's page world (the page's own scripts' world). */
   objectId: Protocol.Runtime.RemoteObjectId;
 }
-
-declare module '../driver/locatorApi.js' {
-  interface Locator<F, E> {
-    /** The element (the nth() one, else the first match) as `{ objectId, nodeId }`; ElementNotFoundError when nothing matches. */
-    resolveNode(): Promise<ResolvedNode>;
-    /** Every match (or the nth() one) as `{ objectId, nodeId }`, in document order; ElementNotFoundError when nothing matches. */
-    resolveNodesForMask(): Promise<ResolvedNode[]>;
-  }
-}
-
-type PageLocator = Locator<Frame, ResolvedElement>;
 
 /**
  * Our element handles live in Tendril's isolated world, where a function called on them would not
@@ -48,23 +37,39 @@ async function asNode(element: ResolvedElement, timeoutMs: number): Promise<Reso
   return { objectId: object.objectId, nodeId };
 }
 
-Locator.prototype.resolveNode = async function (this: PageLocator): Promise<ResolvedNode> {
-  const element = await this.resolve();
-  try {
-    return await asNode(element, element.frame.page.defaultTimeoutMs);
-  } finally {
-    releaseElement(element);
+/**
+ * The locators of a Stagehand's pages (made through StagehandContext's locator driver, page.ts):
+ * Tendril's, with Stagehand 3's resolveNode() and resolveNodesForMask().
+ */
+export class StagehandLocator extends Locator<Frame, ResolvedElement> {
+  override nth(index: number): StagehandLocator {
+    return super.nth(index) as StagehandLocator;
   }
-};
 
-Locator.prototype.resolveNodesForMask = async function (this: PageLocator): Promise<ResolvedNode[]> {
-  const elements = await this.resolveAll();
-  try {
-    if (!elements.length) throw new ElementNotFoundError(`No element matches the selector "${this.selector}".`, this.selector);
-    const out: ResolvedNode[] = [];
-    for (const element of elements) out.push(await asNode(element, element.frame.page.defaultTimeoutMs));
-    return out;
-  } finally {
-    for (const element of elements) releaseElement(element);
+  override first(): StagehandLocator {
+    return super.first() as StagehandLocator;
   }
-};
+
+  /** The element (the nth() one, else the first match) as `{ objectId, nodeId }`; ElementNotFoundError when nothing matches. */
+  async resolveNode(): Promise<ResolvedNode> {
+    const element = await this.resolve();
+    try {
+      return await asNode(element, element.frame.page.defaultTimeoutMs);
+    } finally {
+      releaseElement(element);
+    }
+  }
+
+  /** Every match (or the nth() one) as `{ objectId, nodeId }`, in document order; ElementNotFoundError when nothing matches. */
+  async resolveNodesForMask(): Promise<ResolvedNode[]> {
+    const elements = await this.resolveAll();
+    try {
+      if (!elements.length) throw new ElementNotFoundError(`No element matches the selector "${this.selector}".`, this.selector);
+      const out: ResolvedNode[] = [];
+      for (const element of elements) out.push(await asNode(element, element.frame.page.defaultTimeoutMs));
+      return out;
+    } finally {
+      for (const element of elements) releaseElement(element);
+    }
+  }
+}

@@ -1,9 +1,10 @@
-// Stagehand's page.snapshot(): the page text extract() reads (every frame, out-of-process ones too,
-// and open and closed shadow roots), with the XPath of each line's element and the URL of each
-// link, keyed by the ids the text shows (`12` for the top document, `2-5` for frame 2).
+// Stagehand's page.snapshot() (a StagehandPage's, page.ts): the page text extract() reads (every
+// frame, out-of-process ones too, and open and closed shadow roots), with the XPath of each line's
+// element and the URL of each link, keyed by the ids the text shows (`12` for the top document,
+// `2-5` for frame 2).
 
 import { InvalidOptionError } from '../errors.js';
-import { Page } from '../driver/page.js';
+import type { Page } from '../driver/page.js';
 import { captureSnapshot } from '../snapshot/capture.js';
 import { idKey, LINE_ID, lineId, shownId } from '../snapshot/ids.js';
 import { StagehandSnapshotError } from './errors.js';
@@ -23,16 +24,6 @@ export interface PageSnapshotOptions {
   includeIframes?: boolean;
 }
 
-declare module '../driver/page.js' {
-  interface Page {
-    /**
-     * The page as text with the XPath of each line's element and the URL of each link, keyed by the
-     * ids the text shows. Its ids are also what act({ elementId }) takes, each for as long as its element is there.
-     */
-    snapshot(options?: PageSnapshotOptions): Promise<SnapshotResult>;
-  }
-}
-
 function checkOptions(options: unknown): boolean {
   if (options === undefined || options === null) return true;
   if (typeof options !== 'object' || Array.isArray(options)) {
@@ -47,10 +38,11 @@ function checkOptions(options: unknown): boolean {
   return includeIframes !== false;
 }
 
-Page.prototype.snapshot = async function snapshot(this: Page, options?: PageSnapshotOptions): Promise<SnapshotResult> {
+/** StagehandPage.snapshot(). */
+export async function snapshotOf(page: Page, options?: PageSnapshotOptions): Promise<SnapshotResult> {
   const includeIframes = checkOptions(options);
   try {
-    const snap = await captureSnapshot(this, { logger: this.logger });
+    const snap = await captureSnapshot(page, { logger: page.logger });
     // Every line starts with its id; a frame's lines are those of a frame number above 0.
     const ids: string[] = [];
     const kept = snap.text.split('\n').filter((line) => {
@@ -69,4 +61,4 @@ Page.prototype.snapshot = async function snapshot(this: Page, options?: PageSnap
   } catch (error) {
     throw new StagehandSnapshotError(error);
   }
-};
+}

@@ -9,7 +9,7 @@ import { ActionFailedError, InvalidOptionError, SdkClosedError, TimeoutError } f
 import { isZodSchema } from '../extract/schema.js';
 import type { SdkLogger } from '../logger.js';
 import { mainEntry, Sdk } from '../sdk.js';
-import type { ActionInput, ActOptions, ActResult, ExtractResult, ExtractSchema, InferSchema, ModelConfiguration, ObserveResult, PageTextResult, TokenBudget, Viewport } from '../types.js';
+import type { ActionInput, ActOptions, ActResult, ElementAction, ExtractResult, ExtractSchema, InferSchema, ModelConfiguration, NewContextOptions, ObserveResult, PageTextResult, TokenBudget, Viewport } from '../types.js';
 import type { ActCache } from './actCache.js';
 import { createAgent } from '../agent/agent.js';
 import { checkStagehandGate } from './agentGate.js';
@@ -17,8 +17,8 @@ import type { AgentHost } from '../agent/host.js';
 import type { AgentConfig, AgentExecuteOptions, AgentResult, AgentStreamExecuteOptions, AgentStreamResult } from '../agent/types.js';
 import type { ModelCallUsage } from '../llm/metrics.js';
 import { ActTimeoutError, ExtractTimeoutError, ObserveTimeoutError } from './errors.js';
-import { toModelConfiguration, type StagehandModelConfiguration } from './model.js';
-import { fromStagehandLine, toSdkOptions } from './options.js';
+import { toModelConfiguration } from './model.js';
+import { callModel, fromStagehandLine, toSdkOptions } from './options.js';
 import { StagehandContext, type StagehandPage } from './page.js';
 import type { HistoryEntry, StagehandLogLine, StagehandMetrics, V3ActOptions, V3ExtractOptions, V3Metrics, V3ObserveOptions, V3Options, Variables } from './types.js';
 
@@ -140,9 +140,10 @@ export class Stagehand extends Sdk {
   /**
    * Stagehand's act(): an action that cannot be done resolves with `success: false` (the Sdk's act
    * throws ActionFailedError); a timeout is an ActTimeoutError. `actTimeoutMs` is the default
-   * `timeout`; with `cacheDir`, an instruction done before on the same page replays its action.
+   * `timeout`; with `cacheDir`, an instruction done before on the same page replays its action. As the
+   * Sdk's, it also takes an element by its id in the page text (`{ elementId }`, page.snapshot()'s too).
    */
-  override async act(input: string | ActionInput, options?: V3ActOptions): Promise<ActResult> {
+  override async act(input: string | ActionInput | ElementAction, options?: V3ActOptions): Promise<ActResult> {
     const call: ActOptions = {
       ...options,
       model: callModel('act', options),
@@ -296,6 +297,11 @@ export class Stagehand extends Sdk {
     return super.context as StagehandContext;
   }
 
+  /** An isolated context, as the Sdk's newContext() makes it: a StagehandContext, whose pages are StagehandPages. */
+  override newContext(options?: NewContextOptions): Promise<StagehandContext> {
+    return super.newContext(options) as Promise<StagehandContext>;
+  }
+
   /**
    * Ends the session, as the Sdk's close() does, and empties `history`, as Stagehand's does; init()
    * starts another. `force` changes nothing: closing twice is safe.
@@ -357,24 +363,6 @@ export class Stagehand extends Sdk {
   get usesTouch(): boolean {
     return this.#useTouch;
   }
-}
-
-/** Call options of Stagehand 2 that code may still pass, and what to write instead. */
-const OLDER: Record<string, string> = {
-  domSettleTimeoutMs: 'set `domSettleTimeout` on the constructor',
-  modelName: 'pass `model`, such as "openai/gpt-4.1-mini"',
-  modelClientOptions: 'pass `model`: { modelName, apiKey, baseURL }',
-};
-
-/** A call's `model` as Tendril's, after refusing what would otherwise be ignored. */
-function callModel(method: string, options: { model?: StagehandModelConfiguration } | undefined): ModelConfiguration | undefined {
-  const given = (options ?? {}) as Record<string, unknown>;
-  const older = Object.keys(OLDER).find((name) => given[name] !== undefined);
-  if (older) throw new InvalidOptionError(`${method}(): \`${older}\` is an option of Stagehand 2; ${OLDER[older]}.`);
-  if (given.iframes === false) {
-    throw new InvalidOptionError(`${method}(): iframes are always read, out-of-process ones too; to leave some out, limit the call with \`selector\`.`);
-  }
-  return toModelConfiguration(options?.model, `${method} options.model`);
 }
 
 /** Stagehand's variable values (numbers, booleans, `{ value, description }`) as the strings act() fills in. */

@@ -1,14 +1,14 @@
 // Stagehand 3's page.listWebMCPTools() and page.invokeWebMCPTool(): the tools a page registers with
 // WebMCP (document.modelContext.registerTool), listed and called through the DevTools Protocol's
 // WebMCP domain. Chrome gives pages document.modelContext only with the WebMCP feature on
-// (`--enable-features=WebMCPTesting`, which a Stagehand's launch passes, as Stagehand's does). An
-// extra (see extras.ts): tendril/extension does not carry it.
+// (`--enable-features=WebMCPTesting`, which a Stagehand's launch passes, as Stagehand's does).
+// Methods of StagehandPage (page.ts).
 
 import type { Protocol } from 'devtools-protocol';
 import type { CdpSession } from '../cdp/session.js';
 import { InvalidOptionError, PageClosedError, ProtocolError, TargetClosedError, TimeoutError } from '../errors.js';
 import type { Frame } from '../driver/frame.js';
-import { Page } from '../driver/page.js';
+import type { Page } from '../driver/page.js';
 import { milliseconds } from '../util/checks.js';
 import { StagehandUnsupportedBrowserFeatureError } from './errors.js';
 
@@ -38,15 +38,6 @@ export type WebMCPToolInvocation = {
 };
 export type WebMCPListToolsOptions = { timeoutMs?: number };
 export type WebMCPToolInvocationOptions = { frameId?: string; timeoutMs?: number };
-
-declare module '../driver/page.js' {
-  interface Page {
-    /** The WebMCP tools the page's frames registered (out-of-process ones too), as Chrome reports them now. */
-    listWebMCPTools(options?: WebMCPListToolsOptions): Promise<WebMCPTool[]>;
-    /** Calls a WebMCP tool of the page; `frameId` picks the frame when more than one registered the name. */
-    invokeWebMCPTool(toolName: string, input: Record<string, unknown>, options?: WebMCPToolInvocationOptions): Promise<WebMCPToolInvocation>;
-  }
-}
 
 const HOW_TO_ENABLE =
   "Chrome's WebMCP domain is missing: it needs Chrome or Chromium 149 or newer. Pages get document.modelContext only with --enable-features=WebMCPTesting, which a Stagehand's browser has (an Sdk's: pass it in localBrowserLaunchOptions.args); start a browser you attach to with it.";
@@ -136,30 +127,32 @@ function sessionsOf(page: Page): CdpSession[] {
   return [...new Set(page.frames().map((frame) => frame.session))].filter((session) => !session.detached);
 }
 
-Page.prototype.listWebMCPTools = async function (this: Page, options: WebMCPListToolsOptions = {}): Promise<WebMCPTool[]> {
+/** StagehandPage.listWebMCPTools() (page.ts). */
+export async function listWebMCPTools(page: Page, options: WebMCPListToolsOptions = {}): Promise<WebMCPTool[]> {
   const timeoutMs = milliseconds(options?.timeoutMs ?? 1_000, 'listWebMCPTools: timeoutMs', 1);
-  this.assertOpen('listWebMCPTools()');
+  page.assertOpen('listWebMCPTools()');
   try {
     // An out-of-process frame that goes meanwhile has no tools to list; the page's own session going is the page closing.
     const lists = await Promise.all(
-      sessionsOf(this).map((session) =>
+      sessionsOf(page).map((session) =>
         toolsOf(session, timeoutMs).catch((error: unknown) => {
-          if (error instanceof TargetClosedError && session !== this.session) return [];
+          if (error instanceof TargetClosedError && session !== page.session) return [];
           throw error;
         }),
       ),
     );
     // Tree order: the main frame's tools first.
-    const order = new Map(this.frames().map((frame, i) => [frame.id, i]));
+    const order = new Map(page.frames().map((frame, i) => [frame.id, i]));
     return lists.flat().sort((a, b) => (order.get(a.frameId) ?? Infinity) - (order.get(b.frameId) ?? Infinity));
   } catch (error) {
     if (error instanceof TimeoutError) throw new TimeoutError(`listWebMCPTools: Chrome did not list the page's WebMCP tools within ${timeoutMs} ms.`, timeoutMs);
     throw unsupported(error, 'Cannot list WebMCP tools');
   }
-};
+}
 
-Page.prototype.invokeWebMCPTool = async function (
-  this: Page,
+/** StagehandPage.invokeWebMCPTool() (page.ts). */
+export async function invokeWebMCPTool(
+  page: Page,
   toolName: string,
   input: Record<string, unknown>,
   options: WebMCPToolInvocationOptions = {},
@@ -169,16 +162,16 @@ Page.prototype.invokeWebMCPTool = async function (
     throw new InvalidOptionError(`invokeWebMCPTool("${toolName}", input): the input is an object of the tool's parameters, not ${JSON.stringify(input) ?? String(input)}.`);
   }
   const timeoutMs = milliseconds(options?.timeoutMs ?? 30_000, 'invokeWebMCPTool: timeoutMs', 1);
-  this.assertOpen('invokeWebMCPTool()');
+  page.assertOpen('invokeWebMCPTool()');
   let frame: Frame | undefined;
   if (options?.frameId !== undefined) {
-    frame = typeof options.frameId === 'string' ? this.frameById(options.frameId) : undefined;
+    frame = typeof options.frameId === 'string' ? page.frameById(options.frameId) : undefined;
     if (!frame || frame.isDetached()) throw new InvalidOptionError(`invokeWebMCPTool: this page has no frame with id ${JSON.stringify(options.frameId)}; a tool's frameId (listWebMCPTools()) names one.`);
   } else {
-    const matching = (await this.listWebMCPTools()).filter((tool) => tool.name === toolName);
+    const matching = (await listWebMCPTools(page)).filter((tool) => tool.name === toolName);
     if (!matching.length) throw new InvalidOptionError(`invokeWebMCPTool: the page registered no WebMCP tool named "${toolName}"; page.listWebMCPTools() lists the ones it has.`);
     if (matching.length > 1) throw new InvalidOptionError(`invokeWebMCPTool: ${matching.length} frames registered a tool named "${toolName}"; pass options.frameId to pick one.`);
-    frame = this.frameById(matching[0]!.frameId);
+    frame = page.frameById(matching[0]!.frameId);
     if (!frame) throw new InvalidOptionError(`invokeWebMCPTool: the frame that registered "${toolName}" went away.`);
   }
   const session = frame.session;
@@ -186,10 +179,10 @@ Page.prototype.invokeWebMCPTool = async function (
   let invocationId: string;
   try {
     // The answer comes as an event, which Chrome sends only while the domain is on.
-    await (state.enabled ?? toolsOf(session, this.defaultTimeoutMs));
+    await (state.enabled ?? toolsOf(session, page.defaultTimeoutMs));
     state.invoking++;
     ({ invocationId } = await session
-      .send('WebMCP.invokeTool', { frameId: frame.id, toolName, input }, { timeoutMs: this.defaultTimeoutMs })
+      .send('WebMCP.invokeTool', { frameId: frame.id, toolName, input }, { timeoutMs: page.defaultTimeoutMs })
       .finally(() => state.invoking--));
   } catch (error) {
     if (error instanceof ProtocolError && /tool not found/i.test(error.message)) {
@@ -224,7 +217,7 @@ Page.prototype.invokeWebMCPTool = async function (
     frameId: frame.id,
     result,
     cancel: async () => {
-      await session.send('WebMCP.cancelInvocation', { invocationId }, { timeoutMs: this.defaultTimeoutMs });
+      await session.send('WebMCP.cancelInvocation', { invocationId }, { timeoutMs: page.defaultTimeoutMs });
     },
   };
-};
+}

@@ -7,9 +7,9 @@ import { pathToFileURL } from 'node:url';
 
 const given = JSON.parse(process.argv[2]);
 process.env.CRAWLEE_STORAGE_DIR = given.storageDir;
-process.env.CRAWLEE_LOG_LEVEL = 'OFF';
 const { PlaywrightCrawler, Configuration, log } = await import(pathToFileURL(given.entry).href);
-log.setLevel(log.LEVELS.OFF);
+// BENCH_CRAWLEE_LOG=DEBUG shows what it does meanwhile (on stderr), with timestamps.
+log.setLevel(log.LEVELS[process.env.BENCH_CRAWLEE_LOG ?? 'OFF']);
 
 const handlerMs = [];
 let pages = 0;

@@ -8,10 +8,10 @@ import { CRAWLEE_VERSION } from './runners.js';
 export const BATCH_START = '<!-- bench-batch:start -->';
 export const BATCH_END = '<!-- bench-batch:end -->';
 
-/** Median pages per second of a contender, NaN when it never got through. */
+/** Median pages read per second of a contender (a page that failed is not counted), NaN when it never ran through. */
 export function pagesPerSecond(run: BatchRun, id: string): number {
-  const ok = (run.results.get(id) ?? []).filter((r) => r.failed === 0);
-  return ok.length ? median(ok.map((r) => (r.pages * 1000) / r.ms)) : Number.NaN;
+  const runs = run.results.get(id) ?? [];
+  return runs.length ? median(runs.map((r) => (r.pages * 1000) / r.ms)) : Number.NaN;
 }
 
 const fixed = (n: number, digits = 2) => (Number.isFinite(n) ? n.toFixed(digits) : '—');
@@ -47,7 +47,7 @@ export function renderBatch(run: BatchRun, envLine: string): string {
   ];
   for (const c of CONTENDERS) {
     const results = run.results.get(c.id) ?? [];
-    const ms = results.filter((r) => r.failed === 0).map((r) => r.ms);
+    const ms = results.map((r) => r.ms);
     const failures = results.map((r) => r.failed).join(', ');
     const errors = run.errors.get(c.id)!.length;
     lines.push(

@@ -5,52 +5,15 @@
 
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CookieValidationError, InvalidOptionError, Sdk, type Page, type StorageState } from '../src/index.js';
 import { sdkOptions } from './helpers.js';
+import { startLoginSite, type LoginSite } from './support/login-site.js';
 
-/** The login site: /login?user=NAME sets the cookie and the token; /app says who is logged in. */
-async function startLoginSite() {
-  const sessions = new Map<string, { user: string; token: string }>();
-  const server = http.createServer((req, res) => {
-    const url = new URL(req.url ?? '/', 'http://x');
-    const sid = /(?:^|; )sid=([^;]+)/.exec(req.headers.cookie ?? '')?.[1];
-    const html = (body: string) => res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' }).end(`<!doctype html><title>site</title>${body}`);
-    if (url.pathname === '/login') {
-      const user = url.searchParams.get('user') ?? 'nobody';
-      const session = { user, token: randomUUID() };
-      const id = randomUUID();
-      sessions.set(id, session);
-      res.setHeader('set-cookie', `sid=${id}; Path=/; HttpOnly`);
-      return html(`<p id="status">saving</p><script>localStorage.setItem('token', ${JSON.stringify(session.token)}); document.getElementById('status').textContent = 'saved';</script>`);
-    }
-    if (url.pathname === '/app') {
-      const session = sid ? sessions.get(sid) : undefined;
-      // The page shows the user only when the cookie's session and the stored token agree.
-      return html(
-        `<p id="status">checking</p><script>const expected = ${JSON.stringify(session ?? null)};` +
-          `document.getElementById('status').textContent = expected && localStorage.getItem('token') === expected.token ? 'logged in as ' + expected.user : 'logged out';</script>`,
-      );
-    }
-    html('<p>home</p>');
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    /** The same server under two origins (two sites to the browser). */
-    a: `http://127.0.0.1:${port}`,
-    b: `http://localhost:${port}`,
-    sessions,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
-
-let site: Awaited<ReturnType<typeof startLoginSite>>;
+let site: LoginSite;
 let sdk: Sdk;
 let dir: string;
 let state: StorageState;

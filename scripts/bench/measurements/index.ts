@@ -3,6 +3,7 @@
 import type { Comparison } from '../core/measurement.js';
 import type { Measurement } from '../core/timing.js';
 import { act } from './act/index.js';
+import { batch } from './batch/index.js';
 import { extractLlm } from './extract-llm/index.js';
 import { extract } from './extract/index.js';
 import { floor } from './floor/index.js';
@@ -16,6 +17,6 @@ import { realPages } from './real-pages/index.js';
 export const MEASUREMENTS: readonly Measurement[] = [lifecycle];
 
 /** Each with its own loop and its own table, after the timing table. */
-export const COMPARISONS: readonly Comparison[] = [extract, floor, realPages, extractLlm, act, hostedCache, serverlessFunction, mcp];
+export const COMPARISONS: readonly Comparison[] = [extract, floor, realPages, extractLlm, act, hostedCache, serverlessFunction, mcp, batch];
 
 export { FOOTPRINT_END, FOOTPRINT_ID, FOOTPRINT_START, footprint } from './footprint/index.js';

@@ -1,0 +1,171 @@
+// The contenders of the batch measurement, each reading the same pages at the same concurrency in
+// the same Chromium, and each timed from the moment its browser(s) are up until every page is read:
+// Tendril's batch queue with K real worker processes, a plain loop over one Sdk (runJob, the
+// queue's per-job work without the queue), a hand-written playwright-core loop, and Crawlee's
+// PlaywrightCrawler in a child process (which times itself, its browser launch included).
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+import { BatchQueue } from '../../../../src/batch/index.js';
+import { runJob } from '../../../../src/batch/runJob.js';
+import { Sdk } from '../../../../src/index.js';
+import { REPO_ROOT, SCRATCH_ROOT, clientOptions, type LaunchSpec } from '../../core/config.js';
+import { ensureScratch, installedVersion } from '../../core/scratch.js';
+
+export const CRAWLEE_VERSION = '3.18.1';
+export const PLAYWRIGHT_VERSION = '1.65.1';
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const CRAWLEE_DIR = path.join(SCRATCH_ROOT, 'crawlee');
+const JOB_TIMEOUT_MS = 60_000;
+
+export interface RunResult {
+  readonly ms: number;
+  readonly pages: number;
+  readonly failed: number;
+  /** What else the contender reports (Crawlee: time to its first page, per-page handler times). */
+  readonly detail?: { firstMs: number | null; handlerMs: number[] };
+}
+
+/** Runs `work` on every URL, `concurrency` at a time; counts the pages read and the failures. */
+async function pool(urls: readonly string[], concurrency: number, work: (url: string) => Promise<void>): Promise<{ pages: number; failed: number }> {
+  let next = 0;
+  let pages = 0;
+  let failed = 0;
+  const lane = async () => {
+    while (next < urls.length) {
+      const url = urls[next++]!;
+      try {
+        await work(url);
+        pages++;
+      } catch {
+        failed++;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, lane));
+  return { pages, failed };
+}
+
+export async function playwrightLoop(launch: LaunchSpec, urls: readonly string[], concurrency: number): Promise<RunResult> {
+  const browser = await chromium.launch({ executablePath: launch.executablePath, args: [...launch.args], headless: true });
+  try {
+    const t0 = performance.now();
+    const counts = await pool(urls, concurrency, async (url) => {
+      const context = await browser.newContext();
+      try {
+        const page = await context.newPage();
+        await page.goto(url, { timeout: JOB_TIMEOUT_MS });
+        await page.evaluate(() => document.body.innerText);
+      } finally {
+        await context.close();
+      }
+    });
+    return { ms: performance.now() - t0, ...counts };
+  } finally {
+    await browser.close();
+  }
+}
+
+export async function sdkLoop(launch: LaunchSpec, urls: readonly string[], concurrency: number): Promise<RunResult> {
+  const sdk = new Sdk(clientOptions(launch));
+  await sdk.init();
+  try {
+    const t0 = performance.now();
+    const counts = await pool(urls, concurrency, async (url) => {
+      const result = await runJob(sdk, { url }, { timeoutMs: JOB_TIMEOUT_MS });
+      if (typeof result.pageText !== 'string') throw new Error(`no page text for ${url}`);
+    });
+    return { ms: performance.now() - t0, ...counts };
+  } finally {
+    await sdk.close();
+  }
+}
+
+/** A worker process of `worker-child.ts`, resolved once it takes jobs. */
+async function startWorker(launch: LaunchSpec, queue: string, redisUrl: string, concurrency: number): Promise<ChildProcess> {
+  const given = { queue, redisUrl, concurrency, executablePath: launch.executablePath, args: launch.args };
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(HERE, 'worker-child.ts'), JSON.stringify(given)], { cwd: REPO_ROOT, stdio: ['pipe', 'pipe', 'inherit'] });
+  let out = '';
+  await new Promise<void>((resolve, reject) => {
+    child.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk;
+      if (out.includes('ready\n')) resolve();
+    });
+    child.once('exit', (code) => reject(new Error(`batch worker exited ${code} before it was ready`)));
+  });
+  return child;
+}
+
+async function stopWorker(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  const exited = once(child, 'exit');
+  child.stdin!.end();
+  const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+let queueRuns = 0;
+
+/** `workers` worker processes of `concurrency` each, all up before the jobs are added; timed from the add to the last job's end. */
+export async function batchRun(launch: LaunchSpec, redisUrl: string, urls: readonly string[], workers: number, concurrency: number): Promise<RunResult> {
+  const name = `bench-${process.pid}-${++queueRuns}`;
+  const queue = await BatchQueue.open({ queue: name, redisUrl });
+  const children: ChildProcess[] = [];
+  try {
+    children.push(...(await Promise.all(Array.from({ length: workers }, () => startWorker(launch, name, redisUrl, concurrency)))));
+    let pages = 0;
+    let failed = 0;
+    let finish: () => void = () => undefined;
+    const finished = new Promise<void>((resolve) => (finish = resolve));
+    const check = () => pages + failed >= urls.length && finish();
+    const stops = [await queue.on('completed', () => (pages++, check())), await queue.on('failed', () => (failed++, check()))];
+    const t0 = performance.now();
+    // One attempt: a page that fails is counted as failed, as in the other contenders.
+    await queue.add(urls.map((url) => ({ url, timeout: JOB_TIMEOUT_MS })), { attempts: 1 });
+    const deadline = setTimeout(finish, urls.length * JOB_TIMEOUT_MS);
+    await finished;
+    const ms = performance.now() - t0;
+    clearTimeout(deadline);
+    stops.forEach((stop) => stop());
+    return { ms, pages, failed: urls.length - pages };
+  } finally {
+    await Promise.all(children.map(stopWorker));
+    await queue.close();
+  }
+}
+
+export function prepareCrawlee(log: (line: string) => void): void {
+  ensureScratch(
+    {
+      dir: CRAWLEE_DIR,
+      name: 'tendril-bench-crawlee',
+      specs: [`crawlee@${CRAWLEE_VERSION}`, `playwright@${PLAYWRIGHT_VERSION}`],
+      env: { ...process.env, PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD: '1' },
+      problem: () => (installedVersion('crawlee', CRAWLEE_DIR) === CRAWLEE_VERSION ? null : `npm install finished but crawlee@${CRAWLEE_VERSION} is not resolvable from ${CRAWLEE_DIR}`),
+    },
+    log,
+  );
+}
+
+/** One PlaywrightCrawler run in a child process; `mode` "defaults" or "tuned" (crawlee-child.mjs). */
+export async function crawleeRun(launch: LaunchSpec, urls: readonly string[], concurrency: number, mode: 'defaults' | 'tuned'): Promise<RunResult> {
+  const entry = createRequire(path.join(CRAWLEE_DIR, 'package.json')).resolve('crawlee');
+  const storageDir = path.join(CRAWLEE_DIR, 'storage', `${process.pid}-${++queueRuns}`);
+  const given = { entry, urls, concurrency, mode, executablePath: launch.executablePath, args: launch.args, storageDir };
+  const child = spawn(process.execPath, [path.join(HERE, 'crawlee-child.mjs'), JSON.stringify(given)], { cwd: CRAWLEE_DIR, stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout!.on('data', (chunk: Buffer) => (out += chunk));
+  const timer = setTimeout(() => child.kill('SIGKILL'), urls.length * JOB_TIMEOUT_MS);
+  const [code] = await once(child, 'exit');
+  clearTimeout(timer);
+  rmSync(storageDir, { recursive: true, force: true });
+  const line = out.trim().split('\n').pop() ?? '';
+  if (code !== 0 || !line.startsWith('{')) throw new Error(`Crawlee (${mode}) exited ${code}: ${out.slice(-300)}`);
+  const result = JSON.parse(line) as { ms: number; pages: number; failed: number; firstMs: number | null; handlerMs: number[] };
+  return { ms: result.ms, pages: result.pages, failed: urls.length - result.pages, detail: { firstMs: result.firstMs, handlerMs: result.handlerMs } };
+}

@@ -3,51 +3,35 @@
 // logged in, even after one of its jobs logged in as someone else in its own context; the jobs of a
 // worker without it are logged out, even after one of them logged in: no job's context leaks into another's.
 
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
-import os from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { CHROME } from './helpers.js';
 import { runScript, type Run } from './support/child.js';
 import { startLoginSite, type LoginSite } from './support/login-site.js';
-import { freePort, startRedis, type RedisServer } from './support/redis.js';
+import { CLI, useBatchCli } from './support/batch-cli.js';
 
-const CLI = 'src/cli/main.ts';
-let redis: RedisServer;
+const batch = useBatchCli('tendril-batch-state-');
+const { workers, env, cli } = batch;
 let site: LoginSite;
-let dir: string;
-const workers: Run[] = [];
 
 beforeAll(async () => {
-  [redis, site] = await Promise.all([freePort().then((port) => startRedis(port)), startLoginSite()]);
-  dir = mkdtempSync(path.join(os.tmpdir(), 'tendril-batch-state-'));
+  site = await startLoginSite();
 });
 
 afterAll(async () => {
-  for (const worker of workers) if (worker.child.exitCode === null) worker.child.kill('SIGKILL');
-  await Promise.all([redis?.stop(), site?.close(), rm(dir, { recursive: true, force: true })]);
+  await site?.close();
 });
-
-const env = () => ({ REDIS_URL: `redis://127.0.0.1:${redis.port}`, CHROME_PATH: CHROME });
-
-async function cli(...args: string[]): Promise<string> {
-  const run = runScript(CLI, args, env());
-  const code = await run.exit;
-  if (code !== 0) throw new Error(`tendril ${args.join(' ')} exited ${code}: ${run.stderr()}`);
-  return run.stdout();
-}
 
 /** Adds the URLs to the queue in order, runs one worker on it until it is empty, returns each URL's page text. */
 async function runQueue(queue: string, urls: string[], workerArgs: string[]): Promise<Map<string, string>> {
-  const file = path.join(dir, `${queue}.txt`);
+  const file = path.join(batch.dir, `${queue}.txt`);
   writeFileSync(file, `${urls.join('\n')}\n`);
   expect(await cli('batch', 'add', '--queue', queue, file)).toBe(`added ${urls.length}, already there 0\n`);
   // Concurrency 2: jobs share the browser at once as well as one after another.
   const worker = runScript(CLI, ['worker', '--queue', queue, '--concurrency', '2', '--exit-when-empty', ...workerArgs], env());
   workers.push(worker);
   expect(await worker.exit, worker.stderr()).toBe(0);
-  const out = path.join(dir, `${queue}.jsonl`);
+  const out = path.join(batch.dir, `${queue}.jsonl`);
   expect(await cli('batch', 'results', '--queue', queue, '--out', out)).toBe('');
   const results = readFileSync(out, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { url: string; ok: boolean; pageText?: string });
   expect(results.every((result) => result.ok), JSON.stringify(results)).toBe(true);
@@ -55,7 +39,7 @@ async function runQueue(queue: string, urls: string[], workerArgs: string[]): Pr
 }
 
 it('every job of a worker with --storage-state is logged in; a worker without it is not; nothing leaks between jobs', async () => {
-  const stateFile = path.join(dir, 'state.json');
+  const stateFile = path.join(batch.dir, 'state.json');
   writeFileSync(stateFile, JSON.stringify(site.login('ada')));
   // First in each queue, a job that logs in as someone else in its own context; the /app jobs after it
   // (and beside it) must not see that login.

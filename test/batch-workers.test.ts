@@ -2,41 +2,25 @@
 // hosts, one worker SIGKILLed mid-run. Every job's result appears once and is right, the killed
 // worker's Chromium is gone, and the queue's limits held in all workers together.
 
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
-import os from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { CHROME } from './helpers.js';
 import { startBatchSite, type BatchSite } from './support/batch-site.js';
 import { runScript, waitForLine, type Run } from './support/child.js';
-import { freePort, startRedis, type RedisServer } from './support/redis.js';
+import { CLI, useBatchCli } from './support/batch-cli.js';
 
-const CLI = 'src/cli/main.ts';
 const JOBS = 100;
-let redis: RedisServer;
+const batch = useBatchCli('tendril-batch-');
+const { workers, env, cli } = batch;
 let site: BatchSite;
-let dir: string;
-const workers: Run[] = [];
 
 beforeAll(async () => {
-  [redis, site] = await Promise.all([freePort().then((port) => startRedis(port)), startBatchSite(25)]);
-  dir = mkdtempSync(path.join(os.tmpdir(), 'tendril-batch-'));
+  site = await startBatchSite(25);
 });
 
 afterAll(async () => {
-  for (const worker of workers) if (worker.child.exitCode === null) worker.child.kill('SIGKILL');
-  await Promise.all([redis?.stop(), site?.close(), rm(dir, { recursive: true, force: true })]);
+  await site?.close();
 });
-
-const env = () => ({ REDIS_URL: `redis://127.0.0.1:${redis.port}`, CHROME_PATH: CHROME });
-
-async function cli(...args: string[]): Promise<string> {
-  const run = runScript(CLI, args, env());
-  const code = await run.exit;
-  if (code !== 0) throw new Error(`tendril ${args.join(' ')} exited ${code}: ${run.stderr()}`);
-  return run.stdout();
-}
 
 /** Resolves once the child has written `count` lines matching `pattern` to stderr. */
 function stderrLines(run: Run, pattern: RegExp, count: number): Promise<void> {
@@ -59,7 +43,7 @@ function alive(pid: number): boolean {
 
 it('three workers run 100 jobs, one killed mid-run: each result once and right, its Chromium gone, the limits held', async () => {
   const urls = Array.from({ length: JOBS }, (_, i) => site.url(i % 2 ? 'localhost' : '127.0.0.1', `/p/w${i}`));
-  const file = path.join(dir, 'urls.txt');
+  const file = path.join(batch.dir, 'urls.txt');
   writeFileSync(file, `# the test's pages\n${urls.join('\n')}\n`);
   expect(await cli('batch', 'add', '--queue', 'run', '--max-active', '6', '--per-host', '3', file)).toBe(`added ${JOBS}, already there 0\n`);
 
@@ -79,7 +63,7 @@ it('three workers run 100 jobs, one killed mid-run: each result once and right, 
   // The others run every job left, the dead worker's included once its lock lapses, then exit.
   expect(await Promise.all(workers.filter((worker) => worker !== victim).map((worker) => worker.exit))).toEqual([0, 0]);
 
-  const out = path.join(dir, 'results.jsonl');
+  const out = path.join(batch.dir, 'results.jsonl');
   expect(await cli('batch', 'results', '--queue', 'run', '--out', out)).toBe('');
   const results = readFileSync(out, 'utf8').trim().split('\n').map((line) => JSON.parse(line));
   expect(results).toHaveLength(JOBS);
@@ -100,7 +84,7 @@ it('three workers run 100 jobs, one killed mid-run: each result once and right, 
 }, 180_000);
 
 it('SIGTERM: a job in hand past the grace goes back to the queue without losing an attempt, and the browser closes', async () => {
-  const file = path.join(dir, 'hang.txt');
+  const file = path.join(batch.dir, 'hang.txt');
   writeFileSync(file, `${site.url('127.0.0.1', '/hang/term')}\n`);
   expect(await cli('batch', 'add', '--queue', 'term', '--timeout', '120000', file)).toBe('added 1, already there 0\n');
   const arrived = site.hangArrived();
@@ -120,12 +104,12 @@ it('SIGTERM: a job in hand past the grace goes back to the queue without losing 
 }, 120_000);
 
 it('says what is wrong with a command line, and exits 2', async () => {
-  writeFileSync(path.join(dir, 'state.txt'), 'cookies=1');
+  writeFileSync(path.join(batch.dir, 'state.txt'), 'cookies=1');
   const runs = [
     runScript(CLI, ['batch', 'add', 'urls.txt'], env()),
     runScript(CLI, ['worker', '--queue', 'q', '--concurrency', '0'], env()),
-    runScript(CLI, ['batch', 'add', '--queue', 'q', path.join(dir, 'no-such-file.txt')], env()),
-    runScript(CLI, ['worker', '--queue', 'q', '--storage-state', path.join(dir, 'state.txt')], env()),
+    runScript(CLI, ['batch', 'add', '--queue', 'q', path.join(batch.dir, 'no-such-file.txt')], env()),
+    runScript(CLI, ['worker', '--queue', 'q', '--storage-state', path.join(batch.dir, 'state.txt')], env()),
   ];
   expect(await Promise.all(runs.map((run) => run.exit))).toEqual([2, 2, 2, 2]);
   expect(runs[3]!.stderr()).toMatch(/--storage-state .*state\.txt is not JSON/);

@@ -5,14 +5,23 @@ import type { matchForeignPage } from './driver/foreignPage.js';
 import { Page } from './driver/page.js';
 import { chooseEnvironment, type EnvironmentChoice } from './env/choose.js';
 import { localOperations } from './env/operations.js';
+import { pageOfCall } from './env/pageOfCall.js';
 import type { ActInput, Environment, OperationCall, Operations, SdkBridge } from './env/types.js';
-import { InvalidOptionError, MissingLLMConfigurationError, SdkClosedError, SdkStateError } from './errors.js';
-import { isZodSchema, type ZodLike } from './extract/schema.js';
+import { InvalidOptionError, SdkClosedError, SdkStateError } from './errors.js';
+import { isZodSchema } from './extract/schema.js';
 import { DEFAULT_MODEL_TIMEOUT_MS } from './llm/ask.js';
 import type { ModelServer, ModelSpec } from './llm/config.js';
 import { Metrics } from './llm/metrics.js';
 import { Logger, type SdkLogger } from './logger.js';
-import { checkActOptions, checkBehaviourOptions, checkExtractOptions, checkModelServer, isPlainObject, modelSpec, requireModel } from './sdkOptions.js';
+import {
+  checkActOptions,
+  checkBehaviourOptions,
+  checkExtractArguments,
+  checkExtractOptions,
+  checkModelServer,
+  modelSpec,
+  requireModel,
+} from './sdkOptions.js';
 import type { sdkBudgets, TokenMeter } from './llm/tokenMeter.js';
 import { actionOfId, isElementAction } from './act/elementId.js';
 import { captureSnapshot } from './snapshot/index.js';
@@ -111,7 +120,9 @@ export class SdkCore {
   /** The browser's pages. Available once `init()` has resolved. */
   get context(): Context {
     if (!this.#context) {
-      throw this.#closing ? new SdkClosedError('This Sdk is closed; create a new one.') : new SdkStateError('Call `await sdk.init()` before using sdk.context.');
+      throw this.#closing
+        ? new SdkClosedError('This Sdk is closed; create a new one.')
+        : new SdkStateError('Call `await sdk.init()` before using sdk.context.');
     }
     return this.#context;
   }
@@ -215,30 +226,26 @@ export class SdkCore {
   }
 
   async #extract(first?: ExtractOptions | string, second?: unknown, third?: unknown): Promise<unknown> {
-    if (typeof first !== 'string') {
-      if (second !== undefined) throw new InvalidOptionError('extract(options) takes one argument; pass an instruction first to use a schema.');
-      return this.#pageText(checkExtractOptions(first));
-    }
-    if (!first.trim()) throw new InvalidOptionError('The instruction of extract(instruction, ...) is empty; say what to extract.');
-    // extract(instruction, options) is allowed too: a plain object that is not a schema is options.
-    const schemaGiven = second !== undefined && second !== null && isZodSchema(second);
-    if (second !== undefined && second !== null && !schemaGiven && (third !== undefined || !isPlainObject(second))) {
-      throw new InvalidOptionError('The second argument of extract(instruction, schema, options) must be a zod schema (zod 3.25+ or zod 4).');
-    }
-    const options = checkExtractOptions(schemaGiven ? third : (second ?? third));
-    if (options.view !== undefined && options.view !== 'full') {
-      throw new InvalidOptionError(
-        `view "${options.view}" is for the page text (extract() or extract({ view })); extract(instruction) always reads the whole page.`,
-      );
-    }
-    const model = requireModel(this.#spec(options.model), 'extract(instruction)', ' extract() without an instruction returns the page text and needs no model.');
+    const args = checkExtractArguments(first, second, third);
+    if (!('instruction' in args)) return this.#pageText(args.options);
+    const { instruction, schema, options } = args;
+    const model = requireModel(
+      this.#spec(options.model),
+      'extract(instruction)',
+      ' extract() without an instruction returns the page text and needs no model.',
+    );
     const page = await this.#pageFor(options.page);
     const timeoutMs = options.timeout ?? DEFAULT_MODEL_TIMEOUT_MS;
-    const schema = schemaGiven ? (second as ZodLike) : undefined;
-    return this.#operations.extract(this.#call(page, options, model, timeoutMs), first, schema, options.selector);
+    return this.#operations.extract(this.#call(page, options, model, timeoutMs), instruction, schema, options.selector);
   }
 
-  #call(page: Page, options: OperationCall['options'], model: ModelSpec | undefined, timeoutMs: number, modelTimeoutMs = timeoutMs): OperationCall {
+  #call(
+    page: Page,
+    options: OperationCall['options'],
+    model: ModelSpec | undefined,
+    timeoutMs: number,
+    modelTimeoutMs = timeoutMs,
+  ): OperationCall {
     const { selfHeal, domSettleTimeout: settleMs } = this.#options;
     const meter = this.meter((options as { budget?: TokenBudget }).budget);
     if (model) model.meter = meter;
@@ -287,7 +294,8 @@ export class SdkCore {
   observe(options?: ObserveOptions): Promise<ObserveResult[]>;
   observe(instruction?: string, options?: ObserveOptions): Promise<ObserveResult[]>;
   observe(first?: string | ObserveOptions, second?: ObserveOptions): Promise<ObserveResult[]> {
-    const [instruction, options] = typeof first === 'object' && first !== null && second === undefined ? [undefined, first] : [first as string | undefined, second];
+    const [instruction, options] =
+      typeof first === 'object' && first !== null && second === undefined ? [undefined, first] : [first as string | undefined, second];
     return this.#traced('observe', options, () => this.#observe(instruction, options));
   }
 
@@ -304,10 +312,16 @@ export class SdkCore {
 
   /** One public operation as a trace span (src/util/tracing.ts): its page, frames, bytes, tokens, cache status, error. */
   #traced<T>(operation: string, options: unknown, work: () => Promise<T>): Promise<T> {
-    return tracedOperation(operation, this.#environment.name, this.#metrics, () => {
-      const given = (options as { page?: unknown } | undefined)?.page;
-      return given instanceof Page ? given : this.#context?.activePage();
-    }, work);
+    return tracedOperation(
+      operation,
+      this.#environment.name,
+      this.#metrics,
+      () => {
+        const given = (options as { page?: unknown } | undefined)?.page;
+        return given instanceof Page ? given : this.#context?.activePage();
+      },
+      work,
+    );
   }
 
   /** The call's model, else the Sdk's; sent through the model server when there is one. */
@@ -326,8 +340,15 @@ export class SdkCore {
       view: view === 'delta' ? 'full' : view,
     });
     // Works the same with HOSTED: the page text is read over the session's own connection.
-    const pageText = view === 'full' || view === 'delta' ? this.#pageTexts.take(page, options.selector, snapshot.text, view === 'delta') : snapshot.text;
-    this.#logger.debug('extract', 'Read the page text', { url: page.url(), ms: Date.now() - started, bytes: pageText.length, selector: options.selector, view });
+    const pageText =
+      view === 'full' || view === 'delta' ? this.#pageTexts.take(page, options.selector, snapshot.text, view === 'delta') : snapshot.text;
+    this.#logger.debug('extract', 'Read the page text', {
+      url: page.url(),
+      ms: Date.now() - started,
+      bytes: pageText.length,
+      selector: options.selector,
+      view,
+    });
     return { pageText };
   }
 
@@ -349,32 +370,11 @@ export class SdkCore {
     const context = this.context;
     // A dead browser has no pages left; say that, not "there is no open page".
     this.#browser?.connection.assertOpen('this call');
-    if (page !== undefined && !(page instanceof Page)) {
-      const timeoutMs = this.#options.cdpTimeoutMs ?? DEFAULT_CDP_TIMEOUT_MS;
-      const matched = await this.#entry.foreignPage?.(context, page, timeoutMs, this.#bridge?.url);
-      if (matched) return matched;
-    }
-    return this.#ownPage(page);
-  }
-
-  #ownPage(page: unknown): Page {
-    const context = this.context;
-    if (page === undefined) {
-      const active = context.activePage();
-      if (!active) throw new SdkStateError('There is no open page; open one with sdk.context.newPage().');
-      return active;
-    }
-    if (!(page instanceof Page)) {
-      throw new InvalidOptionError(
-        '`page` must be a page of this Sdk (sdk.context.pages(), sdk.context.newPage()), or a Playwright or Puppeteer page connected through sdk.connectURL().',
-      );
-    }
-    if (!context.holds(page)) {
-      throw new InvalidOptionError(
-        page.isClosed() ? '`page` is closed; open another with sdk.context.newPage().' : '`page` belongs to another Sdk instance.',
-      );
-    }
-    return page;
+    return pageOfCall(context, page, {
+      foreignPage: this.#entry.foreignPage,
+      timeoutMs: this.#options.cdpTimeoutMs ?? DEFAULT_CDP_TIMEOUT_MS,
+      bridgeUrl: this.#bridge?.url,
+    });
   }
 
   /**

@@ -3,13 +3,11 @@ import type { BrowserHandle } from '../browser/browser.js';
 import type { CdpSession } from '../cdp/session.js';
 import { ContextClosedError, InvalidOptionError, PageClosedError, PageNotFoundError, SdkError, SdkStateError } from '../errors.js';
 import type { Logger } from '../logger.js';
-import type { ClearCookieOptions, Cookie, CookieParam, DomainPolicy, NewContextOptions, StagehandDomainPolicy, StorageState, Viewport } from '../types.js';
-import type { CheckedPolicy } from '../util/domainPolicy.js';
+import type { ClearCookieOptions, Cookie, CookieParam, DomainPolicy, NewContextOptions, StagehandDomainPolicy, StorageState } from '../types.js';
 import { Emitter } from '../util/emitter.js';
 import { deferred, withDeadline, type Deferred } from '../util/time.js';
 import { ActivePages } from './activePage.js';
 import { addCookies, clearCookies, readCookies, type CookieJar } from './cookies.js';
-import type { DownloadPlace, watchDownloads } from './download.js';
 import type { FolderKeeper } from './downloadKeeper.js';
 import { initScriptSource, type InitScript, type ReadTextFile } from './initScripts.js';
 import { createBrowserContext, disposeBrowserContext, isolatedDownloads } from './isolation.js';
@@ -21,45 +19,11 @@ import { DomainGuard, releaseTarget } from './policy.js';
 import { applyPolicy, checkPolicyChange, stagehandPolicy } from './policyChange.js';
 import { addInitScript, checkHeaders, setExtraHeaders, SessionExtras } from './sessionExtras.js';
 import { milliseconds } from '../util/checks.js';
+import type { ContextOptions } from './contextOptions.js';
 import type { StorageKeeper } from './storageState.js';
 
 /** How long awaitActivePage() waits for a page on its way, unless told (Stagehand's default). */
 const AWAIT_ACTIVE_PAGE_MS = 2000;
-
-export interface ContextOptions {
-  viewport?: Viewport;
-  timeoutMs: number;
-  /**
-   * Where downloads go: a folder, or `{ folder: undefined }` for the browser's own choice (reported
-   * all the same), and the watcher that reports them: given by the opener, so that a build whose
-   * browser cannot report downloads (an extension: Browser.* is refused through chrome.debugger)
-   * carries none of it. Absent: downloads are none of this context's business (a hosted browser).
-   */
-  downloads?: DownloadPlace & { watch: typeof watchDownloads };
-  /** The hosts pages may reach (checked); absent: every host, and no cost at all. */
-  policy?: CheckedPolicy;
-  /**
-   * The closed-root watch's page script (src/injected/watch), added to every document the pages
-   * make: given by the Node opener. Absent (the extension's build): closed roots are found by
-   * scanning, as in documents older than the session.
-   */
-  closedRootWatch?: string;
-  /**
-   * An expression installed beside each frame's selector engine, as its `read`: the snapshot
-   * layer's page script (READER_SOURCE), given by whoever opens the context since the driver does
-   * not know that layer. Compiled when a navigation prepares the frame, not by the first read after
-   * `load`, and sent once per document rather than with every read.
-   */
-  reader: string;
-  /** Reads a file for addInitScript({ path }): given where there are files (Node), absent in an extension. */
-  readFile?: ReadTextFile;
-  /** The isolated browser context (isolation.ts) this Context is: only its targets, its pages, disposed on close(); absent: the rest. */
-  browserContextId?: string;
-  /** Storage states (storageState.ts), given by the Node and hosted openers. */
-  storage?: typeof StorageKeeper;
-  /** The class of this context's pages: the entry's (the Stagehand entry's adds its shapes); absent: Page. */
-  pageClass?: typeof Page;
-}
 
 /**
  * The pages of the browser; emits 'page' for each new one (tabs, popups). Every page, popup and

@@ -3,7 +3,7 @@
 // from its options, once (choose.ts), and from then on talks only to this interface.
 
 import type { BrowserHandle } from '../browser/browser.js';
-import type { ContextOptions } from '../driver/context.js';
+import type { ContextOptions } from '../driver/contextOptions.js';
 import type { Page } from '../driver/page.js';
 import type { ZodLike } from '../extract/schema.js';
 import type { ModelSpec } from '../llm/config.js';

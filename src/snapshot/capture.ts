@@ -3,7 +3,7 @@
 // child frame that goes away is skipped, the frame the caller asked about is not).
 
 import type { Protocol } from 'devtools-protocol';
-import { ElementNotFoundError, PageClosedError, ProtocolError, SdkDomProcessError, SdkError, SdkEvalError, TargetClosedError, TimeoutError } from '../errors.js';
+import { ElementNotFoundError, PageClosedError, SdkDomProcessError, SdkEvalError, TimeoutError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { isContextGone, objectGroup } from '../driver/evaluate.js';
 import type { EngineHandle, Frame } from '../driver/frame.js';
@@ -14,6 +14,7 @@ import { askSuspects } from '../driver/shadow.js';
 import { withDeadline } from '../util/time.js';
 import type { CaptureOptions, CaptureResult } from '../injected/reader/types.js';
 import { callPageScript } from './call.js';
+import { isStaleHandle, mapError } from './captureErrors.js';
 import { findClosedRoots } from './closedRoots.js';
 import { parsed, replaced } from './documents.js';
 import { Snapshot, type FramePart } from './snapshot.js';
@@ -358,24 +359,4 @@ class Capture {
  */
 function readable(frame: Frame): boolean {
   return !frame.isDetached() && !frame.showsErrorPage();
-}
-
-/** A handle passed to the page was let go before the command ran. */
-function isStaleHandle(error: unknown): boolean {
-  return error instanceof ProtocolError && /Could not find object with given id/.test(error.message);
-}
-
-/** Errors of the frame the caller asked about, in the contract's terms. */
-function mapError(error: unknown, frame: Frame): unknown {
-  if (error instanceof TimeoutError || error instanceof SdkDomProcessError) return error;
-  if (error instanceof TargetClosedError || error instanceof PageClosedError) {
-    return new PageClosedError(`The page closed while its text was being captured (${frame.url()}).`, { cause: error });
-  }
-  if (isContextGone(error)) {
-    return new SdkEvalError(`The page kept navigating while its text was being captured (${frame.url()}); try again once it settles.`, {
-      cause: error,
-    });
-  }
-  if (error instanceof SdkError) return error;
-  return new SdkEvalError(`Capturing the text of ${frame.url()} failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
 }

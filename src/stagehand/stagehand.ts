@@ -3,42 +3,56 @@
 // taking Stagehand's call options and failing with its error classes, and Stagehand's act() cache
 // (`cacheDir`). Everything else is the Sdk's: a Stagehand is an Sdk.
 
-import { matchForeignPage } from '../driver/foreignPage.js';
-import { Page } from '../driver/page.js';
-import { ActionFailedError, InvalidOptionError, SdkClosedError, TimeoutError } from '../errors.js';
+import { ActionFailedError, InvalidOptionError, SdkClosedError } from '../errors.js';
 import { isZodSchema } from '../extract/schema.js';
 import type { SdkLogger } from '../logger.js';
 import { mainEntry, Sdk } from '../sdk.js';
-import type { ActionInput, ActOptions, ActResult, ElementAction, ExtractResult, ExtractSchema, InferSchema, ModelConfiguration, NewContextOptions, ObserveResult, PageTextResult, TokenBudget, Viewport } from '../types.js';
+import type {
+  ActionInput,
+  ActOptions,
+  ActResult,
+  ElementAction,
+  ExtractResult,
+  ExtractSchema,
+  InferSchema,
+  ModelConfiguration,
+  NewContextOptions,
+  ObserveResult,
+  PageTextResult,
+  TokenBudget,
+  Viewport,
+} from '../types.js';
 import type { ActCache } from './actCache.js';
 import { createAgent } from '../agent/agent.js';
 import { checkStagehandGate } from './agentGate.js';
-import type { AgentHost } from '../agent/host.js';
 import type { AgentConfig, AgentExecuteOptions, AgentResult, AgentStreamExecuteOptions, AgentStreamResult } from '../agent/types.js';
 import type { ModelCallUsage } from '../llm/metrics.js';
 import { ActTimeoutError, ExtractTimeoutError, ObserveTimeoutError } from './errors.js';
+import { stagehandAgentHost } from './agentHost.js';
+import { flatMetrics, v3Metrics } from './metrics.js';
+import { describe, retyped, strings } from './calls.js';
 import { toModelConfiguration } from './model.js';
 import { callModel, fromStagehandLine, toSdkOptions } from './options.js';
-import { StagehandContext, type StagehandPage } from './page.js';
-import type { HistoryEntry, StagehandLogLine, StagehandMetrics, V3ActOptions, V3ExtractOptions, V3Metrics, V3ObserveOptions, V3Options, Variables } from './types.js';
+import { StagehandContext } from './page.js';
+import type {
+  HistoryEntry,
+  StagehandLogLine,
+  StagehandMetrics,
+  V3ActOptions,
+  V3ExtractOptions,
+  V3Metrics,
+  V3ObserveOptions,
+  V3Options,
+} from './types.js';
 
 /** `stagehand.logger`: Stagehand's `(line) => void`, which also has the Sdk logger's methods. */
 export type StagehandLogger = ((line: StagehandLogLine) => void) & SdkLogger;
 
-const METHODS = ['act', 'extract', 'observe', 'agent', 'total'] as const;
-/** How long a Playwright or Puppeteer page given to the agent may take to show up among ours. */
-const FOREIGN_PAGE_MS = 5_000;
-const COUNTERS = [
-  ['PromptTokens', 'promptTokens'],
-  ['CompletionTokens', 'completionTokens'],
-  ['ReasoningTokens', 'reasoningTokens'],
-  ['CachedInputTokens', 'cachedInputTokens'],
-  ['InferenceTimeMs', 'inferenceTimeMs'],
-] as const;
-
 /** What init() says it starts, for the envs other than "LOCAL" (whose words are Stagehand's). */
-const STARTING: Partial<Record<string, string>> = { HOSTED: 'Starting a hosted browser session', EXTENSION: "Attaching to the extension's tabs" };
-
+const STARTING: Partial<Record<string, string>> = {
+  HOSTED: 'Starting a hosted browser session',
+  EXTENSION: "Attaching to the extension's tabs",
+};
 
 /** The main entry's environments, with the context class that carries Stagehand's shapes (page.ts). */
 const STAGEHAND_ENTRY = { ...mainEntry, Context: StagehandContext };
@@ -64,7 +78,13 @@ export class Stagehand extends Sdk {
   /** The instance's model in Tendril's form (from `model` or `llmClient`), for agent(). */
   readonly #model: ModelConfiguration | undefined;
   /** What agent runs used of their models (their act/extract/observe calls count as those methods). */
-  readonly #agentUsage: ModelCallUsage = { promptTokens: 0, completionTokens: 0, reasoningTokens: 0, cachedInputTokens: 0, inferenceTimeMs: 0 };
+  readonly #agentUsage: ModelCallUsage = {
+    promptTokens: 0,
+    completionTokens: 0,
+    reasoningTokens: 0,
+    cachedInputTokens: 0,
+    inferenceTimeMs: 0,
+  };
   /** close() was called and init() not since. */
   #closed = false;
 
@@ -80,7 +100,8 @@ export class Stagehand extends Sdk {
     this.#viewport = sdkOptions.localBrowserLaunchOptions?.viewport;
     this.#model = sdkOptions.model;
     this.#starting =
-      STARTING[sdkOptions.env ?? ''] ?? (sdkOptions.localBrowserLaunchOptions?.cdpUrl ? 'Connecting to local browser' : 'Launching local browser');
+      STARTING[sdkOptions.env ?? ''] ??
+      (sdkOptions.localBrowserLaunchOptions?.cdpUrl ? 'Connecting to local browser' : 'Launching local browser');
   }
 
   /** Writes a Stagehand log line (`{ message, category?, level?, auxiliary? }`) where this instance's lines go. */
@@ -105,27 +126,12 @@ export class Stagehand extends Sdk {
    * `actInferenceTimeMs`, ...). Stagehand's is a promise: this one can be awaited the same way.
    */
   override get metrics(): V3Metrics {
-    const own = super.metrics;
-    // The Sdk's `total` counts the agent's loop too, as the flat `total…` counters do.
-    const total = { ...own.total };
-    for (const [, field] of COUNTERS) total[field] += this.#agentUsage[field];
-    const plain = { ...own, total, ...this.stagehandMetrics };
-    // Not enumerable: a copy or a JSON of the metrics has only the numbers.
-    return Object.defineProperty({ ...plain }, 'then', {
-      value: (fulfilled?: (value: typeof plain) => unknown, rejected?: (reason: unknown) => unknown) => Promise.resolve(plain).then(fulfilled, rejected),
-    }) as V3Metrics;
+    return v3Metrics(super.metrics, this.#agentUsage);
   }
 
   /** Stagehand's flat counters now, without awaiting (`totalPromptTokens`, `actInferenceTimeMs`, ...). */
   get stagehandMetrics(): StagehandMetrics {
-    const own = super.metrics;
-    const flat = {} as StagehandMetrics;
-    for (const method of METHODS) {
-      for (const [suffix, field] of COUNTERS) {
-        flat[`${method}${suffix}`] = method === 'agent' ? this.#agentUsage[field] : own[method][field] + (method === 'total' ? this.#agentUsage[field] : 0);
-      }
-    }
-    return flat;
+    return flatMetrics(super.metrics, this.#agentUsage);
   }
 
   /** The act, extract and observe calls that returned, oldest first: `{ method, parameters, result, timestamp }`. */
@@ -158,7 +164,13 @@ export class Stagehand extends Sdk {
       const actionDescription = typeof input === 'string' ? input : (input.description ?? '');
       result = { success: false, message: error.message, actionDescription, actions: [] };
     }
-    this.addToHistory('act', typeof input === 'string' ? { instruction: input, variables: options?.variables, timeout: options?.timeout } : { observeResult: input }, result);
+    this.addToHistory(
+      'act',
+      typeof input === 'string'
+        ? { instruction: input, variables: options?.variables, timeout: options?.timeout }
+        : { observeResult: input },
+      result,
+    );
     return result;
   }
 
@@ -180,7 +192,9 @@ export class Stagehand extends Sdk {
     result = result?.success ? result : await super.act(instruction, options);
     const action = result.actions[0];
     if (result.success && result.actions.length === 1 && action && action.selector !== cached?.selector) {
-      await cache.set(instruction, url, names, action).catch((error: Error) => super.logger.error('act', `Could not write the act cache: ${error.message}`, { cacheDir: folder }));
+      await cache
+        .set(instruction, url, names, action)
+        .catch((error: Error) => super.logger.error('act', `Could not write the act cache: ${error.message}`, { cacheDir: folder }));
     }
     return result;
   }
@@ -199,7 +213,8 @@ export class Stagehand extends Sdk {
       if (Array.isArray(ignoreSelectors) ? ignoreSelectors.length > 0 : ignoreSelectors !== undefined) {
         throw new InvalidOptionError('extract(): `ignoreSelectors` is not supported; limit the read to the part you want with `selector`.');
       }
-      if (screenshot) throw new InvalidOptionError('extract(): `screenshot: true` is not supported; extract reads the page text. Leave it out.');
+      if (screenshot)
+        throw new InvalidOptionError('extract(): `screenshot: true` is not supported; extract reads the page text. Leave it out.');
       args[at] = { ...rest, model: callModel('extract', rest) };
     }
     const options = args[at] as V3ExtractOptions | undefined;
@@ -209,7 +224,11 @@ export class Stagehand extends Sdk {
     const result = await call.apply(this, args).catch((error: unknown) => {
       throw retyped(error, ExtractTimeoutError);
     });
-    this.addToHistory('extract', { instruction: typeof first === 'string' ? first : undefined, selector: options?.selector, timeout: options?.timeout }, result);
+    this.addToHistory(
+      'extract',
+      { instruction: typeof first === 'string' ? first : undefined, selector: options?.selector, timeout: options?.timeout },
+      result,
+    );
     return result;
   }
 
@@ -220,7 +239,8 @@ export class Stagehand extends Sdk {
   override observe(options?: V3ObserveOptions): Promise<ObserveResult[]>;
   override observe(instruction?: string, options?: V3ObserveOptions): Promise<ObserveResult[]>;
   override async observe(first?: string | V3ObserveOptions, second?: V3ObserveOptions): Promise<ObserveResult[]> {
-    const [instruction, given] = typeof first === 'object' && first !== null && second === undefined ? [undefined, first] : [first as string | undefined, second];
+    const [instruction, given] =
+      typeof first === 'object' && first !== null && second === undefined ? [undefined, first] : [first as string | undefined, second];
     const { variables, ignoreSelectors, ...rest } = given ?? {};
     if (Array.isArray(ignoreSelectors) ? ignoreSelectors.length > 0 : ignoreSelectors !== undefined) {
       throw new InvalidOptionError('observe(): `ignoreSelectors` is not supported; limit it to the part you want with `selector`.');
@@ -245,28 +265,16 @@ export class Stagehand extends Sdk {
    * extract(), observe() and the page's methods (docs/agent.md). Mode "cua" and MCP `integrations`
    * are refused.
    */
-  agent(config: AgentConfig & { stream: true }): { execute: (instructionOrOptions: string | AgentStreamExecuteOptions) => Promise<AgentStreamResult> };
-  agent(config?: AgentConfig & { stream?: false }): { execute: (instructionOrOptions: string | AgentExecuteOptions) => Promise<AgentResult> };
-  agent(config?: AgentConfig): { execute: (instructionOrOptions: string | AgentExecuteOptions) => Promise<AgentResult | AgentStreamResult> } {
-    const self = this;
-    const host: AgentHost = {
-      get context() {
-        return self.context;
-      },
-      usesTouch: this.usesTouch,
-      showCursor: (page) => (page as StagehandPage).enableCursorOverlay(),
-      // A run's meter travels as the calls' budget (llm/tokenMeter.ts sdkBudgets).
-      act: (input, options) => this.act(input, options as V3ActOptions),
-      extract: ((...args: unknown[]) => (this.extract as (...all: unknown[]) => Promise<unknown>).apply(this, args)) as AgentHost['extract'],
-      observe: (instruction, options) => this.observe(instruction, options as V3ObserveOptions),
-      resolvePage: async (page) => {
-        if (page instanceof Page) return page;
-        const found = await matchForeignPage(this.context, page, FOREIGN_PAGE_MS, undefined);
-        if (!found) throw new InvalidOptionError("execute(): `page` takes one of this instance's pages, or a Playwright or Puppeteer page connected through connectURL().");
-        return found;
-      },
-      log: (line) => this.logger(line),
-    };
+  agent(config: AgentConfig & { stream: true }): {
+    execute: (instructionOrOptions: string | AgentStreamExecuteOptions) => Promise<AgentStreamResult>;
+  };
+  agent(config?: AgentConfig & { stream?: false }): {
+    execute: (instructionOrOptions: string | AgentExecuteOptions) => Promise<AgentResult>;
+  };
+  agent(config?: AgentConfig): {
+    execute: (instructionOrOptions: string | AgentExecuteOptions) => Promise<AgentResult | AgentStreamResult>;
+  } {
+    const host = stagehandAgentHost(this);
     const recordUsage = (usage: ModelCallUsage) => {
       for (const key of Object.keys(usage) as Array<keyof ModelCallUsage>) this.#agentUsage[key] += usage[key];
     };
@@ -275,8 +283,12 @@ export class Stagehand extends Sdk {
       this.meter(run, 'execute({ budget })');
       return this.meter(own && run ? { ...own, ...run } : (run ?? own));
     };
-    const gate = (given: AgentConfig, execute: Parameters<typeof checkStagehandGate>[2]) => checkStagehandGate(given, this.experimental, execute);
-    return createAgent({ host, instanceModel: this.#model, recordUsage, gate, toModelConfiguration, cacheDir: this.#cacheDir, meter }, config) as never;
+    const gate = (given: AgentConfig, execute: Parameters<typeof checkStagehandGate>[2]) =>
+      checkStagehandGate(given, this.experimental, execute);
+    return createAgent(
+      { host, instanceModel: this.#model, recordUsage, gate, toModelConfiguration, cacheDir: this.#cacheDir, meter },
+      config,
+    ) as never;
   }
 
   /**
@@ -293,7 +305,8 @@ export class Stagehand extends Sdk {
 
   /** The browser's pages, once init() has resolved; after close(), until init() again, an SdkClosedError (an SdkStateError). */
   override get context(): StagehandContext {
-    if (this.#closed) throw new SdkClosedError('This Stagehand is closed; call `await stagehand.init()` to start again with a fresh browser.');
+    if (this.#closed)
+      throw new SdkClosedError('This Stagehand is closed; call `await stagehand.init()` to start again with a fresh browser.');
     return super.context as StagehandContext;
   }
 
@@ -363,25 +376,4 @@ export class Stagehand extends Sdk {
   get usesTouch(): boolean {
     return this.#useTouch;
   }
-}
-
-/** Stagehand's variable values (numbers, booleans, `{ value, description }`) as the strings act() fills in. */
-function strings(variables: Variables | undefined): Record<string, string> | undefined {
-  if (variables === undefined || variables === null || typeof variables !== 'object') return variables as undefined;
-  return Object.fromEntries(
-    Object.entries(variables).map(([name, item]) => [name, String(typeof item === 'object' && item !== null && 'value' in item ? item.value : item)]),
-  );
-}
-
-function describe(item: Variables[string] | undefined): string {
-  return typeof item === 'object' && item !== null && item.description ? ` (${item.description})` : '';
-}
-
-/** A TimeoutError of the Sdk's as Stagehand's class for the method, with the same message; anything else as it is. */
-function retyped(error: unknown, type: new (timeoutMs: number) => TimeoutError): unknown {
-  if (!(error instanceof TimeoutError) || type.prototype.isPrototypeOf(error)) return error;
-  const out = new type(error.timeoutMs);
-  out.message = error.message;
-  Object.defineProperty(out, 'cause', { value: error, configurable: true, writable: true });
-  return out;
 }

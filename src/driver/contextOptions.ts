@@ -1,0 +1,44 @@
+// What the opener of a Context (env/) gives it: the parts that differ between Node, a hosted server
+// and an extension are passed in here rather than imported by the driver.
+
+import type { Viewport } from '../types.js';
+import type { CheckedPolicy } from '../util/domainPolicy.js';
+import type { DownloadPlace, watchDownloads } from './download.js';
+import type { ReadTextFile } from './initScripts.js';
+import type { Page } from './page.js';
+import type { StorageKeeper } from './storageState.js';
+
+export interface ContextOptions {
+  viewport?: Viewport;
+  timeoutMs: number;
+  /**
+   * Where downloads go: a folder, or `{ folder: undefined }` for the browser's own choice (reported
+   * all the same), and the watcher that reports them: given by the opener, so that a build whose
+   * browser cannot report downloads (an extension: Browser.* is refused through chrome.debugger)
+   * carries none of it. Absent: downloads are none of this context's business (a hosted browser).
+   */
+  downloads?: DownloadPlace & { watch: typeof watchDownloads };
+  /** The hosts pages may reach (checked); absent: every host, and no cost at all. */
+  policy?: CheckedPolicy;
+  /**
+   * The closed-root watch's page script (src/injected/watch), added to every document the pages
+   * make: given by the Node opener. Absent (the extension's build): closed roots are found by
+   * scanning, as in documents older than the session.
+   */
+  closedRootWatch?: string;
+  /**
+   * An expression installed beside each frame's selector engine, as its `read`: the snapshot
+   * layer's page script (READER_SOURCE), given by whoever opens the context since the driver does
+   * not know that layer. Compiled when a navigation prepares the frame, not by the first read after
+   * `load`, and sent once per document rather than with every read.
+   */
+  reader: string;
+  /** Reads a file for addInitScript({ path }): given where there are files (Node), absent in an extension. */
+  readFile?: ReadTextFile;
+  /** The isolated browser context (isolation.ts) this Context is: only its targets, its pages, disposed on close(); absent: the rest. */
+  browserContextId?: string;
+  /** Storage states (storageState.ts), given by the Node and hosted openers. */
+  storage?: typeof StorageKeeper;
+  /** The class of this context's pages: the entry's (the Stagehand entry's adds its shapes); absent: Page. */
+  pageClass?: typeof Page;
+}

@@ -30,7 +30,8 @@ async function bundlePageScript(entry, exportName, internal) {
   const text = out.outputFiles[0].text;
   // Minified, esbuild renames the export (`export{x as name}`); readable, it keeps the name.
   const exported = /export\s*\{\s*([\w$]+)(?:\s+as\s+([\w$]+))?\s*\};?\s*$/.exec(text);
-  if (!exported || (exported[2] ?? exported[1]) !== exportName) throw new Error(`${entry} must export exactly one thing, ${exportName}; esbuild's output ends otherwise.`);
+  if (!exported || (exported[2] ?? exported[1]) !== exportName)
+    throw new Error(`${entry} must export exactly one thing, ${exportName}; esbuild's output ends otherwise.`);
   return `${text.slice(0, exported.index)}\nreturn ${exported[1]};`;
 }
 
@@ -44,7 +45,8 @@ function writeModule(path, from, name, source) {
  * nor a field of what crosses to the host or between the two scripts), shortened when minified:
  * every page script goes into every document, and into `tendril/extension`, whose size is held to a budget.
  */
-const ENGINE_INTERNAL = /^(closed|registered|register|count|shadows|doc|order|applyStep|axisLists|axisNodes|descendantsOrSelf|sortUnique|orderIndex|steps|separator|axis|predicates|fromEnd|fn|hop|rest|element|kind|walk|rootsUnder|run)$/;
+const ENGINE_INTERNAL =
+  /^(closed|registered|register|count|shadows|doc|order|applyStep|axisLists|axisNodes|descendantsOrSelf|sortUnique|orderIndex|steps|separator|axis|predicates|fromEnd|fn|hop|rest|element|kind|walk|rootsUnder|run)$/;
 const READER_INTERNAL =
   /^(askFirstChild|dropText|visible|layout|inline|items|kids|states|elements|enter|leave|control|mayHostClosedRoot|lens|lines|replacesText|tag|role|el|next|list|walk|render|line|report|name|said|of|depth)$/;
 
@@ -76,7 +78,9 @@ function writeWatchModule(source) {
   const method = new RegExp(`(?<=[{,\\s])(?:${WATCH_WRAPPERS.join('|')})(?=\\()`, 'g');
   const names = source.match(method) ?? [];
   if (names.length !== WATCH_WRAPPERS.length || WATCH_WRAPPERS.some((name) => !names.includes(name))) {
-    throw new Error(`src/injected/watch/ must define each of ${WATCH_WRAPPERS.join(', ')} once as a method; esbuild's output has ${names.join(', ') || 'none'}.`);
+    throw new Error(
+      `src/injected/watch/ must define each of ${WATCH_WRAPPERS.join(', ')} once as a method; esbuild's output has ${names.join(', ') || 'none'}.`,
+    );
   }
   const parts = [];
   let from = 0;
@@ -162,16 +166,21 @@ function writeNotices({ metafile }) {
     const match = /(?:^|\/)node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(input);
     if (match) packages.set(match[1], input.slice(0, match.index + match[0].length));
   }
-  const found = [...packages].sort(([a], [b]) => a.localeCompare(b)).map(([name, dir]) => {
-    const meta = JSON.parse(readFileSync(`${dir}package.json`, 'utf8'));
-    const file = readdirSync(dir).find((each) => /^(licen[cs]e|notice)(\.|$)/i.test(each));
-    return { name, version: meta.version, license: meta.license, text: file ? readFileSync(`${dir}${file}`, 'utf8').trim() : undefined };
-  });
+  const found = [...packages]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([name, dir]) => {
+      const meta = JSON.parse(readFileSync(`${dir}package.json`, 'utf8'));
+      const file = readdirSync(dir).find((each) => /^(licen[cs]e|notice)(\.|$)/i.test(each));
+      return { name, version: meta.version, license: meta.license, text: file ? readFileSync(`${dir}${file}`, 'utf8').trim() : undefined };
+    });
   // Some packages name their license but ship no copy of it: the same license's text, as another
   // bundled package ships it, stands for it.
   const sections = found.map(({ name, version, license, text }) => {
     const stand = text ?? found.find((other) => other.text && other.license === license)?.text;
-    if (!stand) throw new Error(`${name} is bundled into dist/cli.js, but neither it nor another bundled package ships the text of its license (${license}).`);
+    if (!stand)
+      throw new Error(
+        `${name} is bundled into dist/cli.js, but neither it nor another bundled package ships the text of its license (${license}).`,
+      );
     const note = text ? '' : `The package ships no license file; the ${license} text:\n\n`;
     return `## ${name} ${version} (${license})\n\n${note}\`\`\`\n${stand}\n\`\`\`\n`;
   });
@@ -186,7 +195,8 @@ async function reportExtensionSize() {
   const { bytes } = await bundleExtensionEntry({ minify: true });
   const kB = (bytes / 1000).toFixed(1);
   console.log(`tendril/extension: ${kB} kB minified without the AI SDK (target < ${EXTENSION_SIZE_TARGET / 1000} kB)`);
-  if (bytes >= EXTENSION_SIZE_TARGET) throw new Error(`tendril/extension grew past ${EXTENSION_SIZE_TARGET / 1000} kB minified (${kB} kB).`);
+  if (bytes >= EXTENSION_SIZE_TARGET)
+    throw new Error(`tendril/extension grew past ${EXTENSION_SIZE_TARGET / 1000} kB minified (${kB} kB).`);
 }
 
 await buildPageScripts();

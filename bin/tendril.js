@@ -23,7 +23,10 @@ if (!existsSync(source)) {
   }
   // The scripts injected into pages are generated from src/injected/ (npm run gen); a fresh clone has none yet.
   if (!existsSync(new URL('src/generated/reader.ts', root))) {
-    execFileSync(process.execPath, [fileURLToPath(new URL('esbuild.config.mjs', root)), '--page-scripts'], { cwd: fileURLToPath(root), stdio: ['ignore', 'ignore', 'inherit'] });
+    execFileSync(process.execPath, [fileURLToPath(new URL('esbuild.config.mjs', root)), '--page-scripts'], {
+      cwd: fileURLToPath(root),
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
   }
   tsx.register();
   await import(source.href);

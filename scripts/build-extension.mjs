@@ -39,5 +39,7 @@ export async function buildExampleExtension(outdir = path.join(REPO_ROOT, 'dist'
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const outdir = await buildExampleExtension();
-  console.log(`The example extension is in ${path.relative(process.cwd(), outdir) || outdir}: load it unpacked (see examples/extension/README.md).`);
+  console.log(
+    `The example extension is in ${path.relative(process.cwd(), outdir) || outdir}: load it unpacked (see examples/extension/README.md).`,
+  );
 }

@@ -42,7 +42,8 @@ export function withoutPino() {
     setup(b) {
       b.onResolve({ filter: /\/util\/pinoSink\.js$/ }, () => ({ path: 'pinoSink', namespace: 'tendril-without-pino' }));
       b.onLoad({ filter: /.*/, namespace: 'tendril-without-pino' }, () => ({
-        contents: 'export function pinoSink() { throw new Error("pino is left out of tendril/extension: log lines go to the console or to the `logger` option."); }',
+        contents:
+          'export function pinoSink() { throw new Error("pino is left out of tendril/extension: log lines go to the console or to the `logger` option."); }',
         loader: 'js',
       }));
     },
@@ -84,7 +85,10 @@ export function withoutAiSdkCheck() {
     name: 'tendril-without-ai-sdk-check',
     setup(b) {
       b.onResolve({ filter: /(^|\/)aiSdk\.js$/ }, () => ({ path: 'aiSdk', namespace: 'tendril-without-ai-sdk-check' }));
-      b.onLoad({ filter: /.*/, namespace: 'tendril-without-ai-sdk-check' }, () => ({ contents: 'export const importAiSdk = (_name, load) => load();', loader: 'js' }));
+      b.onLoad({ filter: /.*/, namespace: 'tendril-without-ai-sdk-check' }, () => ({
+        contents: 'export const importAiSdk = (_name, load) => load();',
+        loader: 'js',
+      }));
     },
   };
 }
@@ -104,7 +108,7 @@ export function withoutIsolation() {
         contents: [
           "import { SdkStateError } from './errors.ts';",
           'export async function createBrowserContext() {',
-          "  throw new SdkStateError('newContext(): an extension has tab sessions only, no isolated contexts; launch or attach to a browser (env \"LOCAL\") for isolated contexts.');",
+          '  throw new SdkStateError(\'newContext(): an extension has tab sessions only, no isolated contexts; launch or attach to a browser (env "LOCAL") for isolated contexts.\');',
           '}',
           'export const isolatedDownloads = async () => {}, disposeBrowserContext = isolatedDownloads;',
         ].join('\n'),
@@ -124,7 +128,9 @@ export function withoutHostedUpstream() {
     name: 'tendril-without-hosted-upstream',
     setup(b) {
       b.onResolve({ filter: /(^|\/)upstream\.js$/ }, (args) =>
-        path.resolve(args.resolveDir, args.path) === path.join(REPO_ROOT, 'src', 'driver', 'upstream.js') ? { path: 'upstream', namespace: 'tendril-without-hosted-upstream' } : undefined,
+        path.resolve(args.resolveDir, args.path) === path.join(REPO_ROOT, 'src', 'driver', 'upstream.js')
+          ? { path: 'upstream', namespace: 'tendril-without-hosted-upstream' }
+          : undefined,
       );
       b.onLoad({ filter: /.*/, namespace: 'tendril-without-hosted-upstream' }, () => ({
         contents: 'export const upstreamFailure = () => undefined;\nexport const tunnelHint = () => "";',

@@ -24,8 +24,15 @@ export interface FunctionBundle {
  * script for an edge runtime, whose fetch handler calls the function; it imports no Node built-in
  * (the build fails if anything would).
  */
-export async function bundleFunction(runtime: 'node' | 'edge', outfile: string, options: { minify?: boolean } = {}): Promise<FunctionBundle> {
-  const tendril = { name: 'tendril-from-source', setup: (b: { onResolve: Function }) => b.onResolve({ filter: /^tendril$/ }, () => ({ path: path.join(REPO_ROOT, 'src', 'index.ts') })) };
+export async function bundleFunction(
+  runtime: 'node' | 'edge',
+  outfile: string,
+  options: { minify?: boolean } = {},
+): Promise<FunctionBundle> {
+  const tendril = {
+    name: 'tendril-from-source',
+    setup: (b: { onResolve: Function }) => b.onResolve({ filter: /^tendril$/ }, () => ({ path: path.join(REPO_ROOT, 'src', 'index.ts') })),
+  };
   // The function runs with env "HOSTED": its models run on the service, so the AI SDK, which Tendril
   // loads only on a model call of its own, stays out (it is resolved at run time if ever needed).
   const common = {
@@ -46,7 +53,9 @@ export async function bundleFunction(runtime: 'node' | 'edge', outfile: string, 
           target: 'node18',
           format: 'esm',
           // CommonJS dependencies require() Node's modules; an ES module has no require of its own.
-          banner: { js: "import { createRequire as __tendrilRequire } from 'node:module'; const require = __tendrilRequire(import.meta.url);" },
+          banner: {
+            js: "import { createRequire as __tendrilRequire } from 'node:module'; const require = __tendrilRequire(import.meta.url);",
+          },
           plugins: [tendril as never],
         })
       : await build({

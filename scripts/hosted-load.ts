@@ -37,7 +37,8 @@ function classify(error: unknown): Outcome {
   const name = (error as Error)?.name ?? 'Error';
   const detail = `${name}: ${(error as Error)?.message ?? String(error)}`.slice(0, 300);
   if (error instanceof HostedServiceError && (error.status === 429 || error.status === 503)) return { kind: 'busy', detail };
-  if (error instanceof TimeoutError || name === 'BrowserConnectError' || /timed? ?out|aborted due to timeout/i.test(detail)) return { kind: 'timeout', detail };
+  if (error instanceof TimeoutError || name === 'BrowserConnectError' || /timed? ?out|aborted due to timeout/i.test(detail))
+    return { kind: 'timeout', detail };
   return { kind: 'error', detail };
 }
 
@@ -55,7 +56,7 @@ function descendants(root: number): number[] {
   }
   const found: number[] = [];
   const walk = (pid: number) => {
-    for (const [child, ppid] of parent) if (ppid === pid) (found.push(child), walk(child));
+    for (const [child, ppid] of parent) if (ppid === pid) found.push(child), walk(child);
   };
   walk(root);
   return found;
@@ -108,7 +109,10 @@ async function main(): Promise<void> {
   if (values['max-starting']) env.HOSTED_MAX_STARTING = values['max-starting'];
   if (values['start-queue']) env.HOSTED_START_QUEUE = values['start-queue'];
   if (values['start-wait-ms']) env.HOSTED_START_WAIT_MS = values['start-wait-ms'];
-  const server = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'hosted', 'serve', '--quiet'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+  const server = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'hosted', 'serve', '--quiet'], {
+    env,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const deadline = setTimeout(() => {
     process.stderr.write(`The run passed its deadline of ${values['deadline-s']} s; stopping.\n`);
     server.kill('SIGKILL');
@@ -161,7 +165,8 @@ async function main(): Promise<void> {
           const page = sdk.context.pages()[0]!;
           await page.goto(siteUrl, { timeoutMs: 60_000 });
           const title = await page.title();
-          outcome = title === 'load' ? { kind: 'ok', initMs, gotoMs: Date.now() - t1 } : { kind: 'error', detail: `title ${title}`, initMs };
+          outcome =
+            title === 'load' ? { kind: 'ok', initMs, gotoMs: Date.now() - t1 } : { kind: 'error', detail: `title ${title}`, initMs };
         } catch (error) {
           outcome = { ...classify(error), initMs };
         }
@@ -197,11 +202,24 @@ async function main(): Promise<void> {
     initMs: { p50: percentile(inits, 50), p90: percentile(inits, 90), max: percentile(inits, 100) },
     gotoMs: { p50: percentile(gotos, 50), p90: percentile(gotos, 90), max: percentile(gotos, 100) },
     wallMs,
-    atPeak: { sessions: peak.sessions, chromeProcesses: peak.chrome, pssMb: Math.round(peak.pssKb / 1024), pssMbPerSession: peak.sessions ? Math.round(peak.pssKb / 1024 / peak.sessions) : NaN, chromeCpuS: peak.cpuS, chromeCpuSPerSession: peak.sessions ? Number((peak.cpuS / peak.sessions).toFixed(2)) : NaN },
+    atPeak: {
+      sessions: peak.sessions,
+      chromeProcesses: peak.chrome,
+      pssMb: Math.round(peak.pssKb / 1024),
+      pssMbPerSession: peak.sessions ? Math.round(peak.pssKb / 1024 / peak.sessions) : NaN,
+      chromeCpuS: peak.cpuS,
+      chromeCpuSPerSession: peak.sessions ? Number((peak.cpuS / peak.sessions).toFixed(2)) : NaN,
+    },
     sessionsLeft: health.sessions,
     chromeLeftAfterStop: leftChrome,
     // A few of each kind, the worst first.
-    failures: (['timeout', 'error', 'busy'] as const).flatMap((kind) => [...new Set(outcomes.filter((o) => o.kind === kind).map((o) => `${kind}${o.initMs === undefined ? ' (init)' : ' (goto)'}: ${o.detail}`))].slice(0, 3)),
+    failures: (['timeout', 'error', 'busy'] as const).flatMap((kind) =>
+      [
+        ...new Set(
+          outcomes.filter((o) => o.kind === kind).map((o) => `${kind}${o.initMs === undefined ? ' (init)' : ' (goto)'}: ${o.detail}`),
+        ),
+      ].slice(0, 3),
+    ),
   };
   process.stdout.write(values.json ? `${JSON.stringify(summary)}\n` : `${JSON.stringify(summary, null, 2)}\n`);
   process.exit(summary.timeout || summary.error || summary.sessionsLeft || leftChrome ? 1 : 0);

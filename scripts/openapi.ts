@@ -68,7 +68,10 @@ export function buildOpenApi(): Record<string, unknown> {
           operationId: 'createSession',
           parameters: [{ name: wire.HEADERS.maxWait, in: 'header', required: false, schema: { type: 'integer', minimum: 0 } }],
           requestBody: { required: true, ...json('CreateSessionRequest') },
-          responses: { '201': { description: 'the session', ...json('Session') }, ...errors('bad_request', 'unauthorized', 'rate_limited', 'unavailable', 'internal') },
+          responses: {
+            '201': { description: 'the session', ...json('Session') },
+            ...errors('bad_request', 'unauthorized', 'rate_limited', 'unavailable', 'internal'),
+          },
         },
       },
       '/v1/sessions/{id}': {
@@ -81,7 +84,10 @@ export function buildOpenApi(): Record<string, unknown> {
           operationId: 'updateSession',
           parameters: [idParam],
           requestBody: { required: true, ...json('UpdateSessionRequest') },
-          responses: { '200': { description: 'the session, released', ...json('Session') }, ...errors('bad_request', 'unauthorized', 'not_found') },
+          responses: {
+            '200': { description: 'the session, released', ...json('Session') },
+            ...errors('bad_request', 'unauthorized', 'not_found'),
+          },
         },
       },
       ...operations,

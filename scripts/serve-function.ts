@@ -28,7 +28,11 @@ async function edgeHandler(): Promise<Handler> {
   const runtime = new EdgeRuntime({ extend: (context) => Object.assign(context, { process: { env } }) });
   runtime.evaluate(await readFile(file, 'utf8'));
   return async (request) => {
-    const response = await runtime.dispatchFetch(request.url, { method: request.method, headers: Object.fromEntries(request.headers), body: request.body ? await request.text() : undefined });
+    const response = await runtime.dispatchFetch(request.url, {
+      method: request.method,
+      headers: Object.fromEntries(request.headers),
+      body: request.body ? await request.text() : undefined,
+    });
     await response.waitUntil();
     return new Response(await response.text(), { status: response.status, headers: Object.fromEntries(response.headers) });
   };
@@ -69,10 +73,11 @@ export async function startFunctionServer(port: number, host: string): Promise<{
   base = `http://${host}:${(server.address() as AddressInfo).port}`;
   return {
     url: base,
-    close: () => new Promise((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 

@@ -26,7 +26,19 @@ export const MAX_LINES = 400;
  * their bundles sit at the bottom: host code may read their types and helpers, never the reverse.
  */
 const LAYERS: string[][] = [
-  ['util', 'errors.ts', 'wireErrors.ts', 'types.ts', 'budgetTypes.ts', 'contextTypes.ts', 'locatorTypes.ts', 'screenshotTypes.ts', 'logger.ts', 'generated', 'injected'],
+  [
+    'util',
+    'errors.ts',
+    'wireErrors.ts',
+    'types.ts',
+    'budgetTypes.ts',
+    'contextTypes.ts',
+    'locatorTypes.ts',
+    'screenshotTypes.ts',
+    'logger.ts',
+    'generated',
+    'injected',
+  ],
   ['cdp'],
   ['browser', 'relay'],
   ['driver'],
@@ -164,7 +176,8 @@ export function structureProblems(): string[] {
     }
     if (file !== CHOOSER) {
       text.split('\n').forEach((line, at) => {
-        if (ENV_READ.test(line)) problems.push(`${shown(file)}:${at + 1} reads the env; only src/env/choose.ts may (ask the Environment instead).`);
+        if (ENV_READ.test(line))
+          problems.push(`${shown(file)}:${at + 1} reads the env; only src/env/choose.ts may (ask the Environment instead).`);
       });
     }
   }
@@ -175,6 +188,10 @@ export function structureProblems(): string[] {
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const problems = structureProblems();
   for (const problem of problems) console.error(problem);
-  console.log(problems.length ? `${problems.length} problem(s).` : 'The structure holds: one-way layers, no circles, no file over 400 lines, page code self-contained, env read in one place.');
+  console.log(
+    problems.length
+      ? `${problems.length} problem(s).`
+      : 'The structure holds: one-way layers, no circles, no file over 400 lines, page code self-contained, env read in one place.',
+  );
   process.exitCode = problems.length ? 1 : 0;
 }

@@ -22,7 +22,8 @@ interface Row {
 async function measure(sdk: Sdk, page: ExtractPage): Promise<Row> {
   const tab = sdk.context.pages()[0]!;
   await tab.goto(page.url, { waitUntil: 'load', timeoutMs: 60_000 });
-  const bytes = async (view: 'full' | 'viewport' | 'interactive' | 'delta') => Buffer.byteLength((await sdk.extract({ view, timeout: 60_000 })).pageText);
+  const bytes = async (view: 'full' | 'viewport' | 'interactive' | 'delta') =>
+    Buffer.byteLength((await sdk.extract({ view, timeout: 60_000 })).pageText);
   const full = await bytes('full');
   const viewport = await bytes('viewport');
   const interactive = await bytes('interactive');
@@ -67,13 +68,17 @@ async function main(): Promise<void> {
   console.log('| page | full (KB) | viewport | interactive | delta after one change |');
   console.log('|---|---:|---:|---:|---:|');
   for (const row of rows) {
-    console.log(`| ${row.label} | ${kb(row.full)} | ${ratio(row.viewport, row.full)} | ${ratio(row.interactive, row.full)} | ${ratio(row.delta, row.full)} |`);
+    console.log(
+      `| ${row.label} | ${kb(row.full)} | ${ratio(row.viewport, row.full)} | ${ratio(row.interactive, row.full)} | ${ratio(row.delta, row.full)} |`,
+    );
   }
   const articlesOnly = rows.filter((row) => row.label.startsWith('article'));
   if (articlesOnly.length) {
     const median = (values: number[]) => values.sort((x, y) => x - y)[Math.floor(values.length / 2)]!;
     const of = (key: 'viewport' | 'interactive' | 'delta') => median(articlesOnly.map((row) => row[key] / row.full)).toFixed(3);
-    console.log(`| median of ${articlesOnly.length} articles | ${kb(median(articlesOnly.map((row) => row.full)))} | ${of('viewport')} | ${of('interactive')} | ${of('delta')} |`);
+    console.log(
+      `| median of ${articlesOnly.length} articles | ${kb(median(articlesOnly.map((row) => row.full)))} | ${of('viewport')} | ${of('interactive')} | ${of('delta')} |`,
+    );
   }
 }
 

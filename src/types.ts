@@ -295,7 +295,9 @@ export interface ExtractSchema<Output = unknown> {
 }
 
 /** The type a schema parses to. */
-export type InferSchema<T> = T extends { readonly '~standard': { readonly types?: { readonly output: infer O } | undefined } } ? O : unknown;
+export type InferSchema<T> = T extends { readonly '~standard': { readonly types?: { readonly output: infer O } | undefined } }
+  ? O
+  : unknown;
 
 /** Model use of one public method (or of all of them, in `total`). */
 export interface MethodMetrics {

@@ -122,7 +122,8 @@ export function toWire(error: unknown): WireError {
   if (!name) return wire;
   wire.name = name;
   const fields: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(error as object)) if (key !== 'name' && key !== 'cause' && value !== undefined) fields[key] = value;
+  for (const [key, value] of Object.entries(error as object))
+    if (key !== 'name' && key !== 'cause' && value !== undefined) fields[key] = value;
   if (Object.keys(fields).length > 0) wire.fields = fields;
   // Read by clients older than `fields`.
   if (error instanceof SchemaValidationError) wire.issues = error.issues;

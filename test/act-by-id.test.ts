@@ -23,7 +23,10 @@ describe('act({ elementId })', () => {
     const { pageText } = await sdk.extract();
     const top = idOf(pageText, /button: Top button/);
     expect(top).toMatch(/^\d+$/);
-    const frames = pageText.split('\n').filter((line) => /button: Frame button/.test(line)).map((line) => /\[(\d+-\d+)\]/.exec(line)![1]!);
+    const frames = pageText
+      .split('\n')
+      .filter((line) => /button: Frame button/.test(line))
+      .map((line) => /\[(\d+-\d+)\]/.exec(line)![1]!);
     expect(frames).toHaveLength(2);
     const shadow = idOf(pageText, /button: Shadow button/);
 
@@ -35,7 +38,12 @@ describe('act({ elementId })', () => {
     expect(done.actions[0]!.selector).toBe(`ref=${frames[0]}`);
     await sdk.act({ elementId: frames[1]! });
     await sdk.act({ elementId: shadow });
-    const states = await Promise.all(page.frames().slice(1).map((frame) => frame.evaluate(() => document.getElementById('frame-state')!.textContent)));
+    const states = await Promise.all(
+      page
+        .frames()
+        .slice(1)
+        .map((frame) => frame.evaluate(() => document.getElementById('frame-state')!.textContent)),
+    );
     expect(states).toEqual(['frame clicked 1', 'frame clicked 1']);
     expect(await page.evaluate(() => document.getElementById('closed-host')!.dataset.state)).toBe('shadow clicked');
 
@@ -112,9 +120,14 @@ describe('ids stay with their elements', () => {
     expect(await state()).toBe('pressed Shadow target');
 
     // The new read gave the targets the ids they had, and the added lines ids no read had given.
-    expect([idOf(after, /button: Target$/), idOf(after, /button: Frame target$/), idOf(after, /button: Shadow target$/)]).toEqual([top, inFrame, inShadow]);
+    expect([idOf(after, /button: Target$/), idOf(after, /button: Frame target$/), idOf(after, /button: Shadow target$/)]).toEqual([
+      top,
+      inFrame,
+      inShadow,
+    ]);
     const old = new Set(idsIn(before));
-    for (const added of [/button: Inserted 1$/, /button: Frame inserted 1$/, /button: Shadow inserted 1$/]) expect(old.has(idOf(after, added))).toBe(false);
+    for (const added of [/button: Inserted 1$/, /button: Frame inserted 1$/, /button: Shadow inserted 1$/])
+      expect(old.has(idOf(after, added))).toBe(false);
     // Without a read in between, too.
     await page.evaluate(() => (window as unknown as { insertAbove(): void }).insertAbove());
     await sdk.act({ elementId: top });

@@ -23,10 +23,13 @@ const clicks = () => read('window.clicks');
 
 /** A user's click at an element's centre, sent through the independent client. */
 async function userClick(id: string): Promise<void> {
-  const { x, y } = (await read(`(() => { const r = document.getElementById('${id}').getBoundingClientRect(); return { x: r.x + r.width / 2, y: r.y + r.height / 2 }; })()`)) as { x: number; y: number };
+  const { x, y } = (await read(
+    `(() => { const r = document.getElementById('${id}').getBoundingClientRect(); return { x: r.x + r.width / 2, y: r.y + r.height / 2 }; })()`,
+  )) as { x: number; y: number };
   const client = await CDP({ port: chrome.port, target: page.targetId() });
   try {
-    for (const type of ['mousePressed', 'mouseReleased'] as const) await client.Input.dispatchMouseEvent({ type, x, y, button: 'left', clickCount: 1 });
+    for (const type of ['mousePressed', 'mouseReleased'] as const)
+      await client.Input.dispatchMouseEvent({ type, x, y, button: 'left', clickCount: 1 });
   } finally {
     await client.close();
   }
@@ -153,7 +156,13 @@ describe('a layout that the hover shifts', () => {
     // ...and nothing is left to stop the user's own click.
     await userClick('run-delete');
     expect(await clicks()).toEqual(['run-delete']);
-    expect(await read('window.events')).toEqual(['pointerdown run-delete', 'mousedown run-delete', 'pointerup run-delete', 'mouseup run-delete', 'click run-delete']);
+    expect(await read('window.events')).toEqual([
+      'pointerdown run-delete',
+      'mousedown run-delete',
+      'pointerup run-delete',
+      'mouseup run-delete',
+      'click run-delete',
+    ]);
   });
 
   it('act(instruction) on the runaway button answers success: false naming Delete', async () => {

@@ -27,9 +27,11 @@ function idOf(request: FakeRequest, role: string, name: string, last = false): s
   return match[1]!;
 }
 
-const choose = (role: string, name: string, method: string, args: string[] = [], last = false) => (request: FakeRequest) => ({
-  json: { elementId: idOf(request, role, name, last), method, arguments: args, description: `${method} ${name}` },
-});
+const choose =
+  (role: string, name: string, method: string, args: string[] = [], last = false) =>
+  (request: FakeRequest) => ({
+    json: { elementId: idOf(request, role, name, last), method, arguments: args, description: `${method} ${name}` },
+  });
 
 describe('act(instruction)', () => {
   it('clicks a button in the top page with a real mouse click', async () => {
@@ -96,11 +98,20 @@ describe('act(instruction)', () => {
   });
 
   it('scrolls the page to a percentage and by a screen', async () => {
-    fake.script((request) => ({ json: { elementId: idOf(request, 'RootWebArea', 'Act page'), method: 'scrollTo', arguments: ['100%'], description: 'scroll to the bottom' } }));
+    fake.script((request) => ({
+      json: {
+        elementId: idOf(request, 'RootWebArea', 'Act page'),
+        method: 'scrollTo',
+        arguments: ['100%'],
+        description: 'scroll to the bottom',
+      },
+    }));
     await sdk.act('scroll to the bottom', { model: model() });
     const bottom = (await read('document.scrollingElement.scrollHeight - innerHeight')) as number;
     expect(await read('Math.round(scrollY)')).toBe(Math.round(bottom));
-    fake.script((request) => ({ json: { elementId: idOf(request, 'RootWebArea', 'Act page'), method: 'prevChunk', arguments: [], description: 'scroll up' } }));
+    fake.script((request) => ({
+      json: { elementId: idOf(request, 'RootWebArea', 'Act page'), method: 'prevChunk', arguments: [], description: 'scroll up' },
+    }));
     await sdk.act('scroll up a screen', { model: model() });
     expect(await read('Math.round(scrollY)')).toBe(Math.round(bottom) - ((await read('innerHeight')) as number));
   });
@@ -176,7 +187,12 @@ describe('observe() and act(action)', () => {
       json: {
         elements: [
           { elementId: idOf(request, 'button', 'Shadow button'), description: 'the shadow button', method: 'click', arguments: [] },
-          { elementId: idOf(request, 'button', 'Frame button', true), description: 'the partner frame button', method: 'click', arguments: [] },
+          {
+            elementId: idOf(request, 'button', 'Frame button', true),
+            description: 'the partner frame button',
+            method: 'click',
+            arguments: [],
+          },
           { elementId: '9-999', description: 'a made-up element', method: 'click', arguments: [] },
         ],
       },
@@ -203,7 +219,9 @@ describe('observe() and act(action)', () => {
   });
 
   it('act(action) without a model fails with ActionFailedError when the element is gone', async () => {
-    const error = await sdk.act({ selector: 'xpath=/html/body/nav[7]/button', description: 'a gone button', method: 'click' }).catch((e: unknown) => e);
+    const error = await sdk
+      .act({ selector: 'xpath=/html/body/nav[7]/button', description: 'a gone button', method: 'click' })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ActionFailedError);
     expect((error as Error).message).toMatch(/a gone button.*No element matches/);
   });

@@ -19,7 +19,10 @@ const folders: string[] = [];
 
 beforeAll(async () => {
   home = mkdtempSync(path.join(os.tmpdir(), 'tendril-test-home-'));
-  [servers, chrome] = await Promise.all([startFixtureServers(), startDebugChrome({ HOME: home, XDG_CONFIG_HOME: path.join(home, '.config') })]);
+  [servers, chrome] = await Promise.all([
+    startFixtureServers(),
+    startDebugChrome({ HOME: home, XDG_CONFIG_HOME: path.join(home, '.config') }),
+  ]);
 });
 afterAll(async () => {
   await chrome?.kill();
@@ -123,7 +126,10 @@ describe('two Sdks attached to one Chrome', () => {
       const { targetId } = await client.send('Target.createTarget', { url: 'about:blank' });
       const { sessionId } = await client.send('Target.attachToTarget', { targetId, flatten: true });
       const saved = new Promise<string | undefined>((resolve) =>
-        client.on('Browser.downloadProgress', (event: { state: string; filePath?: string }) => event.state === 'completed' && resolve(event.filePath)),
+        client.on(
+          'Browser.downloadProgress',
+          (event: { state: string; filePath?: string }) => event.state === 'completed' && resolve(event.filePath),
+        ),
       );
       // Navigating to a file served as an attachment downloads it.
       await client.send('Page.navigate', { url: servers.a.url('/download/by-default.csv') }, sessionId);

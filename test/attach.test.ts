@@ -168,7 +168,10 @@ describe('attaching to a running Chrome', () => {
   it('explains cdpUrl values it cannot use', async () => {
     await expect(new Sdk(attachOptions('ftp://example/x')).init()).rejects.toBeInstanceOf(InvalidOptionError);
     await expect(new Sdk(attachOptions('/no/such/DevToolsActivePort')).init()).rejects.toBeInstanceOf(InvalidOptionError);
-    const closedPort = new Sdk({ ...attachOptions('http://127.0.0.1:1'), localBrowserLaunchOptions: { cdpUrl: 'http://127.0.0.1:1', connectTimeoutMs: 2000 } });
+    const closedPort = new Sdk({
+      ...attachOptions('http://127.0.0.1:1'),
+      localBrowserLaunchOptions: { cdpUrl: 'http://127.0.0.1:1', connectTimeoutMs: 2000 },
+    });
     await expect(closedPort.init()).rejects.toThrow(/remote-debugging-port/);
   });
 });

@@ -33,8 +33,14 @@ async function runQueue(queue: string, urls: string[], workerArgs: string[]): Pr
   expect(await worker.exit, worker.stderr()).toBe(0);
   const out = path.join(batch.dir, `${queue}.jsonl`);
   expect(await cli('batch', 'results', '--queue', queue, '--out', out)).toBe('');
-  const results = readFileSync(out, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { url: string; ok: boolean; pageText?: string });
-  expect(results.every((result) => result.ok), JSON.stringify(results)).toBe(true);
+  const results = readFileSync(out, 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as { url: string; ok: boolean; pageText?: string });
+  expect(
+    results.every((result) => result.ok),
+    JSON.stringify(results),
+  ).toBe(true);
   return new Map(results.map((result) => [result.url, result.pageText ?? '']));
 }
 

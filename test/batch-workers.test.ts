@@ -45,7 +45,9 @@ it('three workers run 100 jobs, one killed mid-run: each result once and right, 
   const urls = Array.from({ length: JOBS }, (_, i) => site.url(i % 2 ? 'localhost' : '127.0.0.1', `/p/w${i}`));
   const file = path.join(batch.dir, 'urls.txt');
   writeFileSync(file, `# the test's pages\n${urls.join('\n')}\n`);
-  expect(await cli('batch', 'add', '--queue', 'run', '--max-active', '6', '--per-host', '3', file)).toBe(`added ${JOBS}, already there 0\n`);
+  expect(await cli('batch', 'add', '--queue', 'run', '--max-active', '6', '--per-host', '3', file)).toBe(
+    `added ${JOBS}, already there 0\n`,
+  );
 
   for (let i = 0; i < 3; i++) {
     workers.push(runScript(CLI, ['worker', '--queue', 'run', '--concurrency', '3', '--exit-when-empty', '--lock-ms', '2000'], env()));
@@ -65,7 +67,10 @@ it('three workers run 100 jobs, one killed mid-run: each result once and right, 
 
   const out = path.join(batch.dir, 'results.jsonl');
   expect(await cli('batch', 'results', '--queue', 'run', '--out', out)).toBe('');
-  const results = readFileSync(out, 'utf8').trim().split('\n').map((line) => JSON.parse(line));
+  const results = readFileSync(out, 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line));
   expect(results).toHaveLength(JOBS);
   expect(new Set(results.map((result) => result.url))).toEqual(new Set(urls));
   for (const result of results) {
@@ -80,7 +85,12 @@ it('three workers run 100 jobs, one killed mid-run: each result once and right, 
 
   // The same jobs again: none added, none run again.
   expect(await cli('batch', 'add', '--queue', 'run', file)).toBe(`added 0, already there ${JOBS}\n`);
-  expect(JSON.parse(await cli('batch', 'status', '--queue', 'run', '--json'))).toMatchObject({ waiting: 0, active: 0, done: JOBS, failed: 0 });
+  expect(JSON.parse(await cli('batch', 'status', '--queue', 'run', '--json'))).toMatchObject({
+    waiting: 0,
+    active: 0,
+    done: JOBS,
+    failed: 0,
+  });
 }, 180_000);
 
 it('SIGTERM: a job in hand past the grace goes back to the queue without losing an attempt, and the browser closes', async () => {

@@ -52,7 +52,10 @@ describe('the queue', () => {
     try {
       const jobs = [{ url: site.url('127.0.0.1', '/p/a') }, { url: site.url('127.0.0.1', '/p/b'), instruction: 'the title' }];
       expect(await queue.add(jobs)).toEqual({ added: 2, existing: 0 });
-      expect(await queue.add([...jobs, { ...jobs[0]!, timeout: 5000 }, { url: site.url('127.0.0.1', '/p/c') }])).toEqual({ added: 1, existing: 3 });
+      expect(await queue.add([...jobs, { ...jobs[0]!, timeout: 5000 }, { url: site.url('127.0.0.1', '/p/c') }])).toEqual({
+        added: 1,
+        existing: 3,
+      });
       expect((await queue.status()).waiting).toBe(3);
       // What it asks makes the id: another instruction is another job.
       expect(jobId({ url: jobs[1]!.url, instruction: 'the title' })).not.toBe(jobId({ url: jobs[1]!.url, instruction: 'the date' }));
@@ -64,8 +67,12 @@ describe('the queue', () => {
   it('refuses a bad job before queueing anything, naming the line and the fix', async () => {
     const queue = await BatchQueue.open({ queue: 'bad', redisUrl });
     try {
-      await expect(queue.add([{ url: 'https://example.org/' }, { url: 'ftp://example.org/' }])).rejects.toThrow(/job 2: `url` must be an http\(s\) URL/);
-      await expect(queue.add([{ url: 'https://example.org/', schema: { type: 'string' } }])).rejects.toThrow(/a `schema` needs an `instruction`/);
+      await expect(queue.add([{ url: 'https://example.org/' }, { url: 'ftp://example.org/' }])).rejects.toThrow(
+        /job 2: `url` must be an http\(s\) URL/,
+      );
+      await expect(queue.add([{ url: 'https://example.org/', schema: { type: 'string' } }])).rejects.toThrow(
+        /a `schema` needs an `instruction`/,
+      );
       await expect(queue.add([{ url: 'https://example.org/', colour: 'red' }])).rejects.toThrow(InvalidOptionError);
       expect((await queue.status()).waiting).toBe(0);
     } finally {
@@ -154,7 +161,10 @@ describe('a worker', () => {
     let heardAll: () => void;
     const allHeard = new Promise<void>((resolve) => (heardAll = resolve));
     const heard = () => seen.completed.size === 3 && seen.failed.size === 2 && heardAll();
-    const stops = [await queue.on('completed', (id) => (seen.completed.add(id), heard())), await queue.on('failed', (id, error) => (seen.failed.set(id, error!.name), heard()))];
+    const stops = [
+      await queue.on('completed', (id) => (seen.completed.add(id), heard())),
+      await queue.on('failed', (id, error) => (seen.failed.set(id, error!.name), heard())),
+    ];
     const worker = await startWorker('failures', events);
     try {
       await worker.untilEmpty();
@@ -172,17 +182,35 @@ describe('a worker', () => {
     expect(results.get('/flaky/1')).toMatchObject({ ok: true, attempts: 3, pageText: expect.stringContaining('Page /flaky/1') });
     expect(site.hits.get('/flaky/1')).toBe(3);
     // A 404 is for good: one request, one attempt, its typed error.
-    expect(results.get('/missing')).toMatchObject({ ok: false, attempts: 1, error: { name: 'PageStatusError', message: expect.stringContaining('HTTP 404') } });
+    expect(results.get('/missing')).toMatchObject({
+      ok: false,
+      attempts: 1,
+      error: { name: 'PageStatusError', message: expect.stringContaining('HTTP 404') },
+    });
     expect(site.hits.get('/missing')).toBe(1);
     // A page that never answers: the deadline aborts it each time, and it is retried up to its attempts.
-    expect(results.get('/hang')).toMatchObject({ ok: false, attempts: 3, error: { name: 'TimeoutError', message: expect.stringContaining('1500 ms') } });
+    expect(results.get('/hang')).toMatchObject({
+      ok: false,
+      attempts: 3,
+      error: { name: 'TimeoutError', message: expect.stringContaining('1500 ms') },
+    });
     expect(results.get('/p/model')).toMatchObject({ ok: true, attempts: 1, extraction: 'Page /p/model' });
     expect(fake.requests).toHaveLength(1);
     expect(seen.completed).toEqual(new Set(['/p/one', '/flaky/1', '/p/model'].map((page) => results.get(page)!.id)));
-    expect(seen.failed).toEqual(new Map([[results.get('/missing')!.id, 'PageStatusError'], [results.get('/hang')!.id, 'TimeoutError']]));
+    expect(seen.failed).toEqual(
+      new Map([
+        [results.get('/missing')!.id, 'PageStatusError'],
+        [results.get('/hang')!.id, 'TimeoutError'],
+      ]),
+    );
     const status = await queue.status();
     expect(status).toMatchObject({ waiting: 0, delayed: 0, active: 0, done: 3, failed: 2, retried: 4 });
-    expect(events.filter((event) => event.kind === 'failed' && !event.retry).map((event) => new URL(event.url).pathname).sort()).toEqual(['/hang', '/missing']);
+    expect(
+      events
+        .filter((event) => event.kind === 'failed' && !event.retry)
+        .map((event) => new URL(event.url).pathname)
+        .sort(),
+    ).toEqual(['/hang', '/missing']);
     await queue.close();
   }, 90_000);
 
@@ -216,7 +244,10 @@ describe('a worker', () => {
       await account.spend('earlier-job', { promptTokens: 900, completionTokens: 100, totalTokens: 1000 });
       expect(await account.state()).toEqual({ remaining: 0, used: 1000, budget: 1000 });
       fake.reset();
-      await queue.add([{ url: site.url('127.0.0.1', '/p/budget'), instruction: 'What does it say?' }, { url: site.url('127.0.0.1', '/p/no-model') }]);
+      await queue.add([
+        { url: site.url('127.0.0.1', '/p/budget'), instruction: 'What does it say?' },
+        { url: site.url('127.0.0.1', '/p/no-model') },
+      ]);
       const worker = await startWorker('budget');
       try {
         await worker.untilEmpty();
@@ -230,7 +261,10 @@ describe('a worker', () => {
       expect(byPath('/p/no-model')).toMatchObject({ ok: true });
       expect(fake.requests).toHaveLength(0);
       expect((await queue.status()).tokens).toEqual({ used: 1000, budget: 1000 });
-      expect(await account.usageOf(['earlier-job', 'never-ran'])).toEqual([{ promptTokens: 900, completionTokens: 100, totalTokens: 1000 }, undefined]);
+      expect(await account.usageOf(['earlier-job', 'never-ran'])).toEqual([
+        { promptTokens: 900, completionTokens: 100, totalTokens: 1000 },
+        undefined,
+      ]);
       // A finished job is run again only when asked; one already waiting is left as it is.
       const again = [{ url: site.url('127.0.0.1', '/p/no-model') }, { url: site.url('127.0.0.1', '/p/new') }];
       expect(await queue.add(again)).toEqual({ added: 1, existing: 1 });

@@ -32,7 +32,9 @@ describe('bench peer cache', () => {
     const second = new PeerCache(base, true, dir);
     expect(second.lookup('extract', 'stagehand', 'Stagehand 3.7.3', 's1', 'page-a')).toEqual(outcome);
     const today = new Date().toISOString().slice(0, 10);
-    expect(second.notes()).toEqual([expect.stringMatching(new RegExp(`^extract: Stagehand 3\\.7\\.3's results reused on 1 corpus article, measured ${today}`))]);
+    expect(second.notes()).toEqual([
+      expect.stringMatching(new RegExp(`^extract: Stagehand 3\\.7\\.3's results reused on 1 corpus article, measured ${today}`)),
+    ]);
   });
 
   it('reuses nothing when the version, corpus, Chromium, machine or settings differ, or when told to measure anew', () => {

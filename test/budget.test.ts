@@ -12,7 +12,12 @@ import { startFakeModel, type FakeModel, type FakeReply, type FakeRequest } from
 let servers: FixtureServers;
 let fake: FakeModel;
 let stagehand: Stagehand;
-const model = (extra: Record<string, unknown> = {}) => ({ modelName: 'openai/gpt-4.1-mini', apiKey: 'sk-budget-test', baseURL: fake.url, ...extra });
+const model = (extra: Record<string, unknown> = {}) => ({
+  modelName: 'openai/gpt-4.1-mini',
+  apiKey: 'sk-budget-test',
+  baseURL: fake.url,
+  ...extra,
+});
 
 /** An account that holds `tokens` and keeps every usage it is charged. */
 function account(tokens = 1_000_000): TokenAccount & { spent: TokenUsage[]; asked: number; left: number } {
@@ -33,7 +38,11 @@ function account(tokens = 1_000_000): TokenAccount & { spent: TokenUsage[]; aske
 }
 
 /** What the fake model said each request used, as the provider's usage reports it. */
-const reported = (request: FakeRequest, completionTokens: number) => ({ promptTokens: request.promptTokens, completionTokens, totalTokens: request.promptTokens + completionTokens });
+const reported = (request: FakeRequest, completionTokens: number) => ({
+  promptTokens: request.promptTokens,
+  completionTokens,
+  totalTokens: request.promptTokens + completionTokens,
+});
 
 async function refusal(work: Promise<unknown>): Promise<BudgetExceededError> {
   const error = await work.then(
@@ -46,7 +55,14 @@ async function refusal(work: Promise<unknown>): Promise<BudgetExceededError> {
 
 beforeAll(async () => {
   [servers, fake] = await Promise.all([startFixtureServers(), startFakeModel()]);
-  stagehand = new Stagehand({ env: 'LOCAL', verbose: 0, disablePino: true, experimental: true, model: model(), localBrowserLaunchOptions: { headless: true, executablePath: CHROME, args: TEST_ARGS } });
+  stagehand = new Stagehand({
+    env: 'LOCAL',
+    verbose: 0,
+    disablePino: true,
+    experimental: true,
+    model: model(),
+    localBrowserLaunchOptions: { headless: true, executablePath: CHROME, args: TEST_ARGS },
+  });
   await stagehand.init();
 });
 afterAll(async () => {
@@ -58,7 +74,7 @@ beforeEach(async () => {
   await stagehand.context.pages()[0]!.goto(servers.a.url('extract-shop.html'));
 });
 
-describe('a call\'s budget', () => {
+describe("a call's budget", () => {
   it('stops extract, act and observe before the request is sent when the estimate does not fit', async () => {
     fake.script([{ json: { extraction: 'never asked' } }]);
     const extracted = await refusal(stagehand.extract('Which products are listed?', { budget: { maxTokens: 300 } }));
@@ -76,7 +92,9 @@ describe('a call\'s budget', () => {
   it('sends the output cap and charges its account with the usage the model reported', async () => {
     const own = account();
     fake.script([{ json: { extraction: 'Widgets A, B and C' }, completionTokens: 17 }]);
-    const result = await stagehand.extract('Which products are listed?', { budget: { maxTokens: 50_000, account: own, maxOutputTokens: 321 } });
+    const result = await stagehand.extract('Which products are listed?', {
+      budget: { maxTokens: 50_000, account: own, maxOutputTokens: 321 },
+    });
     expect(result).toEqual({ extraction: 'Widgets A, B and C' });
     expect(fake.requests).toHaveLength(1);
     expect(fake.requests[0]!.body.max_output_tokens).toBe(321);
@@ -122,7 +140,7 @@ describe('a call\'s budget', () => {
   });
 });
 
-describe('the Sdk\'s budget', () => {
+describe("the Sdk's budget", () => {
   let sdk: Sdk;
   const shared = account();
   beforeAll(async () => {
@@ -131,14 +149,16 @@ describe('the Sdk\'s budget', () => {
   });
   afterAll(() => sdk?.close());
 
-  it('applies its maxTokens to every call, unless the call gives its own; its account and the call\'s are both charged', async () => {
+  it("applies its maxTokens to every call, unless the call gives its own; its account and the call's are both charged", async () => {
     await sdk.context.pages()[0]!.goto(servers.a.url('extract-shop.html'));
     const error = await refusal(sdk.extract('Which products are listed?'));
     expect(error).toMatchObject({ scope: 'call', limit: 300 });
     expect(fake.requests).toHaveLength(0);
     const own = account();
     fake.script([{ json: { extraction: 'Widgets' }, completionTokens: 9 }]);
-    expect(await sdk.extract('Which products are listed?', { budget: { maxTokens: 20_000, account: own } })).toEqual({ extraction: 'Widgets' });
+    expect(await sdk.extract('Which products are listed?', { budget: { maxTokens: 20_000, account: own } })).toEqual({
+      extraction: 'Widgets',
+    });
     expect(fake.requests[0]!.body.max_output_tokens).toBe(100);
     expect(own.spent).toEqual([reported(fake.requests[0]!, 9)]);
     expect(shared.spent).toEqual([reported(fake.requests[0]!, 9)]);
@@ -163,11 +183,13 @@ describe('the Sdk\'s budget', () => {
   });
 
   it('is refused with env "HOSTED", whose models run on the service', () => {
-    expect(() => new Sdk({ env: 'HOSTED', apiKey: 'k', projectId: 'p', hostedApiUrl: 'http://127.0.0.1:9', budget: { maxTokens: 10 } })).toThrow(/budget.*HOSTED/);
+    expect(
+      () => new Sdk({ env: 'HOSTED', apiKey: 'k', projectId: 'p', hostedApiUrl: 'http://127.0.0.1:9', budget: { maxTokens: 10 } }),
+    ).toThrow(/budget.*HOSTED/);
   });
 });
 
-describe('an agent run\'s budget', () => {
+describe("an agent run's budget", () => {
   const isLoop = (request: FakeRequest) => request.tools.includes('ariaTree');
   const isVerdict = (request: FakeRequest) => request.tools.length === 1 && request.tools[0] === 'done';
   const call = (name: string, input: unknown = {}): FakeReply => ({ toolCalls: [{ name, input }] });
@@ -180,7 +202,9 @@ describe('an agent run\'s budget', () => {
     expect(first.scope).toBe('call');
 
     // Room for the first step only: it thinks, and the second step is refused.
-    fake.script((request) => (isLoop(request) ? call('think', { reasoning: 'Let me look at the form first.' }) : { status: 500, error: 'not expected' }));
+    fake.script((request) =>
+      isLoop(request) ? call('think', { reasoning: 'Let me look at the form first.' }) : { status: 500, error: 'not expected' },
+    );
     const error = await refusal(agent.execute({ instruction: 'Join the club as Ada', budget: { maxTokens: first.needed + 10 } }));
     expect(fake.requests.filter(isLoop)).toHaveLength(1);
     expect(fake.requests).toHaveLength(1);
@@ -188,16 +212,20 @@ describe('an agent run\'s budget', () => {
     expect(error.used).toBeGreaterThan(fake.requests[0]!.promptTokens);
   });
 
-  it('charges its account for every request of the run: the loop, its tools\' act, the verdict', async () => {
+  it("charges its account for every request of the run: the loop, its tools' act, the verdict", async () => {
     const own = account();
-    const idOf = (request: FakeRequest, role: string, name: string) => new RegExp(`\\[((?:\\d+-)?\\d+)\\] ${role}: ${name}`).exec(request.user)![1]!;
+    const idOf = (request: FakeRequest, role: string, name: string) =>
+      new RegExp(`\\[((?:\\d+-)?\\d+)\\] ${role}: ${name}`).exec(request.user)![1]!;
     let step = 0;
     fake.script((request) => {
       if (isVerdict(request)) return call('done', { reasoning: 'Clicked Join now.', taskComplete: true });
-      if (!isLoop(request)) return { json: { elementId: idOf(request, 'button', 'Join now'), method: 'click', arguments: [], description: 'click Join now' } };
+      if (!isLoop(request))
+        return { json: { elementId: idOf(request, 'button', 'Join now'), method: 'click', arguments: [], description: 'click Join now' } };
       return step++ === 0 ? call('act', { action: 'click the Join now button' }) : { text: 'Clicked it.' };
     });
-    const result = await stagehand.agent().execute({ instruction: 'Click Join now', maxSteps: 5, budget: { account: own, maxTokens: 200_000 } });
+    const result = await stagehand
+      .agent()
+      .execute({ instruction: 'Click Join now', maxSteps: 5, budget: { account: own, maxTokens: 200_000 } });
     expect(result.success).toBe(true);
     const inner = fake.requests.filter((request) => !isLoop(request) && !isVerdict(request));
     expect(inner).toHaveLength(1);

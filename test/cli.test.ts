@@ -100,7 +100,7 @@ describe('tendril text and tendril extract', () => {
     expect(scoped.stderr).toBe('');
   });
 
-  it('extract prints the model\'s answer as JSON, and with --schema the value with the page\'s real link URLs', async () => {
+  it("extract prints the model's answer as JSON, and with --schema the value with the page's real link URLs", async () => {
     fake.reset();
     fake.script((request: FakeRequest) =>
       JSON.stringify(request.schema).includes('"link"')
@@ -113,8 +113,17 @@ describe('tendril text and tendril extract', () => {
     expect(fake.requests[0]!.headers.authorization).toBe('Bearer sk-cli-test');
 
     const schemaFile = path.join(dir, 'schema.json');
-    writeFileSync(schemaFile, JSON.stringify({ type: 'object', properties: { title: { type: 'string' }, link: { type: 'string', format: 'uri' } }, required: ['title', 'link'] }));
-    const shaped = await finished(run(['extract', fixtures.a.url('extract-shop.html'), 'Title and first link', '--schema', schemaFile], env()));
+    writeFileSync(
+      schemaFile,
+      JSON.stringify({
+        type: 'object',
+        properties: { title: { type: 'string' }, link: { type: 'string', format: 'uri' } },
+        required: ['title', 'link'],
+      }),
+    );
+    const shaped = await finished(
+      run(['extract', fixtures.a.url('extract-shop.html'), 'Title and first link', '--schema', schemaFile], env()),
+    );
     expect(shaped.code).toBe(0);
     expect(JSON.parse(shaped.stdout)).toEqual({ title: 'Tendril Shop', link: `${fixtures.a.origin}/products/widget-a?ref=list` });
   });
@@ -150,7 +159,13 @@ describe('tendril text and tendril extract', () => {
     }
 
     const hosted = await startHostedServer(
-      readServerConfig({ ...HOSTED_TEST_ENV, PORT: '0', HOSTED_API_KEYS: 'cli-hosted-key', CHROME_PATH: CHROME, CHROME_ARGS: TEST_ARGS.join(' ') }),
+      readServerConfig({
+        ...HOSTED_TEST_ENV,
+        PORT: '0',
+        HOSTED_API_KEYS: 'cli-hosted-key',
+        CHROME_PATH: CHROME,
+        CHROME_ARGS: TEST_ARGS.join(' '),
+      }),
       new Logger({ verbose: 0, disablePino: true }),
     );
     try {
@@ -179,10 +194,18 @@ describe('tendril text and tendril extract', () => {
       new Logger({ verbose: 0, disablePino: true }),
     );
     try {
-      const refused = await finished(run(['text', fixtures.a.url('extract-shop.html'), '--hosted'], { ...env(), HOSTED_API_KEY: 'cli-hosted-key', HOSTED_API_URL: hosted.url }));
+      const refused = await finished(
+        run(['text', fixtures.a.url('extract-shop.html'), '--hosted'], {
+          ...env(),
+          HOSTED_API_KEY: 'cli-hosted-key',
+          HOSTED_API_URL: hosted.url,
+        }),
+      );
       expect(refused.code).toBe(1);
       expect(refused.stdout).toBe('');
-      expect(refused.stderr).toMatch(/UrlNotAllowedError: The hosted server refused http:\/\/127\.0\.0\.1:\d+\/extract-shop\.html: 127\.0\.0\.1 is on a private, loopback or link-local network\. .*HOSTED_ALLOW_NETWORKS/);
+      expect(refused.stderr).toMatch(
+        /UrlNotAllowedError: The hosted server refused http:\/\/127\.0\.0\.1:\d+\/extract-shop\.html: 127\.0\.0\.1 is on a private, loopback or link-local network\. .*HOSTED_ALLOW_NETWORKS/,
+      );
       expect(hosted.sessions.activeCount).toBe(0);
     } finally {
       await hosted.close();
@@ -192,7 +215,10 @@ describe('tendril text and tendril extract', () => {
   it('exits 2 on bad input, 3 when the model fails or does not fit the schema, 1 when the page cannot be reached', async () => {
     const page = fixtures.a.url('extract-shop.html');
     const schemaFile = path.join(dir, 'count.json');
-    writeFileSync(schemaFile, JSON.stringify({ type: 'object', properties: { count: { type: 'integer', minimum: 0 } }, required: ['count'] }));
+    writeFileSync(
+      schemaFile,
+      JSON.stringify({ type: 'object', properties: { count: { type: 'integer', minimum: 0 } }, required: ['count'] }),
+    );
     const badSchema = path.join(dir, 'bad.json');
     writeFileSync(badSchema, JSON.stringify({ type: 'object', properties: { when: { type: 'date' } } }));
     const cases: Array<[string[], number, RegExp]> = [
@@ -216,7 +242,11 @@ describe('tendril text and tendril extract', () => {
     expect(misfit.stderr).toMatch(/SchemaValidationError/);
     expect(misfit.stdout).toBe('');
 
-    fake.script([{ status: 500, error: 'model down' }, { status: 500, error: 'model down' }, { status: 500, error: 'model down' }]);
+    fake.script([
+      { status: 500, error: 'model down' },
+      { status: 500, error: 'model down' },
+      { status: 500, error: 'model down' },
+    ]);
     const failed = await finished(run(['extract', page, 'Count the widgets'], env()));
     expect(failed.code).toBe(3);
     expect(failed.stderr).toMatch(/LLMResponseError/);

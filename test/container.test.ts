@@ -60,7 +60,10 @@ describe('the Dockerfile', () => {
     expect(build!.some((each) => each.op === 'RUN' && /npm run build\b/.test(each.args))).toBe(true);
     expect(runtime![0]!.args).toMatch(/^node:20-bookworm/);
     expect(runtime!.some((each) => each.op === 'RUN' && /apt-get install .*\bchromium\b/.test(each.args))).toBe(true);
-    const env = runtime!.filter((each) => each.op === 'ENV').map((each) => each.args).join(' ');
+    const env = runtime!
+      .filter((each) => each.op === 'ENV')
+      .map((each) => each.args)
+      .join(' ');
     expect(env).toMatch(/\bCHROME_PATH=\/usr\/bin\/chromium\b/);
     expect(env).toMatch(/\bHOST=0\.0\.0\.0\b/);
     const user = last('USER')?.args;
@@ -163,9 +166,13 @@ describe('what the image runs', () => {
     const [, ...check] = JSON.parse(/HEALTHCHECK .*CMD (\[.*\])/.exec(read('Dockerfile').replace(/\\\n/g, ' '))![1]!) as string[];
     const port = new URL(url).port;
     expect(spawnSync(process.execPath, check, { env: { ...process.env, PORT: port }, timeout: 10_000 }).status).toBe(0);
-    const closed = spawnSync(process.execPath, ['-e', 'require("net").createServer().listen(0, function () { console.log(this.address().port); this.close(); })'], {
-      encoding: 'utf8',
-    }).stdout.trim();
+    const closed = spawnSync(
+      process.execPath,
+      ['-e', 'require("net").createServer().listen(0, function () { console.log(this.address().port); this.close(); })'],
+      {
+        encoding: 'utf8',
+      },
+    ).stdout.trim();
     expect(spawnSync(process.execPath, check, { env: { ...process.env, PORT: closed }, timeout: 10_000 }).status).toBe(1);
 
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));

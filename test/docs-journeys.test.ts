@@ -16,18 +16,34 @@ afterAll(() => rmSync(RUN_DIR, { recursive: true, force: true }));
 
 describe('the docs, run', () => {
   it('have runnable blocks on the pages of each journey', () => {
-    expect(journeys).toEqual(expect.arrayContaining(['docs/cli.md', 'docs/hosted.md', 'docs/function.md', 'docs/mcp.md', 'docs/migrating-from-stagehand-3.md', 'examples/extension/README.md']));
+    expect(journeys).toEqual(
+      expect.arrayContaining([
+        'docs/cli.md',
+        'docs/hosted.md',
+        'docs/function.md',
+        'docs/mcp.md',
+        'docs/migrating-from-stagehand-3.md',
+        'examples/extension/README.md',
+      ]),
+    );
   });
 
   it('run `npx tendril` in this clone, from a folder of it, as the pages write it', () => {
     mkdirSync(RUN_DIR, { recursive: true });
-    const usage = execFileSync('npx', ['tendril', '--help'], { cwd: RUN_DIR, encoding: 'utf8', env: { ...process.env, npm_config_yes: 'true' } });
+    const usage = execFileSync('npx', ['tendril', '--help'], {
+      cwd: RUN_DIR,
+      encoding: 'utf8',
+      env: { ...process.env, npm_config_yes: 'true' },
+    });
     expect(usage).toMatch(/^Usage: tendril <command>/);
   }, 120_000);
 
   for (const page of journeys) {
     it(`${page}: the commands run as written`, async () => {
-      await runJourney(ROOT, BLOCKS.filter((block) => block.page === page && runnable(block)));
+      await runJourney(
+        ROOT,
+        BLOCKS.filter((block) => block.page === page && runnable(block)),
+      );
       if (page === 'examples/extension/README.md') {
         // What the page says the build makes is what it makes (to a rounding).
         const said = Number(/`worker\.js` comes to about ([\d.]+) MB/.exec(readFileSync(path.join(ROOT, page), 'utf8'))![1]) * 1e6;

@@ -38,7 +38,10 @@ const GIVEN: Record<string, string> = {
 function prelude(code: string): string {
   return Object.entries(GIVEN)
     .filter(([name]) => new RegExp(`\\b${name}\\b`).test(code))
-    .filter(([name]) => !new RegExp(`(import[^;]*\\b${name}\\b[^;]*from|\\b(const|let|var|function|class)\\s+\\{?[^=;]*\\b${name}\\b)`).test(code))
+    .filter(
+      ([name]) =>
+        !new RegExp(`(import[^;]*\\b${name}\\b[^;]*from|\\b(const|let|var|function|class)\\s+\\{?[^=;]*\\b${name}\\b)`).test(code),
+    )
     .map(([, declaration]) => declaration)
     .join('\n');
 }
@@ -52,11 +55,14 @@ describe('the docs', () => {
     expect(readme.length).toBeLessThan(12_000);
   });
 
-  it('do not repeat a page\'s title as a heading of it', () => {
+  it("do not repeat a page's title as a heading of it", () => {
     for (const page of PAGES) {
       const lines = readFileSync(path.join(ROOT, page), 'utf8').split('\n');
       const title = lines.find((line) => line.startsWith('# '))?.slice(2);
-      expect(lines.filter((line) => /^#{2,} /.test(line) && line.replace(/^#+ /, '') === title), page).toEqual([]);
+      expect(
+        lines.filter((line) => /^#{2,} /.test(line) && line.replace(/^#+ /, '') === title),
+        page,
+      ).toEqual([]);
     }
   });
 
@@ -76,7 +82,9 @@ describe('the docs', () => {
     );
     let output = '';
     try {
-      execFileSync(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', path.join(WORK, 'tsconfig.json')], { encoding: 'utf8' });
+      execFileSync(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', path.join(WORK, 'tsconfig.json')], {
+        encoding: 'utf8',
+      });
     } catch (error) {
       output = (error as { stdout?: string }).stdout ?? String(error);
     }
@@ -99,19 +107,26 @@ describe('the docs', () => {
   });
 
   it('name only npm scripts that exist and tendril commands and flags the command line knows', () => {
-    const scripts = Object.keys((JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts);
+    const scripts = Object.keys(
+      (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts,
+    );
     const help = new Map<string, string>();
     const usage = (command: string) => {
       if (!help.has(command)) {
         const args = command === 'hosted' ? ['hosted', 'serve', '--help'] : [command, '--help'];
-        help.set(command, execFileSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/cli/main.ts'), ...args], { cwd: ROOT, encoding: 'utf8' }));
+        help.set(
+          command,
+          execFileSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/cli/main.ts'), ...args], { cwd: ROOT, encoding: 'utf8' }),
+        );
       }
       return help.get(command)!;
     };
     const sh = blocks.filter((block) => block.lang === 'sh');
     expect(sh.length).toBeGreaterThan(3);
     // Every shell block says whether it runs here, and if not, why.
-    expect(sh.filter((block) => !/^(run|start "[^"]+"|skip \(.+\))$/.test(block.marker ?? '')).map((block) => `${block.page}:${block.line}`)).toEqual([]);
+    expect(
+      sh.filter((block) => !/^(run|start "[^"]+"|skip \(.+\))$/.test(block.marker ?? '')).map((block) => `${block.page}:${block.line}`),
+    ).toEqual([]);
     for (const block of sh) {
       const where = `${block.page}:${block.line}`;
       for (const [, script] of block.code.matchAll(/npm run ([\w:-]+)/g)) expect(scripts, `${where}: npm run ${script}`).toContain(script);
@@ -119,7 +134,8 @@ describe('the docs', () => {
         const command = /(?:npx tendril|^tendril) (\w+)/.exec(line.replace(/#.*$/, ''))?.[1];
         if (!command) continue;
         const text = usage(command);
-        for (const [flag] of line.replace(/#.*$/, '').matchAll(/(?<=\s)--[\w-]+/g)) expect(text, `${where}: tendril ${command} ${flag}`).toContain(flag);
+        for (const [flag] of line.replace(/#.*$/, '').matchAll(/(?<=\s)--[\w-]+/g))
+          expect(text, `${where}: tendril ${command} ${flag}`).toContain(flag);
       }
     }
   }, 60_000);

@@ -31,13 +31,21 @@ afterAll(async () => {
  */
 function reached(host: string): string[] {
   const port = new URL(servers.b.origin).port;
-  return servers.b.requests.filter((line) => (host === '*' || line.startsWith(`${host}:${port}/`)) && !line.endsWith(':' + port + '/favicon.ico'));
+  return servers.b.requests.filter(
+    (line) => (host === '*' || line.startsWith(`${host}:${port}/`)) && !line.endsWith(':' + port + '/favicon.ico'),
+  );
 }
 
 /** The async result a fixture page leaves in window.done, read in `frame` (the main frame by default). */
 function done(page: Page, urlPart?: string): Promise<Record<string, unknown>> {
   const frame = urlPart ? page.frames().find((each) => each.url().includes(urlPart)) : page.mainFrame();
-  if (!frame) throw new Error(`no frame with ${urlPart}: ${page.frames().map((each) => each.url()).join(', ')}`);
+  if (!frame)
+    throw new Error(
+      `no frame with ${urlPart}: ${page
+        .frames()
+        .map((each) => each.url())
+        .join(', ')}`,
+    );
   return frame.evaluate('window.done');
 }
 
@@ -109,7 +117,9 @@ describe('allow: [127.0.0.1]', () => {
 
   it('a goto redirected to a refused host throws DomainPolicyError, and the page stays on its previous URL', async () => {
     const start = servers.a.requests.length;
-    const error = await page.goto(servers.a.url(`/redirect-to?to=${servers.b.url('/leaf.html?from=redirect')}`)).catch((caught: unknown) => caught);
+    const error = await page
+      .goto(servers.a.url(`/redirect-to?to=${servers.b.url('/leaf.html?from=redirect')}`))
+      .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(DomainPolicyError);
     expect((error as DomainPolicyError).host).toBe('localhost');
     expect((error as DomainPolicyError).url).toBe(servers.b.url('/leaf.html?from=redirect'));
@@ -149,7 +159,9 @@ describe('allow: [127.0.0.1]', () => {
   });
 
   it('act() clicking a link to a refused host fails with DomainPolicyError, and the page stays', async () => {
-    fake.script((request) => ({ json: { elementId: idOf(request, 'link', 'Partner site'), method: 'click', arguments: [], description: 'the partner link' } }));
+    fake.script((request) => ({
+      json: { elementId: idOf(request, 'link', 'Partner site'), method: 'click', arguments: [], description: 'the partner link' },
+    }));
     const error = await sdk.act('open the partner site', { model: model(), timeout: 10_000 }).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(DomainPolicyError);
     expect((error as DomainPolicyError).host).toBe('localhost');
@@ -226,7 +238,9 @@ describe('allow: [127.0.0.1, *.localhost], block: [sub.localhost]', () => {
     expect(await done(page, 'policy-inner.html')).toEqual({ sub: 'failed', other: 'opaque', own: 200 });
     expect(reached('sub.localhost')).toEqual([]);
     expect(reached('other.localhost')).toEqual([expect.stringContaining('/leaf.html?fetch=other')]);
-    expect(reached('localhost')).toEqual(expect.arrayContaining([expect.stringContaining('/policy-inner.html'), expect.stringContaining('/leaf.html?fetch=own')]));
+    expect(reached('localhost')).toEqual(
+      expect.arrayContaining([expect.stringContaining('/policy-inner.html'), expect.stringContaining('/leaf.html?fetch=own')]),
+    );
     const { pageText } = await sdk.extract();
     expect(pageText).toContain('inner frame text');
     expect(pageText).not.toContain('leaf text');
@@ -251,7 +265,14 @@ describe('env "HOSTED"', () => {
   const created: unknown[] = [];
 
   beforeAll(async () => {
-    const config = readServerConfig({ ...HOSTED_TEST_ENV, PORT: '0', HOSTED_API_KEYS: 'policy-key-7d2e', MAX_SESSIONS: '2', CHROME_PATH: CHROME, CHROME_ARGS: TEST_ARGS.join(' ') });
+    const config = readServerConfig({
+      ...HOSTED_TEST_ENV,
+      PORT: '0',
+      HOSTED_API_KEYS: 'policy-key-7d2e',
+      MAX_SESSIONS: '2',
+      CHROME_PATH: CHROME,
+      CHROME_ARGS: TEST_ARGS.join(' '),
+    });
     server = await startHostedServer(config, new Logger({ verbose: 0, disablePino: true }));
     // In front of the service: notes each session-create body, passes everything through.
     const target = new URL(server.url);
@@ -261,10 +282,13 @@ describe('env "HOSTED"', () => {
       req.on('end', () => {
         const body = Buffer.concat(chunks);
         if (req.method === 'POST' && req.url === '/v1/sessions') created.push(JSON.parse(body.toString()));
-        const upstream = http.request({ host: target.hostname, port: target.port, path: req.url, method: req.method, headers: req.headers }, (answer) => {
-          res.writeHead(answer.statusCode ?? 502, answer.headers);
-          answer.pipe(res);
-        });
+        const upstream = http.request(
+          { host: target.hostname, port: target.port, path: req.url, method: req.method, headers: req.headers },
+          (answer) => {
+            res.writeHead(answer.statusCode ?? 502, answer.headers);
+            answer.pipe(res);
+          },
+        );
         upstream.on('error', () => res.destroy());
         upstream.end(body);
       });
@@ -297,7 +321,9 @@ describe('env "HOSTED"', () => {
       await page.goto(servers.a.url('/policy-links.html'));
       servers.b.requests.length = 0;
       await expect(page.goto(servers.b.url('/leaf.html?from=hosted'))).rejects.toBeInstanceOf(DomainPolicyError);
-      const redirected = await page.goto(servers.a.url(`/redirect-to?to=${servers.b.url('/leaf.html?from=hosted-redirect')}`)).catch((caught: unknown) => caught);
+      const redirected = await page
+        .goto(servers.a.url(`/redirect-to?to=${servers.b.url('/leaf.html?from=hosted-redirect')}`))
+        .catch((caught: unknown) => caught);
       expect(redirected).toBeInstanceOf(DomainPolicyError);
       expect(page.url()).toBe(servers.a.url('/policy-links.html'));
       // The service clicks; the popup's page is refused, and act() says so here too.

@@ -63,7 +63,10 @@ function call<T = Record<string, unknown>>(name: string, ...args: unknown[]): Pr
 beforeAll(async () => {
   [servers, extensionDir] = await Promise.all([startFixtureServers(), buildExtension()]);
   browser = await launchChrome(
-    { executablePath: CHROME, args: [...TEST_ARGS, '--enable-unsafe-extension-debugging', '--disable-breakpad', '--disable-crash-reporter'] },
+    {
+      executablePath: CHROME,
+      args: [...TEST_ARGS, '--enable-unsafe-extension-debugging', '--disable-breakpad', '--disable-crash-reporter'],
+    },
     new Logger({ verbose: 0, disablePino: true }),
     STEP_TIMEOUT_MS,
   );
@@ -95,7 +98,9 @@ describe('ExtensionTransport over chrome.debugger in an extension service worker
     expect(out.announced).toHaveLength(1);
     expect(out.announced[0]).toMatchObject({ type: 'page', url });
     expect(out.announced[0]!.targetId).toMatch(/^[0-9A-F]{32}$/);
-    expect(out.targetInfos).toEqual([expect.objectContaining({ targetId: out.announced[0]!.targetId, type: 'page', url, title: 'Frames' })]);
+    expect(out.targetInfos).toEqual([
+      expect.objectContaining({ targetId: out.announced[0]!.targetId, type: 'page', url, title: 'Frames' }),
+    ]);
   });
 
   it('runs commands on the tab session', async () => {
@@ -120,8 +125,15 @@ describe('ExtensionTransport over chrome.debugger in an extension service worker
 
   it('turns refused commands into protocol errors and leaves the session usable', async () => {
     const out = await call<Record<string, { error: { name: string; message: string; code?: number } } | number>>('refused', tabId);
-    expect(out.onTab).toEqual({ error: expect.objectContaining({ name: 'ProtocolError', message: 'DevTools command Target.getTargets failed: Not allowed: chrome.debugger refuses Target.getTargets to extensions' }) });
-    expect(out.browserOnTab).toEqual({ error: expect.objectContaining({ name: 'ProtocolError', message: expect.stringContaining('Browser.getVersion failed') }) });
+    expect(out.onTab).toEqual({
+      error: expect.objectContaining({
+        name: 'ProtocolError',
+        message: 'DevTools command Target.getTargets failed: Not allowed: chrome.debugger refuses Target.getTargets to extensions',
+      }),
+    });
+    expect(out.browserOnTab).toEqual({
+      error: expect.objectContaining({ name: 'ProtocolError', message: expect.stringContaining('Browser.getVersion failed') }),
+    });
     expect(out.onRoot).toEqual({
       error: expect.objectContaining({
         name: 'ProtocolError',
@@ -137,14 +149,19 @@ describe('ExtensionTransport over chrome.debugger in an extension service worker
   it('refuses a chrome:// tab clearly, and loses an attached tab navigated to one', async () => {
     const out = await call<Record<string, unknown>>('chromePages', servers.a.url('leaf.html'));
     expect(out.attach).toEqual({
-      error: expect.objectContaining({ name: 'BrowserConnectError', message: expect.stringMatching(/Cannot attach the debugger to tab \d+: .*chrome:\/\//) }),
+      error: expect.objectContaining({
+        name: 'BrowserConnectError',
+        message: expect.stringMatching(/Cannot attach the debugger to tab \d+: .*chrome:\/\//),
+      }),
     });
     expect(out.title).toBe('Leaf');
     // The transport says why, as Chrome does with Inspector.detached, and the session keeps it.
     expect(out.reason).toBe('the tab was closed, or navigated to a page an extension may not debug');
     expect(out.later).toEqual({ error: expect.objectContaining({ name: 'TargetClosedError' }) });
     expect(out.rootSaw).toBe(true);
-    expect(out.told).toEqual([{ tabId: expect.any(Number), reason: 'the tab was closed, or navigated to a page an extension may not debug' }]);
+    expect(out.told).toEqual([
+      { tabId: expect.any(Number), reason: 'the tab was closed, or navigated to a page an extension may not debug' },
+    ]);
     expect(out.attachedNow).toBe(false);
   });
 
@@ -187,7 +204,12 @@ describe('our driver over ExtensionTransport', () => {
     expect(out.attachedAfter).toBe(0);
     expect(out.closed).toBe(true);
     // Every frame's text is there, the out-of-process ones and their in-process child included.
-    for (const line of ['paragraph: same-origin child', 'paragraph: from srcdoc', 'paragraph: cross-origin child', 'button: closed in oopif']) {
+    for (const line of [
+      'paragraph: same-origin child',
+      'paragraph: from srcdoc',
+      'paragraph: cross-origin child',
+      'button: closed in oopif',
+    ]) {
       expect(out.text).toContain(line);
     }
     expect(out.text.match(/paragraph: leaf text/g)).toHaveLength(3);
@@ -202,9 +224,16 @@ describe('our driver over ExtensionTransport', () => {
  * compares byte for byte with the local Sdk on an already loaded page.
  */
 async function localText(url: string): Promise<string> {
-  const local = await launchChrome({ executablePath: CHROME, args: TEST_ARGS }, new Logger({ verbose: 0, disablePino: true }), STEP_TIMEOUT_MS);
+  const local = await launchChrome(
+    { executablePath: CHROME, args: TEST_ARGS },
+    new Logger({ verbose: 0, disablePino: true }),
+    STEP_TIMEOUT_MS,
+  );
   try {
-    const context = new Context(local, new Logger({ verbose: 0, disablePino: true }), { timeoutMs: STEP_TIMEOUT_MS, reader: READER_SOURCE });
+    const context = new Context(local, new Logger({ verbose: 0, disablePino: true }), {
+      timeoutMs: STEP_TIMEOUT_MS,
+      reader: READER_SOURCE,
+    });
     await context.start();
     const page = await context.newPage(url);
     await page.waitForLoadState('load');

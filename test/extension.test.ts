@@ -49,10 +49,16 @@ describe('tendril/extension without a browser', () => {
     );
     expect((refused(() => new ExtensionSdk({ downloadsPath: '/tmp/x' })) as Error).message).toMatch(/downloadsPath needs Node/);
     expect((refused(() => new ExtensionSdk({ apiKey: 'k' })) as Error).message).toMatch(/apiKey is for env "HOSTED"/);
-    expect((refused(() => new ExtensionSdk({ extension: { tabIds: [] } })) as Error).message).toMatch(/extension.tabIds` must be a non-empty array/);
-    expect((refused(() => new Sdk({ extension: { tabIds: [1] } })) as Error).message).toMatch(/`extension` options are for env "EXTENSION"/);
+    expect((refused(() => new ExtensionSdk({ extension: { tabIds: [] } })) as Error).message).toMatch(
+      /extension.tabIds` must be a non-empty array/,
+    );
+    expect((refused(() => new Sdk({ extension: { tabIds: [1] } })) as Error).message).toMatch(
+      /`extension` options are for env "EXTENSION"/,
+    );
     // Token budgets are left out of its bundle: refused, never ignored.
-    expect((refused(() => new ExtensionSdk({ budget: { maxTokens: 5 } })) as Error).message).toMatch(/Token budgets are not in tendril\/extension/);
+    expect((refused(() => new ExtensionSdk({ budget: { maxTokens: 5 } })) as Error).message).toMatch(
+      /Token budgets are not in tendril\/extension/,
+    );
     // Its default env is EXTENSION; the main entry's stays LOCAL.
     expect(refused(() => new ExtensionSdk())).toBeUndefined();
   });
@@ -61,7 +67,9 @@ describe('tendril/extension without a browser', () => {
     const sdk = new Sdk({ env: 'EXTENSION', verbose: 0, disablePino: true });
     const error = await sdk.init().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(BrowserConnectError);
-    expect((error as Error).message).toMatch(/env "EXTENSION" runs inside a Chrome extension.*there is no `chrome` here.*use env "LOCAL" or "HOSTED"/);
+    expect((error as Error).message).toMatch(
+      /env "EXTENSION" runs inside a Chrome extension.*there is no `chrome` here.*use env "LOCAL" or "HOSTED"/,
+    );
   });
 });
 
@@ -71,14 +79,23 @@ describe('the tendril/extension bundle', () => {
     console.info(`tendril/extension: ${(bytes / 1000).toFixed(1)} kB minified without the AI SDK`);
     expect(bytes).toBeLessThan(EXTENSION_SIZE_TARGET);
     expect(inputs).toContain('src/extension.ts');
-    expect(inputs.filter((file) => /src\/browser\/(launch|cdpBridge|downloads|attach)\.ts|src\/hosted\/|src\/stagehand\/|protocol\/(?!headers\.ts)|node_modules\/(ws|zod|pino)\//.test(file))).toEqual([]);
+    expect(
+      inputs.filter((file) =>
+        /src\/browser\/(launch|cdpBridge|downloads|attach)\.ts|src\/hosted\/|src\/stagehand\/|protocol\/(?!headers\.ts)|node_modules\/(ws|zod|pino)\//.test(
+          file,
+        ),
+      ),
+    ).toEqual([]);
   });
 
   it('fails the build when a Node built-in slips in, naming the importer', async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'tendril-ext-slip-'));
     try {
       const entry = path.join(dir, 'entry.ts');
-      writeFileSync(entry, `export { Sdk } from ${JSON.stringify(path.join(HERE, '..', 'src', 'extension.ts'))};\nexport { readFileSync } from 'node:fs';\n`);
+      writeFileSync(
+        entry,
+        `export { Sdk } from ${JSON.stringify(path.join(HERE, '..', 'src', 'extension.ts'))};\nexport { readFileSync } from 'node:fs';\n`,
+      );
       const error = await bundleExtensionEntry({ entry }).catch((e: unknown) => e);
       expect((error as Error).message).toMatch(/"node:fs" is a Node built-in, imported by .*entry\.ts: a Chrome extension has no Node/);
     } finally {
@@ -155,7 +172,13 @@ describe('Sdk({ env: "EXTENSION" }) in an extension service worker', () => {
       {
         executablePath: CHROME,
         // A debugging port too, so that a local Sdk can attach to the same browser (see the page text test).
-        args: [...TEST_ARGS, '--enable-unsafe-extension-debugging', '--disable-breakpad', '--disable-crash-reporter', '--remote-debugging-port=0'],
+        args: [
+          ...TEST_ARGS,
+          '--enable-unsafe-extension-debugging',
+          '--disable-breakpad',
+          '--disable-crash-reporter',
+          '--remote-debugging-port=0',
+        ],
       },
       new Logger({ verbose: 0, disablePino: true }),
       STEP_TIMEOUT_MS,
@@ -217,7 +240,12 @@ describe('Sdk({ env: "EXTENSION" }) in an extension service worker', () => {
       cookieHeader: 'ext=1',
       header: 'on',
       initMark: 'from the extension',
-      fromPath: { error: { name: 'InvalidOptionError', message: 'context.addInitScript: { path } needs to read a file, which this runtime cannot; pass { content } instead.' } },
+      fromPath: {
+        error: {
+          name: 'InvalidOptionError',
+          message: 'context.addInitScript: { path } needs to read a file, which this runtime cannot; pass { content } instead.',
+        },
+      },
       cleared: 0,
     });
     await ext.call('close', 'extras');
@@ -241,10 +269,14 @@ describe('Sdk({ env: "EXTENSION" }) in an extension service worker', () => {
     expect(fake.requests[0]!.headers.authorization).toBe('Bearer sk-extension-test');
     expect(fake.requests[0]!.schema).toMatchObject({ type: 'object', required: ['name', 'price', 'tags', 'link'] });
     // A provider loaded at run time cannot be, in a service worker: the error says so, and what works.
-    expect(await ext.attempt('extractWith', 'model', 'the product', { modelName: 'anthropic/claude-sonnet-4-5', apiKey: 'sk-extension-test' })).toEqual({
+    expect(
+      await ext.attempt('extractWith', 'model', 'the product', { modelName: 'anthropic/claude-sonnet-4-5', apiKey: 'sk-extension-test' }),
+    ).toEqual({
       error: {
         name: 'UnsupportedModelError',
-        message: expect.stringMatching(/needs the package @ai-sdk\/anthropic, which is imported at run time, .*outside Node .*Use openai, a server speaking OpenAI's API .*, or `modelServer`/),
+        message: expect.stringMatching(
+          /needs the package @ai-sdk\/anthropic, which is imported at run time, .*outside Node .*Use openai, a server speaking OpenAI's API .*, or `modelServer`/,
+        ),
       },
     });
     expect(fake.requests).toHaveLength(1);
@@ -252,13 +284,23 @@ describe('Sdk({ env: "EXTENSION" }) in an extension service worker', () => {
 
   it('sends model calls to a hosted Tendril server with `modelServer`, which runs the provider the extension cannot load', async () => {
     const server = await startHostedServer(
-      readServerConfig({ ...HOSTED_TEST_ENV, PORT: '0', HOSTED_API_KEYS: 'ext-model-server-key', CHROME_PATH: CHROME, CHROME_ARGS: TEST_ARGS.join(' ') }),
+      readServerConfig({
+        ...HOSTED_TEST_ENV,
+        PORT: '0',
+        HOSTED_API_KEYS: 'ext-model-server-key',
+        CHROME_PATH: CHROME,
+        CHROME_ARGS: TEST_ARGS.join(' '),
+      }),
       new Logger({ verbose: 0, disablePino: true }),
     );
     try {
       const tabId = await ext.call<number>('openTab', servers.a.url('ext-product.html'));
       const anthropic = { modelName: 'anthropic/claude-sonnet-4-5', apiKey: 'sk-ant-extension-test', baseURL: fake.url };
-      await ext.call('init', 'via-server', { tabIds: [tabId], model: anthropic, modelServer: { url: server.url, apiKey: 'ext-model-server-key' } });
+      await ext.call('init', 'via-server', {
+        tabIds: [tabId],
+        model: anthropic,
+        modelServer: { url: server.url, apiKey: 'ext-model-server-key' },
+      });
       answerKettle();
       expect(await ext.call('extract', 'via-server', 'the product')).toEqual(extractedKettle());
       // The server spoke Anthropic's Messages API, with the key the extension sent it.
@@ -277,18 +319,41 @@ describe('Sdk({ env: "EXTENSION" }) in an extension service worker', () => {
     const tabId = await ext.call<number>('openTab', url);
     await ext.call('init', 'act', { tabIds: [tabId], model: model() });
     fake.script((request) => ({
-      json: { elements: [{ elementId: idOf(request, 'button', 'Frame button', true), description: 'the cross-origin frame button', method: 'click', arguments: [] }] },
+      json: {
+        elements: [
+          {
+            elementId: idOf(request, 'button', 'Frame button', true),
+            description: 'the cross-origin frame button',
+            method: 'click',
+            arguments: [],
+          },
+        ],
+      },
     }));
     const actions = await ext.call<Array<{ selector: string; description: string; method: string }>>('observe', 'act', 'the buttons');
-    expect(actions).toEqual([expect.objectContaining({ description: 'the cross-origin frame button', method: 'click', selector: expect.stringMatching(/^xpath=\/html/) })]);
+    expect(actions).toEqual([
+      expect.objectContaining({
+        description: 'the cross-origin frame button',
+        method: 'click',
+        selector: expect.stringMatching(/^xpath=\/html/),
+      }),
+    ]);
     expect(await ext.call('act', 'act', actions[0])).toMatchObject({ success: true });
     const frameState = `document.getElementById('frame-state').textContent`;
     expect(await readInTarget(servers.b.url('act-frame.html'), 'iframe', frameState)).toBe('frame clicked 1');
-    fake.script((request) => ({ json: { elementId: idOf(request, 'button', 'Frame button', true), method: 'click', arguments: [], description: 'click Frame button' } }));
+    fake.script((request) => ({
+      json: { elementId: idOf(request, 'button', 'Frame button', true), method: 'click', arguments: [], description: 'click Frame button' },
+    }));
     expect(await ext.call('act', 'act', 'click the button in the second frame')).toMatchObject({ success: true });
     expect(await readInTarget(servers.b.url('act-frame.html'), 'iframe', frameState)).toBe('frame clicked 2');
     // The same-origin frame's button was not touched.
-    expect(await readInTarget(servers.a.url('act.html'), 'page', `document.getElementById('same').contentDocument.getElementById('frame-state').textContent`)).toBe('frame idle');
+    expect(
+      await readInTarget(
+        servers.a.url('act.html'),
+        'page',
+        `document.getElementById('same').contentDocument.getElementById('frame-state').textContent`,
+      ),
+    ).toBe('frame idle');
     expect((await ext.call<{ connectUrl: unknown }>('refusals', 'act')).connectUrl).toEqual({
       error: { name: 'SdkStateError', message: expect.stringMatching(/connectURL\(\) is not available in an extension/) },
     });
@@ -306,7 +371,9 @@ describe('Sdk({ env: "EXTENSION" }) in an extension service worker', () => {
     // The model answers only once the tab is gone: the act has read the page and waits for it.
     fake.script(async (request) => {
       await held;
-      return { json: { elementId: idOf(request, 'paragraph', 'leaf text'), method: 'click', arguments: [], description: 'click the text' } };
+      return {
+        json: { elementId: idOf(request, 'paragraph', 'leaf text'), method: 'click', arguments: [], description: 'click the text' },
+      };
     });
     await ext.call('startAct', 'two', 'click the text', doomed);
     await fake.nextRequest();
@@ -314,7 +381,14 @@ describe('Sdk({ env: "EXTENSION" }) in an extension service worker', () => {
     const { targetInfos } = await root.send('Target.getTargets');
     await root.send('Target.closeTarget', { targetId: targetInfos.find((each) => each.url === doomed)!.targetId });
     release();
-    expect(await ext.attempt('finish', 'two')).toEqual({ error: { name: 'PageClosedError', message: expect.stringMatching(/^The page closed while act\("click the text"\) was running: click on \[(?:\d+-)?\d+\] paragraph: leaf text was not done/) } });
+    expect(await ext.attempt('finish', 'two')).toEqual({
+      error: {
+        name: 'PageClosedError',
+        message: expect.stringMatching(
+          /^The page closed while act\("click the text"\) was running: click on \[(?:\d+-)?\d+\] paragraph: leaf text was not done/,
+        ),
+      },
+    });
     expect(await ext.call('pages', 'two')).toEqual([keep]);
     expect(await ext.call<string>('pageText', 'two', keep)).toContain('paragraph: leaf text');
     await ext.call('close', 'two');
@@ -324,7 +398,10 @@ describe('Sdk({ env: "EXTENSION" }) in an extension service worker', () => {
     const tabId = await ext.call<number>('openTab', 'chrome://version');
     const out = await ext.attempt('init', 'chrome', { tabIds: [tabId] });
     expect(out).toEqual({
-      error: { name: 'BrowserConnectError', message: expect.stringMatching(/Cannot attach the debugger to tab \d+: .*chrome:\/\/ pages.*cannot be debugged by an extension/) },
+      error: {
+        name: 'BrowserConnectError',
+        message: expect.stringMatching(/Cannot attach the debugger to tab \d+: .*chrome:\/\/ pages.*cannot be debugged by an extension/),
+      },
     });
     expect(await ext.call('closeTab', tabId)).toBe(true);
   });
@@ -333,7 +410,11 @@ describe('Sdk({ env: "EXTENSION" }) in an extension service worker', () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'tendril-test-example-extension-'));
     try {
       await buildExampleExtension(dir);
-      const example = await loadExtension(browser, dir, { readyLine: 'tendril example ready', timeoutMs: STEP_TIMEOUT_MS, global: 'tendrilExample' });
+      const example = await loadExtension(browser, dir, {
+        readyLine: 'tendril example ready',
+        timeoutMs: STEP_TIMEOUT_MS,
+        global: 'tendrilExample',
+      });
       const url = servers.a.url('ext-product.html?example');
       await ext.call<number>('openTab', url, true);
       const text = await example.call<{ ok: boolean; url: string; text: string }>('run', { kind: 'text' });
@@ -345,9 +426,16 @@ describe('Sdk({ env: "EXTENSION" }) in an extension service worker', () => {
       });
       // What the panel's Save does, then its Extract button.
       const settings = { modelName: 'openai/gpt-4.1-mini', apiKey: 'sk-example-key', baseURL: fake.url };
-      await example.worker.send('Runtime.evaluate', { expression: `chrome.storage.local.set({ tendrilModel: ${JSON.stringify(settings)} })`, awaitPromise: true });
+      await example.worker.send('Runtime.evaluate', {
+        expression: `chrome.storage.local.set({ tendrilModel: ${JSON.stringify(settings)} })`,
+        awaitPromise: true,
+      });
       fake.script([{ json: { extraction: 'Blue kettle, 24.50' } }]);
-      expect(await example.call('run', { kind: 'extract', instruction: 'name and price' })).toEqual({ ok: true, url, text: 'Blue kettle, 24.50' });
+      expect(await example.call('run', { kind: 'extract', instruction: 'name and price' })).toEqual({
+        ok: true,
+        url,
+        text: 'Blue kettle, 24.50',
+      });
       expect(fake.requests[0]!.headers.authorization).toBe('Bearer sk-example-key');
     } finally {
       rmSync(dir, { recursive: true, force: true });

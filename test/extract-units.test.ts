@@ -57,7 +57,10 @@ describe('reading schemas', () => {
         later: { anyOf: [{ type: 'number' }, { type: 'null' }] },
         length: { type: 'string' },
         count: { type: 'integer', exclusiveMinimum: 0, maximum: 10 },
-        home: { type: 'string', description: 'Home page. The id of the link element in the page text (such as "12" or "1-12"), not a URL.' },
+        home: {
+          type: 'string',
+          description: 'Home page. The id of the link element in the page text (such as "12" or "1-12"), not a URL.',
+        },
       });
     });
   }
@@ -103,7 +106,10 @@ describe('schemas on the wire to a hosted server', () => {
       }),
     );
     const wire = toJsonSchema(node);
-    expect(wire).toMatchObject({ required: ['title', 'link', 'tags', 'either', 'maybe', 'nested'], properties: { link: { type: 'string', format: 'uri' } } });
+    expect(wire).toMatchObject({
+      required: ['title', 'link', 'tags', 'either', 'maybe', 'nested'],
+      properties: { link: { type: 'string', format: 'uri' } },
+    });
     expect(fromJsonSchema(JSON.parse(JSON.stringify(wire)))).toEqual(node);
   });
 
@@ -121,7 +127,9 @@ describe('the model answer in caller terms', () => {
   it('maps link ids to URLs, accepts a page URL as is, and drops null optional fields', () => {
     const notes = { unknownLinks: [] };
     const isPage = (url: string) => [...urls.values()].includes(url);
-    expect(fromModel(node, { name: 'n', link: '[0-4]', extra: null, maybe: null }, (id) => urls.get(id.replace(/[[\]]/g, '')), isPage, notes)).toEqual({
+    expect(
+      fromModel(node, { name: 'n', link: '[0-4]', extra: null, maybe: null }, (id) => urls.get(id.replace(/[[\]]/g, '')), isPage, notes),
+    ).toEqual({
       name: 'n',
       link: 'https://example.org/a',
       maybe: null,
@@ -139,18 +147,43 @@ describe('the model answer in caller terms', () => {
 
 describe('merging chunks', () => {
   const { node } = readSchema(
-    z.object({ title: z.string(), author: z.string().optional(), items: z.array(z.object({ a: z.number(), b: z.string() })), meta: z.object({ pages: z.number(), tags: z.array(z.string()) }) }),
+    z.object({
+      title: z.string(),
+      author: z.string().optional(),
+      items: z.array(z.object({ a: z.number(), b: z.string() })),
+      meta: z.object({ pages: z.number(), tags: z.array(z.string()) }),
+    }),
   );
   it('concatenates arrays without repeats, merges objects by field, and takes the first present scalar', () => {
     const merged = mergeChunks(node, [
-      { title: null, author: '', items: [{ a: 1, b: 'x' }, { a: 2, b: 'y' }], meta: { pages: null, tags: ['t1'] } },
-      { title: 'The title', author: 'Ada', items: [{ b: 'y', a: 2 }, { a: 3, b: 'z' }], meta: { pages: 7, tags: ['t1', 't2'] } },
+      {
+        title: null,
+        author: '',
+        items: [
+          { a: 1, b: 'x' },
+          { a: 2, b: 'y' },
+        ],
+        meta: { pages: null, tags: ['t1'] },
+      },
+      {
+        title: 'The title',
+        author: 'Ada',
+        items: [
+          { b: 'y', a: 2 },
+          { a: 3, b: 'z' },
+        ],
+        meta: { pages: 7, tags: ['t1', 't2'] },
+      },
       { title: 'Another', author: 'Bob', items: [], meta: null },
     ]);
     expect(merged).toEqual({
       title: 'The title',
       author: 'Ada',
-      items: [{ a: 1, b: 'x' }, { a: 2, b: 'y' }, { a: 3, b: 'z' }],
+      items: [
+        { a: 1, b: 'x' },
+        { a: 2, b: 'y' },
+        { a: 3, b: 'z' },
+      ],
       meta: { pages: 7, tags: ['t1', 't2'] },
     });
   });
@@ -196,7 +229,10 @@ describe('chunking', () => {
 describe('model configuration', () => {
   it('parses both forms, and infers the provider of plain model names', () => {
     expect(parseModelConfiguration('openai/gpt-4.1-mini')).toMatchObject({ provider: 'openai', modelId: 'gpt-4.1-mini' });
-    expect(parseModelConfiguration('openrouter/meta-llama/llama-3.1-8b')).toMatchObject({ provider: 'openrouter', modelId: 'meta-llama/llama-3.1-8b' });
+    expect(parseModelConfiguration('openrouter/meta-llama/llama-3.1-8b')).toMatchObject({
+      provider: 'openrouter',
+      modelId: 'meta-llama/llama-3.1-8b',
+    });
     expect(parseModelConfiguration({ modelName: 'claude-sonnet-4-5', apiKey: 'k' })).toMatchObject({ provider: 'anthropic', apiKey: 'k' });
     expect(parseModelConfiguration({ modelName: 'qwen3', baseURL: 'http://127.0.0.1:1/v1/' })).toMatchObject({
       provider: 'openai-compatible',
@@ -210,7 +246,8 @@ describe('model configuration', () => {
   });
 
   it('rejects malformed configurations with the contract error or a typed option error', () => {
-    for (const bad of ['gpt-4o', 'openai/', '/gpt-4o', 'open ai/gpt']) expect(() => parseModelConfiguration(bad)).toThrow(InvalidAISDKModelFormatError);
+    for (const bad of ['gpt-4o', 'openai/', '/gpt-4o', 'open ai/gpt'])
+      expect(() => parseModelConfiguration(bad)).toThrow(InvalidAISDKModelFormatError);
     expect(() => parseModelConfiguration({ modelName: 'mystery-model' })).toThrow(InvalidAISDKModelFormatError);
     expect(() => parseModelConfiguration({ modelName: '' })).toThrow(InvalidOptionError);
     expect(() => parseModelConfiguration({ modelName: 'openai/x', baseURL: 'ftp://x' })).toThrow(InvalidOptionError);
@@ -219,7 +256,7 @@ describe('model configuration', () => {
   });
 });
 
-describe('a JSON Schema in place of a zod schema (the command line\'s --schema)', () => {
+describe("a JSON Schema in place of a zod schema (the command line's --schema)", () => {
   const json = {
     type: 'object',
     properties: {
@@ -234,18 +271,32 @@ describe('a JSON Schema in place of a zod schema (the command line\'s --schema)'
 
   it('is read into the same node as its zod twin, and checks values the way zod would', async () => {
     const schema = schemaFromJson(json);
-    const twin = z.object({ name: z.string(), link: z.string().url(), count: z.number().int().min(0), tags: z.array(z.enum(['a', 'b'])).optional(), note: z.string().nullable().optional() });
+    const twin = z.object({
+      name: z.string(),
+      link: z.string().url(),
+      count: z.number().int().min(0),
+      tags: z.array(z.enum(['a', 'b'])).optional(),
+      note: z.string().nullable().optional(),
+    });
     expect(readSchema(schema).node).toEqual(readSchema(twin).node);
     const good = { name: 'x', link: 'https://example.org/', count: 2, tags: ['a'], note: null };
     expect(await schema['~standard'].validate(good)).toEqual({ value: good });
-    const bad = (await schema['~standard'].validate({ name: 3, link: 'not a url', count: 1.5, tags: ['c'] })) as { issues: Array<{ message: string; path: unknown[] }> };
+    const bad = (await schema['~standard'].validate({ name: 3, link: 'not a url', count: 1.5, tags: ['c'] })) as {
+      issues: Array<{ message: string; path: unknown[] }>;
+    };
     expect(bad.issues.map((issue) => [issue.path.join('.'), issue.message])).toEqual([
       ['name', 'expected a string'],
       ['link', 'expected a URL'],
       ['count', 'expected an integer'],
       ['tags.0', 'expected one of "a", "b"'],
     ]);
-    expect(((await schema['~standard'].validate({ name: 'x', link: 'https://e.org/' })) as { issues: Array<{ message: string; path: unknown[] }> }).issues).toEqual([{ message: 'required', path: ['count'] }]);
+    expect(
+      (
+        (await schema['~standard'].validate({ name: 'x', link: 'https://e.org/' })) as {
+          issues: Array<{ message: string; path: unknown[] }>;
+        }
+      ).issues,
+    ).toEqual([{ message: 'required', path: ['count'] }]);
   });
 
   it('refuses what extract() cannot serve, naming where', () => {

@@ -111,7 +111,10 @@ describe('extract(instruction, schema)', () => {
     note: z3.string().optional(),
   });
 
-  for (const [version, product] of [['zod 4', product4], ['zod 3', product3]] as const) {
+  for (const [version, product] of [
+    ['zod 4', product4],
+    ['zod 3', product3],
+  ] as const) {
     it(`${version}: an array of objects round-trips, with field kinds, bounds, descriptions and link URLs`, async () => {
       fake.script((request) => ({
         json: {
@@ -232,18 +235,27 @@ describe('extract(instruction, schema)', () => {
 
     const withOptionalLink = z.object({ name: z.string(), link: z.string().url().optional() });
     fake.script((request) => ({
-      json: { value: [{ name: 'A', link: invented }, { name: 'B', link: linkId(request, 'Details of Widget B') }] },
+      json: {
+        value: [
+          { name: 'A', link: invented },
+          { name: 'B', link: linkId(request, 'Details of Widget B') },
+        ],
+      },
     }));
     lines.length = 0;
     expect(await fixture.sdk.extract('Products', withOptionalLink.array(), { model: model() })).toEqual([
       { name: 'A' },
       { name: 'B', link: `${fixture.servers.a.origin}/products/widget-b` },
     ]);
-    expect(lines.some((line) => line.message.startsWith('Left out optional link fields') && JSON.stringify(line.auxiliary).includes(invented))).toBe(true);
+    expect(
+      lines.some((line) => line.message.startsWith('Left out optional link fields') && JSON.stringify(line.auxiliary).includes(invented)),
+    ).toBe(true);
   });
 
   it('raises SchemaValidationError for a number outside its bounds', async () => {
-    fake.script((request) => ({ json: { name: 'Widget A', price: 5000, inStock: true, link: linkId(request, 'Details of Widget A'), note: null } }));
+    fake.script((request) => ({
+      json: { name: 'Widget A', price: 5000, inStock: true, link: linkId(request, 'Details of Widget A'), note: null },
+    }));
     await expect(fixture.sdk.extract('First product', product4, { model: model() })).rejects.toBeInstanceOf(SchemaValidationError);
   });
 
@@ -302,7 +314,9 @@ describe('model configuration', () => {
 
   it('loads an installed optional provider package and sends it the key and endpoint given', async () => {
     fake.script(() => ({ json: { extraction: 'from the Messages API' } }));
-    const result = await fixture.sdk.extract('x', { model: { modelName: 'anthropic/claude-sonnet-4-5', apiKey: KEY, baseURL: fake.url, maxRetries: 0 } });
+    const result = await fixture.sdk.extract('x', {
+      model: { modelName: 'anthropic/claude-sonnet-4-5', apiKey: KEY, baseURL: fake.url, maxRetries: 0 },
+    });
     // The request reached our server through @ai-sdk/anthropic: its path, its key header, its model.
     expect(result).toEqual({ extraction: 'from the Messages API' });
     expect(fake.requests).toHaveLength(1);

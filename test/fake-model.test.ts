@@ -84,16 +84,12 @@ describe('fake model server', () => {
 
   it('turns an error reply into a rejected call', async () => {
     fake.script([{ status: 400, error: 'bad schema, says the fake' }]);
-    await expect(
-      generateText({ model: openai('gpt-4.1-mini'), prompt: 'hi', maxRetries: 0 }),
-    ).rejects.toThrow('bad schema, says the fake');
+    await expect(generateText({ model: openai('gpt-4.1-mini'), prompt: 'hi', maxRetries: 0 })).rejects.toThrow('bad schema, says the fake');
     expect(fake.requests).toHaveLength(1);
   });
 
   it('fails loudly without a script, and on unknown routes', async () => {
-    await expect(generateText({ model: openai('gpt-4.1-mini'), prompt: 'hi', maxRetries: 0 })).rejects.toThrow(
-      'fake model: no script',
-    );
+    await expect(generateText({ model: openai('gpt-4.1-mini'), prompt: 'hi', maxRetries: 0 })).rejects.toThrow('fake model: no script');
     const response = await fetch(`${fake.url}/embeddings`, { method: 'POST', body: '{}' });
     expect(response.status).toBe(404);
     expect((await response.json()).error.message).toMatch(/no route/);
@@ -134,9 +130,7 @@ describe('fake model server', () => {
       [2, 'call 2'],
     ]);
     expect((await fake.nextRequest()).user).toBe('call 0'); // a queue: requests that came before are not lost
-    await expect(generateText({ model: openai('gpt-4.1-mini'), prompt: 'more', maxRetries: 0 })).rejects.toThrow(
-      'no scripted reply left',
-    );
+    await expect(generateText({ model: openai('gpt-4.1-mini'), prompt: 'more', maxRetries: 0 })).rejects.toThrow('no scripted reply left');
   });
 
   it('close() ends hanging requests', async () => {

@@ -105,7 +105,10 @@ describe('a Puppeteer page as `page`', () => {
       const { pageText } = await sdk.extract({ page: ppPage, selector: '#form' });
       expect(pageText).toContain('textbox: Name');
       expect(pageText).not.toContain('Top button');
-      await sdk.act({ selector: "xpath=//input[@id='name']", description: 'the name field', method: 'fill', arguments: ['Grace'] }, { page: ppPage });
+      await sdk.act(
+        { selector: "xpath=//input[@id='name']", description: 'the name field', method: 'fill', arguments: ['Grace'] },
+        { page: ppPage },
+      );
       expect(await ppPage.evaluate(() => (document.getElementById('name') as HTMLInputElement).value)).toBe('Grace');
     } finally {
       await browser.disconnect();

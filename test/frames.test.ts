@@ -129,7 +129,9 @@ describe('frame tree', () => {
   it('reports navigation failures and deadlines as typed errors, and stays usable', async () => {
     const { NavigationError, TimeoutError } = await import('../src/index.js');
     await expect(fixture.page.goto('http://127.0.0.1:1/')).rejects.toBeInstanceOf(NavigationError);
-    await expect(fixture.page.goto(fixture.servers.a.url('/leaf.html?delay=5000'), { timeoutMs: 300 })).rejects.toBeInstanceOf(TimeoutError);
+    await expect(fixture.page.goto(fixture.servers.a.url('/leaf.html?delay=5000'), { timeoutMs: 300 })).rejects.toBeInstanceOf(
+      TimeoutError,
+    );
     await fixture.page.goto(fixture.servers.a.url('/leaf.html'));
     expect(await fixture.page.title()).toBe('Leaf');
   });
@@ -137,9 +139,11 @@ describe('frame tree', () => {
   it('surfaces page exceptions as SdkEvalError', async () => {
     const { SdkEvalError } = await import('../src/index.js');
     await fixture.page.goto(fixture.servers.a.url('/leaf.html'));
-    await expect(fixture.page.evaluate(() => {
-      throw new Error('boom in page');
-    })).rejects.toThrow(SdkEvalError);
+    await expect(
+      fixture.page.evaluate(() => {
+        throw new Error('boom in page');
+      }),
+    ).rejects.toThrow(SdkEvalError);
     await expect(fixture.page.evaluate('(() => { throw new Error("boom in page") })()')).rejects.toThrow(/boom in page/);
     expect(await fixture.page.evaluate(() => Promise.resolve(7))).toBe(7);
   });
@@ -150,7 +154,9 @@ describe('frame tree', () => {
       arg: number,
     ) => number;
     expect(await fixture.page.evaluate(rewritten, 14)).toBe(42);
-    expect(await fixture.page.locator('p').evaluate(new Function('el', 'return __name((x) => x.tagName, "f")(el)') as (el: Element) => string)).toBe('P');
+    expect(
+      await fixture.page.locator('p').evaluate(new Function('el', 'return __name((x) => x.tagName, "f")(el)') as (el: Element) => string),
+    ).toBe('P');
   });
 
   it('opens and closes pages', async () => {

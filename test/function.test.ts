@@ -47,12 +47,22 @@ const functionEnv = (extra: Record<string, string> = {}) => ({
 /** The model: picks the top button for act, and for extract reads the state line from the prompt. */
 function script(request: FakeRequest) {
   if (JSON.stringify(request.schema).includes('elementId')) {
-    return { json: { elementId: /\[((?:\d+-)?\d+)\] button: Top button/.exec(request.user)![1], method: 'click', arguments: [], description: 'the top button' } };
+    return {
+      json: {
+        elementId: /\[((?:\d+-)?\d+)\] button: Top button/.exec(request.user)![1],
+        method: 'click',
+        arguments: [],
+        description: 'the top button',
+      },
+    };
   }
   return { json: { value: /top clicked \d+|top idle/.exec(request.user)?.[0] ?? 'not found' } };
 }
 
-async function call(url: string, init: RequestInit = {}): Promise<{ status: number; body: { ok: boolean; data?: unknown; error?: string } }> {
+async function call(
+  url: string,
+  init: RequestInit = {},
+): Promise<{ status: number; body: { ok: boolean; data?: unknown; error?: string } }> {
   const response = await fetch(url, { method: 'POST', ...init });
   return { status: response.status, body: (await response.json()) as { ok: boolean; data?: unknown; error?: string } };
 }
@@ -60,7 +70,14 @@ async function call(url: string, init: RequestInit = {}): Promise<{ status: numb
 beforeAll(async () => {
   [fixtures, fake] = await Promise.all([startFixtureServers(), startFakeModel()]);
   hosted = await startHostedServer(
-    readServerConfig({ ...HOSTED_TEST_ENV, PORT: '0', HOSTED_API_KEYS: KEY, MAX_SESSIONS: '4', CHROME_PATH: CHROME, CHROME_ARGS: TEST_ARGS.join(' ') }),
+    readServerConfig({
+      ...HOSTED_TEST_ENV,
+      PORT: '0',
+      HOSTED_API_KEYS: KEY,
+      MAX_SESSIONS: '4',
+      CHROME_PATH: CHROME,
+      CHROME_ARGS: TEST_ARGS.join(' '),
+    }),
     new Logger({ verbose: 0, disablePino: true }),
   );
 });
@@ -78,7 +95,12 @@ describe('the reference function', () => {
     const routes = await Promise.all(
       (['/api/run', '/api/run-edge'] as const).map(async (route) => ({
         route,
-        base: await serveFunction(functionEnv({ ACT_INSTRUCTION: `click the top button (${route})`, EXTRACT_INSTRUCTION: `What does the state line say? (${route})` })),
+        base: await serveFunction(
+          functionEnv({
+            ACT_INSTRUCTION: `click the top button (${route})`,
+            EXTRACT_INSTRUCTION: `What does the state line say? (${route})`,
+          }),
+        ),
       })),
     );
     for (const { route, base } of routes) {
@@ -120,7 +142,10 @@ describe('the reference function', () => {
       expect(await call(base + route, { headers: { authorization: 'Bearer not-the-secret' } })).toMatchObject({ status: 401 });
       fake.reset();
       fake.script(script);
-      expect(await call(base + route, { method: 'GET', headers: { authorization: `Bearer ${CRON_SECRET}` } })).toEqual({ status: 200, body: { ok: true, data: 'top clicked 1' } });
+      expect(await call(base + route, { method: 'GET', headers: { authorization: `Bearer ${CRON_SECRET}` } })).toEqual({
+        status: 200,
+        body: { ok: true, data: 'top clicked 1' },
+      });
     }
   });
 
@@ -135,7 +160,9 @@ describe('the reference function', () => {
     const fields = config.crons[0]!.schedule.split(' ');
     expect(fields).toHaveLength(5);
     for (const field of fields) expect(field).toMatch(/^(\*|\d+(-\d+)?)(\/\d+)?(,(\*|\d+(-\d+)?)(\/\d+)?)*$/);
-    const pkg = JSON.parse(readFileSync(path.join('examples', 'serverless', 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+    const pkg = JSON.parse(readFileSync(path.join('examples', 'serverless', 'package.json'), 'utf8')) as {
+      dependencies: Record<string, string>;
+    };
     expect(pkg.dependencies.tendril).toBe('>=3.0.0 <4.0.0');
   });
 });

@@ -25,7 +25,14 @@ const EXCHANGE_DEADLINE_MS = 10_000;
 let server: HostedServer;
 
 beforeAll(async () => {
-  const config = readServerConfig({ ...HOSTED_TEST_ENV, PORT: '0', HOSTED_API_KEYS: KEY, MAX_SESSIONS: '1', CHROME_PATH: CHROME, CHROME_ARGS: TEST_ARGS.join(' ') });
+  const config = readServerConfig({
+    ...HOSTED_TEST_ENV,
+    PORT: '0',
+    HOSTED_API_KEYS: KEY,
+    MAX_SESSIONS: '1',
+    CHROME_PATH: CHROME,
+    CHROME_ARGS: TEST_ARGS.join(' '),
+  });
   server = await startHostedServer(config, new Logger({ verbose: 0, disablePino: true }));
 });
 afterAll(async () => {
@@ -106,7 +113,9 @@ function parseResponse(data: Buffer): Omit<Outcome, 'errors'> | undefined {
   const end = data.indexOf('\r\n\r\n');
   if (end < 0) return undefined;
   const head = data.subarray(0, end).toString('latin1').split('\r\n');
-  const headers = new Map(head.slice(1).map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]));
+  const headers = new Map(
+    head.slice(1).map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]),
+  );
   const length = Number(headers.get('content-length'));
   // Only the first response counts: whatever follows it is not part of its answer.
   const body = data.subarray(end + 4);
@@ -124,7 +133,10 @@ function parseResponse(data: Buffer): Omit<Outcome, 'errors'> | undefined {
  * 'drain' until the server stops taking them. Resolves once the socket has closed; `serverEnded`
  * says the server closed its side in order (FIN) rather than only resetting or timing out.
  */
-function postRaw(c: Case, options: { declared?: number; send: number; paced: boolean }): Promise<Outcome & { written: number; serverEnded: boolean }> {
+function postRaw(
+  c: Case,
+  options: { declared?: number; send: number; paced: boolean },
+): Promise<Outcome & { written: number; serverEnded: boolean }> {
   return new Promise((resolve) => {
     // Half-open allowed: the client goes on writing after the server's FIN, as a careless client would.
     const socket = net.connect({ port: Number(new URL(server.url).port), host: '127.0.0.1', allowHalfOpen: options.paced });
@@ -205,7 +217,11 @@ describe('early answers to large bodies the server did not read', () => {
     expect(created.status).toBe(201);
     const { id } = (await created.json()) as { id: string };
     expect(server.sessions.activeCount).toBe(1);
-    const released = await fetch(`${server.url}/v1/sessions/${id}`, { method: 'POST', headers, body: JSON.stringify({ status: 'REQUEST_RELEASE' }) });
+    const released = await fetch(`${server.url}/v1/sessions/${id}`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ status: 'REQUEST_RELEASE' }),
+    });
     expect(released.status).toBe(200);
     expect(server.sessions.activeCount).toBe(0);
   });

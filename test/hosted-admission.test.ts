@@ -43,7 +43,10 @@ function admissionIs(starting: number, queued: number): Promise<void> {
   });
 }
 
-async function post(headers: Record<string, string> = {}, signal?: AbortSignal): Promise<{ status: number; retryAfter: string | null; body: { id?: string; error?: { code: string; message: string } } }> {
+async function post(
+  headers: Record<string, string> = {},
+  signal?: AbortSignal,
+): Promise<{ status: number; retryAfter: string | null; body: { id?: string; error?: { code: string; message: string } } }> {
   const response = await fetch(`${server.url}/v1/sessions`, {
     method: 'POST',
     headers: { [HEADERS.apiKey]: KEY, 'content-type': 'application/json', ...headers },
@@ -90,7 +93,9 @@ describe('admission of session starts', () => {
     const third = await post();
     expect(third.status).toBe(503);
     expect(third.body.error?.code).toBe('unavailable');
-    expect(third.body.error?.message).toMatch(/busy starting browsers: 1 browsers are starting and 1 requests wait for their turn \(HOSTED_START_QUEUE\)/);
+    expect(third.body.error?.message).toMatch(
+      /busy starting browsers: 1 browsers are starting and 1 requests wait for their turn \(HOSTED_START_QUEUE\)/,
+    );
     expect(Number(third.retryAfter)).toBeGreaterThanOrEqual(1);
     await openGate();
     expect((await first).status).toBe(201);
@@ -111,7 +116,12 @@ describe('admission of session starts', () => {
     expect((await second).status).toBe(201);
     await admissionIs(0, 0);
     expect(server.sessions.activeCount).toBe(2);
-    for (const id of server.sessions.runningIds()) await fetch(`${server.url}/v1/sessions/${id}`, { method: 'POST', headers: { [HEADERS.apiKey]: KEY, 'content-type': 'application/json' }, body: '{"status":"REQUEST_RELEASE"}' });
+    for (const id of server.sessions.runningIds())
+      await fetch(`${server.url}/v1/sessions/${id}`, {
+        method: 'POST',
+        headers: { [HEADERS.apiKey]: KEY, 'content-type': 'application/json' },
+        body: '{"status":"REQUEST_RELEASE"}',
+      });
     expect(server.sessions.activeCount).toBe(0);
   }, 90_000);
 
@@ -121,7 +131,15 @@ describe('admission of session starts', () => {
     const queued = post();
     await admissionIs(1, 1);
     // Full queue: a client that waits 4 s is told to come back, and gives up with that answer.
-    const hurried = new Sdk({ env: 'HOSTED', apiKey: KEY, projectId: 'p', hostedApiUrl: server.url, verbose: 0, disablePino: true, localBrowserLaunchOptions: { connectTimeoutMs: 4000 } });
+    const hurried = new Sdk({
+      env: 'HOSTED',
+      apiKey: KEY,
+      projectId: 'p',
+      hostedApiUrl: server.url,
+      verbose: 0,
+      disablePino: true,
+      localBrowserLaunchOptions: { connectTimeoutMs: 4000 },
+    });
     const error = await hurried.init().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(HostedServiceError);
     expect((error as HostedServiceError).status).toBe(503);
@@ -151,7 +169,12 @@ describe('admission of session starts', () => {
     await patient.context.pages()[0]!.goto('data:text/html,<title>in</title>');
     expect(await patient.context.pages()[0]!.title()).toBe('in');
     await patient.close();
-    for (const id of server.sessions.runningIds()) await fetch(`${server.url}/v1/sessions/${id}`, { method: 'POST', headers: { [HEADERS.apiKey]: KEY, 'content-type': 'application/json' }, body: '{"status":"REQUEST_RELEASE"}' });
+    for (const id of server.sessions.runningIds())
+      await fetch(`${server.url}/v1/sessions/${id}`, {
+        method: 'POST',
+        headers: { [HEADERS.apiKey]: KEY, 'content-type': 'application/json' },
+        body: '{"status":"REQUEST_RELEASE"}',
+      });
     expect(server.sessions.activeCount).toBe(0);
   }, 120_000);
 

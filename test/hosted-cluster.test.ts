@@ -124,7 +124,9 @@ beforeAll(async () => {
   // The documented configuration, with the instances' loopback addresses and a loopback port.
   const conf = readFileSync(path.join(ROOT, 'examples/container/nginx.conf'), 'utf8');
   let next = 0;
-  const local = conf.replace(/server tendril-\d:3000;/g, () => `server 127.0.0.1:${instances[next++]!.port};`).replace(/listen 8080;/, `listen 127.0.0.1:${nginxPort};`);
+  const local = conf
+    .replace(/server tendril-\d:3000;/g, () => `server 127.0.0.1:${instances[next++]!.port};`)
+    .replace(/listen 8080;/, `listen 127.0.0.1:${nginxPort};`);
   expect(next).toBe(instances.length);
   nginx = await startNginx(nginxPort!, local);
 }, 60_000);
@@ -172,7 +174,10 @@ describe('instances behind nginx in round-robin', () => {
     // The survivor's sessions run on, whichever instance nginx asks; the victim's are lost at once.
     const api = new HostedApi(nginx.url, KEY, 10_000);
     for (const { id, owner } of open) {
-      const state = await api.getSession(id).then((session) => session.status, (error: unknown) => error);
+      const state = await api.getSession(id).then(
+        (session) => session.status,
+        (error: unknown) => error,
+      );
       if (owner === survivor.id) expect(state).toBe('RUNNING');
       else expect(state).toMatchObject({ status: 410, code: 'browser_gone' });
     }

@@ -52,8 +52,14 @@ describe('hosted server configuration', () => {
       throw Object.assign(new Error(`Cannot find module '${name}'`), { code: 'MODULE_NOT_FOUND' });
     };
     const builtIn = await AdBlocker.start(undefined, logger, notInstalled);
-    expect(['ads.doubleclick.net', 'securepubads.g.doubleclick.net', 'www.google-analytics.com'].map((host) => builtIn.blocks(host))).toEqual([true, true, true]);
-    expect(['example.org', 'www.google.com', 'doubleclick.net.example.org'].map((host) => builtIn.blocks(host))).toEqual([false, false, false]);
+    expect(
+      ['ads.doubleclick.net', 'securepubads.g.doubleclick.net', 'www.google-analytics.com'].map((host) => builtIn.blocks(host)),
+    ).toEqual([true, true, true]);
+    expect(['example.org', 'www.google.com', 'doubleclick.net.example.org'].map((host) => builtIn.blocks(host))).toEqual([
+      false,
+      false,
+      false,
+    ]);
     expect(lines.join('\n')).toMatch(/short built-in list .*npm install @ghostery\/trackerdb/);
     // The database (a dev dependency here) lists far more: a tracker the built-in list leaves out.
     const database = await AdBlocker.start(undefined, logger);
@@ -64,18 +70,35 @@ describe('hosted server configuration', () => {
     expect(() => readServerConfig({ HOSTED_API_KEYS: 'k', MAX_SESSIONS: 'five' })).toThrow(/MAX_SESSIONS must be an integer/);
     expect(() => readServerConfig({ HOSTED_API_KEYS: ' , ' })).toThrow(/HOSTED_API_KEYS is empty/);
     expect(() => readServerConfig({ HOSTED_API_KEYS: 'k', PUBLIC_URL: 'example.com' })).toThrow(/PUBLIC_URL/);
-    expect(() => readServerConfig({ HOSTED_API_KEYS: 'k', HOSTED_INTERNAL_URL: '10.0.0.7:3000' })).toThrow(/HOSTED_INTERNAL_URL must be an http/);
+    expect(() => readServerConfig({ HOSTED_API_KEYS: 'k', HOSTED_INTERNAL_URL: '10.0.0.7:3000' })).toThrow(
+      /HOSTED_INTERNAL_URL must be an http/,
+    );
     expect(() => readServerConfig({ HOSTED_API_KEYS: 'k', HOSTED_INTERNAL_URL: 'http://10.0.0.7:3000/prefix' })).toThrow(/with no path/);
-    expect(() => readServerConfig({ HOSTED_API_KEYS: 'k', HOSTED_IDLE_TIMEOUT_MS: 'soon' })).toThrow(/HOSTED_IDLE_TIMEOUT_MS must be an integer/);
-    expect(readServerConfig({ HOSTED_API_KEYS: 'k', HOSTED_INTERNAL_URL: 'http://10.0.0.7:3000/' })).toMatchObject({ internalUrl: 'http://10.0.0.7:3000', idleTimeoutMs: 60_000 });
-    expect(() => readServerConfig({ HOSTED_API_KEYS: 'k', HOSTED_CONNECT_TIMEOUT_MS: '500' })).toThrow(/HOSTED_CONNECT_TIMEOUT_MS must be an integer of at least 1000/);
-    expect(() => readServerConfig({ HOSTED_API_KEYS: 'k', HOSTED_RESPONSE_TIMEOUT_MS: '20' })).toThrow(/HOSTED_RESPONSE_TIMEOUT_MS must be 0 \(wait as long as the browser does\) or at least 1000/);
+    expect(() => readServerConfig({ HOSTED_API_KEYS: 'k', HOSTED_IDLE_TIMEOUT_MS: 'soon' })).toThrow(
+      /HOSTED_IDLE_TIMEOUT_MS must be an integer/,
+    );
+    expect(readServerConfig({ HOSTED_API_KEYS: 'k', HOSTED_INTERNAL_URL: 'http://10.0.0.7:3000/' })).toMatchObject({
+      internalUrl: 'http://10.0.0.7:3000',
+      idleTimeoutMs: 60_000,
+    });
+    expect(() => readServerConfig({ HOSTED_API_KEYS: 'k', HOSTED_CONNECT_TIMEOUT_MS: '500' })).toThrow(
+      /HOSTED_CONNECT_TIMEOUT_MS must be an integer of at least 1000/,
+    );
+    expect(() => readServerConfig({ HOSTED_API_KEYS: 'k', HOSTED_RESPONSE_TIMEOUT_MS: '20' })).toThrow(
+      /HOSTED_RESPONSE_TIMEOUT_MS must be 0 \(wait as long as the browser does\) or at least 1000/,
+    );
     const defaults = readServerConfig({ HOSTED_API_KEYS: 'k' });
     expect([defaults.connectTimeoutMs, defaults.responseTimeoutMs]).toEqual([15_000, 0]);
     expect(readServerConfig({ HOSTED_API_KEYS: 'k', HOSTED_RESPONSE_TIMEOUT_MS: '120000' }).responseTimeoutMs).toBe(120_000);
-    expect(() => readServerConfig({ HOSTED_API_KEYS: 'k', HOSTED_MAX_STARTING: '0' })).toThrow(/HOSTED_MAX_STARTING must be an integer of at least 1/);
-    expect(() => readServerConfig({ HOSTED_API_KEYS: 'k', HOSTED_START_QUEUE: '-1' })).toThrow(/HOSTED_START_QUEUE must be an integer of at least 0/);
-    expect(() => readServerConfig({ HOSTED_API_KEYS: 'k', HOSTED_START_WAIT_MS: 'soon' })).toThrow(/HOSTED_START_WAIT_MS must be an integer/);
+    expect(() => readServerConfig({ HOSTED_API_KEYS: 'k', HOSTED_MAX_STARTING: '0' })).toThrow(
+      /HOSTED_MAX_STARTING must be an integer of at least 1/,
+    );
+    expect(() => readServerConfig({ HOSTED_API_KEYS: 'k', HOSTED_START_QUEUE: '-1' })).toThrow(
+      /HOSTED_START_QUEUE must be an integer of at least 0/,
+    );
+    expect(() => readServerConfig({ HOSTED_API_KEYS: 'k', HOSTED_START_WAIT_MS: 'soon' })).toThrow(
+      /HOSTED_START_WAIT_MS must be an integer/,
+    );
     // One start per core, a queue of eight rounds of starts.
     const cores = Math.max(1, availableParallelism());
     expect([defaults.maxStarting, defaults.startQueue, defaults.startWaitMs]).toEqual([cores, 8 * cores, 20_000]);
@@ -84,7 +107,12 @@ describe('hosted server configuration', () => {
   });
 
   it('does not start with a BLOCK_LIST_FILE it cannot read', async () => {
-    const config = readServerConfig({ ...HOSTED_TEST_ENV, HOSTED_API_KEYS: 'k', PORT: '0', BLOCK_LIST_FILE: path.join(dir, 'missing.txt') });
+    const config = readServerConfig({
+      ...HOSTED_TEST_ENV,
+      HOSTED_API_KEYS: 'k',
+      PORT: '0',
+      BLOCK_LIST_FILE: path.join(dir, 'missing.txt'),
+    });
     const error = await startHostedServer(config, quiet()).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(InvalidOptionError);
     expect((error as Error).message).toMatch(/BLOCK_LIST_FILE .*missing\.txt cannot be read/);
@@ -107,7 +135,15 @@ describe('hosted server configuration', () => {
       }),
       quiet(),
     );
-    const sdk = new Sdk({ env: 'HOSTED', apiKey: 'k', projectId: 'p', hostedApiUrl: server.url, verbose: 0, disablePino: true, hostedSessionCreateParams: { browserSettings: { blockAds: true } } });
+    const sdk = new Sdk({
+      env: 'HOSTED',
+      apiKey: 'k',
+      projectId: 'p',
+      hostedApiUrl: server.url,
+      verbose: 0,
+      disablePino: true,
+      hostedSessionCreateParams: { browserSettings: { blockAds: true } },
+    });
     try {
       await sdk.init();
       const page = sdk.context.pages()[0]!;

@@ -151,7 +151,14 @@ async function evaluate(cdp: RawCdp, sessionId: string, expression: string): Pro
 const operationOptions = { bypassCache: true, timeoutMs: 30_000, onLog: () => undefined };
 
 beforeAll(async () => {
-  const config = readServerConfig({ ...HOSTED_TEST_ENV, PORT: '0', HOSTED_API_KEYS: KEY, MAX_SESSIONS: '4', CHROME_PATH: CHROME, CHROME_ARGS: TEST_ARGS.join(' ') });
+  const config = readServerConfig({
+    ...HOSTED_TEST_ENV,
+    PORT: '0',
+    HOSTED_API_KEYS: KEY,
+    MAX_SESSIONS: '4',
+    CHROME_PATH: CHROME,
+    CHROME_ARGS: TEST_ARGS.join(' '),
+  });
   [server, fixtures] = await Promise.all([
     startHostedServer(config, new Logger({ verbose: 1, disablePino: true, logger: (line) => serverLog.push(line) })),
     startFixtureServers(),
@@ -235,7 +242,10 @@ describe('raw CDP on connectUrl', () => {
     await connect();
     try {
       for (const url of nonWeb()) {
-        expectRefused(await cdp.send('Page.navigate', { url }, page.sessionId), /: Page\.navigate to .* is not allowed: a hosted session loads only web URLs/);
+        expectRefused(
+          await cdp.send('Page.navigate', { url }, page.sessionId),
+          /: Page\.navigate to .* is not allowed: a hosted session loads only web URLs/,
+        );
         expectRefused(await cdp.send('Target.createTarget', { url }), /Target\.createTarget to .* is not allowed/);
       }
       const { frameTree } = await cdp.ok('Page.getFrameTree', {}, page.sessionId);
@@ -244,8 +254,13 @@ describe('raw CDP on connectUrl', () => {
       expect(await evaluate(cdp, page.sessionId, 'location.href')).toBe(fixtures.a.url('confine.html'));
       // Only Chrome's own interface (browser_ui targets, chrome: pages by design) shows anything but the web.
       const { targetInfos } = await cdp.ok('Target.getTargets');
-      const shown = (targetInfos as Array<{ type: string; url: string }>).filter((info) => info.type !== 'browser_ui').map((info) => info.url);
-      expect(shown.filter((url) => !/^(https?:|about:blank)/.test(url)), JSON.stringify(targetInfos)).toEqual([]);
+      const shown = (targetInfos as Array<{ type: string; url: string }>)
+        .filter((info) => info.type !== 'browser_ui')
+        .map((info) => info.url);
+      expect(
+        shown.filter((url) => !/^(https?:|about:blank)/.test(url)),
+        JSON.stringify(targetInfos),
+      ).toEqual([]);
 
       // What stays allowed.
       expect((await cdp.ok('Browser.getVersion')).product).toMatch(/Chrome/);
@@ -266,7 +281,10 @@ describe('raw CDP on connectUrl', () => {
       const target = fixtures.a.url('confine.html?paused');
       const navigation = cdp.send('Page.navigate', { url: target }, page.sessionId);
       const { requestId } = await paused;
-      expectRefused(await cdp.send('Fetch.continueRequest', { requestId, url: 'file:///etc/passwd' }, page.sessionId), /Fetch\.continueRequest to file:/);
+      expectRefused(
+        await cdp.send('Fetch.continueRequest', { requestId, url: 'file:///etc/passwd' }, page.sessionId),
+        /Fetch\.continueRequest to file:/,
+      );
       await cdp.ok('Fetch.continueRequest', { requestId }, page.sessionId);
       const { error, result } = await navigation;
       expect(error).toBeUndefined();
@@ -296,7 +314,10 @@ describe('raw CDP on connectUrl', () => {
     try {
       const { entries } = await cdp.ok('Page.getNavigationHistory', {}, page.sessionId);
       const planted = (entries as Array<{ id: number; url: string }>).find((entry) => entry.url.startsWith('file:'))!;
-      expectRefused(await cdp.send('Page.navigateToHistoryEntry', { entryId: planted.id }, page.sessionId), /navigateToHistoryEntry to file:\/\/\/etc\/passwd is not allowed/);
+      expectRefused(
+        await cdp.send('Page.navigateToHistoryEntry', { entryId: planted.id }, page.sessionId),
+        /navigateToHistoryEntry to file:\/\/\/etc\/passwd is not allowed/,
+      );
       expect(await evaluate(cdp, page.sessionId, 'location.href')).toBe(fixtures.b.url('confine.html'));
 
       // A web entry goes, and a navigation sent right behind it (its check not yet done) comes after
@@ -315,7 +336,7 @@ describe('raw CDP on connectUrl', () => {
     }
   });
 
-  it("refuses server files: DOM.setFileInputFiles and Input.dispatchDragEvent with data.files", async () => {
+  it('refuses server files: DOM.setFileInputFiles and Input.dispatchDragEvent with data.files', async () => {
     await connect();
     try {
       const { result } = await cdp.ok('Runtime.evaluate', { expression: 'document.getElementById("upload")' }, page.sessionId);
@@ -336,7 +357,10 @@ describe('raw CDP on connectUrl', () => {
     await connect();
     const other = await RawCdp.open(session.connectUrl);
     try {
-      expectRefused(await cdp.send('Target.exposeDevToolsProtocol', { targetId: page.targetId, bindingName: 'cdp' }), /a DevTools channel of its own/);
+      expectRefused(
+        await cdp.send('Target.exposeDevToolsProtocol', { targetId: page.targetId, bindingName: 'cdp' }),
+        /a DevTools channel of its own/,
+      );
       expect(await evaluate(cdp, page.sessionId, 'typeof window.cdp')).toBe('undefined');
       const wrapped = JSON.stringify({ id: 1, method: 'Page.navigate', params: { url: 'file:///etc/passwd' } });
       expectRefused(await cdp.send('Target.sendMessageToTarget', { message: wrapped, sessionId: page.sessionId }), /flatten: true/);
@@ -348,14 +372,25 @@ describe('raw CDP on connectUrl', () => {
       const { targetInfos } = await cdp.ok('Target.getTargets');
       const ui = (targetInfos as Array<{ type: string; targetId: string }>).find((info) => info.type === 'browser_ui')!;
       for (const method of ['Target.attachToTarget', 'Target.activateTarget', 'Target.closeTarget']) {
-        expectRefused(await cdp.send(method, { targetId: ui.targetId, flatten: true }), /the target is part of the browser's own interface/);
+        expectRefused(
+          await cdp.send(method, { targetId: ui.targetId, flatten: true }),
+          /the target is part of the browser's own interface/,
+        );
       }
       await other.ok('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: false, flatten: true });
-      const attached = other.events.filter((event) => event.method === 'Target.attachedToTarget').map((event) => event.params.targetInfo.type);
+      const attached = other.events
+        .filter((event) => event.method === 'Target.attachedToTarget')
+        .map((event) => event.params.targetInfo.type);
       expect(attached).toContain('page');
       expect(attached).not.toContain('browser_ui');
-      expectRefused(await cdp.send('Target.createBrowserContext', { proxyServer: 'http://127.0.0.1:9' }), /proxyServer would take the context's requests around/);
-      expectRefused(await cdp.send('Target.createBrowserContext', { originsWithUniversalNetworkAccess: ['http://127.0.0.1'] }), /originsWithUniversalNetworkAccess/);
+      expectRefused(
+        await cdp.send('Target.createBrowserContext', { proxyServer: 'http://127.0.0.1:9' }),
+        /proxyServer would take the context's requests around/,
+      );
+      expectRefused(
+        await cdp.send('Target.createBrowserContext', { originsWithUniversalNetworkAccess: ['http://127.0.0.1'] }),
+        /originsWithUniversalNetworkAccess/,
+      );
       const { browserContextId } = await cdp.ok('Target.createBrowserContext', {});
       await cdp.ok('Target.createTarget', { url: fixtures.a.url('confine.html'), browserContextId });
       await cdp.ok('Target.disposeBrowserContext', { browserContextId });
@@ -392,7 +427,12 @@ describe('raw CDP on connectUrl', () => {
       expect((await cdp.ok('Browser.getWindowBounds', { windowId })).bounds.width).toBeGreaterThan(0);
       await cdp.ok('Browser.grantPermissions', { permissions: ['geolocation'] });
       // Refusals are logged by method only.
-      expect(serverLog).toContainEqual(expect.objectContaining({ message: 'Refused a command on connectUrl', auxiliary: { session: session.id, method: 'Browser.close' } }));
+      expect(serverLog).toContainEqual(
+        expect.objectContaining({
+          message: 'Refused a command on connectUrl',
+          auxiliary: { session: session.id, method: 'Browser.close' },
+        }),
+      );
     } finally {
       cdp.close();
     }
@@ -434,7 +474,10 @@ describe("the server's watch on its sessions' pages", () => {
       const { targetId } = await record.browser!.connection.rootSession.send('Target.createTarget', { url: 'file:///etc/passwd' });
       await cdp.waitFor('Target.targetDestroyed', (event) => event.targetId === targetId);
       expect(serverLog).toContainEqual(
-        expect.objectContaining({ message: 'A session target showed a non-web page; closing it', auxiliary: { session: session.id, type: 'page', scheme: 'file:' } }),
+        expect.objectContaining({
+          message: 'A session target showed a non-web page; closing it',
+          auxiliary: { session: session.id, type: 'page', scheme: 'file:' },
+        }),
       );
       expect(record.status).toBe('RUNNING');
       // Chrome's own interface is left alone.
@@ -457,7 +500,9 @@ describe('Playwright and Puppeteer on connectUrl', () => {
       const page = context.pages()[0] ?? (await context.newPage());
       await page.goto(fixtures.a.url('confine.html'));
       expect(await page.title()).toBe('Confine');
-      await expect(page.goto('file:///etc/passwd')).rejects.toThrow(/Refused by the hosted server: Page\.navigate to file:\/\/\/etc\/passwd is not allowed/);
+      await expect(page.goto('file:///etc/passwd')).rejects.toThrow(
+        /Refused by the hosted server: Page\.navigate to file:\/\/\/etc\/passwd is not allowed/,
+      );
       expect(page.url()).toBe(fixtures.a.url('confine.html'));
       const fresh = await browser.newContext();
       const other = await fresh.newPage();
@@ -477,7 +522,9 @@ describe('Playwright and Puppeteer on connectUrl', () => {
       const page = await browser.newPage();
       await page.goto(fixtures.a.url('confine.html'));
       expect(await page.title()).toBe('Confine');
-      await expect(page.goto('file:///etc/passwd')).rejects.toThrow(/Refused by the hosted server: Page\.navigate to file:\/\/\/etc\/passwd is not allowed/);
+      await expect(page.goto('file:///etc/passwd')).rejects.toThrow(
+        /Refused by the hosted server: Page\.navigate to file:\/\/\/etc\/passwd is not allowed/,
+      );
       expect(page.url()).toBe(fixtures.a.url('confine.html'));
       expect(await browser.version()).toMatch(/Chrome/);
     } finally {

@@ -15,7 +15,14 @@ let server: HostedServer;
 let fixtures: FixtureServers;
 
 beforeAll(async () => {
-  const config = readServerConfig({ ...HOSTED_TEST_ENV, PORT: '0', HOSTED_API_KEYS: KEY, MAX_SESSIONS: '2', CHROME_PATH: CHROME, CHROME_ARGS: TEST_ARGS.join(' ') });
+  const config = readServerConfig({
+    ...HOSTED_TEST_ENV,
+    PORT: '0',
+    HOSTED_API_KEYS: KEY,
+    MAX_SESSIONS: '2',
+    CHROME_PATH: CHROME,
+    CHROME_ARGS: TEST_ARGS.join(' '),
+  });
   [server, fixtures] = await Promise.all([startHostedServer(config, new Logger({ verbose: 0, disablePino: true })), startFixtureServers()]);
 });
 afterAll(async () => {
@@ -24,7 +31,7 @@ afterAll(async () => {
 });
 
 describe('env "HOSTED": sdk.newContext()', () => {
-  it('opens an isolated context in the session\'s browser, whose page the server acts on, and closes it', async () => {
+  it("opens an isolated context in the session's browser, whose page the server acts on, and closes it", async () => {
     const sdk = new Sdk({ env: 'HOSTED', apiKey: KEY, projectId: 'proj-1', hostedApiUrl: server.url, verbose: 0, disablePino: true });
     try {
       await sdk.init();

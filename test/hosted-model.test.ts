@@ -29,11 +29,19 @@ const startServer = (env: Record<string, string>) =>
 
 /** What a model would answer: the lines of the page text the prompt carries that hold `word`. */
 function linesWith(request: FakeRequest, word: string): string[] {
-  return request.user.split('\n').filter((line) => line.includes(word)).map((line) => line.replace(/^\s*(\[[\d-]+\]\s*)?/, ''));
+  return request.user
+    .split('\n')
+    .filter((line) => line.includes(word))
+    .map((line) => line.replace(/^\s*(\[[\d-]+\]\s*)?/, ''));
 }
 
 beforeAll(async () => {
-  [server, confined, fixtures, fake] = await Promise.all([startServer(HOSTED_TEST_ENV), startServer({}), startFixtureServers(), startFakeModel()]);
+  [server, confined, fixtures, fake] = await Promise.all([
+    startServer(HOSTED_TEST_ENV),
+    startServer({}),
+    startFixtureServers(),
+    startFakeModel(),
+  ]);
   sdk = new Sdk(
     sdkOptions({
       modelServer: { url: server.url, apiKey: KEY },
@@ -64,7 +72,7 @@ describe('modelServer', () => {
     expect(sdk.metrics.extract.promptTokens).toBe(request!.promptTokens);
   });
 
-  it('reports the provider\'s failures as a local call would, without the key, and the Sdk goes on', async () => {
+  it("reports the provider's failures as a local call would, without the key, and the Sdk goes on", async () => {
     fake.script([{ text: 'I would rather not answer in JSON' }]);
     const error = await sdk.extract('What is the heading?', z.object({ heading: z.string() })).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(LLMResponseError);
@@ -81,10 +89,12 @@ describe('modelServer', () => {
     expect(await sdk.extract('What is the heading?', z.object({ heading: z.string() }))).toEqual({ heading: 'heading: Top [level=1]' });
   });
 
-  it('keeps the call\'s deadline: a provider that never answers gives a TimeoutError, and the server lets go of it', async () => {
+  it("keeps the call's deadline: a provider that never answers gives a TimeoutError, and the server lets go of it", async () => {
     fake.script(() => ({ hang: true }));
     const started = Date.now();
-    await expect(sdk.extract('What is the heading?', z.object({ heading: z.string() }), { timeout: 2500 })).rejects.toBeInstanceOf(TimeoutError);
+    await expect(sdk.extract('What is the heading?', z.object({ heading: z.string() }), { timeout: 2500 })).rejects.toBeInstanceOf(
+      TimeoutError,
+    );
     expect(Date.now() - started).toBeLessThan(2500 + 2000);
     // The server's request to the provider is aborted too, not left running.
     const aborted = await fake.nextAbort();
@@ -92,7 +102,12 @@ describe('modelServer', () => {
   });
 
   it('says which key is wrong when the server refuses this client', async () => {
-    const wrong = new Sdk(sdkOptions({ modelServer: { url: server.url, apiKey: 'not-a-key' }, model: { modelName: 'anthropic/claude-sonnet-4-5', apiKey: MODEL_KEY, baseURL: fake.url } }));
+    const wrong = new Sdk(
+      sdkOptions({
+        modelServer: { url: server.url, apiKey: 'not-a-key' },
+        model: { modelName: 'anthropic/claude-sonnet-4-5', apiKey: MODEL_KEY, baseURL: fake.url },
+      }),
+    );
     try {
       await wrong.init();
       await wrong.context.pages()[0]!.goto(fixtures.a.url('frames.html'));
@@ -119,8 +134,17 @@ describe('modelServer', () => {
 
 describe('POST /v1/model', () => {
   const post = (base: string, body: unknown, headers: Record<string, string> = {}) =>
-    fetch(`${base}/v1/model`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-hosted-api-key': KEY, ...headers }, body: JSON.stringify(body) });
-  const request = { model: { modelName: 'openai-compatible/fake', baseURL: '' }, system: 'Answer in JSON.', prompt: 'Say hi', schema: { type: 'object', properties: { hi: { type: 'string' } } } };
+    fetch(`${base}/v1/model`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-hosted-api-key': KEY, ...headers },
+      body: JSON.stringify(body),
+    });
+  const request = {
+    model: { modelName: 'openai-compatible/fake', baseURL: '' },
+    system: 'Answer in JSON.',
+    prompt: 'Say hi',
+    schema: { type: 'object', properties: { hi: { type: 'string' } } },
+  };
 
   it('answers { value, usage } for the model the body names', async () => {
     fake.script(() => ({ json: { hi: 'there' } }));
@@ -142,9 +166,13 @@ describe('POST /v1/model', () => {
     expect(fake.requests).toHaveLength(0);
   });
 
-  it('calls no model endpoint on the server\'s own machine or network unless HOSTED_ALLOW_NETWORKS opens it', async () => {
+  it("calls no model endpoint on the server's own machine or network unless HOSTED_ALLOW_NETWORKS opens it", async () => {
     // The confined server has the default rules: loopback is refused, by address and by a local provider's default.
-    for (const model of [{ modelName: 'openai-compatible/fake', baseURL: fake.url }, { modelName: 'ollama/llama3' }, { modelName: 'openai-compatible/fake', baseURL: fake.url.replace('127.0.0.1', 'localhost') }]) {
+    for (const model of [
+      { modelName: 'openai-compatible/fake', baseURL: fake.url },
+      { modelName: 'ollama/llama3' },
+      { modelName: 'openai-compatible/fake', baseURL: fake.url.replace('127.0.0.1', 'localhost') },
+    ]) {
       const response = await post(confined.url, { ...request, model });
       expect(response.status).toBe(403);
       expect(((await response.json()) as { error: { message: string } }).error.message).toMatch(/HOSTED_ALLOW_NETWORKS/);
@@ -152,7 +180,15 @@ describe('POST /v1/model', () => {
     expect(fake.requests).toHaveLength(0);
 
     // The same rule for the model of an operation on a session.
-    const hosted = new Sdk({ env: 'HOSTED', apiKey: KEY, projectId: 'p', hostedApiUrl: confined.url, verbose: 0, disablePino: true, model: { modelName: 'openai/gpt-4.1-mini', apiKey: 'sk-x', baseURL: fake.url } });
+    const hosted = new Sdk({
+      env: 'HOSTED',
+      apiKey: KEY,
+      projectId: 'p',
+      hostedApiUrl: confined.url,
+      verbose: 0,
+      disablePino: true,
+      model: { modelName: 'openai/gpt-4.1-mini', apiKey: 'sk-x', baseURL: fake.url },
+    });
     try {
       await hosted.init();
       const error = await hosted.extract('What is on the page?').catch((e: unknown) => e);

@@ -41,16 +41,23 @@ async function startSite(host: string): Promise<Site> {
     if (url.pathname === '/policy') {
       // Its own host is allowed; `other` is the host the policy refuses (on the same server).
       const other = url.searchParams.get('other');
-      return void res.writeHead(200, { 'content-type': 'text/html' }).end(
-        `<title>policy</title><p id=own>own</p><iframe id=same src="/frame"></iframe><iframe id=other src="${other}/frame"></iframe>` +
-          `<script>window.probe = (u) => fetch(u).then((r) => r.text(), () => 'failed');</script>`,
-      );
+      return void res
+        .writeHead(200, { 'content-type': 'text/html' })
+        .end(
+          `<title>policy</title><p id=own>own</p><iframe id=same src="/frame"></iframe><iframe id=other src="${other}/frame"></iframe>` +
+            `<script>window.probe = (u) => fetch(u).then((r) => r.text(), () => 'failed');</script>`,
+        );
     }
-    if (url.pathname === '/frame') return void res.writeHead(200, { 'content-type': 'text/html', 'access-control-allow-origin': '*' }).end('<p>framed</p>');
+    if (url.pathname === '/frame')
+      return void res.writeHead(200, { 'content-type': 'text/html', 'access-control-allow-origin': '*' }).end('<p>framed</p>');
     const file = /^\/file\/(\d+)$/.exec(req.url ?? '');
     if (file) {
       const size = Number(file[1]);
-      res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-disposition': 'attachment; filename="data.bin"', 'content-length': size });
+      res.writeHead(200, {
+        'content-type': 'application/octet-stream',
+        'content-disposition': 'attachment; filename="data.bin"',
+        'content-length': size,
+      });
       return void res.end(Buffer.alloc(size, 7));
     }
     res.writeHead(200, { 'content-type': 'text/html', 'access-control-allow-origin': '*' }).end('<title>site</title><p>secret</p>');
@@ -99,7 +106,15 @@ async function session(server: HostedServer) {
 /** What a page's fetch() of each URL gave: the body's text, or "failed". */
 function fetchAll(page: Awaited<ReturnType<typeof session>>['page'], urls: string[]): Promise<string[]> {
   return page.evaluate(
-    (list: string[]) => Promise.all(list.map((url) => fetch(url).then((response) => response.text(), () => 'failed'))),
+    (list: string[]) =>
+      Promise.all(
+        list.map((url) =>
+          fetch(url).then(
+            (response) => response.text(),
+            () => 'failed',
+          ),
+        ),
+      ),
     urls,
   );
 }
@@ -127,7 +142,14 @@ function folderBecomes(folder: string, names: string[]): Promise<void> {
 }
 
 beforeAll(async () => {
-  dns = await startDnsServer({ 'pages.test': ['127.0.0.2'], 'other.test': ['127.0.0.2'], 'sub.pages.test': ['127.0.0.2'], 'evil.test': ['127.0.0.1'], 'mixed.test': ['127.0.0.1', '127.0.0.2'], localhost: ['127.0.0.1'] });
+  dns = await startDnsServer({
+    'pages.test': ['127.0.0.2'],
+    'other.test': ['127.0.0.2'],
+    'sub.pages.test': ['127.0.0.2'],
+    'evil.test': ['127.0.0.1'],
+    'mixed.test': ['127.0.0.1', '127.0.0.2'],
+    localhost: ['127.0.0.1'],
+  });
   [pages, service] = await Promise.all([startSite('127.0.0.2'), startSite('127.0.0.1')]);
 });
 afterAll(async () => {
@@ -157,7 +179,9 @@ describe('hosted sessions and private networks', () => {
       // A top-level navigation gets the refusal as its page, naming why.
       const response = await page.goto('http://169.254.169.254/latest/meta-data/');
       expect(response?.status()).toBe(403);
-      expect(await page.evaluate(() => document.body.textContent)).toMatch(/Refused by the hosted server: 169\.254\.169\.254 is on a private, loopback or link-local network/);
+      expect(await page.evaluate(() => document.body.textContent)).toMatch(
+        /Refused by the hosted server: 169\.254\.169\.254 is on a private, loopback or link-local network/,
+      );
       // A name with one refused and one allowed address is reached on the allowed one only.
       expect(await fetchAll(page, [`http://mixed.test:${pagesPort}/mixed`])).toEqual(['<title>site</title><p>secret</p>']);
       expect(service.hits).toEqual([]);
@@ -185,9 +209,13 @@ describe('hosted sessions and private networks', () => {
   });
 
   it('refuses a bad HOSTED_ALLOW_NETWORKS or HOSTED_DNS_SERVERS at start, and proxy flags in CHROME_ARGS', async () => {
-    expect(() => readServerConfig({ HOSTED_API_KEYS: 'k', HOSTED_ALLOW_NETWORKS: '10.0.0.0/99' })).toThrow(/HOSTED_ALLOW_NETWORKS has "10\.0\.0\.0\/99"/);
+    expect(() => readServerConfig({ HOSTED_API_KEYS: 'k', HOSTED_ALLOW_NETWORKS: '10.0.0.0/99' })).toThrow(
+      /HOSTED_ALLOW_NETWORKS has "10\.0\.0\.0\/99"/,
+    );
     expect(() => readServerConfig({ HOSTED_API_KEYS: 'k', HOSTED_ALLOW_NETWORKS: 'http://intranet/' })).toThrow(/HOSTED_ALLOW_NETWORKS/);
-    expect(() => readServerConfig({ HOSTED_API_KEYS: 'k', HOSTED_DNS_SERVERS: 'dns.example' })).toThrow(/HOSTED_DNS_SERVERS has "dns\.example"/);
+    expect(() => readServerConfig({ HOSTED_API_KEYS: 'k', HOSTED_DNS_SERVERS: 'dns.example' })).toThrow(
+      /HOSTED_DNS_SERVERS has "dns\.example"/,
+    );
     const error = await startServer({ CHROME_ARGS: '--proxy-server=http://10.0.0.1:3128' }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(InvalidOptionError);
     expect((error as Error).message).toMatch(/CHROME_ARGS has --proxy-server/);
@@ -209,12 +237,12 @@ describe("a hosted session's domainPolicy, enforced by the server for any client
       await page.goto(`${own}/policy?other=${encodeURIComponent(other)}`);
       expect(await page.frameLocator('#same').locator('p').textContent()).toBe('framed');
       // The refused frame gets the server's refusal, never the other host's document.
-      expect(await page.frameLocator('#other').locator('body').textContent()).toMatch(/Refused by the hosted server: other\.test is outside the session's domainPolicy \(allow \*\.pages\.test; block sub\.pages\.test\)/);
-      expect(await page.evaluate(`Promise.all([probe('${own}/frame'), probe('${other}/frame'), probe('http://sub.pages.test:${port}/frame')])`)).toEqual([
-        '<p>framed</p>',
-        'failed',
-        'failed',
-      ]);
+      expect(await page.frameLocator('#other').locator('body').textContent()).toMatch(
+        /Refused by the hosted server: other\.test is outside the session's domainPolicy \(allow \*\.pages\.test; block sub\.pages\.test\)/,
+      );
+      expect(
+        await page.evaluate(`Promise.all([probe('${own}/frame'), probe('${other}/frame'), probe('http://sub.pages.test:${port}/frame')])`),
+      ).toEqual(['<p>framed</p>', 'failed', 'failed']);
       const navigation = await page.goto(`${other}/`);
       expect(navigation?.status()).toBe(403);
       const redirected = await page.goto(`${own}/redirect?to=${encodeURIComponent(`${other}/`)}`);
@@ -224,11 +252,18 @@ describe("a hosted session's domainPolicy, enforced by the server for any client
       await popup.waitForLoadState('domcontentloaded');
       expect(await popup.locator('body').textContent()).toMatch(/Refused by the hosted server: other\.test/);
       // REST navigate (the server's own driver) refuses it before it leaves, with the policy's error.
-      const rest = await api.operation(created.id, 'navigate', { url: `${other}/` }, { bypassCache: true, timeoutMs: 30_000, onLog: () => undefined }).catch((e: unknown) => e);
+      const rest = await api
+        .operation(created.id, 'navigate', { url: `${other}/` }, { bypassCache: true, timeoutMs: 30_000, onLog: () => undefined })
+        .catch((e: unknown) => e);
       expect(rest).toBeInstanceOf(DomainPolicyError);
       expect(rest).toMatchObject({ host: 'other.test', url: `${other}/`, policy: { allow: ['*.pages.test'], block: ['sub.pages.test'] } });
       // Only the allowed host reached the site: the page, its frame, the probe and the redirect.
-      expect(pages.hits.slice(before).filter((hit) => hit !== '/favicon.ico')).toEqual([`/policy?other=${encodeURIComponent(other)}`, '/frame', '/frame', `/redirect?to=${encodeURIComponent(`${other}/`)}`]);
+      expect(pages.hits.slice(before).filter((hit) => hit !== '/favicon.ico')).toEqual([
+        `/policy?other=${encodeURIComponent(other)}`,
+        '/frame',
+        '/frame',
+        `/redirect?to=${encodeURIComponent(`${other}/`)}`,
+      ]);
     } finally {
       await browser.close();
       await api.releaseSession(created.id);
@@ -239,7 +274,9 @@ describe("a hosted session's domainPolicy, enforced by the server for any client
     const server = await startServer();
     const api = new HostedApi(server.url, KEY, 30_000);
     const error = await api.createSession({ projectId: 'p', domainPolicy: { allow: ['https://pages.test/'] } }).catch((e: unknown) => e);
-    expect((error as Error).message).toMatch(/400 bad_request.*domainPolicy\.allow has "https:\/\/pages\.test\/", which is not a host pattern/);
+    expect((error as Error).message).toMatch(
+      /400 bad_request.*domainPolicy\.allow has "https:\/\/pages\.test\/", which is not a host pattern/,
+    );
   });
 });
 
@@ -314,7 +351,14 @@ describe('hosted session downloads', () => {
           resolve(event.state);
         });
       });
-      await api.operation(created.id, 'navigate', { url: `${pages.origin}/file/1000` }, { bypassCache: true, timeoutMs: 30_000, onLog: () => undefined }).catch(() => undefined);
+      await api
+        .operation(
+          created.id,
+          'navigate',
+          { url: `${pages.origin}/file/1000` },
+          { bypassCache: true, timeoutMs: 30_000, onLog: () => undefined },
+        )
+        .catch(() => undefined);
       expect(await done).toBe('completed');
       expect(readdirSync(record.downloadsDir!)).toHaveLength(1);
       expect(existsSync(path.join(record.workspace!.dir, 'Downloads'))).toBe(false);

@@ -19,7 +19,14 @@ const servers: HostedServer[] = [];
 
 const start = (redisUrl: string) =>
   startHostedServer(
-    readServerConfig({ ...HOSTED_TEST_ENV, PORT: '0', HOSTED_API_KEYS: KEY, REDIS_URL: redisUrl, CHROME_PATH: CHROME, CHROME_ARGS: TEST_ARGS.join(' ') }),
+    readServerConfig({
+      ...HOSTED_TEST_ENV,
+      PORT: '0',
+      HOSTED_API_KEYS: KEY,
+      REDIS_URL: redisUrl,
+      CHROME_PATH: CHROME,
+      CHROME_ARGS: TEST_ARGS.join(' '),
+    }),
     new Logger({ verbose: 0, disablePino: true }),
   );
 

@@ -34,7 +34,11 @@ const start = (env: Record<string, string>) =>
   ).then((server) => (servers.push(server), server));
 
 const send = (server: HostedServer, method: string, path: string, headers: Record<string, string> = {}) =>
-  fetch(server.url + path, { method, headers: { [HEADERS.apiKey]: KEY, 'content-type': 'application/json', ...headers }, body: method === 'POST' ? '{"status":"REQUEST_RELEASE"}' : undefined });
+  fetch(server.url + path, {
+    method,
+    headers: { [HEADERS.apiKey]: KEY, 'content-type': 'application/json', ...headers },
+    body: method === 'POST' ? '{"status":"REQUEST_RELEASE"}' : undefined,
+  });
 
 beforeAll(async () => {
   redis = await startRedis(await freePort());
@@ -78,9 +82,19 @@ describe('instances sharing a Redis', () => {
     // a is full, so a client of a gets its session on b, and drives it through a.
     const filler = await new HostedApi(a.url, KEY, 60_000).createSession({ projectId: 'p' });
     const lines: LogLine[] = [];
-    const sdk = new Sdk({ env: 'HOSTED', apiKey: KEY, projectId: 'p', hostedApiUrl: a.url, verbose: 1, disablePino: true, logger: (line) => lines.push(line) });
+    const sdk = new Sdk({
+      env: 'HOSTED',
+      apiKey: KEY,
+      projectId: 'p',
+      hostedApiUrl: a.url,
+      verbose: 1,
+      disablePino: true,
+      logger: (line) => lines.push(line),
+    });
     await sdk.init();
-    const session = await new HostedApi(a.url, KEY, 10_000).getSession(lines.find((line) => line.message === 'Hosted session created')!.auxiliary!.session as string);
+    const session = await new HostedApi(a.url, KEY, 10_000).getSession(
+      lines.find((line) => line.message === 'Hosted session created')!.auxiliary!.session as string,
+    );
     expect(b.sessions.has(session.id)).toBe(true);
     await sdk.context.pages()[0]!.goto('about:blank');
     // Drained: its heartbeat goes first, so the others know at once, not when it would have expired.
@@ -110,7 +124,9 @@ describe('instances sharing a Redis', () => {
     const other = await send(a, 'GET', '/v1/sessions/held-elsewhere');
     expect(other.status).toBe(503);
     expect(Number(other.headers.get('retry-after'))).toBeGreaterThan(0);
-    expect(((await other.json()) as { error: { message: string } }).error.message).toMatch(/cannot find which instance holds session held-elsewhere/);
+    expect(((await other.json()) as { error: { message: string } }).error.message).toMatch(
+      /cannot find which instance holds session held-elsewhere/,
+    );
     // The registry's own deadline (2 s), not a hang.
     expect(Date.now() - started).toBeLessThan(10_000);
     expect((await new HostedApi(a.url, KEY, 10_000).getSession(own.id)).status).toBe('RUNNING');
@@ -151,12 +167,22 @@ describe('a session nobody uses', () => {
 
   it('is reported by the client when its release cannot be made', async () => {
     const lines: LogLine[] = [];
-    const sdk = new Sdk({ env: 'HOSTED', apiKey: KEY, projectId: 'p', hostedApiUrl: server.url, verbose: 0, disablePino: true, logger: (line) => lines.push(line) });
+    const sdk = new Sdk({
+      env: 'HOSTED',
+      apiKey: KEY,
+      projectId: 'p',
+      hostedApiUrl: server.url,
+      verbose: 0,
+      disablePino: true,
+      logger: (line) => lines.push(line),
+    });
     await sdk.init();
     const [id] = server.sessions.runningIds();
     await server.close();
     // Tried again (the service may be between instances), then said, with the session's id.
     await sdk.close();
-    expect(lines.filter((line) => line.level === 0).map((line) => line.message)).toEqual([expect.stringContaining(`Could not release hosted session ${id}`)]);
+    expect(lines.filter((line) => line.level === 0).map((line) => line.message)).toEqual([
+      expect.stringContaining(`Could not release hosted session ${id}`),
+    ]);
   });
 });

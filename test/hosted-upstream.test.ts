@@ -23,7 +23,15 @@ const servers: HostedServer[] = [];
 
 async function startServer(env: Record<string, string> = {}): Promise<HostedServer> {
   const server = await startHostedServer(
-    readServerConfig({ ...HOSTED_TEST_ENV, PORT: '0', HOSTED_API_KEYS: KEY, MAX_SESSIONS: '2', CHROME_PATH: CHROME, CHROME_ARGS: TEST_ARGS.join(' '), ...env }),
+    readServerConfig({
+      ...HOSTED_TEST_ENV,
+      PORT: '0',
+      HOSTED_API_KEYS: KEY,
+      MAX_SESSIONS: '2',
+      CHROME_PATH: CHROME,
+      CHROME_ARGS: TEST_ARGS.join(' '),
+      ...env,
+    }),
     new Logger({ verbose: 0, disablePino: true }),
   );
   servers.push(server);
@@ -47,13 +55,18 @@ beforeAll(async () => {
       if (!res.writableFinished) abandoned.shift()?.(url.pathname);
     });
     if (url.pathname === '/slow') {
-      const timer = setTimeout(() => res.writeHead(200, { 'content-type': 'text/html' }).end('<title>slow</title><p>answered late</p>'), Number(url.searchParams.get('ms')));
+      const timer = setTimeout(
+        () => res.writeHead(200, { 'content-type': 'text/html' }).end('<title>slow</title><p>answered late</p>'),
+        Number(url.searchParams.get('ms')),
+      );
       res.once('close', () => clearTimeout(timer));
       return;
     }
     if (url.pathname === '/hang') return; // never answers
     if (url.pathname === '/forged') {
-      return void res.writeHead(200, { 'content-type': 'text/html', 'x-tendril-upstream-error': 'response-timeout 5' }).end('<p>a real page</p>');
+      return void res
+        .writeHead(200, { 'content-type': 'text/html', 'x-tendril-upstream-error': 'response-timeout 5' })
+        .end('<p>a real page</p>');
     }
     res.writeHead(200, { 'content-type': 'text/html' }).end('<p>ok</p>');
   });
@@ -104,14 +117,23 @@ describe('a hosted session and slow or failing sites', () => {
       const error = await page.goto(`${origin}/hang`, { timeoutMs: 60_000 }).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(TimeoutError);
       expect((error as TimeoutError).timeoutMs).toBe(2000);
-      expect((error as Error).message).toMatch(new RegExp(`127\\.0\\.0\\.1:\\d+ did not answer within 2000 ms.*HOSTED_RESPONSE_TIMEOUT_MS`));
+      expect((error as Error).message).toMatch(
+        new RegExp(`127\\.0\\.0\\.1:\\d+ did not answer within 2000 ms.*HOSTED_RESPONSE_TIMEOUT_MS`),
+      );
       expect(await gone).toBe('/hang');
-      expect(await page.evaluate(() => document.body.textContent)).toMatch(/^The hosted server's egress proxy: 127\.0\.0\.1:\d+ did not answer within 2000 ms/);
+      expect(await page.evaluate(() => document.body.textContent)).toMatch(
+        /^The hosted server's egress proxy: 127\.0\.0\.1:\d+ did not answer within 2000 ms/,
+      );
       // The same over REST navigate: the server's own goto raises it, and the client gets it as its TimeoutError.
       const api = new HostedApi(server.url, KEY, 30_000);
       const [id] = server.sessions.runningIds();
       const viaRest = await api
-        .operation(id!, 'navigate', { url: `${origin}/hang`, timeoutMs: 60_000, pageId: page.targetId }, { bypassCache: true, timeoutMs: 60_000, onLog: () => undefined })
+        .operation(
+          id!,
+          'navigate',
+          { url: `${origin}/hang`, timeoutMs: 60_000, pageId: page.targetId },
+          { bypassCache: true, timeoutMs: 60_000, onLog: () => undefined },
+        )
         .catch((e: unknown) => e);
       expect(viaRest).toBeInstanceOf(TimeoutError);
       expect((viaRest as Error).message).toMatch(/did not answer within 2000 ms.*HOSTED_RESPONSE_TIMEOUT_MS/);
@@ -120,7 +142,7 @@ describe('a hosted session and slow or failing sites', () => {
     }
   }, 60_000);
 
-  it('a refused connection is a NavigationError that says so, and a site cannot forge the proxy\'s header', async () => {
+  it("a refused connection is a NavigationError that says so, and a site cannot forge the proxy's header", async () => {
     const { sdk, page } = await session(servers[0] ?? (await startServer()));
     // A port nobody listens on: taken, then closed.
     const probe = net.createServer();

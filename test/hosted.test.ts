@@ -37,7 +37,14 @@ async function startServer(maxSessions: number): Promise<HostedServer> {
   return startHostedServer(config, new Logger({ verbose: 0, disablePino: true }));
 }
 
-const clientOptions = () => ({ env: 'HOSTED' as const, apiKey: KEY, projectId: 'proj-1', hostedApiUrl: server.url, verbose: 0 as const, disablePino: true });
+const clientOptions = () => ({
+  env: 'HOSTED' as const,
+  apiKey: KEY,
+  projectId: 'proj-1',
+  hostedApiUrl: server.url,
+  verbose: 0 as const,
+  disablePino: true,
+});
 
 /** Status of a WebSocket upgrade to `url`: 101 when it opened. */
 function upgradeStatus(url: string): Promise<number> {
@@ -70,7 +77,12 @@ async function createOnce(api: HostedApi): Promise<{ id: string }> {
   });
   const body = (await response.json()) as { id: string; error?: { code: string; message: string } };
   if (response.ok) return body;
-  throw new HostedServiceError(body.error!.message, response.status, body.error!.code, Number(response.headers.get('retry-after')) || undefined);
+  throw new HostedServiceError(
+    body.error!.message,
+    response.status,
+    body.error!.code,
+    Number(response.headers.get('retry-after')) || undefined,
+  );
 }
 
 describe('env "HOSTED"', () => {
@@ -128,7 +140,10 @@ describe('env "HOSTED"', () => {
     const [id] = server.sessions.runningIds();
     const pid = server.sessions.get(id!).browser!.pid!;
     process.kill(pid, 'SIGKILL');
-    const error = await sdk.context.pages()[0]!.goto(fixtures.a.url('act.html')).catch((e: unknown) => e);
+    const error = await sdk.context
+      .pages()[0]!
+      .goto(fixtures.a.url('act.html'))
+      .catch((e: unknown) => e);
     expect(error instanceof ConnectionClosedError || error instanceof TargetClosedError, String(error)).toBe(true);
     await expect.poll(() => server.sessions.get(id!).status).toBe('ERROR');
     await sdk.close();
@@ -161,8 +176,12 @@ describe('the hosted server', () => {
     const api = new HostedApi(server.url, KEY, 60_000);
     // Asked once each (the client's createSession would ask the refused ones again, within its deadline).
     const outcomes = await Promise.allSettled(Array.from({ length: 20 }, () => createOnce(api)));
-    const created = outcomes.filter((outcome) => outcome.status === 'fulfilled').map((outcome) => (outcome as PromiseFulfilledResult<{ id: string }>).value);
-    const refused = outcomes.filter((outcome) => outcome.status === 'rejected').map((outcome) => (outcome as PromiseRejectedResult).reason as HostedServiceError);
+    const created = outcomes
+      .filter((outcome) => outcome.status === 'fulfilled')
+      .map((outcome) => (outcome as PromiseFulfilledResult<{ id: string }>).value);
+    const refused = outcomes
+      .filter((outcome) => outcome.status === 'rejected')
+      .map((outcome) => (outcome as PromiseRejectedResult).reason as HostedServiceError);
     expect(created).toHaveLength(5);
     expect(refused).toHaveLength(15);
     for (const error of refused) {
@@ -270,7 +289,11 @@ describe('server-side extract and its cache', () => {
       const response = await fetch(`${server.url}/v1/sessions/${id}/extract`, {
         method: 'POST',
         headers: { [HEADERS.apiKey]: KEY, [HEADERS.modelApiKey]: MODEL_KEY, 'content-type': 'application/json' },
-        body: JSON.stringify({ instruction: 'x', model: 'openai/gpt-4.1-mini', schema: { type: 'object', properties: { when: { type: 'date' } } } }),
+        body: JSON.stringify({
+          instruction: 'x',
+          model: 'openai/gpt-4.1-mini',
+          schema: { type: 'object', properties: { when: { type: 'date' } } },
+        }),
       });
       expect(response.status).toBe(400);
       expect(((await response.json()) as { error: { message: string } }).error.message).toMatch(/"date"/);
@@ -287,9 +310,11 @@ describe('server-side act, observe and navigate', () => {
     if (!match) throw new Error(`no ${role} "${name}" in the prompt`);
     return match[1]!;
   };
-  const choose = (role: string, name: string, method: string, args: string[] = []) => (request: FakeRequest) => ({
-    json: { elementId: idOf(request, role, name), method, arguments: args, description: `${method} ${name}` },
-  });
+  const choose =
+    (role: string, name: string, method: string, args: string[] = []) =>
+    (request: FakeRequest) => ({
+      json: { elementId: idOf(request, role, name), method, arguments: args, description: `${method} ${name}` },
+    });
   const state = (page: { evaluate(fn: string): Promise<unknown> }) => page.evaluate(`document.getElementById('top-state').textContent`);
 
   it('acts on the server, replays a cached action for the same page, and keeps variables out of model and cache', async () => {
@@ -301,7 +326,10 @@ describe('server-side act, observe and navigate', () => {
       await page.goto(fixtures.a.url('act.html'));
       fake.script(choose('button', 'Top button', 'click'));
       const result = await sdk.act('click the top button');
-      expect(result).toMatchObject({ success: true, actions: [{ method: 'click', selector: expect.stringMatching(/^xpath=\/html\/body\//) }] });
+      expect(result).toMatchObject({
+        success: true,
+        actions: [{ method: 'click', selector: expect.stringMatching(/^xpath=\/html\/body\//) }],
+      });
       expect(await state(page)).toBe('top clicked 1');
       expect(fake.requests).toHaveLength(1);
       expect(fake.requests[0]!.headers.authorization).toBe(`Bearer ${MODEL_KEY}`);
@@ -339,9 +367,15 @@ describe('server-side act, observe and navigate', () => {
       await sdk.init();
       const page = sdk.context.pages()[0]!;
       await page.goto(fixtures.a.url('act.html'));
-      fake.script((request) => ({ json: { elements: [{ elementId: idOf(request, 'button', 'Top button'), description: 'the top button', method: 'click', arguments: [] }] } }));
+      fake.script((request) => ({
+        json: {
+          elements: [{ elementId: idOf(request, 'button', 'Top button'), description: 'the top button', method: 'click', arguments: [] }],
+        },
+      }));
       const observed = await sdk.observe('buttons to click');
-      expect(observed).toEqual([{ selector: expect.stringMatching(/^xpath=/), description: 'the top button', method: 'click', arguments: [] }]);
+      expect(observed).toEqual([
+        { selector: expect.stringMatching(/^xpath=/), description: 'the top button', method: 'click', arguments: [] },
+      ]);
       expect(await sdk.observe('buttons to click')).toEqual(observed);
       expect(fake.requests).toHaveLength(1);
 
@@ -376,7 +410,10 @@ describe('server-side act, observe and navigate', () => {
       });
       expect(response.status).toBe(200);
       expect(response.headers.get('content-type')).toBe('text/event-stream');
-      const events = (await response.text()).split('\n\n').filter(Boolean).map((block) => JSON.parse(block.replace(/^data: /, '')));
+      const events = (await response.text())
+        .split('\n\n')
+        .filter(Boolean)
+        .map((block) => JSON.parse(block.replace(/^data: /, '')));
       expect(events.at(-1)).toEqual({ type: 'result', data: { url: fixtures.b.url('act.html') } });
       expect(page.url()).toBe(fixtures.b.url('act.html'));
 

@@ -11,19 +11,19 @@ describe('page.evaluate(fn) on a page that replaced Function.prototype.apply, ca
     const page = browser.page;
     await page.goto(browser.servers.a.url('/poisoned.html'));
     // The page really did replace them: its own calls go through the replacements.
-    expect(await page.evaluate('[Math.max.apply(null, [1, 2]), Math.max.call(null, 1, 2), typeof Reflect.apply(Math.max, null, [1])]')).toEqual([
-      'POISON',
-      'HOOKED',
-      'string',
-    ]);
+    expect(
+      await page.evaluate('[Math.max.apply(null, [1, 2]), Math.max.call(null, 1, 2), typeof Reflect.apply(Math.max, null, [1])]'),
+    ).toEqual(['POISON', 'HOOKED', 'string']);
     expect(await page.evaluate('6 * 7')).toBe(42);
     expect(await page.evaluate(() => 6 * 7)).toBe(42);
     expect(await page.evaluate((n: number) => n * 2, 21)).toBe(42);
     expect(await page.evaluate(async (word: string) => `${await Promise.resolve(word)}!`, 'awaited')).toBe('awaited!');
     // `this` is the page's global object, as for a function the page itself calls.
-    expect(await page.evaluate(function (this: unknown) {
-      return this === window;
-    })).toBe(true);
+    expect(
+      await page.evaluate(function (this: unknown) {
+        return this === window;
+      }),
+    ).toBe(true);
     // A named inner function (bundlers with keepNames wrap it in a helper call) works too.
     expect(
       await page.evaluate(() => {

@@ -22,14 +22,20 @@ describe('two actions at once on one page', () => {
     expect([a.success, b.success]).toEqual([true, true]);
     expect([await value('a'), await value('b')]).toEqual(['a'.repeat(20), 'b'.repeat(20)]);
     // A fill, a type and a press at once, and Stagehand's locator typing beside them.
-    await browser.page.evaluate(() => ((document.getElementById('a') as HTMLInputElement).value = (document.getElementById('b') as HTMLInputElement).value = ''));
+    await browser.page.evaluate(
+      () => ((document.getElementById('a') as HTMLInputElement).value = (document.getElementById('b') as HTMLInputElement).value = ''),
+    );
     const results = await Promise.all([
       sdk.act({ selector: '#a', method: 'type', arguments: ['xyz'.repeat(5)] }),
       sdk.act({ selector: '#b', method: 'fill', arguments: ['filled'] }),
       browser.page.locator('#swap').type('no'),
       sdk.act({ selector: '#b', method: 'press', arguments: ['End'] }),
     ]);
-    expect(results.filter((each) => each && typeof each === 'object').map((each) => (each as { success: boolean }).success)).toEqual([true, true, true]);
+    expect(results.filter((each) => each && typeof each === 'object').map((each) => (each as { success: boolean }).success)).toEqual([
+      true,
+      true,
+      true,
+    ]);
     expect([await value('a'), await value('b'), await value('swap')]).toEqual(['xyz'.repeat(5), 'filled', 'no']);
   });
 });
@@ -39,12 +45,17 @@ describe('a field the page replaces after three characters', () => {
     for (const query of ['', '?refocus=1', '', '?refocus=1']) {
       await open(`/hostile-input.html${query}`);
       // Without a model to look at the page again, act(action) throws what happened.
-      const acted = await browser.sdk.act({ selector: '#swap', method: 'type', arguments: ['abcdefgh'] }).catch((caught: unknown) => caught);
+      const acted = await browser.sdk
+        .act({ selector: '#swap', method: 'type', arguments: ['abcdefgh'] })
+        .catch((caught: unknown) => caught);
       expect(acted, query).toBeInstanceOf(ActionFailedError);
       expect((acted as Error).message).toMatch(/the page replaced it after 3 of 8 characters/);
       // Typing stopped there: the new field has at most what followed the third key.
       expect(await value('swap')).toBe('');
-      const error = await browser.page.locator('#swap').type('abcdefgh').catch((caught: unknown) => caught);
+      const error = await browser.page
+        .locator('#swap')
+        .type('abcdefgh')
+        .catch((caught: unknown) => caught);
       expect(error, query).toBeInstanceOf(ElementNotActionableError);
       expect((error as Error).message).toMatch(/the page replaced it after 3 of 8 characters/);
     }
@@ -100,7 +111,7 @@ describe('a chord ending in "+"', () => {
 });
 
 describe('returnXpath over an out-of-process iframe whose document is a bare <html>', () => {
-  it('names the iframe document\'s <html>, which a locator finds', async () => {
+  it("names the iframe document's <html>, which a locator finds", async () => {
     await browser.page.goto(browser.servers.a.url('/hostile-bare.html'));
     const { page } = browser;
     await expect.poll(() => page.frames().length).toBe(2);
@@ -138,7 +149,9 @@ describe('deadlines on a page that floods its own task queue', () => {
     // Hundreds of messages in flight, each a little work: every command to the page waits behind them.
     await page.goto(servers.a.url('/hostile-flood.html?chains=400&work=2'));
     const started = Date.now();
-    const outcome = await sdk.act({ selector: '#go', method: 'click', arguments: [] }, { timeout: 3000 }).catch((caught: unknown) => caught);
+    const outcome = await sdk
+      .act({ selector: '#go', method: 'click', arguments: [] }, { timeout: 3000 })
+      .catch((caught: unknown) => caught);
     const took = Date.now() - started;
     // The margin docs/errors.md gives.
     expect(took).toBeLessThan(3000 + 250);
@@ -162,7 +175,13 @@ describe('deadlines on a page that floods its own task queue', () => {
       const started = Date.now();
       // The first try's document is replaced a second in; the try again never ends.
       const error = await page
-        .evaluate(() => new Promise(() => sessionStorage.getItem('reloaded') || (sessionStorage.setItem('reloaded', '1'), setTimeout(() => location.reload(), 1000))))
+        .evaluate(
+          () =>
+            new Promise(
+              () =>
+                sessionStorage.getItem('reloaded') || (sessionStorage.setItem('reloaded', '1'), setTimeout(() => location.reload(), 1000)),
+            ),
+        )
         .catch((caught: unknown) => caught);
       expect(error).toBeInstanceOf(TimeoutError);
       expect(Date.now() - started).toBeLessThan(3000 + 250);

@@ -45,7 +45,12 @@ type Client = Awaited<ReturnType<typeof CDP>>;
 async function browserContextsOf(client: Client): Promise<Map<string, string[]>> {
   const { browserContextIds } = await client.send('Target.getBrowserContexts');
   const { targetInfos } = await client.send('Target.getTargets');
-  return new Map(browserContextIds.map((id) => [id, targetInfos.filter((info) => info.type === 'page' && info.browserContextId === id).map((info) => info.targetId)]));
+  return new Map(
+    browserContextIds.map((id) => [
+      id,
+      targetInfos.filter((info) => info.type === 'page' && info.browserContextId === id).map((info) => info.targetId),
+    ]),
+  );
 }
 
 describe('sdk.newContext()', () => {
@@ -60,7 +65,11 @@ describe('sdk.newContext()', () => {
     expect(sdk.context.pages()).toEqual([main]);
 
     await Promise.all([remember(main, 'main'), remember(pageOne, 'one'), remember(pageTwo, 'two')]);
-    expect(await Promise.all([stateOf(main), stateOf(pageOne), stateOf(pageTwo)])).toEqual(['who=main | main', 'who=one | one', 'who=two | two']);
+    expect(await Promise.all([stateOf(main), stateOf(pageOne), stateOf(pageTwo)])).toEqual([
+      'who=main | main',
+      'who=one | one',
+      'who=two | two',
+    ]);
     expect((await one.cookies()).map((cookie) => `${cookie.name}=${cookie.value}`)).toEqual(['who=one']);
     expect((await sdk.context.cookies()).map((cookie) => `${cookie.name}=${cookie.value}`)).toEqual(['who=main']);
     // The cookie each context sends with its requests is its own.
@@ -156,7 +165,10 @@ describe('isolated contexts in an attached browser', () => {
       const attached = new Sdk({ verbose: 0, disablePino: true, localBrowserLaunchOptions: { cdpUrl: chrome.wsUrl } });
       await attached.init();
       const [closed, kept] = await Promise.all([attached.newContext(), attached.newContext()]);
-      const [closedPage, keptPage] = await Promise.all([closed.newPage(servers.a.url('leaf.html')), kept.newPage(servers.a.url('leaf.html'))]);
+      const [closedPage, keptPage] = await Promise.all([
+        closed.newPage(servers.a.url('leaf.html')),
+        kept.newPage(servers.a.url('leaf.html')),
+      ]);
       const made = await browserContextsOf(client);
       expect([...made.values()].sort()).toEqual([[closedPage.targetId()], [keptPage.targetId()]].sort());
       await closed.close();
@@ -165,7 +177,9 @@ describe('isolated contexts in an attached browser', () => {
 
       // The Sdk only detaches from a browser it attached to: Chrome disposes the contexts it made.
       await client.send('Target.setDiscoverTargets', { discover: true });
-      const gone = new Promise<void>((resolve) => client.on('Target.targetDestroyed', ({ targetId }) => targetId === keptPage.targetId() && resolve()));
+      const gone = new Promise<void>((resolve) =>
+        client.on('Target.targetDestroyed', ({ targetId }) => targetId === keptPage.targetId() && resolve()),
+      );
       await attached.close();
       await withDeadline(gone, 5000, 'Waiting for the tab of the context to go');
       expect(await browserContextsOf(client)).toEqual(new Map());

@@ -3,7 +3,15 @@ import { existsSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BrowserLaunchError, ConnectionClosedError, Sdk, SdkStateError, TargetClosedError, TimeoutError, type LogLine } from '../src/index.js';
+import {
+  BrowserLaunchError,
+  ConnectionClosedError,
+  Sdk,
+  SdkStateError,
+  TargetClosedError,
+  TimeoutError,
+  type LogLine,
+} from '../src/index.js';
 import { startFixtureServers, type FixtureServers } from './fixtures/server.js';
 import { descendants, processAlive, profileOf, sdkOptions, waitUntilGone } from './helpers.js';
 
@@ -27,7 +35,12 @@ describe('browser lifecycle', () => {
       page.evaluate(() => new Promise(() => undefined)),
       oop.evaluate(() => new Promise(() => undefined)),
       page.locator('#same >> #c').evaluate(() => new Promise(() => undefined)),
-    ].map((promise) => promise.then(() => 'resolved', (error: unknown) => error));
+    ].map((promise) =>
+      promise.then(
+        () => 'resolved',
+        (error: unknown) => error,
+      ),
+    );
     // Let the commands reach the browser before the kill.
     await page.evaluate(() => 1);
     const killedAt = Date.now();
@@ -40,9 +53,13 @@ describe('browser lifecycle', () => {
   });
 
   it('leaves no Chrome process and no profile behind when the parent is SIGKILLed', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join('test', 'fixtures', 'launch-and-wait.ts'), servers.b.url('/leaf.html')], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', path.join('test', 'fixtures', 'launch-and-wait.ts'), servers.b.url('/leaf.html')],
+      {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    );
     const line = await new Promise<string>((resolve, reject) => {
       let text = '';
       child.stdout!.on('data', (chunk: Buffer) => {

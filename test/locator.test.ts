@@ -1,10 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import {
-  ElementNotFoundError,
-  SelectorSyntaxError,
-  XPathResolutionError,
-  type Page,
-} from '../src/index.js';
+import { ElementNotFoundError, SelectorSyntaxError, XPathResolutionError, type Page } from '../src/index.js';
 import { useBrowser } from './helpers.js';
 
 const fixture = useBrowser();
@@ -84,17 +79,26 @@ describe('selector errors', () => {
   });
 
   it('raises XPathResolutionError for an XPath that matches nothing', async () => {
-    const error = await fixture.page.locator('/html/body/section/p').textContent().catch((e: unknown) => e);
+    const error = await fixture.page
+      .locator('/html/body/section/p')
+      .textContent()
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(XPathResolutionError);
     expect((error as XPathResolutionError).selector).toBe('/html/body/section/p');
     // Also when the miss is inside an out-of-process iframe, and the message says where.
-    const inner = await fixture.page.locator('/html/body/iframe[3]/html/body/table').textContent().catch((e: unknown) => e);
+    const inner = await fixture.page
+      .locator('/html/body/iframe[3]/html/body/table')
+      .textContent()
+      .catch((e: unknown) => e);
     expect(inner).toBeInstanceOf(XPathResolutionError);
     expect((inner as Error).message).toContain('oop.html');
   });
 
   it('raises ElementNotFoundError for CSS that matches nothing', async () => {
-    const error = await fixture.page.locator('#nope').textContent().catch((e: unknown) => e);
+    const error = await fixture.page
+      .locator('#nope')
+      .textContent()
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ElementNotFoundError);
     expect(error).not.toBeInstanceOf(XPathResolutionError);
   });
@@ -106,7 +110,10 @@ describe('selector errors', () => {
   });
 
   it('leaves the page usable after errors', async () => {
-    await fixture.page.locator('#nope').textContent().catch(() => undefined);
+    await fixture.page
+      .locator('#nope')
+      .textContent()
+      .catch(() => undefined);
     expect(await fixture.page.locator('#oop >> #o').textContent()).toBe('cross-origin child');
   });
 });

@@ -21,7 +21,12 @@ afterAll(async () => {
 async function connect(kind: 'stdio' | 'http'): Promise<{ client: Client; stop: () => Promise<void> }> {
   const client = new Client({ name: 'tendril-agent-test', version: '1.0.0' });
   if (kind === 'stdio') {
-    const transport = new StdioClientTransport({ command: process.execPath, args: ['--import', 'tsx', 'src/cli/main.ts', 'mcp'], env: browserEnv(), stderr: 'pipe' });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: ['--import', 'tsx', 'src/cli/main.ts', 'mcp'],
+      env: browserEnv(),
+      stderr: 'pipe',
+    });
     await client.connect(transport);
     return { client, stop: () => client.close() };
   }
@@ -51,7 +56,10 @@ describe.each(['stdio', 'http'] as const)('an agent over %s, with no model', (ki
     try {
       await ok(client, 'navigate', { url: fixtures.a.url('/act.html') });
       const pageText = await ok(client, 'page_text');
-      const oopFrame = pageText.split('\n').filter((line) => /button: Frame button/.test(line)).map((line) => /\[(\d+-\d+)\]/.exec(line)![1]!)[1]!;
+      const oopFrame = pageText
+        .split('\n')
+        .filter((line) => /button: Frame button/.test(line))
+        .map((line) => /\[(\d+-\d+)\]/.exec(line)![1]!)[1]!;
       expect(await ok(client, 'act', { ref: idOfLine(pageText, /button: Top button/) })).toMatch(/^Done: click on \[\d+\]\.$/);
       await ok(client, 'act', { ref: oopFrame });
       await ok(client, 'act', { ref: idOfLine(pageText, /button: Shadow button/) });
@@ -80,7 +88,9 @@ describe.each(['stdio', 'http'] as const)('an agent over %s, with no model', (ki
     try {
       await ok(client, 'navigate', { url: fixtures.a.url('/ids.html') });
       const first = await ok(client, 'page_text');
-      const [target, inShadow, doomed] = [/button: Target$/, /button: Shadow target$/, /button: Doomed$/].map((line) => idOfLine(first, line));
+      const [target, inShadow, doomed] = [/button: Target$/, /button: Shadow target$/, /button: Doomed$/].map((line) =>
+        idOfLine(first, line),
+      );
       // The page adds lines above the targets; the agent reads it again, and acts on the refs of the first read.
       await ok(client, 'act', { ref: idOfLine(first, /button: Add above$/) });
       const second = await ok(client, 'page_text');

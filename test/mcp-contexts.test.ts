@@ -50,7 +50,10 @@ async function startServer(...flags: string[]): Promise<{ server: Run; url: URL 
 }
 
 async function connect(url: URL, modern: boolean): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
-  const client = new Client({ name: 'tendril-contexts-test', version: '1.0.0' }, modern ? { versionNegotiation: { mode: { pin: '2026-07-28' } } } : {});
+  const client = new Client(
+    { name: 'tendril-contexts-test', version: '1.0.0' },
+    modern ? { versionNegotiation: { mode: { pin: '2026-07-28' } } } : {},
+  );
   const transport = new StreamableHTTPClientTransport(url, { requestInit: { headers: { authorization: `Bearer ${TOKEN}` } } });
   await client.connect(transport);
   expect(client.getNegotiatedProtocolVersion() === '2026-07-28').toBe(modern);
@@ -64,7 +67,10 @@ async function browserState(): Promise<Map<string, { urls: string[]; cookies: st
   const state = new Map<string, { urls: string[]; cookies: string[] }>();
   for (const id of browserContextIds) {
     // A context may end between the two questions (on its idle limit): it is then not there.
-    const cookies = await cdp.send('Storage.getCookies', { browserContextId: id }).then(({ cookies }) => cookies, () => undefined);
+    const cookies = await cdp.send('Storage.getCookies', { browserContextId: id }).then(
+      ({ cookies }) => cookies,
+      () => undefined,
+    );
     if (!cookies) continue;
     const urls = targetInfos.filter((info) => info.type === 'page' && info.browserContextId === id).map((info) => info.url);
     state.set(id, { urls, cookies: cookies.map((cookie) => `${cookie.name}=${cookie.value}`) });
@@ -105,7 +111,9 @@ async function expectIsolated(): Promise<string[]> {
   const state = await browserState();
   const ids = Array.from({ length: CLIENTS }, (_, i) => contextOf(state, i));
   expect(new Set(ids).size).toBe(CLIENTS);
-  ids.forEach((id, i) => expect(state.get(id)).toEqual({ urls: [fixtures.a.url(`mcp-contexts.html?client=${i}`)], cookies: [`who=c${i}`] }));
+  ids.forEach((id, i) =>
+    expect(state.get(id)).toEqual({ urls: [fixtures.a.url(`mcp-contexts.html?client=${i}`)], cookies: [`who=c${i}`] }),
+  );
   // The browser's default context, where the server's own first tab is, has none of them.
   const { cookies } = await cdp.send('Storage.getCookies', {});
   expect(cookies.filter((cookie) => cookie.name === 'who')).toEqual([]);
@@ -134,11 +142,13 @@ describe('tendril mcp --port: one browser context per client', () => {
     }
   }, 120_000);
 
-  it('isolates 10 concurrent 2026-07-28 clients by `context` handles, apart from the caller\'s default context; close ends one', async () => {
+  it("isolates 10 concurrent 2026-07-28 clients by `context` handles, apart from the caller's default context; close ends one", async () => {
     const { server, url } = await startServer();
     const clients = await Promise.all(Array.from({ length: CLIENTS }, () => connect(url, true)));
     try {
-      const handles = await Promise.all(clients.map(async ({ client }) => (JSON.parse(await ok(client, 'context', { action: 'open' })) as { context: string }).context));
+      const handles = await Promise.all(
+        clients.map(async ({ client }) => (JSON.parse(await ok(client, 'context', { action: 'open' })) as { context: string }).context),
+      );
       expect(new Set(handles).size).toBe(CLIENTS);
       await Promise.all(clients.map(({ client }, i) => drive(client, i, { context: handles[i] })));
       const ids = await expectIsolated();
@@ -146,7 +156,9 @@ describe('tendril mcp --port: one browser context per client', () => {
       // Without a handle, a call works in the token holder's default context, which none of them is.
       const own = await ok(clients[0]!.client, 'tabs', { action: 'list' });
       expect(own).not.toMatch(/Contexts/);
-      const listed = JSON.parse(await ok(clients[3]!.client, 'context', { action: 'list' })) as { contexts: Array<{ context: string; tabs: number }> };
+      const listed = JSON.parse(await ok(clients[3]!.client, 'context', { action: 'list' })) as {
+        contexts: Array<{ context: string; tabs: number }>;
+      };
       expect(listed.contexts.map((each) => each.context).sort()).toEqual([...handles].sort());
       expect(listed.contexts.every((each) => each.tabs === 1)).toBe(true);
 
@@ -158,7 +170,9 @@ describe('tendril mcp --port: one browser context per client', () => {
       expect(after.get(ids[3]!)!.cookies).toEqual(['who=c3']);
       const closed = await call(clients[2]!.client, 'page_text', { context: handles[2] });
       expect(closed.isError).toBe(true);
-      expect(textOf(closed)).toMatch(/^ContextClosedError: There is no open context ".*": it was closed, or ended after 30 minutes without a tool call\. Open another/);
+      expect(textOf(closed)).toMatch(
+        /^ContextClosedError: There is no open context ".*": it was closed, or ended after 30 minutes without a tool call\. Open another/,
+      );
       const unknown = await call(clients[2]!.client, 'navigate', { url: fixtures.a.url('leaf.html'), context: 'made-up' });
       expect(textOf(unknown)).toMatch(/^ContextClosedError: There is no open context "made-up"/);
       // The others are as they were.
@@ -176,7 +190,9 @@ describe('tendril mcp --port: one browser context per client', () => {
     try {
       const handle = (JSON.parse(await ok(modern.client, 'context', { action: 'open' })) as { context: string }).context;
       // Each opened a tab in its context (the answer says so); both go once the contexts end.
-      expect(await ok(modern.client, 'navigate', { url: fixtures.a.url('mcp-contexts.html?client=idle-handle'), context: handle })).toMatch(/^Opened/);
+      expect(await ok(modern.client, 'navigate', { url: fixtures.a.url('mcp-contexts.html?client=idle-handle'), context: handle })).toMatch(
+        /^Opened/,
+      );
       expect(await ok(legacy.client, 'navigate', { url: fixtures.a.url('mcp-contexts.html?client=idle-session') })).toMatch(/^Opened/);
 
       // The server says so when each ends; nothing is polled.
@@ -190,7 +206,10 @@ describe('tendril mcp --port: one browser context per client', () => {
           15_000,
           `Waiting for ${what}`,
         );
-      await Promise.all([ended(/a context ended after 3 s without a tool call \(a `context` handle\)/), ended(/a context ended after 3 s without a tool call \(an MCP session\)/)]);
+      await Promise.all([
+        ended(/a context ended after 3 s without a tool call \(a `context` handle\)/),
+        ended(/a context ended after 3 s without a tool call \(an MCP session\)/),
+      ]);
       const after = await browserState();
       expect([...after.values()].flatMap(({ urls }) => urls).filter((each) => /client=idle-/.test(each))).toEqual([]);
       expect(textOf(await call(modern.client, 'page_text', { context: handle }))).toMatch(/^ContextClosedError: There is no open context/);

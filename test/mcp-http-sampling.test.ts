@@ -16,7 +16,14 @@ let url: string;
 beforeAll(async () => {
   fixtures = await startFixtureServers();
   // No model settings: MODEL_* and provider keys of the developer's shell must not give the server one.
-  const noModel = { MODEL_NAME: '', MODEL_API_KEY: '', MODEL_BASE_URL: '', OPENAI_API_KEY: '', ANTHROPIC_API_KEY: '', GOOGLE_GENERATIVE_AI_API_KEY: '' };
+  const noModel = {
+    MODEL_NAME: '',
+    MODEL_API_KEY: '',
+    MODEL_BASE_URL: '',
+    OPENAI_API_KEY: '',
+    ANTHROPIC_API_KEY: '',
+    GOOGLE_GENERATIVE_AI_API_KEY: '',
+  };
   server = runScript('src/cli/main.ts', ['mcp', '--port', '0'], { ...noModel, ...browserEnv() });
   [, url] = (await waitForLine(server, /listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)/)) as [string, string];
 }, 30_000);
@@ -58,7 +65,12 @@ async function connect(options: { sampling: boolean }): Promise<Connected> {
       };
       requests.push(seen);
       if (latency) await new Promise((resolve) => setTimeout(resolve, latency));
-      return { model: 'test-client-model', role: 'assistant' as const, content: { type: 'text' as const, text: reply(seen) }, stopReason: 'endTurn' };
+      return {
+        model: 'test-client-model',
+        role: 'assistant' as const,
+        content: { type: 'text' as const, text: reply(seen) },
+        stopReason: 'endTurn',
+      };
     });
   }
   await client.connect(new StreamableHTTPClientTransport(new URL(url)));
@@ -73,7 +85,7 @@ async function connect(options: { sampling: boolean }): Promise<Connected> {
 }
 
 describe('tendril mcp --port without a model, from a 2026-07-28 client that offers sampling', () => {
-  it('extract, observe and act ask the client\'s model through input_required rounds, with the page (its out-of-process frame too) in the prompt', async () => {
+  it("extract, observe and act ask the client's model through input_required rounds, with the page (its out-of-process frame too) in the prompt", async () => {
     const { client, requests, answer } = await connect({ sampling: true });
     try {
       expect(client.getNegotiatedProtocolVersion()).toBe('2026-07-28');
@@ -92,24 +104,35 @@ describe('tendril mcp --port without a model, from a 2026-07-28 client that offe
         properties: { heading: { type: 'string' }, frameText: { type: 'string' }, button: { type: 'string' } },
         required: ['heading', 'frameText', 'button'],
       };
-      const extracted = JSON.parse(await ok(client, 'extract', { instruction: 'The page heading, the frame\'s text and the button inside the frame', schema }));
+      const extracted = JSON.parse(
+        await ok(client, 'extract', { instruction: "The page heading, the frame's text and the button inside the frame", schema }),
+      );
       expect(extracted).toEqual({ heading: 'Top', frameText: 'cross-origin child', button: 'closed in oopif' });
       // One model request, one round: the client's model was asked once.
       expect(requests).toHaveLength(1);
-      expect(requests[0]!.user).toContain('Instruction: The page heading, the frame\'s text and the button inside the frame');
+      expect(requests[0]!.user).toContain("Instruction: The page heading, the frame's text and the button inside the frame");
       expect(requests[0]!.systemPrompt).toMatch(/Answer with one JSON object and nothing else/);
 
       // observe, then act with what it found (no model), then act with an instruction.
       await ok(client, 'navigate', { url: fixtures.a.url('act.html') });
-      answer((request) => JSON.stringify({ elements: [{ elementId: idOf(request, 'textbox', 'Name'), description: 'the name field', method: 'fill', arguments: ['Ada'] }] }));
-      const observed = JSON.parse(await ok(client, 'observe', { instruction: 'the name field' })) as Array<{ selector: string; method: string }>;
+      answer((request) =>
+        JSON.stringify({
+          elements: [{ elementId: idOf(request, 'textbox', 'Name'), description: 'the name field', method: 'fill', arguments: ['Ada'] }],
+        }),
+      );
+      const observed = JSON.parse(await ok(client, 'observe', { instruction: 'the name field' })) as Array<{
+        selector: string;
+        method: string;
+      }>;
       expect(observed).toHaveLength(1);
       expect(observed[0]).toMatchObject({ method: 'fill', selector: expect.stringMatching(/^xpath=\/html/) });
       expect(requests).toHaveLength(2);
       await ok(client, 'act', { action: observed[0] });
       expect(requests).toHaveLength(2);
 
-      answer((request) => JSON.stringify({ elementId: idOf(request, 'button', 'Top button'), method: 'click', arguments: [], description: 'the top button' }));
+      answer((request) =>
+        JSON.stringify({ elementId: idOf(request, 'button', 'Top button'), method: 'click', arguments: [], description: 'the top button' }),
+      );
       await ok(client, 'act', { instruction: 'click the top button' });
       expect(requests).toHaveLength(3);
       // Clicked once: the round that asked did not click, the round that knew the answer did.
@@ -146,7 +169,9 @@ describe('tendril mcp --port without a model, from a 2026-07-28 client that offe
       answer((request) => JSON.stringify({ extraction: /tick \d+ at [\d.]+/.exec(request.user)?.[0] ?? '' }), 25);
       const endless = await call(client, 'extract', { instruction: 'The clock' });
       expect(endless.isError).toBe(true);
-      expect(textOf(endless)).toMatch(/^SamplingRoundError: The tool call needed more than 8 rounds of sampling requests to the MCP client\. The page may change/);
+      expect(textOf(endless)).toMatch(
+        /^SamplingRoundError: The tool call needed more than 8 rounds of sampling requests to the MCP client\. The page may change/,
+      );
       expect(requests).toHaveLength(8);
       expect(new Set(requests.map((request) => request.user)).size).toBe(8);
 
@@ -158,7 +183,7 @@ describe('tendril mcp --port without a model, from a 2026-07-28 client that offe
     }
   }, 60_000);
 
-  it('a retried call whose requestState was altered, or is another call\'s, is refused with a tool error; the genuine one is served', async () => {
+  it("a retried call whose requestState was altered, or is another call's, is refused with a tool error; the genuine one is served", async () => {
     // A client that does the rounds itself, to send back what it likes.
     const client = new Client(
       { name: 'tendril-http-sampling-test', version: '1.0.0' },
@@ -180,11 +205,16 @@ describe('tendril mcp --port without a model, from a 2026-07-28 client that offe
       expect(request.method).toBe('sampling/createMessage');
       expect(request.params.messages.at(-1)!.content.text).toContain('closed in oopif');
       const heading = /heading: (\w+)/.exec(request.params.messages.at(-1)!.content.text)![1];
-      const inputResponses = { [key]: { model: 'test-client-model', role: 'assistant', content: { type: 'text', text: JSON.stringify({ extraction: heading }) } } };
+      const inputResponses = {
+        [key]: { model: 'test-client-model', role: 'assistant', content: { type: 'text', text: JSON.stringify({ extraction: heading }) } },
+      };
       const state = first.requestState!;
       // A retried call carries the answers and the state next to the tool's name and arguments.
-      const retry = async (params: { arguments: Record<string, unknown>; inputResponses?: unknown; requestState: string }): Promise<Result> =>
-        (await client.callTool({ name: 'extract', ...params } as Parameters<Client['callTool']>[0])) as Result;
+      const retry = async (params: {
+        arguments: Record<string, unknown>;
+        inputResponses?: unknown;
+        requestState: string;
+      }): Promise<Result> => (await client.callTool({ name: 'extract', ...params } as Parameters<Client['callTool']>[0])) as Result;
       expect(state).toMatch(/^v1\.[\w-]+\.[\w-]+$/);
 
       // The state says which round this is: a client that rewinds it to dodge the bound is caught.
@@ -203,7 +233,9 @@ describe('tendril mcp --port without a model, from a 2026-07-28 client that offe
       const otherCall = await retry({ arguments: { instruction: 'Something else' }, inputResponses, requestState: state });
       expect(textOf(otherCall)).toMatch(/^SamplingRoundError: The retried call carries the requestState of another tool call/);
       const unanswered = await retry({ arguments: args, requestState: state });
-      expect(textOf(unanswered)).toMatch(new RegExp(`^SamplingRoundError: The MCP client retried the call without an answer to the sampling request "${key}"`));
+      expect(textOf(unanswered)).toMatch(
+        new RegExp(`^SamplingRoundError: The MCP client retried the call without an answer to the sampling request "${key}"`),
+      );
 
       const done = await retry({ arguments: args, inputResponses, requestState: state });
       expect({ isError: done.isError ?? false, value: JSON.parse(textOf(done)) }).toEqual({ isError: false, value: { extraction: 'Top' } });
@@ -216,7 +248,11 @@ describe('tendril mcp --port without a model, from a 2026-07-28 client that offe
     const { client } = await connect({ sampling: false });
     try {
       await ok(client, 'navigate', { url: fixtures.a.url('frames.html') });
-      for (const [tool, args] of [['extract', { instruction: 'The heading' }], ['observe', {}], ['act', { instruction: 'click the button' }]] as const) {
+      for (const [tool, args] of [
+        ['extract', { instruction: 'The heading' }],
+        ['observe', {}],
+        ['act', { instruction: 'click the button' }],
+      ] as const) {
         const missing = await call(client, tool, args);
         expect(missing.isError).toBe(true);
         expect(textOf(missing)).toMatch(/^MissingLLMConfigurationError: .*--model.*MODEL_API_KEY.*an MCP client that offers sampling/s);
@@ -235,7 +271,11 @@ describe('tendril mcp --port without a model, from a 2026-07-28 client that offe
       const message = request.params.messages.at(-1)!;
       const user = message.content && !Array.isArray(message.content) && message.content.type === 'text' ? message.content.text : '';
       asked.push(user);
-      return { model: 'm', role: 'assistant' as const, content: { type: 'text' as const, text: JSON.stringify({ extraction: nameOf({ user }, 'heading') }) } };
+      return {
+        model: 'm',
+        role: 'assistant' as const,
+        content: { type: 'text' as const, text: JSON.stringify({ extraction: nameOf({ user }, 'heading') }) },
+      };
     });
     await legacy.connect(new StreamableHTTPClientTransport(new URL(url)));
     try {

@@ -80,7 +80,12 @@ async function start(env: Record<string, string>, options: { sampling: boolean; 
         onCancel?.();
         throw new Error('cancelled');
       }
-      return { model: 'test-client-model', role: 'assistant' as const, content: { type: 'text' as const, text: answer.text }, stopReason: 'endTurn' };
+      return {
+        model: 'test-client-model',
+        role: 'assistant' as const,
+        content: { type: 'text' as const, text: answer.text },
+        stopReason: 'endTurn',
+      };
     });
   }
   await client.connect(transport);
@@ -90,7 +95,7 @@ async function start(env: Record<string, string>, options: { sampling: boolean; 
 const json = (value: unknown): Reply => ({ text: JSON.stringify(value) });
 
 describe('tendril mcp without a model, from a client that offers sampling', () => {
-  it('extract, act and observe ask the client\'s model, with the page (its out-of-process frame too) in the prompt and JSON asked for', async () => {
+  it("extract, act and observe ask the client's model, with the page (its out-of-process frame too) in the prompt and JSON asked for", async () => {
     const { client, requests, answer, stderr } = await start(browserEnv(), { sampling: true });
     try {
       await ok(client, 'navigate', { url: fixtures.a.url('frames.html') });
@@ -102,7 +107,9 @@ describe('tendril mcp without a model, from a client that offers sampling', () =
         properties: { heading: { type: 'string' }, button: { type: 'string' } },
         required: ['heading', 'button'],
       };
-      const extracted = JSON.parse(await ok(client, 'extract', { instruction: 'The page heading and the button inside the frame', schema }));
+      const extracted = JSON.parse(
+        await ok(client, 'extract', { instruction: 'The page heading and the button inside the frame', schema }),
+      );
       expect(extracted).toEqual({ heading: 'Top', button: 'closed in oopif' });
       expect(requests).toHaveLength(1);
       const [request] = requests;
@@ -123,20 +130,33 @@ describe('tendril mcp without a model, from a client that offers sampling', () =
       const shop = JSON.parse(
         await ok(client, 'extract', {
           instruction: 'The shop name and the link to the first product',
-          schema: { type: 'object', properties: { title: { type: 'string' }, link: { type: 'string', format: 'uri' } }, required: ['title', 'link'] },
+          schema: {
+            type: 'object',
+            properties: { title: { type: 'string' }, link: { type: 'string', format: 'uri' } },
+            required: ['title', 'link'],
+          },
         }),
       );
       expect(shop).toEqual({ title: 'Tendril Shop', link: `${fixtures.a.origin}/products/widget-a?ref=list` });
 
       // act: the client's model picks the element; the click happens in the page.
       await ok(client, 'navigate', { url: fixtures.a.url('act.html') });
-      answer((request) => json({ elementId: idOf(request, 'button', 'Top button'), method: 'click', arguments: [], description: 'the top button' }));
+      answer((request) =>
+        json({ elementId: idOf(request, 'button', 'Top button'), method: 'click', arguments: [], description: 'the top button' }),
+      );
       await ok(client, 'act', { instruction: 'click the top button' });
       expect(await ok(client, 'page_text', { selector: '#top-state' })).toMatch(/top clicked 1/);
 
       // observe: its list comes from the client's model too.
-      answer((request) => json({ elements: [{ elementId: idOf(request, 'textbox', 'Name'), description: 'the name field', method: 'fill', arguments: ['Ada'] }] }));
-      const observed = JSON.parse(await ok(client, 'observe', { instruction: 'the name field' })) as Array<{ selector: string; method: string }>;
+      answer((request) =>
+        json({
+          elements: [{ elementId: idOf(request, 'textbox', 'Name'), description: 'the name field', method: 'fill', arguments: ['Ada'] }],
+        }),
+      );
+      const observed = JSON.parse(await ok(client, 'observe', { instruction: 'the name field' })) as Array<{
+        selector: string;
+        method: string;
+      }>;
       expect(observed).toHaveLength(1);
       expect(observed[0]).toMatchObject({ method: 'fill', selector: expect.stringMatching(/^xpath=\/html/) });
       expect(requests).toHaveLength(4);
@@ -152,12 +172,21 @@ describe('tendril mcp without a model, from a client that offers sampling', () =
       expect(client.getNegotiatedProtocolVersion()).toBe('2026-07-28');
       await ok(client, 'navigate', { url: fixtures.a.url('frames.html') });
       answer((request) => json({ heading: nameOf(request, 'heading'), button: nameOf(request, 'button', /oopif/) }));
-      const schema = { type: 'object', properties: { heading: { type: 'string' }, button: { type: 'string' } }, required: ['heading', 'button'] };
-      expect(JSON.parse(await ok(client, 'extract', { instruction: 'The heading and the button inside the frame', schema }))).toEqual({ heading: 'Top', button: 'closed in oopif' });
+      const schema = {
+        type: 'object',
+        properties: { heading: { type: 'string' }, button: { type: 'string' } },
+        required: ['heading', 'button'],
+      };
+      expect(JSON.parse(await ok(client, 'extract', { instruction: 'The heading and the button inside the frame', schema }))).toEqual({
+        heading: 'Top',
+        button: 'closed in oopif',
+      });
       expect(requests).toHaveLength(1);
 
       await ok(client, 'navigate', { url: fixtures.a.url('act.html') });
-      answer((request) => json({ elementId: idOf(request, 'button', 'Top button'), method: 'click', arguments: [], description: 'the top button' }));
+      answer((request) =>
+        json({ elementId: idOf(request, 'button', 'Top button'), method: 'click', arguments: [], description: 'the top button' }),
+      );
       await ok(client, 'act', { instruction: 'click the top button' });
       expect(requests).toHaveLength(2);
       expect(await ok(client, 'page_text', { selector: '#top-state' })).toMatch(/top clicked 1\b/);
@@ -211,7 +240,7 @@ describe('tendril mcp without a model, from a client that offers sampling', () =
     }
   }, 60_000);
 
-  it('a server with a model of its own uses it, not the client\'s; with neither, the error names both ways to get one', async () => {
+  it("a server with a model of its own uses it, not the client's; with neither, the error names both ways to get one", async () => {
     const own = await start({ ...browserEnv(), ...modelEnv() }, { sampling: true });
     try {
       await ok(own.client, 'navigate', { url: fixtures.a.url('frames.html') });
@@ -228,7 +257,11 @@ describe('tendril mcp without a model, from a client that offers sampling', () =
     const neither = await start(browserEnv(), { sampling: false });
     try {
       await ok(neither.client, 'navigate', { url: fixtures.a.url('frames.html') });
-      for (const [tool, args] of [['extract', { instruction: 'The heading' }], ['observe', {}], ['act', { instruction: 'click the button' }]] as const) {
+      for (const [tool, args] of [
+        ['extract', { instruction: 'The heading' }],
+        ['observe', {}],
+        ['act', { instruction: 'click the button' }],
+      ] as const) {
         const missing = await call(neither.client, tool, args);
         expect(missing.isError).toBe(true);
         expect(textOf(missing)).toMatch(/^MissingLLMConfigurationError: .*--model.*MODEL_API_KEY.*an MCP client that offers sampling/s);

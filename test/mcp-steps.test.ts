@@ -20,7 +20,12 @@ beforeAll(async () => {
   writeFileSync(path.join(uploads, 'notes.txt'), 'twelve bytes');
   writeFileSync(path.join(outside, 'secret.txt'), 'not for pages');
   symlinkSync(path.join(outside, 'secret.txt'), path.join(uploads, 'link.txt'));
-  const transport = new StdioClientTransport({ command: process.execPath, args: ['--import', 'tsx', 'src/cli/main.ts', 'mcp', '--upload-dir', uploads], env: browserEnv(), stderr: 'pipe' });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: ['--import', 'tsx', 'src/cli/main.ts', 'mcp', '--upload-dir', uploads],
+    env: browserEnv(),
+    stderr: 'pipe',
+  });
   client = new Client({ name: 'tendril-steps-test', version: '1.0.0' });
   await client.connect(transport);
 });
@@ -29,7 +34,8 @@ afterAll(async () => {
   await fixtures?.close();
 });
 
-const idOf = (pageText: string, line: RegExp) => /\[((?:\d+-)?\d+)\]/.exec(pageText.split('\n').find((each) => line.test(each)) ?? '')?.[1] ?? '';
+const idOf = (pageText: string, line: RegExp) =>
+  /\[((?:\d+-)?\d+)\]/.exec(pageText.split('\n').find((each) => line.test(each)) ?? '')?.[1] ?? '';
 
 describe('the step tools', () => {
   it('press, upload, drag, wait_for and dialogs, each doing what it says', async () => {
@@ -42,8 +48,12 @@ describe('the step tools', () => {
 
     // Files only from the upload directory: a path out of it, or a link leading out, is refused.
     const input = idOf(pageText, /button: Attachment/);
-    expect(textOf(await call(client, 'upload', { ref: input, paths: ['../' + path.basename(outside) + '/secret.txt'] }))).toMatch(/^InvalidOptionError: .*outside the upload directory/);
-    expect(textOf(await call(client, 'upload', { ref: input, paths: ['link.txt'] }))).toMatch(/^InvalidOptionError: .*outside the upload directory/);
+    expect(textOf(await call(client, 'upload', { ref: input, paths: ['../' + path.basename(outside) + '/secret.txt'] }))).toMatch(
+      /^InvalidOptionError: .*outside the upload directory/,
+    );
+    expect(textOf(await call(client, 'upload', { ref: input, paths: ['link.txt'] }))).toMatch(
+      /^InvalidOptionError: .*outside the upload directory/,
+    );
     await ok(client, 'upload', { ref: input, paths: ['notes.txt'] });
     expect(await ok(client, 'find', { query: 'chosen' })).toMatch(/chosen: notes\.txt \(12 bytes\)/);
 

@@ -13,7 +13,23 @@ import { runScript, waitForLine } from './support/child.js';
 import { startFakeModel, type FakeModel } from './support/fake-model.js';
 import { readPng } from './support/png.js';
 
-const TOOLS = ['act', 'back', 'context', 'dialogs', 'drag', 'extract', 'find', 'navigate', 'observe', 'page_text', 'press', 'screenshot', 'tabs', 'upload', 'wait_for'];
+const TOOLS = [
+  'act',
+  'back',
+  'context',
+  'dialogs',
+  'drag',
+  'extract',
+  'find',
+  'navigate',
+  'observe',
+  'page_text',
+  'press',
+  'screenshot',
+  'tabs',
+  'upload',
+  'wait_for',
+];
 
 let fixtures: FixtureServers;
 let fake: FakeModel;
@@ -26,7 +42,9 @@ afterAll(async () => {
 
 const modelEnv = () => ({ MODEL_NAME: 'openai/gpt-4.1-mini', MODEL_API_KEY: 'sk-mcp-test', MODEL_BASE_URL: fake.url });
 
-async function startStdio(env: Record<string, string>): Promise<{ client: Client; transport: StdioClientTransport; stderr: () => string; problems: Error[] }> {
+async function startStdio(
+  env: Record<string, string>,
+): Promise<{ client: Client; transport: StdioClientTransport; stderr: () => string; problems: Error[] }> {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: ['--import', 'tsx', 'src/cli/main.ts', 'mcp'],
@@ -70,7 +88,12 @@ describe('tendril mcp over stdio', () => {
         expect(tool.inputSchema.type).toBe('object');
       }
       const pageText = tools.find((tool) => tool.name === 'page_text')!;
-      expect((pageText.inputSchema.properties as Record<string, { enum?: string[] }>).view!.enum).toEqual(['full', 'viewport', 'interactive', 'delta']);
+      expect((pageText.inputSchema.properties as Record<string, { enum?: string[] }>).view!.enum).toEqual([
+        'full',
+        'viewport',
+        'interactive',
+        'delta',
+      ]);
       // Listing the tools does not start a browser: the first tool call does.
       expect(browsersOf(transport.pid!)).toEqual([]);
 
@@ -105,8 +128,15 @@ describe('tendril mcp over stdio', () => {
 
       // observe, then act on what it returned: one model request for both.
       fake.reset();
-      fake.script((request) => ({ json: { elements: [{ elementId: idOf(request, 'button', 'Top button'), description: 'the top button', method: 'click', arguments: [] }] } }));
-      const observed = JSON.parse(await ok(client, 'observe', { instruction: 'the top button' })) as Array<{ selector: string; description: string }>;
+      fake.script((request) => ({
+        json: {
+          elements: [{ elementId: idOf(request, 'button', 'Top button'), description: 'the top button', method: 'click', arguments: [] }],
+        },
+      }));
+      const observed = JSON.parse(await ok(client, 'observe', { instruction: 'the top button' })) as Array<{
+        selector: string;
+        description: string;
+      }>;
       expect(observed).toHaveLength(1);
       expect(observed[0]!.selector).toMatch(/^xpath=\/html/);
       await ok(client, 'act', { action: observed[0] });
@@ -115,7 +145,9 @@ describe('tendril mcp over stdio', () => {
 
       // act with an instruction: the model picks the element.
       fake.reset();
-      fake.script((request) => ({ json: { elementId: idOf(request, 'textbox', 'Name'), method: 'fill', arguments: ['Ada'], description: 'fill the name' } }));
+      fake.script((request) => ({
+        json: { elementId: idOf(request, 'textbox', 'Name'), method: 'fill', arguments: ['Ada'], description: 'fill the name' },
+      }));
       expect(await ok(client, 'act', { instruction: 'type Ada as the name' })).toMatch(/fill/i);
       expect(fake.requests).toHaveLength(1);
 
@@ -156,7 +188,10 @@ describe('tendril mcp over stdio', () => {
       // tabs: open one (it becomes current), select the first again, close the second.
       expect(await ok(client, 'tabs', { action: 'list' })).toBe(`Tabs (* is current):\n* 0: "Act page" — ${fixtures.a.url('act.html')}`);
       const two = await ok(client, 'tabs', { action: 'open', url: fixtures.b.url('leaf.html') });
-      expect(two.split('\n').slice(1)).toEqual([`  0: "Act page" — ${fixtures.a.url('act.html')}`, `* 1: "Leaf" — ${fixtures.b.url('leaf.html')}`]);
+      expect(two.split('\n').slice(1)).toEqual([
+        `  0: "Act page" — ${fixtures.a.url('act.html')}`,
+        `* 1: "Leaf" — ${fixtures.b.url('leaf.html')}`,
+      ]);
       expect(await ok(client, 'page_text')).toMatch(/leaf text/);
       expect(await ok(client, 'tabs', { action: 'select', index: 0 })).toMatch(/\* 0: "Act page"/);
       expect(await ok(client, 'page_text', { selector: '#top-state' })).toMatch(/top idle|top clicked/);
@@ -224,14 +259,30 @@ describe('tendril mcp --port (Streamable HTTP)', () => {
     const server = runScript('src/cli/main.ts', ['mcp', '--port', '0', '--token', 'tok-mcp-secret'], browserEnv());
     try {
       const [, url] = await waitForLine(server, /listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)/);
-      const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } };
+      const initialize = {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } },
+      };
       const post = (authorization?: string) =>
         fetch(url!, {
           method: 'POST',
-          headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...(authorization && { authorization }) },
+          headers: {
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+            ...(authorization && { authorization }),
+          },
           body: JSON.stringify(initialize),
         });
-      for (const authorization of [undefined, 'Bearer wrong', 'Bearer tok-mcp-secre', 'Bearer tok-mcp-secretx', 'tok-mcp-secret', 'Basic tok-mcp-secret']) {
+      for (const authorization of [
+        undefined,
+        'Bearer wrong',
+        'Bearer tok-mcp-secre',
+        'Bearer tok-mcp-secretx',
+        'tok-mcp-secret',
+        'Basic tok-mcp-secret',
+      ]) {
         const response = await post(authorization);
         expect({ authorization, status: response.status }).toEqual({ authorization, status: 401 });
         expect(await response.text()).toBe('Unauthorized\n');
@@ -242,13 +293,23 @@ describe('tendril mcp --port (Streamable HTTP)', () => {
       // A web page the user visits may not reach a loopback server (DNS rebinding, cross-site posts).
       const foreign = await fetch(url!, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: 'Bearer tok-mcp-secret', origin: 'http://evil.example' },
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          authorization: 'Bearer tok-mcp-secret',
+          origin: 'http://evil.example',
+        },
         body: JSON.stringify(initialize),
       });
       expect(foreign.status).toBe(403);
       await foreign.body?.cancel();
       const rebound = await new Promise<number>((resolve, reject) => {
-        const headers = { host: 'evil.example', authorization: 'Bearer tok-mcp-secret', 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+        const headers = {
+          host: 'evil.example',
+          authorization: 'Bearer tok-mcp-secret',
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        };
         const request = httpRequest(url!, { method: 'POST', headers }, (response) => {
           response.resume();
           resolve(response.statusCode!);
@@ -260,7 +321,9 @@ describe('tendril mcp --port (Streamable HTTP)', () => {
       expect((await fetch(url!.replace(/\/mcp$/, '/other'), { headers: { authorization: 'Bearer tok-mcp-secret' } })).status).toBe(404);
 
       const client = new Client({ name: 'tendril-test', version: '1.0.0' });
-      await client.connect(new StreamableHTTPClientTransport(new URL(url!), { requestInit: { headers: { authorization: 'Bearer tok-mcp-secret' } } }));
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(url!), { requestInit: { headers: { authorization: 'Bearer tok-mcp-secret' } } }),
+      );
       expect((await client.listTools()).tools.map((tool) => tool.name).sort()).toEqual(TOOLS);
       await ok(client, 'navigate', { url: fixtures.a.url('frames.html') });
       const text = await ok(client, 'page_text');

@@ -27,7 +27,7 @@ describe('page.screenshot()', () => {
     expect(inner.pixel(1, 1)).toEqual([0, 0, 204]);
   });
 
-  it('fails with the selector\'s own error for a bad or missing element, and works after', async () => {
+  it("fails with the selector's own error for a bad or missing element, and works after", async () => {
     const { page, servers } = fixture;
     await page.goto(servers.a.url('capture.html'));
     await expect(page.screenshot({ selector: '//div[' })).rejects.toBeInstanceOf(SelectorSyntaxError);

@@ -8,11 +8,21 @@ import { buildOpenApi, OPENAPI_PATH } from '../scripts/openapi.js';
 
 describe('protocol schemas', () => {
   it('sessions: a full request, a minimal one, and what is refused', () => {
-    const full = { projectId: 'p1', region: 'local', keepAlive: true, timeout: 60_000, browserSettings: { blockAds: true, viewport: { width: 1280, height: 720 } } };
+    const full = {
+      projectId: 'p1',
+      region: 'local',
+      keepAlive: true,
+      timeout: 60_000,
+      browserSettings: { blockAds: true, viewport: { width: 1280, height: 720 } },
+    };
     expect(wire.CreateSessionRequest.parse(full)).toEqual(full);
     expect(wire.CreateSessionRequest.parse({ projectId: 'p1' })).toEqual({ projectId: 'p1' });
     expect(wire.CreateSessionRequest.parse({})).toEqual({});
-    for (const bad of [{ projectId: '' }, { projectId: 'p', timeout: -1 }, { projectId: 'p', browserSettings: { viewport: { width: 5, height: 720 } } }]) {
+    for (const bad of [
+      { projectId: '' },
+      { projectId: 'p', timeout: -1 },
+      { projectId: 'p', browserSettings: { viewport: { width: 5, height: 720 } } },
+    ]) {
       expect(wire.CreateSessionRequest.safeParse(bad).success, JSON.stringify(bad)).toBe(false);
     }
     expect(wire.UpdateSessionRequest.safeParse({ status: 'REQUEST_RELEASE' }).success).toBe(true);
@@ -20,7 +30,13 @@ describe('protocol schemas', () => {
   });
 
   it('operations: models travel without their key, schemas as JSON Schema', () => {
-    expect(wire.ExtractRequest.parse({ instruction: 'x', schema: { type: 'object' }, model: { modelName: 'openai/gpt-4.1-mini', maxInputTokens: 9000 } })).toEqual({
+    expect(
+      wire.ExtractRequest.parse({
+        instruction: 'x',
+        schema: { type: 'object' },
+        model: { modelName: 'openai/gpt-4.1-mini', maxInputTokens: 9000 },
+      }),
+    ).toEqual({
       instruction: 'x',
       schema: { type: 'object' },
       model: { modelName: 'openai/gpt-4.1-mini', maxInputTokens: 9000 },
@@ -35,8 +51,13 @@ describe('protocol schemas', () => {
   });
 
   it('stream events: logs, then one result or error', () => {
-    expect(wire.StreamEvent.parse({ type: 'result', data: { a: 1 }, cacheStatus: 'HIT' })).toMatchObject({ type: 'result', cacheStatus: 'HIT' });
-    expect(wire.StreamEvent.parse({ type: 'error', error: { code: 'rate_limited', message: 'too many' } })).toMatchObject({ type: 'error' });
+    expect(wire.StreamEvent.parse({ type: 'result', data: { a: 1 }, cacheStatus: 'HIT' })).toMatchObject({
+      type: 'result',
+      cacheStatus: 'HIT',
+    });
+    expect(wire.StreamEvent.parse({ type: 'error', error: { code: 'rate_limited', message: 'too many' } })).toMatchObject({
+      type: 'error',
+    });
     expect(wire.StreamEvent.safeParse({ type: 'result', cacheStatus: 'STALE' }).success).toBe(false);
     expect(wire.StreamEvent.safeParse({ type: 'progress' }).success).toBe(false);
   });

@@ -34,16 +34,38 @@ let proxyUrl: string;
 const seen: Seen[] = [];
 const work = mkdtempSync(path.join(os.tmpdir(), 'tendril-proxy-auth-'));
 
-const listen = (server: Server) => new Promise<number>((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port)));
+const listen = (server: Server) =>
+  new Promise<number>((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port)));
 
 beforeAll(async () => {
   servers = await startFixtureServers();
   const fixture = new URL(servers.a.url('/'));
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', path.join(work, 'key.pem'), '-out', path.join(work, 'cert.pem'), '-days', '1', '-subj', '/CN=secure.example'], { stdio: 'ignore' });
-  tls = createHttpsServer({ key: readFileSync(path.join(work, 'key.pem')), cert: readFileSync(path.join(work, 'cert.pem')) }, (_req, res) => {
-    res.setHeader('content-type', 'text/html');
-    res.end('<title>over tls</title><p id="t">tunnelled</p>');
-  });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      path.join(work, 'key.pem'),
+      '-out',
+      path.join(work, 'cert.pem'),
+      '-days',
+      '1',
+      '-subj',
+      '/CN=secure.example',
+    ],
+    { stdio: 'ignore' },
+  );
+  tls = createHttpsServer(
+    { key: readFileSync(path.join(work, 'key.pem')), cert: readFileSync(path.join(work, 'cert.pem')) },
+    (_req, res) => {
+      res.setHeader('content-type', 'text/html');
+      res.end('<title>over tls</title><p id="t">tunnelled</p>');
+    },
+  );
   const tlsPort = await listen(tls);
   proxy = createServer((req, res) => {
     const authorized = req.headers['proxy-authorization'] === GOOD;
@@ -54,10 +76,19 @@ beforeAll(async () => {
     }
     // Every host it is asked for is the fixture server.
     const target = new URL(req.url ?? '/');
-    const out = request({ host: fixture.hostname, port: fixture.port, method: req.method, path: target.pathname + target.search, headers: { ...req.headers, host: fixture.host } }, (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(res);
-    });
+    const out = request(
+      {
+        host: fixture.hostname,
+        port: fixture.port,
+        method: req.method,
+        path: target.pathname + target.search,
+        headers: { ...req.headers, host: fixture.host },
+      },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
     req.pipe(out);
   });
   proxy.on('connect', (req, client: Socket, head: Buffer) => {
@@ -153,12 +184,20 @@ describe('the forwarder', () => {
   it('gives up on a proxy that never answers, within its deadline, and refuses connections once closed', async () => {
     // Reads what it is sent (so it sees the forwarder hang up) and answers nothing.
     const silent = createNetServer((socket) => socket.on('error', () => undefined).resume());
-    const silentPort = await new Promise<number>((resolve) => silent.listen(0, '127.0.0.1', () => resolve((silent.address() as AddressInfo).port)));
-    const forwarder = await startProxyForwarder({ server: `127.0.0.1:${silentPort}`, username: 'u', password: 'p' }, new Logger({ verbose: 0, disablePino: true }), 200);
+    const silentPort = await new Promise<number>((resolve) =>
+      silent.listen(0, '127.0.0.1', () => resolve((silent.address() as AddressInfo).port)),
+    );
+    const forwarder = await startProxyForwarder(
+      { server: `127.0.0.1:${silentPort}`, username: 'u', password: 'p' },
+      new Logger({ verbose: 0, disablePino: true }),
+      200,
+    );
     try {
       const { port } = new URL(forwarder.server);
       const answer = await new Promise<string>((resolve, reject) => {
-        const socket = connect(Number(port), '127.0.0.1', () => socket.write('CONNECT secure.example:443 HTTP/1.1\r\nHost: secure.example:443\r\n\r\n'));
+        const socket = connect(Number(port), '127.0.0.1', () =>
+          socket.write('CONNECT secure.example:443 HTTP/1.1\r\nHost: secure.example:443\r\n\r\n'),
+        );
         let text = '';
         socket.on('data', (chunk) => (text += chunk.toString()));
         socket.on('end', () => resolve(text));

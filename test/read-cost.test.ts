@@ -66,4 +66,3 @@ describe('what a read after goto has left to do', () => {
     expect(lookups).toHaveLength(children.length);
   });
 });
-

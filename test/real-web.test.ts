@@ -186,9 +186,7 @@ describe('frames that fail or hang', () => {
   });
 
   it('an explicit waitUntil "load" keeps its strict meaning: TimeoutError when a frame never loads', async () => {
-    const error = await page
-      .goto(servers.a.url('/frame-hanging.html'), { waitUntil: 'load', timeoutMs: 1500 })
-      .catch((e: unknown) => e);
+    const error = await page.goto(servers.a.url('/frame-hanging.html'), { waitUntil: 'load', timeoutMs: 1500 }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(TimeoutError);
     expect(await page.title()).toBe('Hanging frame');
   });

@@ -48,7 +48,11 @@ function catching(work: () => unknown): unknown {
 }
 
 /** Runs test/support/redis-child.ts on `url`: its report, once it exited by itself with `code`. */
-async function runChild(url: string, env: Record<string, string> = {}, code = 0): Promise<{ before: unknown; after: unknown; resources: string[]; stderr: string }> {
+async function runChild(
+  url: string,
+  env: Record<string, string> = {},
+  code = 0,
+): Promise<{ before: unknown; after: unknown; resources: string[]; stderr: string }> {
   const run = runScript(fileURLToPath(new URL('./support/redis-child.ts', import.meta.url)), [url], env);
   const exit = await Promise.race([run.exit, new Promise((resolve) => setTimeout(resolve, 20_000, 'no exit within 20 s'))]);
   if (exit !== code) run.child.kill('SIGKILL');
@@ -67,16 +71,42 @@ const single = (url: string) => readRedisConfig({ REDIS_URL: url })!;
 
 describe('the Redis configuration', () => {
   it('reads host, port, TLS, credentials and database from REDIS_URL', () => {
-    expect(single('redis://cache.internal')).toMatchObject({ mode: 'single', node: { host: 'cache.internal', port: 6379 }, tls: false, db: 0, username: undefined, password: undefined });
-    expect(single('rediss://app:p%40ss%2Fw@cache:6380/3')).toMatchObject({ node: { host: 'cache', port: 6380 }, tls: true, db: 3, username: 'app', password: 'p@ss/w' });
-    expect(single('redis://:secret@[::1]:7000/')).toMatchObject({ node: { host: '::1', port: 7000 }, username: undefined, password: 'secret', where: '[::1]:7000' });
+    expect(single('redis://cache.internal')).toMatchObject({
+      mode: 'single',
+      node: { host: 'cache.internal', port: 6379 },
+      tls: false,
+      db: 0,
+      username: undefined,
+      password: undefined,
+    });
+    expect(single('rediss://app:p%40ss%2Fw@cache:6380/3')).toMatchObject({
+      node: { host: 'cache', port: 6380 },
+      tls: true,
+      db: 3,
+      username: 'app',
+      password: 'p@ss/w',
+    });
+    expect(single('redis://:secret@[::1]:7000/')).toMatchObject({
+      node: { host: '::1', port: 7000 },
+      username: undefined,
+      password: 'secret',
+      where: '[::1]:7000',
+    });
     // Credentials kept out of the URL (a secret store's variable) fill in what it lacks.
-    expect(readRedisConfig({ REDIS_URL: 'redis://cache', REDIS_USERNAME: 'app', REDIS_PASSWORD: 'pw' })).toMatchObject({ username: 'app', password: 'pw' });
+    expect(readRedisConfig({ REDIS_URL: 'redis://cache', REDIS_USERNAME: 'app', REDIS_PASSWORD: 'pw' })).toMatchObject({
+      username: 'app',
+      password: 'pw',
+    });
     expect(readRedisConfig({})).toBeUndefined();
   });
 
   it('reads a Cluster and a Sentinel setup', () => {
-    const cluster = readRedisConfig({ REDIS_CLUSTER_NODES: ' 10.0.0.5:7000, redis-2:7001 [fd00::5]:7002,redis-4', REDIS_USERNAME: 'app', REDIS_PASSWORD: 'pw', REDIS_TLS: 'true' });
+    const cluster = readRedisConfig({
+      REDIS_CLUSTER_NODES: ' 10.0.0.5:7000, redis-2:7001 [fd00::5]:7002,redis-4',
+      REDIS_USERNAME: 'app',
+      REDIS_PASSWORD: 'pw',
+      REDIS_TLS: 'true',
+    });
     expect(cluster).toMatchObject({ mode: 'cluster', username: 'app', password: 'pw', tls: true });
     expect(cluster).toHaveProperty('nodes', [
       { host: '10.0.0.5', port: 7000 },
@@ -84,8 +114,20 @@ describe('the Redis configuration', () => {
       { host: 'fd00::5', port: 7002 },
       { host: 'redis-4', port: 6379 },
     ]);
-    const sentinel = readRedisConfig({ REDIS_SENTINELS: 's1,s2:26380', REDIS_SENTINEL_NAME: 'cache', REDIS_DB: '2', REDIS_SENTINEL_PASSWORD: 'spw' });
-    expect(sentinel).toMatchObject({ mode: 'sentinel', masterName: 'cache', db: 2, tls: false, sentinelPassword: 'spw', password: undefined });
+    const sentinel = readRedisConfig({
+      REDIS_SENTINELS: 's1,s2:26380',
+      REDIS_SENTINEL_NAME: 'cache',
+      REDIS_DB: '2',
+      REDIS_SENTINEL_PASSWORD: 'spw',
+    });
+    expect(sentinel).toMatchObject({
+      mode: 'sentinel',
+      masterName: 'cache',
+      db: 2,
+      tls: false,
+      sentinelPassword: 'spw',
+      password: undefined,
+    });
     expect(sentinel).toHaveProperty('sentinels', [
       { host: 's1', port: 26379 },
       { host: 's2', port: 26380 },
@@ -163,7 +205,10 @@ describe('openResultCache', () => {
   it('rejects clearly, naming host:port and the fix, when REDIS_URL points at a closed port', async () => {
     const port = await freePort();
     const opening = openResultCache({ redis: single(`redis://:${PASSWORD}@127.0.0.1:${port}`) }, quiet());
-    const error = await opening.then(() => undefined, (caught: Error) => caught);
+    const error = await opening.then(
+      () => undefined,
+      (caught: Error) => caught,
+    );
     expect(error).toBeInstanceOf(InvalidOptionError);
     expect(error!.message).toContain(`127.0.0.1:${port}`);
     expect(error!.message).toMatch(/ECONNREFUSED/);
@@ -298,9 +343,33 @@ describe('RedisCache over TLS (rediss://)', () => {
     dir = mkdtempSync(path.join(os.tmpdir(), 'tendril-redis-tls-'));
     const [cert, key] = [path.join(dir, 'cert.pem'), path.join(dir, 'key.pem')];
     const subject = ['-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'];
-    await promisify(execFile)('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-keyout', key, '-out', cert, ...subject]);
+    await promisify(execFile)('openssl', [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-days',
+      '1',
+      '-keyout',
+      key,
+      '-out',
+      cert,
+      ...subject,
+    ]);
     tlsPort = await freePort();
-    const tls = ['--tls-port', String(tlsPort), '--tls-cert-file', cert, '--tls-key-file', key, '--tls-ca-cert-file', cert, '--tls-auth-clients', 'no'];
+    const tls = [
+      '--tls-port',
+      String(tlsPort),
+      '--tls-cert-file',
+      cert,
+      '--tls-key-file',
+      key,
+      '--tls-ca-cert-file',
+      cert,
+      '--tls-auth-clients',
+      'no',
+    ];
     redis = await startRedis(await freePort(), tls);
   });
   afterAll(async () => {
@@ -414,7 +483,9 @@ describe('RedisCache when Redis fails', () => {
         expect(elapsed).toBeLessThan(timeoutMs + 500);
         expect(await timed(() => cache.set('hang', 'other'))).toBeLessThan(timeoutMs + 500);
         // A burst past the client's queue limit: those beyond it fail at once, none waits longer.
-        const burst = await timed(async () => expect(await Promise.all(Array.from({ length: 1500 }, (_, i) => cache.get(`burst-${i}`)))).toEqual(Array(1500).fill(undefined)));
+        const burst = await timed(async () =>
+          expect(await Promise.all(Array.from({ length: 1500 }, (_, i) => cache.get(`burst-${i}`)))).toEqual(Array(1500).fill(undefined)),
+        );
         expect(burst).toBeLessThan(timeoutMs + 1000);
       } finally {
         redis.child.kill('SIGCONT');

@@ -26,7 +26,8 @@ function recorder(): { logger: Logger; lines: LogLine[] } {
   return { logger: new Logger({ verbose: 2, disablePino: true, logger: (line) => lines.push(line) }), lines };
 }
 
-const clusterConfig = (env: Record<string, string> = {}) => readRedisConfig({ REDIS_CLUSTER_NODES: cluster.seeds, REDIS_USERNAME: 'app', REDIS_PASSWORD: APP_PASSWORD, ...env })!;
+const clusterConfig = (env: Record<string, string> = {}) =>
+  readRedisConfig({ REDIS_CLUSTER_NODES: cluster.seeds, REDIS_USERNAME: 'app', REDIS_PASSWORD: APP_PASSWORD, ...env })!;
 
 async function connect(options: RedisCacheOptions = {}, logger = new Logger({ verbose: 0, disablePino: true })): Promise<RedisCache> {
   const cache = await RedisCache.connect(clusterConfig(), logger, { timeoutMs, ...options });
@@ -63,8 +64,14 @@ describe('RedisCache on a three-node Redis Cluster', () => {
     expect(await Promise.all(keys.map((key) => cache.get(key)))).toEqual(keys.map((_, i) => ({ i, text: `value ${i} ✓` })));
     const held = await Promise.all(cluster.nodes.map(keysOn));
     // 120 keys over three nodes' slots: each node holds some, and together exactly these.
-    for (const [i, onNode] of held.entries()) expect(onNode.filter((key) => key.startsWith('spread-')).length, `node ${i}`).toBeGreaterThan(0);
-    expect(held.flat().filter((key) => key.startsWith('spread-')).sort()).toEqual([...keys].sort());
+    for (const [i, onNode] of held.entries())
+      expect(onNode.filter((key) => key.startsWith('spread-')).length, `node ${i}`).toBeGreaterThan(0);
+    expect(
+      held
+        .flat()
+        .filter((key) => key.startsWith('spread-'))
+        .sort(),
+    ).toEqual([...keys].sort());
     const owner = cluster.nodes[held.findIndex((onNode) => onNode.includes('spread-0'))]!;
     expect(await owner.cli('GET', `${PREFIX}spread-0`)).toBe('{"i":0,"text":"value 0 ✓"}');
     const ttl = Number(await owner.cli('PTTL', `${PREFIX}spread-0`));
@@ -79,7 +86,12 @@ describe('RedisCache on a three-node Redis Cluster', () => {
   });
 
   it('comes from the server configuration (REDIS_CLUSTER_NODES, REDIS_USERNAME, REDIS_PASSWORD)', async () => {
-    const config = readServerConfig({ HOSTED_API_KEYS: 'k', REDIS_CLUSTER_NODES: cluster.seeds, REDIS_USERNAME: 'app', REDIS_PASSWORD: APP_PASSWORD });
+    const config = readServerConfig({
+      HOSTED_API_KEYS: 'k',
+      REDIS_CLUSTER_NODES: cluster.seeds,
+      REDIS_USERNAME: 'app',
+      REDIS_PASSWORD: APP_PASSWORD,
+    });
     const cache = await openResultCache(config, new Logger({ verbose: 0, disablePino: true }));
     open.push(cache as RedisCache);
     expect(cache).toBeInstanceOf(RedisCache);
@@ -90,7 +102,9 @@ describe('RedisCache on a three-node Redis Cluster', () => {
   it('refuses at start a wrong ACL password, naming the nodes and never the password', async () => {
     const wrong = 'wrong-' + APP_PASSWORD;
     const { logger, lines } = recorder();
-    const error = await RedisCache.connect(clusterConfig({ REDIS_PASSWORD: wrong }), logger, { timeoutMs }).catch((caught: unknown) => caught);
+    const error = await RedisCache.connect(clusterConfig({ REDIS_PASSWORD: wrong }), logger, { timeoutMs }).catch(
+      (caught: unknown) => caught,
+    );
     expect(error).toBeInstanceOf(InvalidOptionError);
     expect((error as Error).message).toMatch(/WRONGPASS/);
     expect((error as Error).message).toContain(`127.0.0.1:${cluster.nodes[0]!.port}`);
@@ -106,7 +120,13 @@ describe('RedisCache on a three-node Redis Cluster', () => {
     for (const key of keys) await cache.set(key, key);
     const held = await Promise.all(cluster.nodes.map(keysOn));
     const victim = cluster.nodes[0]!;
-    const [lost, kept] = [held[0]!.filter((key) => key.startsWith('survive-')), held.slice(1).flat().filter((key) => key.startsWith('survive-'))];
+    const [lost, kept] = [
+      held[0]!.filter((key) => key.startsWith('survive-')),
+      held
+        .slice(1)
+        .flat()
+        .filter((key) => key.startsWith('survive-')),
+    ];
     expect(lost.length).toBeGreaterThan(0);
     expect(kept.length).toBeGreaterThan(0);
 
@@ -141,7 +161,14 @@ describe('RedisCache through Redis Sentinel', () => {
   let master: RedisServer;
   let sentinel: RedisServer;
   const sentinelEnv = (env: Record<string, string> = {}) =>
-    readRedisConfig({ REDIS_SENTINELS: `127.0.0.1:${sentinel.port}`, REDIS_SENTINEL_NAME: name, REDIS_USERNAME: 'app', REDIS_PASSWORD: APP_PASSWORD, REDIS_DB: '3', ...env })!;
+    readRedisConfig({
+      REDIS_SENTINELS: `127.0.0.1:${sentinel.port}`,
+      REDIS_SENTINEL_NAME: name,
+      REDIS_USERNAME: 'app',
+      REDIS_PASSWORD: APP_PASSWORD,
+      REDIS_DB: '3',
+      ...env,
+    })!;
 
   beforeAll(async () => {
     master = await startRedis(await freePort(), APP_USER);
@@ -161,7 +188,12 @@ describe('RedisCache through Redis Sentinel', () => {
   });
 
   it('refuses at start a master name the sentinel does not know, naming it and the sentinel', async () => {
-    const [error, elapsed] = await timed(() => RedisCache.connect(sentinelEnv({ REDIS_SENTINEL_NAME: 'no-such-master' }), new Logger({ verbose: 0, disablePino: true }), { timeoutMs, startTimeoutMs: 3000 }).catch((caught: unknown) => caught));
+    const [error, elapsed] = await timed(() =>
+      RedisCache.connect(sentinelEnv({ REDIS_SENTINEL_NAME: 'no-such-master' }), new Logger({ verbose: 0, disablePino: true }), {
+        timeoutMs,
+        startTimeoutMs: 3000,
+      }).catch((caught: unknown) => caught),
+    );
     expect(error).toBeInstanceOf(InvalidOptionError);
     expect((error as Error).message).toContain('master "no-such-master" via sentinels 127.0.0.1:' + sentinel.port);
     expect((error as Error).message).toMatch(/No such master/);

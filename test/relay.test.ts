@@ -41,7 +41,10 @@ function startRelayProcess(): Promise<RelayProcess> {
   });
   const relay = { child, extensionUrl: '', cdpUrl: '', stdout: '', stderr: '' };
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the relay printed no addresses within 20 s: ${relay.stdout} ${relay.stderr}`)), 20_000);
+    const timer = setTimeout(
+      () => reject(new Error(`the relay printed no addresses within 20 s: ${relay.stdout} ${relay.stderr}`)),
+      20_000,
+    );
     child.stderr!.on('data', (chunk: Buffer) => (relay.stderr += chunk.toString()));
     child.stdout!.on('data', (chunk: Buffer) => {
       relay.stdout += chunk.toString();
@@ -61,7 +64,12 @@ function upgrade(url: string): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const target = new URL(url.replace(/^ws/, 'http'));
     const req = request(target, {
-      headers: { connection: 'Upgrade', upgrade: 'websocket', 'sec-websocket-version': '13', 'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==' },
+      headers: {
+        connection: 'Upgrade',
+        upgrade: 'websocket',
+        'sec-websocket-version': '13',
+        'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==',
+      },
     });
     req.on('response', (res) => {
       let body = '';
@@ -100,7 +108,11 @@ const ask = (request: Record<string, unknown>) => ext.call<Answer>('relay', requ
 
 /** Evaluates `expression` (a promise) in the extension's service worker. */
 async function inWorker<T>(expression: string): Promise<T> {
-  const { result, exceptionDetails } = await ext.worker.send('Runtime.evaluate', { expression, awaitPromise: true, returnByValue: true }, { timeoutMs: STEP_TIMEOUT_MS });
+  const { result, exceptionDetails } = await ext.worker.send(
+    'Runtime.evaluate',
+    { expression, awaitPromise: true, returnByValue: true },
+    { timeoutMs: STEP_TIMEOUT_MS },
+  );
   if (exceptionDetails) throw new Error(exceptionDetails.exception?.description ?? exceptionDetails.text);
   return result.value as T;
 }
@@ -117,17 +129,30 @@ const openTab = (url: string) =>
     chrome.tabs.onUpdated.addListener(listener);
     chrome.tabs.create({ url: ${JSON.stringify(url)} }).then((tab) => { id = tab.id; }, reject);
   })`);
-const openTabs = () => inWorker<Array<{ id: number; url: string }>>('chrome.tabs.query({}).then((tabs) => tabs.map((tab) => ({ id: tab.id, url: tab.url })))');
+const openTabs = () =>
+  inWorker<Array<{ id: number; url: string }>>('chrome.tabs.query({}).then((tabs) => tabs.map((tab) => ({ id: tab.id, url: tab.url })))');
 
 beforeAll(async () => {
   extensionDir = mkdtempSync(path.join(os.tmpdir(), 'tendril-test-relay-extension-'));
-  [servers, fake, relay] = await Promise.all([startFixtureServers(), startFakeModel(), startRelayProcess(), buildExampleExtension(extensionDir)]);
+  [servers, fake, relay] = await Promise.all([
+    startFixtureServers(),
+    startFakeModel(),
+    startRelayProcess(),
+    buildExampleExtension(extensionDir),
+  ]);
   browser = await launchChrome(
-    { executablePath: CHROME, args: [...TEST_ARGS, '--enable-unsafe-extension-debugging', '--disable-breakpad', '--disable-crash-reporter'] },
+    {
+      executablePath: CHROME,
+      args: [...TEST_ARGS, '--enable-unsafe-extension-debugging', '--disable-breakpad', '--disable-crash-reporter'],
+    },
     new Logger({ verbose: 0, disablePino: true }),
     STEP_TIMEOUT_MS,
   );
-  ext = await loadExtension(browser, extensionDir, { readyLine: 'tendril example ready', timeoutMs: STEP_TIMEOUT_MS, global: 'tendrilExample' });
+  ext = await loadExtension(browser, extensionDir, {
+    readyLine: 'tendril example ready',
+    timeoutMs: STEP_TIMEOUT_MS,
+    global: 'tendrilExample',
+  });
 });
 
 afterAll(async () => {
@@ -151,7 +176,9 @@ describe('tendril relay', () => {
     const early = await upgrade(relay.cdpUrl);
     expect(early.status).toBe(503);
     expect(early.body).toMatch(/No Tendril extension is connected/);
-    const refusedClient = await attach().init().catch((error: unknown) => error);
+    const refusedClient = await attach()
+      .init()
+      .catch((error: unknown) => error);
     expect(refusedClient).toBeInstanceOf(BrowserConnectError);
     expect((refusedClient as Error).message).toMatch(/HTTP 503, No Tendril extension is connected/);
     // The extension with a wrong token is refused too, and says so.

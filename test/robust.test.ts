@@ -7,7 +7,16 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BrowserLaunchError, ConnectionClosedError, InvalidOptionError, Sdk, TimeoutError, UnknownKeyError, type ActionInput, type LogLine } from '../src/index.js';
+import {
+  BrowserLaunchError,
+  ConnectionClosedError,
+  InvalidOptionError,
+  Sdk,
+  TimeoutError,
+  UnknownKeyError,
+  type ActionInput,
+  type LogLine,
+} from '../src/index.js';
 import { descendants, profileOf, sdkOptions, useBrowser, waitUntilGone } from './helpers.js';
 import { WRAPPER } from '../src/browser/launch.js';
 
@@ -61,7 +70,9 @@ describe('act(action) with malformed input', () => {
     await browser.page.goto(browser.servers.a.url('/act.html'));
     // The last one is only known once its variable is filled in.
     for (const keys of ['Entr', 'Control+Entr', '%key%']) {
-      const error = await browser.sdk.act({ selector: '#note', method: 'press', arguments: [keys] }, { variables: { key: 'Entr' } }).catch((e: unknown) => e);
+      const error = await browser.sdk
+        .act({ selector: '#note', method: 'press', arguments: [keys] }, { variables: { key: 'Entr' } })
+        .catch((e: unknown) => e);
       expect(error, keys).toBeInstanceOf(UnknownKeyError);
       expect(error, keys).toBeInstanceOf(InvalidOptionError);
       expect((error as UnknownKeyError).key).toBe('Entr');
@@ -159,7 +170,11 @@ describe('a browser that fails to start', () => {
     try {
       // Stands in for a Chrome that cannot start (a missing library, no display): it says why and exits.
       const fake = path.join(dir, 'chrome');
-      writeFileSync(fake, `#!/bin/sh\nprintf '%s\\n' "$@" > '${dir}/args'\necho 'chrome: error while loading shared libraries: libnss3.so' >&2\nexit 127\n`, { mode: 0o755 });
+      writeFileSync(
+        fake,
+        `#!/bin/sh\nprintf '%s\\n' "$@" > '${dir}/args'\necho 'chrome: error while loading shared libraries: libnss3.so' >&2\nexit 127\n`,
+        { mode: 0o755 },
+      );
       const sdk = new Sdk(sdkOptions({ localBrowserLaunchOptions: { executablePath: fake } }));
       const started = Date.now();
       const error = await sdk.init().catch((e: unknown) => e);
@@ -167,7 +182,10 @@ describe('a browser that fails to start', () => {
       expect(error).toBeInstanceOf(BrowserLaunchError);
       expect((error as Error).message).toMatch(/exited during start-up \(exit code 127\)/);
       expect((error as Error).message).toContain('libnss3.so');
-      const profile = readFileSync(path.join(dir, 'args'), 'utf8').split('\n').find((arg) => arg.startsWith('--user-data-dir='))!.slice('--user-data-dir='.length);
+      const profile = readFileSync(path.join(dir, 'args'), 'utf8')
+        .split('\n')
+        .find((arg) => arg.startsWith('--user-data-dir='))!
+        .slice('--user-data-dir='.length);
       expect(profile.startsWith(path.join(os.tmpdir(), 'tendril-profile-'))).toBe(true);
       expect(existsSync(profile)).toBe(false);
     } finally {
@@ -179,7 +197,9 @@ describe('a browser that fails to start', () => {
     // and been reaped by then was reported as exit code 0 (a few starts in a hundred).
     const statuses = new Set<number | null>();
     for (let attempt = 0; attempt < 200; attempt++) {
-      statuses.add(spawnSync('/bin/sh', ['-c', WRAPPER, 'tendril-chrome', '/bin/false'], { stdio: ['ignore', 'pipe', 'pipe', 'pipe', 'pipe'] }).status);
+      statuses.add(
+        spawnSync('/bin/sh', ['-c', WRAPPER, 'tendril-chrome', '/bin/false'], { stdio: ['ignore', 'pipe', 'pipe', 'pipe', 'pipe'] }).status,
+      );
     }
     expect([...statuses]).toEqual([1]);
   });

@@ -99,10 +99,26 @@ describe('shortenOptionLists (the page text act() and observe() send)', () => {
   it('keeps the first options, the selected one and the ones named as whole words, counting the rest', () => {
     const { text, cut } = shortenOptionLists(page(list(200)), 'Choose OPTION 77, not the other');
     expect(cut).toBe(true);
-    const options = text.split('\n').filter((line) => line.includes('option:')).map((line) => line.trim().replace(/^\[\d+\] option: /, ''));
+    const options = text
+      .split('\n')
+      .filter((line) => line.includes('option:'))
+      .map((line) => line.trim().replace(/^\[\d+\] option: /, ''));
     // "Option 7" sits inside "option 77" but is not named by it: it is kept only as one of the first eight.
-    expect(options).toEqual(['Option 1', 'Option 2', 'Option 3', 'Option 4', 'Option 5', 'Option 6', 'Option 7', 'Option 8', 'Option 61 [selected]', 'Option 77']);
-    expect(text).toContain('  … 52 more options\n  [70] option: Option 61 [selected]\n  … 15 more options\n  [86] option: Option 77\n  … 123 more options\n [9999] button: Go');
+    expect(options).toEqual([
+      'Option 1',
+      'Option 2',
+      'Option 3',
+      'Option 4',
+      'Option 5',
+      'Option 6',
+      'Option 7',
+      'Option 8',
+      'Option 61 [selected]',
+      'Option 77',
+    ]);
+    expect(text).toContain(
+      '  … 52 more options\n  [70] option: Option 61 [selected]\n  … 15 more options\n  [86] option: Option 77\n  … 123 more options\n [9999] button: Go',
+    );
   });
 
   it('keeps options holding a quoted part of the instruction, at most ten per list, in frames too', () => {

@@ -54,13 +54,18 @@ const isLoop = (request: FakeRequest) => request.tools.includes('ariaTree');
 const isVerdict = (request: FakeRequest) => request.tools.length === 1 && request.tools[0] === 'done';
 const loopRequests = () => fake.requests.filter(isLoop);
 const call = (name: string, input: unknown = {}): FakeReply => ({ toolCalls: [{ name, input }] });
-const verdict = (reasoning: string, taskComplete: boolean, output?: unknown): FakeReply => call('done', { reasoning, taskComplete, ...(output ? { output } : {}) });
+const verdict = (reasoning: string, taskComplete: boolean, output?: unknown): FakeReply =>
+  call('done', { reasoning, taskComplete, ...(output ? { output } : {}) });
 
 /**
  * The agent's model: `steps` answer the loop's requests in order, `inner` the act/observe/extract
  * requests its tools make, `done` the closing verdict.
  */
-function script(steps: Array<FakeReply | ((request: FakeRequest) => FakeReply)>, inner: (request: FakeRequest) => FakeReply, done: FakeReply): void {
+function script(
+  steps: Array<FakeReply | ((request: FakeRequest) => FakeReply)>,
+  inner: (request: FakeRequest) => FakeReply,
+  done: FakeReply,
+): void {
   let step = 0;
   fake.script((request) => {
     if (isVerdict(request)) return done;
@@ -73,7 +78,14 @@ function script(steps: Array<FakeReply | ((request: FakeRequest) => FakeReply)>,
 beforeAll(async () => {
   [servers, fake] = await Promise.all([startFixtureServers(), startFakeModel()]);
   // experimental: Stagehand lets callbacks, signals, messages, tools, streaming and output through only with it.
-  stagehand = new Stagehand({ env: 'LOCAL', verbose: 0, disablePino: true, experimental: true, model: model(), localBrowserLaunchOptions: { headless: true, executablePath: CHROME, args: TEST_ARGS } });
+  stagehand = new Stagehand({
+    env: 'LOCAL',
+    verbose: 0,
+    disablePino: true,
+    experimental: true,
+    model: model(),
+    localBrowserLaunchOptions: { headless: true, executablePath: CHROME, args: TEST_ARGS },
+  });
   await stagehand.init();
 });
 afterAll(async () => {
@@ -126,14 +138,18 @@ describe('stagehand.agent() in the DOM mode', () => {
     expect(first!.system).toContain('Be brief.');
     expect(second!.toolResults[0]!.output).toContain('button: Join now');
     // The agent's own requests carry the placeholder, never the value (act's page text shows the filled field, as the page does).
-    expect(JSON.stringify(fake.requests.filter((request) => isLoop(request) || isVerdict(request)).map((request) => request.body))).not.toContain('ada@example.org');
+    expect(
+      JSON.stringify(fake.requests.filter((request) => isLoop(request) || isVerdict(request)).map((request) => request.body)),
+    ).not.toContain('ada@example.org');
     expect(JSON.stringify(second!.body.tools)).toContain('"items":{"type":"object"');
     expect(result.messages!.length).toBeGreaterThan(4);
 
     // The loop's tokens are the agent's; its tools' requests count as observe and act, and history has those calls.
     const after = await stagehand.metrics;
     expect(after.agentPromptTokens).toBeGreaterThan(before.agentPromptTokens);
-    expect(after.totalPromptTokens).toBe(after.actPromptTokens + after.extractPromptTokens + after.observePromptTokens + after.agentPromptTokens);
+    expect(after.totalPromptTokens).toBe(
+      after.actPromptTokens + after.extractPromptTokens + after.observePromptTokens + after.agentPromptTokens,
+    );
     expect(stagehand.metrics.total.promptTokens).toBe(after.totalPromptTokens);
     expect(after.observePromptTokens).toBeGreaterThan(before.observePromptTokens);
     expect(result.usage!.input_tokens).toBe(after.agentPromptTokens - before.agentPromptTokens);
@@ -145,17 +161,45 @@ describe('stagehand.agent() in the DOM mode', () => {
   it('reads with extract, with its own model for the loop and the tools, and returns the requested output', async () => {
     script(
       [
-        call('extract', { instruction: 'the plans and their prices', schema: { type: 'object', properties: { plans: { type: 'array', items: { type: 'object', properties: { name: { type: 'string' }, price: { type: 'number' } } } } } } }),
+        call('extract', {
+          instruction: 'the plans and their prices',
+          schema: {
+            type: 'object',
+            properties: {
+              plans: { type: 'array', items: { type: 'object', properties: { name: { type: 'string' }, price: { type: 'number' } } } },
+            },
+          },
+        }),
         { text: 'Basic is the cheapest.' },
       ],
-      () => ({ json: { plans: [{ name: 'Basic plan', price: 5 }, { name: 'Gold plan', price: 12 }] } }),
+      () => ({
+        json: {
+          plans: [
+            { name: 'Basic plan', price: 5 },
+            { name: 'Gold plan', price: 12 },
+          ],
+        },
+      }),
       verdict('Read both plans.', true, { cheapest: 'Basic plan', price: 5 }),
     );
     const agent = stagehand.agent({ model: model('openai/agent-model') });
-    const result = await agent.execute({ instruction: 'Which plan is cheapest?', output: z.object({ cheapest: z.string(), price: z.number() }) });
+    const result = await agent.execute({
+      instruction: 'Which plan is cheapest?',
+      output: z.object({ cheapest: z.string(), price: z.number() }),
+    });
 
     expect(result).toMatchObject({ success: true, completed: true, output: { cheapest: 'Basic plan', price: 5 } });
-    expect(result.actions[0]).toMatchObject({ type: 'extract', instruction: 'the plans and their prices', success: true, result: { plans: [{ name: 'Basic plan', price: 5 }, { name: 'Gold plan', price: 12 }] } });
+    expect(result.actions[0]).toMatchObject({
+      type: 'extract',
+      instruction: 'the plans and their prices',
+      success: true,
+      result: {
+        plans: [
+          { name: 'Basic plan', price: 5 },
+          { name: 'Gold plan', price: 12 },
+        ],
+      },
+    });
     const extractRequest = fake.requests.find((request) => !isLoop(request) && !isVerdict(request))!;
     expect(extractRequest.user).toContain('Gold plan: 12 EUR');
     expect(loopRequests()[1]!.toolResults[0]!.output).toContain('Gold plan');
@@ -173,20 +217,32 @@ describe('stagehand.agent() in the DOM mode', () => {
   });
 
   it('stops at maxSteps: completed is false however the verdict reads', async () => {
-    script([call('think', { reasoning: 'first' }), call('think', { reasoning: 'second' }), call('think', { reasoning: 'third' })], () => ({ status: 500 }), verdict('Looks done to me.', true));
+    script(
+      [call('think', { reasoning: 'first' }), call('think', { reasoning: 'second' }), call('think', { reasoning: 'third' })],
+      () => ({ status: 500 }),
+      verdict('Looks done to me.', true),
+    );
     const result = await stagehand.agent().execute({ instruction: 'Think forever', maxSteps: 2 });
     expect(loopRequests()).toHaveLength(2);
     expect(result.completed).toBe(false);
     expect(result.success).toBe(false);
     expect(result.message).toMatch(/^Agent stopped: reached maximum steps \(2\)/);
-    expect(result.actions.filter((action) => action.type === 'think').map((action) => action.reasoning ?? action.message)).toEqual(['first', 'second']);
+    expect(result.actions.filter((action) => action.type === 'think').map((action) => action.reasoning ?? action.message)).toEqual([
+      'first',
+      'second',
+    ]);
   });
 
   it('runs the tool calls of one step one after the other, in order', async () => {
     script(
       [
         call('keys', { method: 'press', value: 'Tab' }),
-        { toolCalls: [{ name: 'keys', input: { method: 'type', value: 'abc' } }, { name: 'keys', input: { method: 'type', value: 'xyz' } }] },
+        {
+          toolCalls: [
+            { name: 'keys', input: { method: 'type', value: 'abc' } },
+            { name: 'keys', input: { method: 'type', value: 'xyz' } },
+          ],
+        },
         { text: 'Typed.' },
       ],
       () => ({ status: 500 }),
@@ -197,7 +253,7 @@ describe('stagehand.agent() in the DOM mode', () => {
     expect(result.actions.filter((action) => action.type === 'keys').map((action) => action.value)).toEqual(['Tab', 'abc', 'xyz']);
   });
 
-  it('gives a tool\'s error back to the model, which goes on', async () => {
+  it("gives a tool's error back to the model, which goes on", async () => {
     script(
       [
         call('act', { action: 'click the Leave button' }),
@@ -246,7 +302,11 @@ describe('stagehand.agent() in the DOM mode', () => {
     script([call('stall')], () => ({ status: 500 }), verdict('never', true));
     let started!: () => void;
     const stalled = new Promise<void>((resolve) => (started = resolve));
-    const stall = { description: 'Never ends.', inputSchema: (await import('ai')).jsonSchema({ type: 'object', properties: {} }), execute: () => (started(), new Promise(() => {})) };
+    const stall = {
+      description: 'Never ends.',
+      inputSchema: (await import('ai')).jsonSchema({ type: 'object', properties: {} }),
+      execute: () => (started(), new Promise(() => {})),
+    };
     const during = new AbortController();
     const waiting = stagehand.agent({ tools: { stall } }).execute({ instruction: 'Stall', signal: during.signal });
     await stalled;
@@ -261,12 +321,18 @@ describe('stagehand.agent() in the DOM mode', () => {
 
     const { pageText } = await stagehand.extract();
     expect(pageText).toContain('button: Join now');
-    fake.script((request) => ({ json: { elementId: idOf(request, 'button', 'Join now'), method: 'click', arguments: [], description: 'click' } }));
+    fake.script((request) => ({
+      json: { elementId: idOf(request, 'button', 'Join now'), method: 'click', arguments: [], description: 'click' },
+    }));
     expect((await stagehand.act('click Join now')).success).toBe(true);
   });
 
   it('streams with stream: true: the text as it comes, the chunks to onChunk, then the result; an abort rejects the result', async () => {
-    script([call('think', { reasoning: 'say hello' }), { text: 'Hello from the stream.' }], () => ({ status: 500 }), verdict('Said hello.', true));
+    script(
+      [call('think', { reasoning: 'say hello' }), { text: 'Hello from the stream.' }],
+      () => ({ status: 500 }),
+      verdict('Said hello.', true),
+    );
     const kinds: string[] = [];
     const stepTools: string[][] = [];
     let finished = 0;
@@ -359,7 +425,9 @@ describe('stagehand.agent() in the DOM mode', () => {
 
     expect(await status()).toBe('Welcome, Grace (grace@example.org)');
     // The hybrid mode draws the pointer, where it clicked last.
-    await expect.poll(() => page().evaluate(() => document.getElementById('__tendrilCursor')?.style.transform)).toBe(`translate(${join![0]}px, ${join![1]}px)`);
+    await expect
+      .poll(() => page().evaluate(() => document.getElementById('__tendrilCursor')?.style.transform))
+      .toBe(`translate(${join![0]}px, ${join![1]}px)`);
     expect(result).toMatchObject({ success: true, message: 'Joined as Grace.' });
     expect(result.actions.map((action) => action.type)).toEqual(['screenshot', 'type', 'fillFormVision', 'click', 'done']);
     expect(result.actions[3]).toMatchObject({ success: true, describe: 'Join now button', coordinates: join });
@@ -375,23 +443,40 @@ describe('stagehand.agent() in the DOM mode', () => {
     expect(JSON.stringify(loop.map((request) => request.body))).not.toContain('grace@example.org');
   });
 
-  it('scales a Google model\'s 0-1000 grid to the window in the hybrid mode', async () => {
+  it("scales a Google model's 0-1000 grid to the window in the hybrid mode", async () => {
     const size = await page().evaluate(() => [window.innerWidth, window.innerHeight]);
     const box = await page().evaluate(() => {
       const rect = document.querySelector('button')!.getBoundingClientRect();
       return [rect.x + rect.width / 2, rect.y + rect.height / 2];
     });
     const grid = [Math.round((box[0]! / size[0]!) * 1000), Math.round((box[1]! / size[1]!) * 1000)];
-    script([call('click', { describe: 'Join now button', coordinates: grid }), { text: 'Clicked.' }], () => ({ status: 500 }), verdict('Clicked Join now.', true));
+    script(
+      [call('click', { describe: 'Join now button', coordinates: grid }), { text: 'Clicked.' }],
+      () => ({ status: 500 }),
+      verdict('Clicked Join now.', true),
+    );
     // A Google model, as far as the agent can tell, whose requests still go to the fake model.
-    const google = { modelName: 'google/gemini-3-fake', [MODEL_OBJECT]: createOpenAI({ baseURL: fake.url, apiKey: 'sk-agent-test' }).responses('gemini-3-fake') };
+    const google = {
+      modelName: 'google/gemini-3-fake',
+      [MODEL_OBJECT]: createOpenAI({ baseURL: fake.url, apiKey: 'sk-agent-test' }).responses('gemini-3-fake'),
+    };
     const result = await stagehand.agent({ model: google as never }).execute('Press Join now');
-    expect(result.actions[0]).toMatchObject({ type: 'click', success: true, coordinates: [Math.floor((grid[0]! / 1000) * size[0]!), Math.floor((grid[1]! / 1000) * size[1]!)] });
+    expect(result.actions[0]).toMatchObject({
+      type: 'click',
+      success: true,
+      coordinates: [Math.floor((grid[0]! / 1000) * size[0]!), Math.floor((grid[1]! / 1000) * size[1]!)],
+    });
     expect(await status()).toBe('Welcome,  ()');
   });
 
   it('taps instead of clicking in the hybrid mode when useTouch is set, as Stagehand does', async () => {
-    const touch = new Stagehand({ verbose: 0, disablePino: true, useTouch: true, model: model(), localBrowserLaunchOptions: { headless: true, executablePath: CHROME, args: TEST_ARGS, hasTouch: true } });
+    const touch = new Stagehand({
+      verbose: 0,
+      disablePino: true,
+      useTouch: true,
+      model: model(),
+      localBrowserLaunchOptions: { headless: true, executablePath: CHROME, args: TEST_ARGS, hasTouch: true },
+    });
     try {
       await touch.init();
       const tab = touch.context.pages()[0]!;
@@ -400,10 +485,17 @@ describe('stagehand.agent() in the DOM mode', () => {
         const box = document.querySelector('button')!.getBoundingClientRect();
         return [Math.round(box.x + box.width / 2), Math.round(box.y + box.height / 2)];
       });
-      script([call('click', { describe: 'Join now button', coordinates: join }), { text: 'Tapped.' }], () => ({ status: 500 }), verdict('Tapped Join now.', true));
+      script(
+        [call('click', { describe: 'Join now button', coordinates: join }), { text: 'Tapped.' }],
+        () => ({ status: 500 }),
+        verdict('Tapped Join now.', true),
+      );
       const result = await touch.agent({ mode: 'hybrid' }).execute('Press Join now');
       expect(result.success).toBe(true);
-      expect(await tab.evaluate(() => [document.body.dataset.touched, document.getElementById('done')!.textContent])).toEqual(['yes', 'Welcome,  ()']);
+      expect(await tab.evaluate(() => [document.body.dataset.touched, document.getElementById('done')!.textContent])).toEqual([
+        'yes',
+        'Welcome,  ()',
+      ]);
     } finally {
       await touch.close();
     }
@@ -411,7 +503,13 @@ describe('stagehand.agent() in the DOM mode', () => {
 
   it('with cacheDir, keeps a run that succeeded and replays it on the same page with no model request', async () => {
     const folder = mkdtempSync(path.join(os.tmpdir(), 'tendril-agent-cache-'));
-    const cached = new Stagehand({ verbose: 0, disablePino: true, cacheDir: folder, model: model(), localBrowserLaunchOptions: { headless: true, executablePath: CHROME, args: TEST_ARGS } });
+    const cached = new Stagehand({
+      verbose: 0,
+      disablePino: true,
+      cacheDir: folder,
+      model: model(),
+      localBrowserLaunchOptions: { headless: true, executablePath: CHROME, args: TEST_ARGS },
+    });
     try {
       await cached.init();
       const tab = cached.context.pages()[0]!;
@@ -457,7 +555,13 @@ describe('stagehand.agent() in the DOM mode', () => {
     try {
       const pwPage = await browser.contexts()[0]!.newPage();
       await pwPage.goto(servers.b.url('agent-form.html'));
-      script([call('act', { action: 'click the Join now button' }), { text: 'Clicked.' }], (request) => ({ json: { elementId: idOf(request, 'button', 'Join now'), method: 'click', arguments: [], description: 'click Join now' } }), verdict('Clicked.', true));
+      script(
+        [call('act', { action: 'click the Join now button' }), { text: 'Clicked.' }],
+        (request) => ({
+          json: { elementId: idOf(request, 'button', 'Join now'), method: 'click', arguments: [], description: 'click Join now' },
+        }),
+        verdict('Clicked.', true),
+      );
       const result = await stagehand.agent().execute({ instruction: 'Press Join now', page: pwPage });
       expect(result.success).toBe(true);
       expect(await pwPage.textContent('#done')).toBe('Welcome,  ()');
@@ -483,19 +587,28 @@ describe('stagehand.agent() in the DOM mode', () => {
     await expect(agent.execute({ instruction: 'x', excludeTools: ['teleport'] })).rejects.toThrow(/teleport.*ariaTree/);
     await expect(agent.execute({ instruction: 'x', useSearch: true })).rejects.toThrow(InvalidOptionError);
     await expect(agent.execute({ instruction: 'x', page: { url: () => 'about:blank' } })).rejects.toThrow(/Playwright or Puppeteer page/);
-    await expect(agent.execute({ instruction: 'x', callbacks: { onChunk: (() => {}) as never } })).rejects.toBeInstanceOf(StreamingCallbacksInNonStreamingModeError);
-    await expect(agent.execute({ instruction: 'x', callbacks: { onSafetyConfirmation: async () => ({ acknowledged: true }) } })).rejects.toThrow(StagehandInvalidArgumentError);
+    await expect(agent.execute({ instruction: 'x', callbacks: { onChunk: (() => {}) as never } })).rejects.toBeInstanceOf(
+      StreamingCallbacksInNonStreamingModeError,
+    );
+    await expect(
+      agent.execute({ instruction: 'x', callbacks: { onSafetyConfirmation: async () => ({ acknowledged: true }) } }),
+    ).rejects.toThrow(StagehandInvalidArgumentError);
     await expect(agent.execute({ instruction: 'x', callbacks: { onEvidence: () => {} } })).rejects.toThrow(/onEvidence.*onStepFinish/);
     await expect(stagehand.agent({ model: { modelName: 'nobody/model' } }).execute('x')).rejects.toThrow(/Unknown model provider "nobody"/);
     expect(fake.requests).toHaveLength(0);
   });
 
-  it('keeps Stagehand\'s gate: experimental features without experimental: true, and what the cua mode cannot take', async () => {
+  it("keeps Stagehand's gate: experimental features without experimental: true, and what the cua mode cannot take", async () => {
     // The gate comes before the browser: this instance is never started.
     const plain = new Stagehand({ verbose: 0, disablePino: true, model: model() });
     const features = await plain
       .agent()
-      .execute({ instruction: 'x', callbacks: { onStepFinish: () => {} }, signal: new AbortController().signal, messages: [{ role: 'user', content: 'earlier' }] })
+      .execute({
+        instruction: 'x',
+        callbacks: { onStepFinish: () => {} },
+        signal: new AbortController().signal,
+        messages: [{ role: 'user', content: 'earlier' }],
+      })
       .catch((error: unknown) => error);
     expect(features).toBeInstanceOf(ExperimentalNotConfiguredError);
     expect((features as Error).message).toMatch(/callbacks, abort signal, message continuation/);
@@ -506,7 +619,9 @@ describe('stagehand.agent() in the DOM mode', () => {
     expect(() => plain.agent({ cua: true, stream: true })).toThrow(/streaming is not supported with CUA/);
     expect(() => plain.agent({ cua: true, integrations: ['https://mcp.example/sse'] })).toThrow(ExperimentalNotConfiguredError);
     const cua = stagehand.agent({ cua: true });
-    await expect(cua.execute({ instruction: 'x', signal: new AbortController().signal, messages: [] })).rejects.toThrow(/abort signal, message continuation are not supported with CUA/);
+    await expect(cua.execute({ instruction: 'x', signal: new AbortController().signal, messages: [] })).rejects.toThrow(
+      /abort signal, message continuation are not supported with CUA/,
+    );
     await plain.close();
     expect(fake.requests).toHaveLength(0);
   });

@@ -72,10 +72,15 @@ describe('a screenshot mask in the top layer', () => {
   const MAGENTA = [255, 0, 255];
   // A point in each masked element: in a scrolled modal dialog, in a closed shadow root inside it,
   // in a popover, and in an out-of-process frame's own modal dialog.
-  const points: Array<[number, number]> = [[100, 65], [100, 105], [550, 60], [70, 340]];
+  const points: Array<[number, number]> = [
+    [100, 65],
+    [100, 105],
+    [550, 60],
+    [70, 340],
+  ];
   const masks = ['#in-dialog', '#in-shadow', '#in-popover', '#framed >> #in-frame-dialog'];
 
-  it('covers elements of a modal dialog (scrolled, and in its shadow roots), a popover and a frame\'s dialog, and leaves nothing behind', async () => {
+  it("covers elements of a modal dialog (scrolled, and in its shadow roots), a popover and a frame's dialog, and leaves nothing behind", async () => {
     const page = stagehand.context.pages()[0]!;
     await page.goto(servers.a.url('/sh3-compat-dialog.html'));
     await page.waitForSelector('#framed >> #in-frame-dialog', { timeout: 10_000 });
@@ -131,7 +136,9 @@ describe("goto()'s response, as Stagehand's Response", () => {
     const other = await stagehand.context.newPage();
     const closing = (await other.goto(servers.a.url('/sh3-compat.json')))!;
     await other.close();
-    expect(await closing.finished()).toEqual(expect.objectContaining({ message: expect.stringMatching(/closed before finished\(\) was asked/) }));
+    expect(await closing.finished()).toEqual(
+      expect.objectContaining({ message: expect.stringMatching(/closed before finished\(\) was asked/) }),
+    );
     for (const gone of [json, closing]) {
       const error = await gone.body().catch((caught: unknown) => caught);
       expect(error).toBeInstanceOf(ResponseBodyError);
@@ -156,7 +163,13 @@ describe('init()', () => {
         ['attach', { cdpUrl: chrome.wsUrl }],
       ] as const) {
         const lines: StagehandLogLine[] = [];
-        const own = new Stagehand({ env: 'LOCAL', verbose: 1, disablePino: true, logger: (line) => lines.push(line), localBrowserLaunchOptions: launch });
+        const own = new Stagehand({
+          env: 'LOCAL',
+          verbose: 1,
+          disablePino: true,
+          logger: (line) => lines.push(line),
+          localBrowserLaunchOptions: launch,
+        });
         try {
           await own.init();
         } finally {

@@ -121,7 +121,13 @@ describe('a context without pages', () => {
       expect(context.activePage()).toBe(again);
       const pid = sdk.browserProcessId()!;
       await context.close();
-      expect(again.isClosed() || (await again.title().then(() => false, () => true))).toBe(true);
+      expect(
+        again.isClosed() ||
+          (await again.title().then(
+            () => false,
+            () => true,
+          )),
+      ).toBe(true);
       expect(processAlive(pid)).toBe(false);
     } finally {
       await sdk.close();

@@ -125,7 +125,10 @@ describe('cookies', () => {
       ['a=1', /pass an array of cookies/],
     ];
     for (const [cookies, message] of cases) {
-      const error = await context.addCookies(cookies as CookieParam[]).then(() => undefined, (caught: unknown) => caught);
+      const error = await context.addCookies(cookies as CookieParam[]).then(
+        () => undefined,
+        (caught: unknown) => caught,
+      );
       expect(error, JSON.stringify(cookies)).toBeInstanceOf(CookieValidationError);
       expect(error).toBeInstanceOf(InvalidOptionError);
       expect((error as Error).message).toMatch(message);
@@ -139,7 +142,10 @@ describe('cookies', () => {
         { name: 'good', value: '1', url },
         { name: 'bad;name', value: '1', url },
       ])
-      .then(() => undefined, (caught: unknown) => caught);
+      .then(
+        () => undefined,
+        (caught: unknown) => caught,
+      );
     expect(refused).toBeInstanceOf(CookieSetError);
     expect((refused as Error).message).toMatch(/the browser refused the cookies \["good", "bad;name"\]/);
     expect(await context.cookies()).toEqual([]);

@@ -11,7 +11,13 @@ const fixture = useBrowser();
 
 function oopFrame(page: Page): Frame {
   const frame = page.frames().find((each) => each.url().includes('/context-oop.html'));
-  if (!frame) throw new Error(`no out-of-process frame: ${page.frames().map((each) => each.url()).join(', ')}`);
+  if (!frame)
+    throw new Error(
+      `no out-of-process frame: ${page
+        .frames()
+        .map((each) => each.url())
+        .join(', ')}`,
+    );
   return frame;
 }
 
@@ -82,12 +88,18 @@ describe('setDomainPolicy', () => {
       [undefined, /pass \{ allowedDomains\?, blockedDomains\? \}.*or null to lift the policy/],
       ['example.org', /pass \{ allowedDomains\?/],
       [{ allowedDomains: 'example.org' }, /allowedDomains must be an array/],
-      [{ allowedDomains: ['https://example.org/'] }, /setDomainPolicy: allowedDomains has "https:\/\/example\.org\/", which is not a host pattern/],
+      [
+        { allowedDomains: ['https://example.org/'] },
+        /setDomainPolicy: allowedDomains has "https:\/\/example\.org\/", which is not a host pattern/,
+      ],
       [{ blockedDomains: ['x.org'], allow: ['y.org'] }, /takes `allowedDomains` and `blockedDomains`, not `allow`/],
       [{ allow: [] }, /domainPolicy\.allow is empty/],
     ];
     for (const [policy, message] of cases) {
-      const error = await context.setDomainPolicy(policy as never).then(() => undefined, (caught: unknown) => caught);
+      const error = await context.setDomainPolicy(policy as never).then(
+        () => undefined,
+        (caught: unknown) => caught,
+      );
       expect(error, JSON.stringify(policy)).toBeInstanceOf(InvalidOptionError);
       expect((error as Error).message).toMatch(message);
     }

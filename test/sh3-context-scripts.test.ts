@@ -20,10 +20,22 @@ const fixture = useBrowser();
 function framesOf(page: Page): Record<'top' | 'same' | 'oop' | 'oopChild' | 'nested', Frame> {
   const find = (part: string) => {
     const found = page.frames().find((frame) => frame.url().includes(part));
-    if (!found) throw new Error(`no frame with ${part}: ${page.frames().map((frame) => frame.url()).join(', ')}`);
+    if (!found)
+      throw new Error(
+        `no frame with ${part}: ${page
+          .frames()
+          .map((frame) => frame.url())
+          .join(', ')}`,
+      );
     return found;
   };
-  return { top: page.mainFrame(), same: find('in=same'), oop: find('/context-oop.html'), oopChild: find('in=oop'), nested: find('in=nested') };
+  return {
+    top: page.mainFrame(),
+    same: find('in=same'),
+    oop: find('/context-oop.html'),
+    oopChild: find('in=oop'),
+    nested: find('in=nested'),
+  };
 }
 
 /** The headers the fixture server saw for the frame's document (an /echo-headers page). */

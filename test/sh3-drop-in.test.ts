@@ -32,7 +32,7 @@ afterAll(async () => {
 });
 
 describe('goto() to a host the network cannot reach', () => {
-  it('resolves null on Chrome\'s error page through the Stagehand entry, and the page goes on working', async () => {
+  it("resolves null on Chrome's error page through the Stagehand entry, and the page goes on working", async () => {
     const page = stagehand.context.pages()[0]!;
     for (const url of ['http://nowhere.invalid/', `http://127.0.0.1:${closedPort}/`]) {
       expect(await page.goto(url)).toBeNull();
@@ -59,7 +59,9 @@ describe('the DevTools sessions Stagehand 3 exposes', () => {
     const version = (await conn.send('Browser.getVersion')) as { product: string };
     expect(version.product).toMatch(/Chrom/);
     const page = stagehand.context.pages()[0] as StagehandPage;
-    const title = (await conn.send('Runtime.evaluate', { expression: 'document.title', returnByValue: true }, page.mainSession.id)) as { result: { value: string } };
+    const title = (await conn.send('Runtime.evaluate', { expression: 'document.title', returnByValue: true }, page.mainSession.id)) as {
+      result: { value: string };
+    };
     expect(title.result.value).toBe(await page.title());
     const created: string[] = [];
     const onCreated = (params: unknown) => created.push((params as { targetInfo: { targetId: string } }).targetInfo.targetId);
@@ -75,7 +77,7 @@ describe('the DevTools sessions Stagehand 3 exposes', () => {
     await expect(conn.send('Browser.getVersion', {}, 'no-such-session')).rejects.toThrow(/no session of this browser/);
   });
 
-  it('page.mainSession is the page\'s session: send, on, off', async () => {
+  it("page.mainSession is the page's session: send, on, off", async () => {
     const page = stagehand.context.pages()[0] as StagehandPage;
     await page.goto(servers.a.url('/act-plain.html'));
     const { result } = await page.mainSession.send('Runtime.evaluate', { expression: '6 * 7', returnByValue: true });
@@ -92,14 +94,18 @@ describe('the DevTools sessions Stagehand 3 exposes', () => {
     expect('conn' in sdk.context).toBe(false);
   });
 
-  it("an isolated context made from a Stagehand has them too: it is a StagehandContext, whose pages are StagehandPages", async () => {
+  it('an isolated context made from a Stagehand has them too: it is a StagehandContext, whose pages are StagehandPages', async () => {
     const isolated = await stagehand.newContext();
     try {
       const page = await isolated.newPage(servers.a.url('/act-plain.html'));
       await page.waitForLoadState('load');
       expect(isolated.constructor).toBe(stagehand.context.constructor);
       expect(page.constructor).toBe(stagehand.context.pages()[0]!.constructor);
-      const { result } = (await isolated.conn.send('Runtime.evaluate', { expression: 'location.pathname', returnByValue: true }, page.mainSession.id)) as { result: { value: string } };
+      const { result } = (await isolated.conn.send(
+        'Runtime.evaluate',
+        { expression: 'location.pathname', returnByValue: true },
+        page.mainSession.id,
+      )) as { result: { value: string } };
       expect(result.value).toBe('/act-plain.html');
       // Made from an Sdk: Tendril's own.
       const plain = await sdk.newContext();
@@ -112,10 +118,14 @@ describe('the DevTools sessions Stagehand 3 exposes', () => {
 });
 
 describe('frameLocator() whose frame is not there', () => {
-  it('fails in Stagehand 3.7.3\'s words, as its StagehandElementNotFoundError', async () => {
+  it("fails in Stagehand 3.7.3's words, as its StagehandElementNotFoundError", async () => {
     const page = stagehand.context.pages()[0]!;
     await page.goto(servers.a.url('/act-plain.html'));
-    const error = await page.frameLocator('iframe#nope').locator('p').click({ timeout: 2000 } as never).catch((caught: unknown) => caught);
+    const error = await page
+      .frameLocator('iframe#nope')
+      .locator('p')
+      .click({ timeout: 2000 } as never)
+      .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(StagehandElementNotFoundError);
     expect((error as Error).message).toBe('Could not find an element for the given xPath(s): iframe#nope');
   });

@@ -24,8 +24,8 @@ import { toSdkOptions } from '../src/stagehand/options.js';
 
 const quiet = { verbose: 0, disablePino: true } as const;
 
-describe('Stagehand\'s error classes', () => {
-  it('keep Stagehand\'s constructors and names, and stand for the Tendril errors of the same meaning only', () => {
+describe("Stagehand's error classes", () => {
+  it("keep Stagehand's constructors and names, and stand for the Tendril errors of the same meaning only", () => {
     const constructed = new StagehandElementNotFoundError(['//button[9]']);
     expect(constructed.name).toBe('StagehandElementNotFoundError');
     expect(constructed.message).toContain('//button[9]');
@@ -45,17 +45,33 @@ describe('Stagehand options Tendril cannot honour fail at once, naming the fix',
     ['logInferenceToFile', { logInferenceToFile: true }, /logger.*verbose: 2/],
     ['keepAlive for a launched Chrome', { keepAlive: true }, /cdpUrl/],
     ['acceptDownloads: false', { localBrowserLaunchOptions: { acceptDownloads: false } }, /Leave it out/],
-    ['a proxy password for a SOCKS proxy', { localBrowserLaunchOptions: { proxy: { server: 'socks5://p:1080', username: 'u', password: 'p' } } }, /http:\/\/ or https:\/\/ proxy/],
+    [
+      'a proxy password for a SOCKS proxy',
+      { localBrowserLaunchOptions: { proxy: { server: 'socks5://p:1080', username: 'u', password: 'p' } } },
+      /http:\/\/ or https:\/\/ proxy/,
+    ],
     ['a bad locale', { localBrowserLaunchOptions: { locale: 'not a locale!' } }, /"en-US"/],
     ['a bad deviceScaleFactor', { localBrowserLaunchOptions: { deviceScaleFactor: 0 } }, /deviceScaleFactor/],
     ['a bad port', { localBrowserLaunchOptions: { port: 70000 } }, /TCP port/],
     ['a custom LLMClient', { llmClient: new (class extends LLMClient {})('my-model') }, /Pass `model`/],
     ['model.middleware', { model: { modelName: 'openai/gpt-4.1-mini', middleware: {} } as never }, /wrapLanguageModel.*AISdkClient/],
     ['model.auth', { model: { modelName: 'google/gemini-2.5-flash', auth: {} } as never }, /apiKey/],
-    ['providerOptions.vertex', { model: { modelName: 'google/gemini-2.5-flash', providerOptions: { vertex: {} } } as never }, /AISdkClient/],
+    [
+      'providerOptions.vertex',
+      { model: { modelName: 'google/gemini-2.5-flash', providerOptions: { vertex: {} } } as never },
+      /AISdkClient/,
+    ],
     ['reasoningEffort on anthropic', { model: { modelName: 'anthropic/claude-sonnet-4-5', reasoningEffort: 'low' } }, /providerOptions/],
-    ['llmClient with HOSTED', { env: 'HOSTED', llmClient: new AISdkClient({ model: createOpenAI({ apiKey: 'x' }).chat('gpt-4.1-mini') }) }, /pass `model`/],
-    ['Browserbase session settings with HOSTED', { env: 'HOSTED', browserbaseSessionCreateParams: { proxies: true, browserSettings: { solveCaptchas: true } } }, /proxies, browserSettings\.solveCaptchas.*blockAds/],
+    [
+      'llmClient with HOSTED',
+      { env: 'HOSTED', llmClient: new AISdkClient({ model: createOpenAI({ apiKey: 'x' }).chat('gpt-4.1-mini') }) },
+      /pass `model`/,
+    ],
+    [
+      'Browserbase session settings with HOSTED',
+      { env: 'HOSTED', browserbaseSessionCreateParams: { proxies: true, browserSettings: { solveCaptchas: true } } },
+      /proxies, browserSettings\.solveCaptchas.*blockAds/,
+    ],
     ['browserbaseSessionID with HOSTED', { env: 'HOSTED', browserbaseSessionID: 'abc' }, /Leave it out/],
     ['waitForCaptchaSolves with HOSTED', { env: 'HOSTED', waitForCaptchaSolves: true }, /Leave it out/],
     ['disableAPI with HOSTED', { env: 'HOSTED', disableAPI: true }, /hosted server/],
@@ -78,15 +94,29 @@ describe('Stagehand options Tendril cannot honour fail at once, naming the fix',
     expect(() => new Stagehand({ ...quiet, ...options })).toThrow(StagehandInvalidArgumentError);
   });
 
-  it('maps what a Tendril hosted session can do, and Stagehand\'s download settings', () => {
+  it("maps what a Tendril hosted session can do, and Stagehand's download settings", () => {
     const hosted = toSdkOptions({
       env: 'HOSTED',
       keepAlive: true,
-      browserbaseSessionCreateParams: { projectId: 'p1', region: 'eu', timeout: 60_000, browserSettings: { blockAds: true, viewport: { width: 800, height: 600 } } },
+      browserbaseSessionCreateParams: {
+        projectId: 'p1',
+        region: 'eu',
+        timeout: 60_000,
+        browserSettings: { blockAds: true, viewport: { width: 800, height: 600 } },
+      },
     });
-    expect(hosted.hostedSessionCreateParams).toEqual({ projectId: 'p1', region: 'eu', keepAlive: true, timeout: 60_000, browserSettings: { blockAds: true, viewport: { width: 800, height: 600 } } });
+    expect(hosted.hostedSessionCreateParams).toEqual({
+      projectId: 'p1',
+      region: 'eu',
+      keepAlive: true,
+      timeout: 60_000,
+      browserSettings: { blockAds: true, viewport: { width: 800, height: 600 } },
+    });
     expect(hosted.model).toBe('openai/gpt-4.1-mini');
-    const local = toSdkOptions({ localBrowserLaunchOptions: { downloadsPath: '/tmp/sh3-downloads', cdpUrl: 'http://127.0.0.1:9' }, browserbaseSessionCreateParams: { proxies: true } });
+    const local = toSdkOptions({
+      localBrowserLaunchOptions: { downloadsPath: '/tmp/sh3-downloads', cdpUrl: 'http://127.0.0.1:9' },
+      browserbaseSessionCreateParams: { proxies: true },
+    });
     expect(local.downloadsPath).toBe('/tmp/sh3-downloads');
     expect(local.localBrowserLaunchOptions).toEqual({ cdpUrl: 'http://127.0.0.1:9' });
     expect(local.hostedSessionCreateParams).toBeUndefined();

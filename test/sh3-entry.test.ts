@@ -51,9 +51,11 @@ function idOf(request: FakeRequest, role: string, name: string): string {
   if (!match) throw new Error(`no ${role} "${name}" in the prompt:\n${request.user}`);
   return match[1]!;
 }
-const choose = (role: string, name: string, method: string, args: string[] = []) => (request: FakeRequest) => ({
-  json: { elementId: idOf(request, role, name), method, arguments: args, description: `${method} ${name}` },
-});
+const choose =
+  (role: string, name: string, method: string, args: string[] = []) =>
+  (request: FakeRequest) => ({
+    json: { elementId: idOf(request, role, name), method, arguments: args, description: `${method} ${name}` },
+  });
 
 async function freePort(): Promise<number> {
   const server = createNetServer();
@@ -93,11 +95,32 @@ describe('a Stagehand program with only the import swapped', () => {
       res.setHeader('content-type', 'text/html');
       res.end('<title>through the proxy</title><p>proxied</p>');
     });
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', path.join(work, 'key.pem'), '-out', path.join(work, 'cert.pem'), '-days', '1', '-subj', '/CN=localhost'], { stdio: 'ignore' });
-    tls = createHttpsServer({ key: readFileSync(path.join(work, 'key.pem')), cert: readFileSync(path.join(work, 'cert.pem')) }, (_req, res) => {
-      res.setHeader('content-type', 'text/html');
-      res.end('<title>self-signed</title><p>secret page</p>');
-    });
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-keyout',
+        path.join(work, 'key.pem'),
+        '-out',
+        path.join(work, 'cert.pem'),
+        '-days',
+        '1',
+        '-subj',
+        '/CN=localhost',
+      ],
+      { stdio: 'ignore' },
+    );
+    tls = createHttpsServer(
+      { key: readFileSync(path.join(work, 'key.pem')), cert: readFileSync(path.join(work, 'cert.pem')) },
+      (_req, res) => {
+        res.setHeader('content-type', 'text/html');
+        res.end('<title>self-signed</title><p>secret page</p>');
+      },
+    );
     [, tlsHost, port] = await Promise.all([listen(proxy), listen(tls), freePort()]);
     const proxyHost = `127.0.0.1:${(proxy.address() as AddressInfo).port}`;
     stagehand = new Stagehand({
@@ -148,7 +171,11 @@ describe('a Stagehand program with only the import swapped', () => {
     expect(acted.success).toBe(true);
     expect(await page.evaluate(() => document.getElementById('top-state')!.textContent)).toBe('top clicked 1');
 
-    fake.script((request) => ({ json: { elements: [{ elementId: idOf(request, 'button', 'Top button'), description: 'the top button', method: 'click', arguments: [] }] } }));
+    fake.script((request) => ({
+      json: {
+        elements: [{ elementId: idOf(request, 'button', 'Top button'), description: 'the top button', method: 'click', arguments: [] }],
+      },
+    }));
     const [action] = await stagehand.observe({ selector: '/html/body' });
     expect(action).toMatchObject({ description: 'the top button', method: 'click' });
     expect((await stagehand.act(action!)).success).toBe(true);
@@ -169,7 +196,7 @@ describe('a Stagehand program with only the import swapped', () => {
     expect(Object.isFrozen(history)).toBe(true);
   });
 
-  it('takes Stagehand\'s defaults and launch options: viewport 1288x711, locale, scale, port, proxy, TLS, switches', async () => {
+  it("takes Stagehand's defaults and launch options: viewport 1288x711, locale, scale, port, proxy, TLS, switches", async () => {
     const page = stagehand.context.pages()[0]!;
     await page.goto(servers.a.url('leaf.html'));
     expect(stagehand.configuredViewport).toEqual({ width: 1288, height: 711 });
@@ -189,27 +216,43 @@ describe('a Stagehand program with only the import swapped', () => {
 
   it('logs to the Stagehand logger with typed auxiliary values, and stagehand.logger(line) writes there too', async () => {
     lines.length = 0;
-    stagehand.logger({ category: 'program', message: 'hello from the program', level: 1, auxiliary: { count: { value: '3', type: 'integer' } } });
+    stagehand.logger({
+      category: 'program',
+      message: 'hello from the program',
+      level: 1,
+      auxiliary: { count: { value: '3', type: 'integer' } },
+    });
     stagehand.logger({ message: 'too detailed', level: 2 });
     stagehand.logger.info('program', 'through the Sdk method', { ok: true, n: 1.5 });
     expect(lines).toEqual([
-      expect.objectContaining({ category: 'program', message: 'hello from the program', level: 1, auxiliary: { count: { value: '3', type: 'integer' } } }),
-      expect.objectContaining({ category: 'program', message: 'through the Sdk method', auxiliary: { ok: { value: 'true', type: 'boolean' }, n: { value: '1.5', type: 'float' } } }),
+      expect.objectContaining({
+        category: 'program',
+        message: 'hello from the program',
+        level: 1,
+        auxiliary: { count: { value: '3', type: 'integer' } },
+      }),
+      expect.objectContaining({
+        category: 'program',
+        message: 'through the Sdk method',
+        auxiliary: { ok: { value: 'true', type: 'boolean' }, n: { value: '1.5', type: 'float' } },
+      }),
     ]);
     expect(stagehand.verbose).toBe(1);
     expect(stagehand.sessionId).toBe('sh3-entry-run');
   });
 
-  it('raises Stagehand\'s error classes from real failures, Tendril\'s classes still matching', async () => {
+  it("raises Stagehand's error classes from real failures, Tendril's classes still matching", async () => {
     const page = stagehand.context.pages()[0]!;
     await page.goto(servers.a.url('act.html'));
     const missing = await stagehand.extract({ selector: '#no-such-element' }).catch((error: unknown) => error);
     expect(missing).toBeInstanceOf(StagehandElementNotFoundError);
     expect(missing).toBeInstanceOf(ElementNotFoundError);
     expect(missing).toBeInstanceOf(StagehandError);
-    const thrown = await page.evaluate(() => {
-      throw new Error('boom in the page');
-    }).catch((error: unknown) => error);
+    const thrown = await page
+      .evaluate(() => {
+        throw new Error('boom in the page');
+      })
+      .catch((error: unknown) => error);
     expect(thrown).toBeInstanceOf(StagehandEvalError);
     expect(thrown).not.toBeInstanceOf(StagehandElementNotFoundError);
     const bad = await stagehand.extract({ timeout: -5 }).catch((error: unknown) => error);
@@ -226,7 +269,11 @@ describe('a Stagehand program with only the import swapped', () => {
     const act = await stagehand.act('click the top button', { timeout: 300 }).catch((error: unknown) => error);
     const extract = await stagehand.extract('the heading', { timeout: 300 }).catch((error: unknown) => error);
     const observe = await stagehand.observe('the buttons', { timeout: 300 }).catch((error: unknown) => error);
-    for (const [error, type] of [[act, ActTimeoutError], [extract, ExtractTimeoutError], [observe, ObserveTimeoutError]] as const) {
+    for (const [error, type] of [
+      [act, ActTimeoutError],
+      [extract, ExtractTimeoutError],
+      [observe, ObserveTimeoutError],
+    ] as const) {
       expect(error).toBeInstanceOf(type);
       expect(error).toBeInstanceOf(TimeoutError);
       expect((error as TimeoutError).timeoutMs).toBe(300);
@@ -234,7 +281,7 @@ describe('a Stagehand program with only the import swapped', () => {
     }
   });
 
-  it('refuses extract\'s ignoreSelectors and screenshot and Stagehand 2\'s call options, and agent()\'s screenshot modes', async () => {
+  it("refuses extract's ignoreSelectors and screenshot and Stagehand 2's call options, and agent()'s screenshot modes", async () => {
     await expect(stagehand.extract('x', { ignoreSelectors: ['#ads'] })).rejects.toThrow(/ignoreSelectors.*selector/);
     await expect(stagehand.extract({ screenshot: true })).rejects.toThrow(InvalidOptionError);
     await expect(stagehand.observe({ ignoreSelectors: ['#ads'] })).rejects.toThrow(InvalidOptionError);
@@ -293,11 +340,14 @@ describe('Stagehand options that change act(), observe() and the model requests'
     expect(await page.evaluate(() => document.getElementById('top-state')!.textContent)).toBe('top clicked 2');
   });
 
-  it('takes variables of any kind, actTimeoutMs as act()\'s default, and systemPrompt in every request', async () => {
+  it("takes variables of any kind, actTimeoutMs as act()'s default, and systemPrompt in every request", async () => {
     fake.script(choose('textbox', 'Note', 'fill', ['%quantity% pieces']));
     const stagehand = await open({ model: model(), systemPrompt: 'Answer in the customs of the shop.', actTimeoutMs: 400 });
     const page = stagehand.context.pages()[0]!;
-    expect((await stagehand.act('write %quantity% pieces into the note', { variables: { quantity: { value: 3, description: 'how many' } } })).success).toBe(true);
+    expect(
+      (await stagehand.act('write %quantity% pieces into the note', { variables: { quantity: { value: 3, description: 'how many' } } }))
+        .success,
+    ).toBe(true);
     expect(await page.evaluate(() => (document.getElementById('note') as HTMLInputElement).value)).toBe('3 pieces');
     expect(fake.requests[0]!.system).toContain('Answer in the customs of the shop.');
     expect(fake.requests[0]!.user).not.toContain('3 pieces');
@@ -307,7 +357,7 @@ describe('Stagehand options that change act(), observe() and the model requests'
     expect(Date.now() - started).toBeLessThan(3000);
   });
 
-  it('observe() tells the model the variables\' names, never their values', async () => {
+  it("observe() tells the model the variables' names, never their values", async () => {
     fake.script(() => ({ json: { elements: [] } }));
     const stagehand = await open({ model: model() });
     await stagehand.observe('the note field', { variables: { secret: { value: 'hunter2', description: 'the password' } } });
@@ -323,24 +373,30 @@ describe('Stagehand options that change act(), observe() and the model requests'
     expect(fake.requests[0]!.body.temperature).toBe(0.25);
     fake.reset();
     fake.script(choose('button', 'Top button', 'click'));
-    expect((await stagehand.act('click the top button', { model: { ...model(), modelName: 'openai/o4-mini', reasoningEffort: 'low' } })).success).toBe(true);
+    expect(
+      (await stagehand.act('click the top button', { model: { ...model(), modelName: 'openai/o4-mini', reasoningEffort: 'low' } })).success,
+    ).toBe(true);
     expect(fake.requests[0]!.endpoint).toBe('responses');
     expect(fake.requests[0]!.body.reasoning).toMatchObject({ effort: 'low' });
   });
 
-  it('llmClient: an AISdkClient\'s model and a CustomOpenAIClient\'s server answer', async () => {
+  it("llmClient: an AISdkClient's model and a CustomOpenAIClient's server answer", async () => {
     fake.script(choose('button', 'Top button', 'click'));
-    const viaAiSdk = await open({ llmClient: new AISdkClient({ model: createOpenAI({ baseURL: fake.url, apiKey: 'sk-aisdk' }).chat('gpt-4.1-mini') }) });
+    const viaAiSdk = await open({
+      llmClient: new AISdkClient({ model: createOpenAI({ baseURL: fake.url, apiKey: 'sk-aisdk' }).chat('gpt-4.1-mini') }),
+    });
     expect((await viaAiSdk.act('click the top button')).success).toBe(true);
     expect(fake.requests[0]!.headers.authorization).toBe('Bearer sk-aisdk');
     fake.reset();
     fake.script(choose('button', 'Top button', 'click'));
-    const viaOpenAi = await open({ llmClient: new CustomOpenAIClient({ modelName: 'local-model', client: { baseURL: fake.url, apiKey: 'sk-custom' } }) });
+    const viaOpenAi = await open({
+      llmClient: new CustomOpenAIClient({ modelName: 'local-model', client: { baseURL: fake.url, apiKey: 'sk-custom' } }),
+    });
     expect((await viaOpenAi.act('click the top button')).success).toBe(true);
     expect(fake.requests[0]).toMatchObject({ endpoint: 'chat', model: 'local-model' });
   });
 
-  it('is not initialized before init() and is closed after close(), as Stagehand\'s errors say', async () => {
+  it("is not initialized before init() and is closed after close(), as Stagehand's errors say", async () => {
     const stagehand = new Stagehand({ ...quiet, localBrowserLaunchOptions: { cdpUrl: chrome.wsUrl } });
     expect(() => stagehand.context).toThrow(StagehandNotInitializedError);
     await stagehand.init();

@@ -10,11 +10,14 @@ import { languageModel } from '../src/llm/providers.js';
 
 type AnyClass = abstract new (...args: never[]) => Error;
 
-const isErrorClass = (value: unknown): value is AnyClass => typeof value === 'function' && (value === Error || (value as AnyClass).prototype instanceof Error);
+const isErrorClass = (value: unknown): value is AnyClass =>
+  typeof value === 'function' && (value === Error || (value as AnyClass).prototype instanceof Error);
 
 /** The exported error classes, by their exported names. */
 const exported = (Object.entries(entry) as Array<[string, unknown]>).filter((pair): pair is [string, AnyClass] => isErrorClass(pair[1]));
-const tendril = new Map((Object.entries(errors) as Array<[string, unknown]>).filter((pair): pair is [string, AnyClass] => isErrorClass(pair[1])));
+const tendril = new Map(
+  (Object.entries(errors) as Array<[string, unknown]>).filter((pair): pair is [string, AnyClass] => isErrorClass(pair[1])),
+);
 
 /** Each Stagehand name of a Tendril class: the Tendril class, and a `new` with Stagehand's arguments. */
 const PAIRS: Record<string, [string, () => Error]> = {
@@ -22,7 +25,10 @@ const PAIRS: Record<string, [string, () => Error]> = {
   StagehandNotInitializedError: ['SdkStateError', () => new entry.StagehandNotInitializedError('context')],
   StagehandClosedError: ['SdkClosedError', () => new entry.StagehandClosedError()],
   StagehandInvalidArgumentError: ['InvalidOptionError', () => new entry.StagehandInvalidArgumentError('bad option')],
-  UnsupportedAISDKModelProviderError: ['UnsupportedProviderError', () => new entry.UnsupportedAISDKModelProviderError('acme', ['openai', 'anthropic'])],
+  UnsupportedAISDKModelProviderError: [
+    'UnsupportedProviderError',
+    () => new entry.UnsupportedAISDKModelProviderError('acme', ['openai', 'anthropic']),
+  ],
   StagehandElementNotFoundError: ['ElementNotFoundError', () => new entry.StagehandElementNotFoundError(['//button[9]'])],
   CreateChatCompletionResponseError: ['LLMResponseError', () => new entry.CreateChatCompletionResponseError('no choices')],
   StagehandEvalError: ['SdkEvalError', () => new entry.StagehandEvalError('threw')],
@@ -53,31 +59,38 @@ describe('one error tree', () => {
     }
   });
 
-  it('the Stagehand names that share a Tendril class\'s prototype are exactly the listed pairs', () => {
+  it("the Stagehand names that share a Tendril class's prototype are exactly the listed pairs", () => {
     const byPrototype = new Map([...tendril].map(([name, type]) => [type.prototype, name]));
     const found = Object.fromEntries(
-      exported.filter(([name, type]) => !tendril.has(name) && byPrototype.has(type.prototype)).map(([name, type]) => [name, byPrototype.get(type.prototype)]),
+      exported
+        .filter(([name, type]) => !tendril.has(name) && byPrototype.has(type.prototype))
+        .map(([name, type]) => [name, byPrototype.get(type.prototype)]),
     );
     expect(found).toEqual(Object.fromEntries(Object.entries(PAIRS).map(([name, [base]]) => [name, base])));
   });
 
-  it.each(Object.entries(PAIRS))('%s and Tendril\'s class are instances of each other, with Stagehand\'s name and arguments', (name, [base, make]) => {
-    const stagehandType = (entry as unknown as Record<string, AnyClass>)[name]!;
-    const tendrilType = tendril.get(base)!;
-    const made = make();
-    expect(made.name).toBe(name);
-    expect(made).toBeInstanceOf(tendrilType);
-    expect(made).toBeInstanceOf(stagehandType);
-    expect(made).toBeInstanceOf(entry.StagehandError);
-    const thrown = tendrilInstance(base);
-    expect(thrown).toBeInstanceOf(stagehandType);
-    expect(thrown.name).toBe(base);
-    // A sibling of the same parent is not one of them.
-    expect(new errors.PageClosedError('closed')).not.toBeInstanceOf(name === 'StagehandError' ? errors.ElementNotFoundError : stagehandType);
-    expect(new Error('plain')).not.toBeInstanceOf(stagehandType);
-  });
+  it.each(Object.entries(PAIRS))(
+    "%s and Tendril's class are instances of each other, with Stagehand's name and arguments",
+    (name, [base, make]) => {
+      const stagehandType = (entry as unknown as Record<string, AnyClass>)[name]!;
+      const tendrilType = tendril.get(base)!;
+      const made = make();
+      expect(made.name).toBe(name);
+      expect(made).toBeInstanceOf(tendrilType);
+      expect(made).toBeInstanceOf(stagehandType);
+      expect(made).toBeInstanceOf(entry.StagehandError);
+      const thrown = tendrilInstance(base);
+      expect(thrown).toBeInstanceOf(stagehandType);
+      expect(thrown.name).toBe(base);
+      // A sibling of the same parent is not one of them.
+      expect(new errors.PageClosedError('closed')).not.toBeInstanceOf(
+        name === 'StagehandError' ? errors.ElementNotFoundError : stagehandType,
+      );
+      expect(new Error('plain')).not.toBeInstanceOf(stagehandType);
+    },
+  );
 
-  it('keeps the fields of Stagehand\'s constructors, and subclasses of a Stagehand name work', () => {
+  it("keeps the fields of Stagehand's constructors, and subclasses of a Stagehand name work", () => {
     const zod = new entry.ZodSchemaValidationError({ price: 'x' }, [{ path: ['price'] }]);
     expect(zod).toMatchObject({ received: { price: 'x' }, issues: [{ path: ['price'] }] });
     expect(new entry.StagehandElementNotFoundError(['//a', '//b']).selector).toBe('//a,//b');

@@ -94,7 +94,12 @@ describe('page.snapshot()', () => {
     expect(formattedTree).not.toContain('nested mapped text');
     expect(formattedTree.match(/\] Iframe$/gm)).toHaveLength(3);
     // The top document's lines, shadow roots included, as in the whole read.
-    expect(formattedTree).toBe(whole.formattedTree.split('\n').filter((line) => !/^ *\[[1-9]\d*-/.test(line)).join('\n'));
+    expect(formattedTree).toBe(
+      whole.formattedTree
+        .split('\n')
+        .filter((line) => !/^ *\[[1-9]\d*-/.test(line))
+        .join('\n'),
+    );
     const closed = lineOf(formattedTree, 'button', 'closed mapped button');
     expect(await page.locator(xpathMap[closed]!).textContent()).toBe('closed mapped button');
     expect(Object.keys(xpathMap).sort()).toEqual(idsOf(formattedTree).sort());
@@ -104,7 +109,11 @@ describe('page.snapshot()', () => {
   it('refuses bad options with a typed error, and a closed page with StagehandSnapshotError', async () => {
     const { page, servers, sdk } = fixture;
     await page.goto(servers.a.url('/sh3-page.html'));
-    const bad = [() => page.snapshot('all' as never), () => page.snapshot({ includeIframes: 'no' as never }), () => page.snapshot({ iframes: false } as never)];
+    const bad = [
+      () => page.snapshot('all' as never),
+      () => page.snapshot({ includeIframes: 'no' as never }),
+      () => page.snapshot({ iframes: false } as never),
+    ];
     for (const call of bad) {
       const error = await call().catch((e: unknown) => e);
       expect(error).toBeInstanceOf(InvalidOptionError);
@@ -167,7 +176,9 @@ describe('context.clipboard', () => {
   it("reads what the page wrote on a user's click", async () => {
     const { page, servers } = fixture;
     await page.goto(servers.a.url('/sh3-page.html'));
-    await page.evaluate(() => document.querySelector('#top')!.addEventListener('click', () => void navigator.clipboard.writeText('written by the page')));
+    await page.evaluate(() =>
+      document.querySelector('#top')!.addEventListener('click', () => void navigator.clipboard.writeText('written by the page')),
+    );
     await fixture.sdk.context.clipboard.writeText('before');
     await page.locator('#top').click();
     await expect.poll(() => fixture.sdk.context.clipboard.readText()).toBe('written by the page');
@@ -299,7 +310,13 @@ describe('page.enableCursorOverlay()', () => {
   const arrow = (page: Page) =>
     page.evaluate(() => {
       const element = document.getElementById('__tendrilCursor');
-      return element && { transform: element.style.transform, shown: element.getBoundingClientRect().width > 0, hidden: element.getAttribute('aria-hidden') };
+      return (
+        element && {
+          transform: element.style.transform,
+          shown: element.getBoundingClientRect().width > 0,
+          hidden: element.getAttribute('aria-hidden'),
+        }
+      );
     });
 
   it('draws an arrow that follows the pointer input, in each new document too, and leaves the page text as it was', async () => {

@@ -36,7 +36,8 @@ describe('the frame registry', () => {
     const ids = fixture.page.listAllFrameIds();
     expect(ids).toEqual(fixture.page.frames().map((each) => each.id));
     expect(ids[0]).toBe(fixture.page.mainFrameId());
-    for (const query of ['child.html', 'leaf.html?in=child', 'oop.html', 'leaf.html?in=oop', 'leaf.html?by=script']) expect(ids).toContain(frame(query).id);
+    for (const query of ['child.html', 'leaf.html?in=child', 'oop.html', 'leaf.html?in=oop', 'leaf.html?by=script'])
+      expect(ids).toContain(frame(query).id);
     expect(new Set(ids).size).toBe(ids.length);
   });
 
@@ -130,7 +131,9 @@ describe('waitForMainLoadState', () => {
   });
 
   it('refuses an unknown state or a bad timeout', async () => {
-    await expect(fixture.page.waitForMainLoadState('loaded' as 'load')).rejects.toThrow(/"load", "domcontentloaded" or "networkidle", not "loaded"/);
+    await expect(fixture.page.waitForMainLoadState('loaded' as 'load')).rejects.toThrow(
+      /"load", "domcontentloaded" or "networkidle", not "loaded"/,
+    );
     await expect(fixture.page.waitForMainLoadState('load', -1)).rejects.toThrow(InvalidOptionError);
   });
 });
@@ -138,7 +141,11 @@ describe('waitForMainLoadState', () => {
 describe('locator.resolveNode() and resolveNodesForMask()', () => {
   /** Runs a function on a resolved node in its frame's session, with the node as `this`. */
   const onNode = async <T>(owner: Frame, objectId: string, fn: string): Promise<T> => {
-    const { result, exceptionDetails } = await owner.session.send('Runtime.callFunctionOn', { objectId, functionDeclaration: fn, returnByValue: true });
+    const { result, exceptionDetails } = await owner.session.send('Runtime.callFunctionOn', {
+      objectId,
+      functionDeclaration: fn,
+      returnByValue: true,
+    });
     if (exceptionDetails) throw new Error(exceptionDetails.text);
     return result.value as T;
   };
@@ -164,7 +171,9 @@ describe('locator.resolveNode() and resolveNodesForMask()', () => {
     await fixture.page.goto(fixture.servers.a.url('/shadow.html'));
     const main = fixture.page.mainFrame();
     const closed = await fixture.page.locator('#closed-btn').resolveNode();
-    expect(await onNode(main, closed.objectId, 'function () { return [this.textContent, this.getRootNode() instanceof ShadowRoot]; }')).toEqual(['closed button', true]);
+    expect(
+      await onNode(main, closed.objectId, 'function () { return [this.textContent, this.getRootNode() instanceof ShadowRoot]; }'),
+    ).toEqual(['closed button', true]);
     const all = await fixture.page.locator('button').resolveNodesForMask();
     const texts = await Promise.all(all.map((each) => onNode<string>(main, each.objectId, 'function () { return this.textContent; }')));
     expect(texts).toEqual(['open button', 'closed button']);
@@ -175,7 +184,10 @@ describe('locator.resolveNode() and resolveNodesForMask()', () => {
   });
 
   it('say that nothing matches with the element-not-found errors', async () => {
-    for (const call of [() => fixture.page.locator('#nothing-here').resolveNode(), () => fixture.page.locator('#nothing-here').resolveNodesForMask()]) {
+    for (const call of [
+      () => fixture.page.locator('#nothing-here').resolveNode(),
+      () => fixture.page.locator('#nothing-here').resolveNodesForMask(),
+    ]) {
       const error = await call().catch((caught: unknown) => caught);
       expect(error).toBeInstanceOf(ElementNotFoundError);
       expect(error).toBeInstanceOf(StagehandElementNotFoundError);

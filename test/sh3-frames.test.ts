@@ -52,14 +52,18 @@ describe('frames, as Stagehand names them', () => {
     expect((await deeper.frame()).url()).toContain('leaf.html?in=oop');
     // A selector of another document finds nothing here.
     await expect(frame('oop.html').locator('h1').count()).resolves.toBe(0);
-    await expect(frame('oop.html').locator('h1').textContent()).rejects.toThrow(/No element matches the selector "h1" in the frame .*oop\.html/);
+    await expect(frame('oop.html').locator('h1').textContent()).rejects.toThrow(
+      /No element matches the selector "h1" in the frame .*oop\.html/,
+    );
   });
 
   it('find the node at a point of their own viewport', async () => {
-    const at = await frame('oop.html').locator('#o').evaluate((node) => {
-      const rect = node.getBoundingClientRect();
-      return { x: rect.x + 5, y: rect.y + rect.height / 2 };
-    });
+    const at = await frame('oop.html')
+      .locator('#o')
+      .evaluate((node) => {
+        const rect = node.getBoundingClientRect();
+        return { x: rect.x + 5, y: rect.y + rect.height / 2 };
+      });
     const node = await frame('oop.html').getNodeAtLocation(at.x, at.y);
     expect(node.localName).toBe('p');
     expect(node.attributes).toEqual(['id', 'o']);
@@ -97,7 +101,11 @@ describe('frames, as Stagehand names them', () => {
     await fixture.page.goto(fixture.servers.a.url('/slow-frames.html'), { waitUntil: 'domcontentloaded' });
     // The top frame's load waits for its frames' (the child's script comes 400 ms late).
     await fixture.page.mainFrame().waitForLoadState('load');
-    expect(await frame('slow-child.html').evaluate(() => (window as unknown as { markerLoaded?: boolean }).markerLoaded === true && document.readyState)).toBe('complete');
+    expect(
+      await frame('slow-child.html').evaluate(
+        () => (window as unknown as { markerLoaded?: boolean }).markerLoaded === true && document.readyState,
+      ),
+    ).toBe('complete');
     await frame('slow-child.html').waitForLoadState('load', 1000);
     await fixture.page.mainFrame().waitForLoadState('DOMContentLoaded' as never);
     await expect(fixture.page.mainFrame().waitForLoadState('idle' as never)).rejects.toThrow(InvalidOptionError);
@@ -144,7 +152,12 @@ describe('frameLocator and deepLocator', () => {
     expect(await fixture.page.deepLocator('//iframe[@id="oop"]//iframe[@id="back"]/html/body/p').textContent()).toBe('leaf text');
     expect(await fixture.page.deepLocator('#oop >> #host').count()).toBe(1);
     expect(await fixture.page.deepLocator('#oop >> iframe, p').count()).toBe(2);
-    expect(await fixture.page.deepLocator('#oop >> iframe, p').nth(1).evaluate((node) => node.localName)).toBe('iframe');
+    expect(
+      await fixture.page
+        .deepLocator('#oop >> iframe, p')
+        .nth(1)
+        .evaluate((node) => node.localName),
+    ).toBe('iframe');
     // A part before the last that is no iframe is refused, as in Stagehand (page.locator would look inside it).
     await expect(fixture.page.deepLocator('h1 >> p').count()).rejects.toThrow(ContentFrameNotFoundError);
     expect(() => fixture.page.deepLocator('#oop >> ')).toThrow(InvalidOptionError);

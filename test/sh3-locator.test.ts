@@ -54,7 +54,9 @@ describe.each(places)('Locator in $name', (place) => {
   });
 
   it('refuses to click a disabled button, saying which and why', async () => {
-    const error = await el('off').click().catch((e: unknown) => e);
+    const error = await el('off')
+      .click()
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ElementNotActionableError);
     expect((error as Error).message).toBe(`Cannot click "#${place.p}-off": it is disabled.`);
   });
@@ -87,7 +89,9 @@ describe.each(places)('Locator in $name', (place) => {
     await el('text').type('de');
     expect(await el('text').inputValue()).toBe('abcde');
     expect(await log()).toContain('input:text;');
-    const error = await el('para').fill('x').catch((e: unknown) => e);
+    const error = await el('para')
+      .fill('x')
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ElementNotActionableError);
     expect((error as Error).message).toMatch(/^Cannot fill ".*-para": it is a <p>, not a text field\.$/);
   });
@@ -132,7 +136,11 @@ describe.each(places)('Locator in $name', (place) => {
     expect(await place.loc(`.${place.p}-none`).count()).toBe(0);
     // What a screenshot mask takes: every match, or the one nth() names.
     const all = await items.resolveAll();
-    expect(await Promise.all(all.map((each) => each.world.session.send('DOM.describeNode', { objectId: each.objectId }).then(({ node }) => node.localName)))).toEqual(['li', 'li', 'li']);
+    expect(
+      await Promise.all(
+        all.map((each) => each.world.session.send('DOM.describeNode', { objectId: each.objectId }).then(({ node }) => node.localName)),
+      ),
+    ).toEqual(['li', 'li', 'li']);
     for (const each of all) each.world.session.sendQuiet('Runtime.releaseObject', { objectId: each.objectId });
     expect(await items.nth(2).resolveAll()).toHaveLength(1);
   });
@@ -162,7 +170,11 @@ describe.each(places)('Locator in $name', (place) => {
     expect(await el('text').backendNodeId()).not.toBe(id);
     const { session } = await el('btn').frame();
     const { object } = await session.send('DOM.resolveNode', { backendNodeId: id });
-    const { result } = await session.send('Runtime.callFunctionOn', { objectId: object.objectId!, functionDeclaration: 'function () { return this.id; }', returnByValue: true });
+    const { result } = await session.send('Runtime.callFunctionOn', {
+      objectId: object.objectId!,
+      functionDeclaration: 'function () { return this.id; }',
+      returnByValue: true,
+    });
     expect(result.value).toBe(`${place.p}-btn`);
   });
 
@@ -182,7 +194,9 @@ describe.each(places)('Locator in $name', (place) => {
     expect(await el('file').evaluate((node) => (node as HTMLInputElement).files!.length)).toBe(0);
     await expect(el('file').setInputFiles(path.join(folder, 'missing.txt'))).rejects.toThrow(InvalidOptionError);
     await expect(el('file').setInputFiles(path.join(folder, 'missing.txt'))).rejects.toThrow(/there is no file at .*missing\.txt/);
-    await expect(el('text').setInputFiles(file)).rejects.toThrow(/Cannot set the files of ".*-text": it is an <input type="text">, not an <input type="file">/);
+    await expect(el('text').setInputFiles(file)).rejects.toThrow(
+      /Cannot set the files of ".*-text": it is an <input type="text">, not an <input type="file">/,
+    );
     await expect(el('single').setInputFiles([file, file])).rejects.toThrow(/takes one file/);
   });
 
@@ -254,7 +268,12 @@ describe('text= selectors', () => {
     expect(await fixture.page.locator('text=press TOP').evaluate((node) => node.id)).toBe('top-btn');
     expect(await fixture.page.locator('text="hello bold world"').count()).toBe(3);
     expect(await fixture.page.locator('text=Press closed').evaluate((node) => node.id)).toBe('closed-btn');
-    expect(await fixture.page.frameLocator('#oop').locator('text=Press oop').evaluate((node) => node.id)).toBe('oop-btn');
+    expect(
+      await fixture.page
+        .frameLocator('#oop')
+        .locator('text=Press oop')
+        .evaluate((node) => node.id),
+    ).toBe('oop-btn');
     expect(await fixture.page.locator('text=hidden text').count()).toBe(3);
     expect(await fixture.page.locator('text=no such words').count()).toBe(0);
   });

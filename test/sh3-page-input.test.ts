@@ -46,7 +46,12 @@ describe('page.click(x, y)', () => {
     }
     expect(await page.click(AT.top[0], AT.top[1])).toBe('');
     const log = (await page.evaluate('window.log')) as string[];
-    expect(log.filter((line) => line.startsWith('click'))).toEqual(['click top 0 1', 'click open-btn 0 1', 'click closed-btn 0 1', 'click top 0 1']);
+    expect(log.filter((line) => line.startsWith('click'))).toEqual([
+      'click top 0 1',
+      'click open-btn 0 1',
+      'click closed-btn 0 1',
+      'click top 0 1',
+    ]);
     expect(await frameOf(page, 'in=same').evaluate('window.log')).toContain('click inner');
     expect(await frameOf(page, 'in=oop').evaluate('window.log')).toContain('click inner');
   });
@@ -89,7 +94,8 @@ describe('page.hover(x, y), page.tap(), page.scroll(), page.dragAndDrop()', () =
     expect(await page.evaluate('window.log')).toContain('mouseover closed-btn 0 0');
     expect(await page.hover(AT.oop[0], AT.oop[1])).toBe('');
     // The move reaches the out-of-process frame's renderer on its own way: wait for what it logs.
-    const logged = 'new Promise((resolve) => { const check = () => (window.log.length ? resolve(window.log) : requestAnimationFrame(check)); check(); })';
+    const logged =
+      'new Promise((resolve) => { const check = () => (window.log.length ? resolve(window.log) : requestAnimationFrame(check)); check(); })';
     expect(await frameOf(page, 'in=oop').evaluate(logged)).toEqual(['mouseover inner']);
   });
 
@@ -107,7 +113,9 @@ describe('page.hover(x, y), page.tap(), page.scroll(), page.dragAndDrop()', () =
   it('turns the wheel over the page, which scrolls', async () => {
     const { page } = fixture;
     await page.evaluate(() => {
-      (window as unknown as { scrolled: Promise<number> }).scrolled = new Promise((resolve) => addEventListener('scrollend', () => resolve(scrollY), { once: true }));
+      (window as unknown as { scrolled: Promise<number> }).scrolled = new Promise((resolve) =>
+        addEventListener('scrollend', () => resolve(scrollY), { once: true }),
+      );
     });
     expect(await page.scroll(600, 300, 0, 400, { returnXpath: true })).toBe('/html[1]');
     expect(await page.evaluate('scrolled')).toBeGreaterThan(0);
@@ -162,7 +170,7 @@ describe('page.type() and page.keyPress()', () => {
     expect(await page.evaluate('document.getElementById("field").value')).toBe('Hi, 5 é!abcslowly but surely');
   });
 
-  it('presses keys and chords; Cmd is the platform\'s shortcut key', async () => {
+  it("presses keys and chords; Cmd is the platform's shortcut key", async () => {
     const { page } = fixture;
     await page.click(400, 170);
     await page.type('hello world');

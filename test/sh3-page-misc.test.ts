@@ -92,10 +92,13 @@ describe("Tendril's own page.on('console')", () => {
 });
 
 describe('page.sendCDP(), targetId(), mainFrameId()', () => {
-  it('sends a command on the page\'s own session; a refused one is a ProtocolError', async () => {
+  it("sends a command on the page's own session; a refused one is a ProtocolError", async () => {
     const { page, servers } = fixture;
     await page.goto(servers.a.url('/sh3-page.html'));
-    const { result } = await page.sendCDP<{ result: { value: number } }>('Runtime.evaluate', { expression: 'innerWidth + 1', returnByValue: true });
+    const { result } = await page.sendCDP<{ result: { value: number } }>('Runtime.evaluate', {
+      expression: 'innerWidth + 1',
+      returnByValue: true,
+    });
     expect(result.value).toBe((await page.evaluate<number>('innerWidth')) + 1);
     await expect(page.sendCDP('Nothing.atAll')).rejects.toBeInstanceOf(ProtocolError);
     await expect(page.sendCDP('Runtime.evaluate', { expression: 3 })).rejects.toBeInstanceOf(ProtocolError);

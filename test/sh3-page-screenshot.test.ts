@@ -108,7 +108,9 @@ describe('page.screenshot() formats and areas', () => {
 
   it('gives up on time with TimeoutError, leaving the page as it was', async () => {
     const { page } = fixture;
-    await expect(page.screenshot({ fullPage: true, style: 'body { outline: 1px solid red; }', timeout: 1 })).rejects.toBeInstanceOf(TimeoutError);
+    await expect(page.screenshot({ fullPage: true, style: 'body { outline: 1px solid red; }', timeout: 1 })).rejects.toBeInstanceOf(
+      TimeoutError,
+    );
     await expect.poll(() => page.evaluate('document.adoptedStyleSheets.length'), { timeout: 5000 }).toBe(0);
     expect(readPng(await page.screenshot()).pixel(50, 25)).toEqual(RED);
   });

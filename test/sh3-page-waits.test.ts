@@ -102,7 +102,9 @@ describe('page.waitForSelector()', () => {
     expect((error as Error).message).toMatch(/^waitForSelector: Timeout 400 ms: "#never" is still not visible/);
     expect(Date.now() - started).toBeLessThan(3000);
     await expect(page.waitForSelector('//p[')).rejects.toBeInstanceOf(SelectorSyntaxError);
-    await expect(page.waitForSelector('#here', { state: 'shown' as 'visible' })).rejects.toThrow(/"attached", "detached", "visible", "hidden"/);
+    await expect(page.waitForSelector('#here', { state: 'shown' as 'visible' })).rejects.toThrow(
+      /"attached", "detached", "visible", "hidden"/,
+    );
     await expect(page.waitForSelector('#here', { timeout: -5 })).rejects.toBeInstanceOf(InvalidOptionError);
     await expect(page.waitForSelector('')).rejects.toBeInstanceOf(InvalidOptionError);
     expect(await page.waitForSelector('#here')).toBe(true);

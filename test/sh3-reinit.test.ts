@@ -26,7 +26,12 @@ function idOf(request: FakeRequest, role: string, name: string): string {
 describe('Stagehand init() after close()', () => {
   it('starts again with a fresh browser, where act() and extract() work', async () => {
     const { localBrowserLaunchOptions } = sdkOptions();
-    const stagehand = new Stagehand({ verbose: 0, disablePino: true, localBrowserLaunchOptions, model: { modelName: 'openai/gpt-4.1-mini', apiKey: 'sk-reinit', baseURL: fake.url } });
+    const stagehand = new Stagehand({
+      verbose: 0,
+      disablePino: true,
+      localBrowserLaunchOptions,
+      model: { modelName: 'openai/gpt-4.1-mini', apiKey: 'sk-reinit', baseURL: fake.url },
+    });
     try {
       await stagehand.init();
       const first = stagehand.browserProcessId()!;
@@ -52,11 +57,15 @@ describe('Stagehand init() after close()', () => {
       expect(page.url()).toBe('about:blank');
       await page.goto(servers.a.url('/act-plain.html'));
 
-      fake.script((request) => ({ json: { elementId: idOf(request, 'button', 'Go'), method: 'click', arguments: [], description: 'click Go' } }));
+      fake.script((request) => ({
+        json: { elementId: idOf(request, 'button', 'Go'), method: 'click', arguments: [], description: 'click Go' },
+      }));
       expect((await stagehand.act('click the Go button')).success).toBe(true);
       expect(await page.evaluate(() => (window as unknown as { clicks: string[] }).clicks)).toEqual(['go']);
       fake.script(() => ({ json: { away: 'Away from the button' } }));
-      expect(await stagehand.extract('the text away from the button', z.object({ away: z.string() }))).toEqual({ away: 'Away from the button' });
+      expect(await stagehand.extract('the text away from the button', z.object({ away: z.string() }))).toEqual({
+        away: 'Away from the button',
+      });
       expect((await stagehand.extract()).pageText).toContain('button: Go');
 
       // Between close() and init(), the context says so, and how to go on.

@@ -13,7 +13,10 @@ import { startDebugChrome, TEST_ARGS, useBrowser } from './helpers.js';
 // A Stagehand's launch adds the WebMCP switch; the caller's own names features too: Chrome reads
 // only the last --enable-features, so the launcher must merge them for the pages to keep
 // document.modelContext.
-const fixture = useBrowser({ localBrowserLaunchOptions: { args: [...TEST_ARGS, '--enable-features=TendrilNoSuchFeature'] } }, { stagehand: true });
+const fixture = useBrowser(
+  { localBrowserLaunchOptions: { args: [...TEST_ARGS, '--enable-features=TendrilNoSuchFeature'] } },
+  { stagehand: true },
+);
 const frameOf = (query: string) => fixture.page.frames().find((each) => each.url().includes(query))!;
 
 describe('WebMCP tools', () => {
@@ -52,7 +55,11 @@ describe('WebMCP tools', () => {
     const sum = tools.find((tool) => tool.name === 'calculateSum')!;
     const invocation = await fixture.page.invokeWebMCPTool('calculateSum', { a: 19, b: 23 }, { frameId: sum.frameId, timeoutMs: 5000 });
     expect(invocation).toMatchObject({ toolName: 'calculateSum', frameId: sum.frameId });
-    expect(await invocation.result).toEqual({ invocationId: invocation.invocationId, status: 'Completed', output: { a: 19, b: 23, sum: 42 } });
+    expect(await invocation.result).toEqual({
+      invocationId: invocation.invocationId,
+      status: 'Completed',
+      output: { a: 19, b: 23, sum: 42 },
+    });
     expect(await fixture.page.locator('#last-tool').textContent()).toBe('calculateSum');
     expect(await fixture.page.locator('#invocation-count').textContent()).toBe('1');
   });
@@ -93,9 +100,15 @@ describe('WebMCP tools', () => {
       expect((error as Error).message).toMatch(message);
     };
     await refused(() => fixture.page.invokeWebMCPTool('noSuchTool', {}), /no WebMCP tool named "noSuchTool"/);
-    await refused(() => fixture.page.invokeWebMCPTool('noSuchTool', {}, { frameId: fixture.page.mainFrameId() }), /no WebMCP tool named "noSuchTool"/);
+    await refused(
+      () => fixture.page.invokeWebMCPTool('noSuchTool', {}, { frameId: fixture.page.mainFrameId() }),
+      /no WebMCP tool named "noSuchTool"/,
+    );
     await refused(() => fixture.page.invokeWebMCPTool('whereAmI', {}), /2 frames registered a tool named "whereAmI"; pass options.frameId/);
-    await refused(() => fixture.page.invokeWebMCPTool('calculateSum', {}, { frameId: 'NO-SUCH-FRAME' }), /no frame with id "NO-SUCH-FRAME"/);
+    await refused(
+      () => fixture.page.invokeWebMCPTool('calculateSum', {}, { frameId: 'NO-SUCH-FRAME' }),
+      /no frame with id "NO-SUCH-FRAME"/,
+    );
     await refused(() => fixture.page.invokeWebMCPTool('calculateSum', [1, 2] as unknown as Record<string, unknown>), /input is an object/);
     await refused(() => fixture.page.invokeWebMCPTool('', {}), /tool's name/);
     await refused(() => fixture.page.listWebMCPTools({ timeoutMs: -5 }), /timeoutMs/);
@@ -120,10 +133,13 @@ describe('WebMCP tools', () => {
 describe('the launcher and WebMCP', () => {
   it("is Stagehand's: a Stagehand's launch turns the WebMCP feature on, merged with the caller's own --enable-features; a plain Sdk's does not", () => {
     expect(chromeArgs({}, '/tmp/profile').some((arg) => arg.includes('WebMCP'))).toBe(false);
-    const launch = toSdkOptions({ env: 'LOCAL', localBrowserLaunchOptions: { args: ['--enable-features=Foo,WebMCPTesting'] } }).localBrowserLaunchOptions!;
+    const launch = toSdkOptions({ env: 'LOCAL', localBrowserLaunchOptions: { args: ['--enable-features=Foo,WebMCPTesting'] } })
+      .localBrowserLaunchOptions!;
     const merged = chromeArgs(launch, '/tmp/profile').filter((arg) => arg.startsWith('--enable-features='));
     expect(merged).toEqual(['--enable-features=WebMCPTesting,DevToolsWebMCPSupport,Foo']);
-    expect(toSdkOptions({ env: 'LOCAL', localBrowserLaunchOptions: { cdpUrl: 'ws://127.0.0.1:9/x' } }).localBrowserLaunchOptions!.args).toBeUndefined();
+    expect(
+      toSdkOptions({ env: 'LOCAL', localBrowserLaunchOptions: { cdpUrl: 'ws://127.0.0.1:9/x' } }).localBrowserLaunchOptions!.args,
+    ).toBeUndefined();
   });
 
   it('without the feature, pages have no document.modelContext and list no tools', async () => {

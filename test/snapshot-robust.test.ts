@@ -34,7 +34,10 @@ describe('extract() on hard pages', () => {
       const bottom = mustFind(pageText, undefined, 'bottom text');
       // The labelled sections are regions, each inside the one before; the text sits in the deepest.
       const regions = findLines(pageText, 'region', /^L\d+$/);
-      expect(regions.map((line) => line.name), excerpt(pageText)).toEqual(Array.from({ length: 10 }, (_, i) => `L${(i + 1) * 500}`));
+      expect(
+        regions.map((line) => line.name),
+        excerpt(pageText),
+      ).toEqual(Array.from({ length: 10 }, (_, i) => `L${(i + 1) * 500}`));
       const all = lines(pageText);
       for (let i = 1; i < regions.length; i++) expect(parentOf(all, regions[i]!)).toEqual(regions[i - 1]);
       expect(parentOf(all, bottom)?.name).toBe('L5000');

@@ -229,7 +229,13 @@ describe('shadow roots', () => {
       try {
         await sdk.init();
         const page = sdk.context.pages().find((each) => each.url() === url);
-        expect(page, `pages: ${sdk.context.pages().map((each) => each.url()).join(', ')}`).toBeDefined();
+        expect(
+          page,
+          `pages: ${sdk.context
+            .pages()
+            .map((each) => each.url())
+            .join(', ')}`,
+        ).toBeDefined();
         // Still the document loaded before we attached (not reloaded by attaching).
         expect(await page!.evaluate(() => (window as unknown as { loadToken: string }).loadToken)).toBe(token);
         const { pageText } = await sdk.extract({ page: page! });
@@ -281,7 +287,10 @@ describe('form state', () => {
     expect(hasState(banana, 'selected'), banana.raw).toBe(true);
     expect(hasState(mustFind(pageText, 'option', 'Apple'), 'selected')).toBe(false);
     expect(hasState(mustFind(pageText, 'option', 'Cherry'), 'selected')).toBe(false);
-    expect(ancestorsOf(all, banana).some((line) => line.role === 'combobox' || line.role === 'listbox'), pageText).toBe(true);
+    expect(
+      ancestorsOf(all, banana).some((line) => line.role === 'combobox' || line.role === 'listbox'),
+      pageText,
+    ).toBe(true);
   });
 
   it('marks checkboxes checked by script, and only those', async () => {
@@ -309,7 +318,10 @@ describe('form state', () => {
     for (const name of ['Password', 'PIN']) {
       const field = mustFind(pageText, 'textbox', name);
       expect(stateValue(field, 'value'), field.raw).toBeUndefined();
-      expect(field.states.some((state) => state.startsWith('value')), field.raw).toBe(false);
+      expect(
+        field.states.some((state) => state.startsWith('value')),
+        field.raw,
+      ).toBe(false);
     }
   });
 
@@ -445,7 +457,11 @@ describe('compact text', () => {
     const pageText = await text();
     const all = lines(pageText);
     const link = mustFind(pageText, 'link', 'Home');
-    expect(descendantsOf(all, link).filter((line) => line.raw.includes('Home')).map((line) => line.raw)).toEqual([]);
+    expect(
+      descendantsOf(all, link)
+        .filter((line) => line.raw.includes('Home'))
+        .map((line) => line.raw),
+    ).toEqual([]);
     expect(occurrences(pageText, 'Home')).toBe(1);
   });
 
@@ -555,7 +571,9 @@ describe('node maps', () => {
     for (const line of all) {
       const xpath = await snap.xpathOf(line.id);
       expect(xpath, `xpathOf(${line.id}) for ${line.raw}`).toMatch(/^\/html/);
-      const found = await fixture.page.locator(xpath!).evaluate((el) => [el.textContent ?? '', el.getAttribute('aria-label') ?? ''] as const);
+      const found = await fixture.page
+        .locator(xpath!)
+        .evaluate((el) => [el.textContent ?? '', el.getAttribute('aria-label') ?? ''] as const);
       if (line.name && line.role !== 'RootWebArea') {
         expect(found.join(' '), `element at ${xpath} for ${line.raw}`).toContain(line.name);
       }
@@ -594,12 +612,17 @@ describe('node maps', () => {
 
 describe('line grammar', () => {
   // Each page is loaded and extracted anew: this suite stands on its own.
-  it.each(['/snap-frames.html', '/snap-shadow.html', '/snap-form.html', '/snap-names.html', '/snap-hidden.html', '/snap-compact.html', '/snap-maps.html'])(
-    'every line of %s follows the grammar',
-    async (pathname) => {
-      await fixture.page.goto(fixture.servers.a.url(pathname));
-      const { pageText } = await fixture.sdk.extract();
-      expect(grammarProblems(pageText), pageText).toEqual([]);
-    },
-  );
+  it.each([
+    '/snap-frames.html',
+    '/snap-shadow.html',
+    '/snap-form.html',
+    '/snap-names.html',
+    '/snap-hidden.html',
+    '/snap-compact.html',
+    '/snap-maps.html',
+  ])('every line of %s follows the grammar', async (pathname) => {
+    await fixture.page.goto(fixture.servers.a.url(pathname));
+    const { pageText } = await fixture.sdk.extract();
+    expect(grammarProblems(pageText), pageText).toEqual([]);
+  });
 });

@@ -36,7 +36,7 @@ afterAll(async () => {
 });
 
 describe('context.storageState()', () => {
-  it('returns the cookies and the localStorage of every origin the context has been on, in Playwright\'s shape', async () => {
+  it("returns the cookies and the localStorage of every origin the context has been on, in Playwright's shape", async () => {
     const page = sdk.context.pages()[0]!;
     const pagesBefore = sdk.context.pages().length;
     const opened: Page[] = [];
@@ -50,7 +50,9 @@ describe('context.storageState()', () => {
     state = await sdk.context.storageState();
 
     const [id] = [...site.sessions.keys()];
-    expect(state.cookies).toEqual([{ name: 'sid', value: id, domain: '127.0.0.1', path: '/', expires: -1, httpOnly: true, secure: false, sameSite: 'Lax' }]);
+    expect(state.cookies).toEqual([
+      { name: 'sid', value: id, domain: '127.0.0.1', path: '/', expires: -1, httpOnly: true, secure: false, sameSite: 'Lax' },
+    ]);
     expect(state.origins).toEqual(
       expect.arrayContaining([
         { origin: site.a, localStorage: [{ name: 'token', value: site.sessions.get(id!)!.token }] },
@@ -70,7 +72,9 @@ describe('context.storageState()', () => {
       expect(statuses).toEqual(Array(10).fill('logged in as ada'));
       // One context's storage stays its own.
       await contexts[0]!.pages()[0]!.evaluate(() => localStorage.setItem('token', 'changed'));
-      expect(await contexts[1]!.pages()[0]!.evaluate(() => localStorage.getItem('token'))).toBe(state.origins.find((each) => each.origin === site.a)!.localStorage[0]!.value);
+      expect(await contexts[1]!.pages()[0]!.evaluate(() => localStorage.getItem('token'))).toBe(
+        state.origins.find((each) => each.origin === site.a)!.localStorage[0]!.value,
+      );
       expect(await statusOf(contexts[0]!.pages()[0]!, `${site.a}/app`)).toBe('logged out');
       const bare = await sdk.newContext();
       expect(await statusOf(await bare.newPage(), `${site.a}/app`)).toBe('logged out');
@@ -96,8 +100,14 @@ describe('context.storageState()', () => {
     };
     await bad(undefined, /could not read .*bad-/);
     await bad('{ "cookies": [', /is not JSON/);
-    await bad(JSON.stringify({ cookies: [], origins: [{ origin: 'ftp://x', localStorage: [] }] }), /origins\[0\]\.origin must be an http\(s\) origin/);
-    await bad(JSON.stringify({ cookies: [], origins: [{ origin: site.a, localStorage: [{ name: 'x' }] }] }), /origins\[0\]\.localStorage must be an array of \{ name, value \}/);
+    await bad(
+      JSON.stringify({ cookies: [], origins: [{ origin: 'ftp://x', localStorage: [] }] }),
+      /origins\[0\]\.origin must be an http\(s\) origin/,
+    );
+    await bad(
+      JSON.stringify({ cookies: [], origins: [{ origin: site.a, localStorage: [{ name: 'x' }] }] }),
+      /origins\[0\]\.localStorage must be an array of \{ name, value \}/,
+    );
     await bad(JSON.stringify({ cookies: [{ name: 'x' }] }), /needs a string `value`/, CookieValidationError);
     await bad(JSON.stringify([]), /not an object/);
     // A failed context leaves nothing open; the Sdk works on.
@@ -135,7 +145,7 @@ describe('context.storageState()', () => {
 });
 
 describe('new Sdk({ storageState })', () => {
-  it('starts the Sdk\'s own context with it, before the first navigation', async () => {
+  it("starts the Sdk's own context with it, before the first navigation", async () => {
     const own = new Sdk(sdkOptions({ storageState: state }));
     try {
       await own.init();

@@ -12,7 +12,7 @@ describe('the structure of src/', () => {
 
   it('finds a class patched from outside it, in each form, and leaves subclasses and comments alone', () => {
     const sample = [
-      "Page.prototype.snapshot = function () {};",
+      'Page.prototype.snapshot = function () {};',
       "Page.prototype['snapshot'] = snap;",
       "Object.defineProperty(Context.prototype, 'clipboard', { get() {} });",
       'const proto = NavigationResponse.prototype;',

@@ -28,7 +28,13 @@ const parentOf = (span: ReadableSpan) => span.parentSpanContext?.spanId;
 const named = (name: string) => exporter.getFinishedSpans().filter((span) => span.name === name);
 function one(name: string): ReadableSpan {
   const spans = named(name);
-  if (spans.length !== 1) throw new Error(`${spans.length} spans named ${name}: ${exporter.getFinishedSpans().map((s) => s.name).join(', ')}`);
+  if (spans.length !== 1)
+    throw new Error(
+      `${spans.length} spans named ${name}: ${exporter
+        .getFinishedSpans()
+        .map((s) => s.name)
+        .join(', ')}`,
+    );
   return spans[0]!;
 }
 
@@ -43,7 +49,11 @@ beforeAll(async () => {
     CHROME_PATH: CHROME,
     CHROME_ARGS: TEST_ARGS.join(' '),
   });
-  [server, fixtures, fake] = await Promise.all([startHostedServer(config, new Logger({ verbose: 0, disablePino: true })), startFixtureServers(), startFakeModel()]);
+  [server, fixtures, fake] = await Promise.all([
+    startHostedServer(config, new Logger({ verbose: 0, disablePino: true })),
+    startFixtureServers(),
+    startFakeModel(),
+  ]);
 });
 afterAll(async () => {
   await server?.close();
@@ -116,9 +126,17 @@ describe('OpenTelemetry spans', () => {
       const { pageText } = await sdk.extract();
       await expect(sdk.extract({ selector: '#nothing-here', timeout: 2000 })).rejects.toBeInstanceOf(ElementNotFoundError);
       const goto = one('tendril.goto');
-      expect(goto.attributes).toMatchObject({ 'url.full': fixtures.a.url('frames.html'), 'http.response.status_code': 200, 'tendril.frames': 7 });
+      expect(goto.attributes).toMatchObject({
+        'url.full': fixtures.a.url('frames.html'),
+        'http.response.status_code': 200,
+        'tendril.frames': 7,
+      });
       const [read, failed] = named('tendril.extract');
-      expect(read!.attributes).toMatchObject({ 'tendril.env': 'LOCAL', 'tendril.bytes': new TextEncoder().encode(pageText).length, 'tendril.frames': 7 });
+      expect(read!.attributes).toMatchObject({
+        'tendril.env': 'LOCAL',
+        'tendril.bytes': new TextEncoder().encode(pageText).length,
+        'tendril.frames': 7,
+      });
       expect(read!.status.code).not.toBe(2);
       expect(failed!.status.code).toBe(2); // SpanStatusCode.ERROR
       expect(failed!.attributes['error.type']).toBe('ElementNotFoundError');

@@ -32,7 +32,14 @@ describe('viewport view', () => {
     await open('/views-viewport.html');
     const full = await text();
     const view = await text('viewport');
-    for (const words of ['Top words in view', 'near frame top words', 'Box hidden words', 'Middle words', 'Far below words', 'far frame top words']) {
+    for (const words of [
+      'Top words in view',
+      'near frame top words',
+      'Box hidden words',
+      'Middle words',
+      'Far below words',
+      'far frame top words',
+    ]) {
       expect(full).toContain(words);
     }
     expect(view).toContain('Top heading');
@@ -130,7 +137,10 @@ describe('delta view', () => {
     const previous = first.slice(first.indexOf('\n') + 1);
     expect(previous).toBe(await text(undefined, page));
 
-    await fixture.sdk.act({ selector: 'xpath=/html/body/button[1]', description: 'Mark shipped button', method: 'click', arguments: [] }, { page });
+    await fixture.sdk.act(
+      { selector: 'xpath=/html/body/button[1]', description: 'Mark shipped button', method: 'click', arguments: [] },
+      { page },
+    );
     const delta = await text('delta', page);
     const current = await text(undefined, page);
     expect(current).toContain('Status: shipped');
@@ -147,7 +157,10 @@ describe('delta view', () => {
     await fixture.sdk.act({ selector: 'xpath=/html/body/button[2]', method: 'click' }, { page });
     const delta = await text('delta', page);
     const current = await text(undefined, page);
-    expect(delta.split('\n').slice(1)).toEqual([expect.stringMatching(/^@ after \[\d+\]$/), expect.stringMatching(/^\+ +\[\d+\] paragraph: Note: customer called$/)]);
+    expect(delta.split('\n').slice(1)).toEqual([
+      expect.stringMatching(/^@ after \[\d+\]$/),
+      expect.stringMatching(/^\+ +\[\d+\] paragraph: Note: customer called$/),
+    ]);
     // An id no line had before: the lines below the note are the same lines, ids and all.
     const added = /\+ +\[(\d+)\]/.exec(delta)![1]!;
     expect(previous).not.toMatch(new RegExp(`^ *\\[${added}\\] `, 'm'));
@@ -193,7 +206,7 @@ describe('applyDelta', () => {
   it('gives back the new text after random edits', () => {
     let seed = 17;
     let deltas = 0;
-    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     for (let round = 0; round < 200; round++) {
       const entries: Entry[] = Array.from({ length: 50 + Math.floor(random() * 150) }, (_, i) => ({
         frame: random() < 0.2 ? 1 : 0,
@@ -234,7 +247,10 @@ describe('applyDelta', () => {
 
   it('says when there is nothing to compare, and refuses a delta taken against another text', () => {
     expect(applyDelta('', '# page text (no previous text of this page to compare with)\n[0] RootWebArea: A')).toBe('[0] RootWebArea: A');
-    const before = render([{ frame: 0, depth: 0, body: 'RootWebArea: A' }, ...Array.from({ length: 30 }, (_, i) => ({ frame: 0, depth: 1, body: `link: item ${i}` }))]);
+    const before = render([
+      { frame: 0, depth: 0, body: 'RootWebArea: A' },
+      ...Array.from({ length: 30 }, (_, i) => ({ frame: 0, depth: 1, body: `link: item ${i}` })),
+    ]);
     const after = before.replace('link: item 20', 'link: item twenty');
     const delta = diffPageText(before, after);
     expect(delta.split('\n').filter((line) => /^[-~+=] /.test(line))).toEqual(['~  [21] link: item twenty']);

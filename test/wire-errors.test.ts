@@ -10,7 +10,8 @@ type AnyClass = new (...args: never[]) => errors.SdkError;
 
 /** Errors whose constructors take more than a message, made with every field set. */
 const SAMPLES: Record<string, () => errors.SdkError> = {
-  SchemaValidationError: () => new errors.SchemaValidationError('the price is not a number', [{ path: ['price'], message: 'Expected number' }]),
+  SchemaValidationError: () =>
+    new errors.SchemaValidationError('the price is not a number', [{ path: ['price'], message: 'Expected number' }]),
   ElementNotFoundError: () => new errors.ElementNotFoundError('no such button', '#buy'),
   XPathResolutionError: () => new errors.XPathResolutionError('no such node', '//main/button[9]'),
   SelectorSyntaxError: () => new errors.SelectorSyntaxError('unbalanced bracket', 'div[('),
@@ -19,10 +20,12 @@ const SAMPLES: Record<string, () => errors.SdkError> = {
   NavigationError: () => new errors.NavigationError('net::ERR_NAME_NOT_RESOLVED', 'https://nowhere.invalid/'),
   PageStatusError: () => new errors.PageStatusError('the server answered 404', 'https://example.org/gone', 404),
   UrlNotAllowedError: () => new errors.UrlNotAllowedError('file: is not of the web', 'file:///etc/passwd'),
-  DomainPolicyError: () => new errors.DomainPolicyError('blocked', 'https://ads.example/x', 'ads.example', { allow: ['example.org'], block: ['ads.example'] }),
+  DomainPolicyError: () =>
+    new errors.DomainPolicyError('blocked', 'https://ads.example/x', 'ads.example', { allow: ['example.org'], block: ['ads.example'] }),
   UnknownKeyError: () => new errors.UnknownKeyError('Unknown key "Hyper"', 'Hyper'),
   ActionFailedError: () => new errors.ActionFailedError('the click did not land', 'xpath=/html/body/button'),
-  BudgetExceededError: () => Object.assign(new errors.BudgetExceededError('over budget'), { limit: 5000, used: 4200, needed: 1300, scope: 'account' }),
+  BudgetExceededError: () =>
+    Object.assign(new errors.BudgetExceededError('over budget'), { limit: 5000, used: 4200, needed: 1300, scope: 'account' }),
 };
 
 const classes = (Object.entries(errors) as Array<[string, unknown]>).filter(
@@ -39,18 +42,21 @@ describe('the error wire table', () => {
     expect(classes.length).toBeGreaterThan(25);
   });
 
-  it.each(classes.filter(([name]) => name !== 'HostedServiceError'))('%s round-trips: same class, message, name and fields', (name, type) => {
-    const error = sample(name, type);
-    // Through JSON and the protocol's own schema, as it travels.
-    const wire = ErrorBody.parse({ error: JSON.parse(JSON.stringify(toWire(error))) }).error;
-    expect(wire.name).toBe(name);
-    const back = fromWire(wire);
-    expect(back).toBeInstanceOf(type);
-    expect(back!.constructor).toBe(type);
-    expect(back!.name).toBe(error.name);
-    expect(back!.message).toBe(error.message);
-    expect({ ...back }).toEqual({ ...error });
-  });
+  it.each(classes.filter(([name]) => name !== 'HostedServiceError'))(
+    '%s round-trips: same class, message, name and fields',
+    (name, type) => {
+      const error = sample(name, type);
+      // Through JSON and the protocol's own schema, as it travels.
+      const wire = ErrorBody.parse({ error: JSON.parse(JSON.stringify(toWire(error))) }).error;
+      expect(wire.name).toBe(name);
+      const back = fromWire(wire);
+      expect(back).toBeInstanceOf(type);
+      expect(back!.constructor).toBe(type);
+      expect(back!.name).toBe(error.name);
+      expect(back!.message).toBe(error.message);
+      expect({ ...back }).toEqual({ ...error });
+    },
+  );
 
   it('sends a HostedServiceError under its own code, which the client turns into one from the HTTP status', () => {
     const error = new errors.HostedServiceError('at the session limit', 429, 'rate_limited', 5);

@@ -1,5 +1,14 @@
 // The side panel: keeps the model settings in chrome.storage.local and sends jobs to the worker.
-import { SETTINGS_KEY, type Job, type JobMessage, type ModelSettings, type Outcome, type RelayAnswer, type RelayMessage, type RelayRequest } from './jobs.js';
+import {
+  SETTINGS_KEY,
+  type Job,
+  type JobMessage,
+  type ModelSettings,
+  type Outcome,
+  type RelayAnswer,
+  type RelayMessage,
+  type RelayRequest,
+} from './jobs.js';
 
 declare const chrome: {
   storage: { local: { get(key: string): Promise<Record<string, unknown>>; set(items: Record<string, unknown>): Promise<void> } };
@@ -35,9 +44,9 @@ async function save(): Promise<void> {
 async function send(job: Job): Promise<void> {
   out.className = '';
   out.textContent = 'Working…';
-  const outcome = (await chrome.runtime.sendMessage({ tendril: job }).catch((error: Error) => ({ ok: false as const, error: error.message }))) as
-    | Outcome
-    | undefined;
+  const outcome = (await chrome.runtime
+    .sendMessage({ tendril: job })
+    .catch((error: Error) => ({ ok: false as const, error: error.message }))) as Outcome | undefined;
   if (!outcome) {
     out.textContent = 'The service worker did not answer.';
   } else if (outcome.ok) {
@@ -81,7 +90,8 @@ async function relay(request: RelayRequest): Promise<void> {
   const problem = answer.ok ? view.error : answer.error;
   state.className = answer.ok ? '' : 'error';
   state.textContent =
-    `${view.connection}${view.driven ? ', a client is driving the shared tabs' : ''}${view.url ? ` (${view.url})` : ''}` + (problem ? `. ${problem}` : '');
+    `${view.connection}${view.driven ? ', a client is driving the shared tabs' : ''}${view.url ? ` (${view.url})` : ''}` +
+    (problem ? `. ${problem}` : '');
   for (const tab of view.shared) {
     const item = document.createElement('li');
     const stop = document.createElement('button');

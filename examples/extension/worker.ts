@@ -7,7 +7,9 @@ import { relay } from './relay.js';
 declare const chrome: {
   storage: { local: { get(key: string): Promise<Record<string, unknown>> } };
   runtime: {
-    onMessage: { addListener(listener: (message: unknown, sender: unknown, reply: (answer: unknown) => void) => boolean | undefined): void };
+    onMessage: {
+      addListener(listener: (message: unknown, sender: unknown, reply: (answer: unknown) => void) => boolean | undefined): void;
+    };
   };
   sidePanel?: { setPanelBehavior(behavior: { openPanelOnActionClick: boolean }): Promise<void> };
 };

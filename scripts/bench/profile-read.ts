@@ -94,14 +94,18 @@ async function main(): Promise<void> {
   }
   for (const read of reads) {
     const sorted = [...kinds[read]].sort((a, b) => b[1] - a[1]);
-    process.stdout.write(`\n${read} reads: ${wall[read].toFixed(0)} ms in all; sampled: ${sorted.map(([k, us]) => `${k} ${ms(us)}`).join(', ')}\n`);
+    process.stdout.write(
+      `\n${read} reads: ${wall[read].toFixed(0)} ms in all; sampled: ${sorted.map(([k, us]) => `${k} ${ms(us)}`).join(', ')}\n`,
+    );
   }
   const names = new Set([...functions.first.keys(), ...functions.second.keys()]);
   const diff = [...names]
     .map((n) => [n, functions.first.get(n) ?? 0, functions.second.get(n) ?? 0] as const)
     .sort((a, b) => b[1] - b[2] - (a[1] - a[2]))
     .slice(0, 15);
-  process.stdout.write(`\nself time, first reads against second reads:\n${diff.map(([n, a, b]) => `  ${n}: ${ms(a)} / ${ms(b)}`).join('\n')}\n`);
+  process.stdout.write(
+    `\nself time, first reads against second reads:\n${diff.map(([n, a, b]) => `  ${n}: ${ms(a)} / ${ms(b)}`).join('\n')}\n`,
+  );
   process.stdout.write(`\nprofiles: ${out}\n`);
 }
 

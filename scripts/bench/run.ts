@@ -37,7 +37,10 @@ async function main(): Promise<number> {
   const opts = parseOptions(process.argv.slice(2), process.env);
   const known = [...MEASUREMENTS.map((m) => m.id), ...COMPARISONS.map((c) => c.id), FOOTPRINT_ID];
   const unknown = opts.measurements?.filter((id) => !known.includes(id)) ?? [];
-  if (unknown.length) throw new Error(`unknown --only value(s) ${unknown.join(', ')} (libraries: tendril, stagehand, stagehand4; measurements: ${known.join(', ')})`);
+  if (unknown.length)
+    throw new Error(
+      `unknown --only value(s) ${unknown.join(', ')} (libraries: tendril, stagehand, stagehand4; measurements: ${known.join(', ')})`,
+    );
   const selected = (id: string) => !opts.measurements || opts.measurements.includes(id);
   const timing = MEASUREMENTS.filter((m) => selected(m.id));
   const comparisons = COMPARISONS.filter((c) => selected(c.id));
@@ -47,7 +50,10 @@ async function main(): Promise<number> {
   // No Chrome may outlive the bench, whatever happens.
   const reaper = new ChromeReaper();
   process.on('exit', () => reaper.killAll());
-  for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
+  for (const [signal, code] of [
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+  ] as const) {
     process.once(signal, () => {
       log(`${signal}: killing Chrome processes started by the bench`);
       reaper.killAll();
@@ -58,7 +64,9 @@ async function main(): Promise<number> {
   const chromium = chromiumVersion(launch.executablePath);
   log(`${chromium} at ${launch.executablePath}; Node ${process.version}`);
   if (timing.length) {
-    log(`${timing.map((m) => m.id).join(', ')}: ${plural(opts.iterations, 'iteration')} and ${plural(opts.warmups, 'warm-up')} per library`);
+    log(
+      `${timing.map((m) => m.id).join(', ')}: ${plural(opts.iterations, 'iteration')} and ${plural(opts.warmups, 'warm-up')} per library`,
+    );
   }
   for (const c of comparisons) log(c.plan(opts));
 

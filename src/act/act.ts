@@ -78,13 +78,22 @@ async function actWithin(request: ActRequest, call: ModelCall, retry?: string): 
   let choice: Choice | undefined;
   // Chunks are asked in page order until one of them holds a fitting element.
   for (let index = 0; index < chunks.length && !choice?.elementId; index++) {
-    const answer = (await call.ask(ACT_SYSTEM, actUser(request.instruction, url, chunks[index]!.text, retry, partLabel(index, chunks.length), cut), ACT_SCHEMA)) as Choice;
+    const answer = (await call.ask(
+      ACT_SYSTEM,
+      actUser(request.instruction, url, chunks[index]!.text, retry, partLabel(index, chunks.length), cut),
+      ACT_SCHEMA,
+    )) as Choice;
     if (answer && typeof answer === 'object') choice = answer;
   }
   // A second look at the page is part of the same act(): counted once.
   if (!retry) call.recordOperation(chunks.length);
   if (!choice?.elementId) {
-    return { success: false, message: `No element on the page fits "${request.instruction}".`, actionDescription: choice?.description ?? request.instruction, actions: [] };
+    return {
+      success: false,
+      message: `No element on the page fits "${request.instruction}".`,
+      actionDescription: choice?.description ?? request.instruction,
+      actions: [],
+    };
   }
   // As the page text writes it (a model may still write the top document's ids with their 0-).
   const id = shownId(choice.elementId);
@@ -95,7 +104,11 @@ async function actWithin(request: ActRequest, call: ModelCall, retry?: string): 
     method: choice.method,
     arguments: Array.isArray(choice.arguments) ? choice.arguments.map(String) : [],
   };
-  const line = snapshot.text.split('\n').find((each) => each.trimStart().startsWith(`[${id}]`))?.trim() ?? `[${id}]`;
+  const line =
+    snapshot.text
+      .split('\n')
+      .find((each) => each.trimStart().startsWith(`[${id}]`))
+      ?.trim() ?? `[${id}]`;
   try {
     if (!xpath) throw new ElementNotFoundError('the id the model chose names no element on the page now', id);
     await perform(page, withVariables(action, request.variables), call.deadline.remaining());
@@ -117,9 +130,16 @@ async function actWithin(request: ActRequest, call: ModelCall, retry?: string): 
       );
     }
     if (request.selfHeal === false) {
-      throw new ActionFailedError(`act(${JSON.stringify(request.instruction)}): ${action.method} on ${line} failed: ${reason}. With selfHeal off, the page is not read again.`, action.selector);
+      throw new ActionFailedError(
+        `act(${JSON.stringify(request.instruction)}): ${action.method} on ${line} failed: ${reason}. With selfHeal off, the page is not read again.`,
+        action.selector,
+      );
     }
-    logger.info('act', 'The chosen element could not take the action; reading the page again', { element: line, method: action.method, reason });
+    logger.info('act', 'The chosen element could not take the action; reading the page again', {
+      element: line,
+      method: action.method,
+      reason,
+    });
     // Without its id: the element is gone or changed, and an id does not move to its replacement,
     // so a model must pick from the new read, not repeat the id it chose.
     const what = line.replace(/^\[[\d-]+\] /, '');
@@ -144,11 +164,19 @@ async function replayCached(request: ActRequest, snapshotText: string, timeoutMs
   } catch (error) {
     if (error instanceof ElementObscuredError) return notDone(cached, `${cached.method} on ${cached.selector}`, error);
     if (!isHealable(error)) throw error;
-    request.logger.info('act', 'The cached action no longer fits the page; asking the model', { selector: cached.selector, reason: error.message });
+    request.logger.info('act', 'The cached action no longer fits the page; asking the model', {
+      selector: cached.selector,
+      reason: error.message,
+    });
     return undefined;
   }
   request.cache?.served?.();
-  return { success: true, message: `${cached.method} on ${cached.selector} (from the cache)`, actionDescription: cached.description, actions: [cached] };
+  return {
+    success: true,
+    message: `${cached.method} on ${cached.selector} (from the cache)`,
+    actionDescription: cached.description,
+    actions: [cached],
+  };
 }
 
 function isAction(value: unknown): value is ObserveResult {
@@ -167,10 +195,15 @@ export type ActInput = { instruction: string } | { action: ActionInput };
 export function performAct(
   page: Page,
   what: ActInput,
-  options: Omit<ActRequest, 'page' | 'instruction' | 'model' | 'timeoutMs'> & { model: ActRequest['model'] | undefined; timeoutMs: number; modelTimeoutMs: number },
+  options: Omit<ActRequest, 'page' | 'instruction' | 'model' | 'timeoutMs'> & {
+    model: ActRequest['model'] | undefined;
+    timeoutMs: number;
+    modelTimeoutMs: number;
+  },
 ): Promise<ActResult> {
   const { model, timeoutMs, modelTimeoutMs, ...rest } = options;
-  const withModel = (instruction: string, spec: ActRequest['model']) => runAct({ ...rest, page, instruction, model: spec, timeoutMs: modelTimeoutMs });
+  const withModel = (instruction: string, spec: ActRequest['model']) =>
+    runAct({ ...rest, page, instruction, model: spec, timeoutMs: modelTimeoutMs });
   if ('instruction' in what) {
     if (!model) throw new MissingLLMConfigurationError(`act(${JSON.stringify(what.instruction.slice(0, 60))}) needs a model.`);
     return withModel(what.instruction, model);
@@ -182,7 +215,10 @@ export function performAct(
     variables: options.variables,
     logger: options.logger,
     selfHeal: options.selfHeal,
-    heal: model && description && options.selfHeal !== false ? () => withModel(`${action.method ?? 'click'}: ${description}`, model) : undefined,
+    heal:
+      model && description && options.selfHeal !== false
+        ? () => withModel(`${action.method ?? 'click'}: ${description}`, model)
+        : undefined,
   });
 }
 
@@ -211,14 +247,24 @@ async function replayAction(
     if (!options.heal) {
       throw new ActionFailedError(
         `Could not ${action.method ?? 'click'} ${action.description ? `"${action.description}" ` : ''}(${action.selector}): ${error.message}. ` +
-          (options.selfHeal === false ? 'With selfHeal off, the element is not looked for again.' : 'Configure a model so act() can look at the page again, or call observe() for fresh actions.'),
+          (options.selfHeal === false
+            ? 'With selfHeal off, the element is not looked for again.'
+            : 'Configure a model so act() can look at the page again, or call observe() for fresh actions.'),
         action.selector,
       );
     }
-    options.logger.info('act', 'The recorded element could not take the action; asking the model', { selector: action.selector, reason: error.message });
+    options.logger.info('act', 'The recorded element could not take the action; asking the model', {
+      selector: action.selector,
+      reason: error.message,
+    });
     return options.heal();
   }
-  return { success: true, message: `${performed.method} on ${action.selector}`, actionDescription: performed.description, actions: [performed] };
+  return {
+    success: true,
+    message: `${performed.method} on ${action.selector}`,
+    actionDescription: performed.description,
+    actions: [performed],
+  };
 }
 
 /**
@@ -231,6 +277,8 @@ function notDone(action: ObserveResult, what: string, error: ElementObscuredErro
 
 /** `%name%` → its value, in the arguments only; the model never sees the values. */
 function withVariables<T extends { arguments?: string[] }>(action: T, variables: Record<string, string>): T & { arguments: string[] } {
-  const args = (action.arguments ?? []).map((arg) => arg.replace(/%([A-Za-z0-9_]+)%/g, (match, name: string) => (name in variables ? variables[name]! : match)));
+  const args = (action.arguments ?? []).map((arg) =>
+    arg.replace(/%([A-Za-z0-9_]+)%/g, (match, name: string) => (name in variables ? variables[name]! : match)),
+  );
   return { ...action, arguments: args };
 }

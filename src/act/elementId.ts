@@ -14,7 +14,9 @@ export function isElementAction(value: unknown): value is ElementAction {
 export function actionOfId(action: ElementAction): ActionInput {
   const { elementId, ...rest } = action;
   if (typeof elementId !== 'string' || !/^\d+(-\d+)?$/.test(idKey(elementId))) {
-    throw new InvalidOptionError(`\`elementId\` must be an id of the page text, such as "12" or "2-7" (with or without brackets), not ${JSON.stringify(elementId)}.`);
+    throw new InvalidOptionError(
+      `\`elementId\` must be an id of the page text, such as "12" or "2-7" (with or without brackets), not ${JSON.stringify(elementId)}.`,
+    );
   }
   return { ...rest, selector: `ref=${shownId(elementId)}` };
 }

@@ -59,7 +59,8 @@ export async function readForModel(
   const budget = call.maxInputTokens - estimateTokens(overhead + (cut ? CUT_NOTE : '')) - 64;
   if (budget < 200) throw new InvalidOptionError(`model.maxInputTokens (${call.maxInputTokens}) leaves no room for the page; raise it.`);
   const chunks = splitIntoChunks(text, budget);
-  if (chunks.length > 1) logger.info(call.method, `The page is larger than ${call.label}'s input budget; reading it in ${chunks.length} chunks`);
+  if (chunks.length > 1)
+    logger.info(call.method, `The page is larger than ${call.label}'s input budget; reading it in ${chunks.length} chunks`);
   return { snapshot, url: page.url(), chunks, cut };
 }
 
@@ -90,9 +91,21 @@ export async function runObserve(request: ModelRequestBase & { instruction?: str
   }
 }
 
-async function observeWithin(request: ModelRequestBase & { instruction?: string; selector?: string }, call: ModelCall): Promise<ObserveResult[]> {
-  const overhead = OBSERVE_SYSTEM + JSON.stringify(OBSERVE_SCHEMA) + observeUser(request.instruction, request.page.url(), '', partLabel(0, 2));
-  const { snapshot, url, chunks, cut } = await readForModel(call, request.page, request.selector, overhead, request.logger, request.instruction, request.settleMs);
+async function observeWithin(
+  request: ModelRequestBase & { instruction?: string; selector?: string },
+  call: ModelCall,
+): Promise<ObserveResult[]> {
+  const overhead =
+    OBSERVE_SYSTEM + JSON.stringify(OBSERVE_SCHEMA) + observeUser(request.instruction, request.page.url(), '', partLabel(0, 2));
+  const { snapshot, url, chunks, cut } = await readForModel(
+    call,
+    request.page,
+    request.selector,
+    overhead,
+    request.logger,
+    request.instruction,
+    request.settleMs,
+  );
   const hit = await request.cache?.get(snapshot.text);
   if (Array.isArray(hit)) {
     request.cache?.served?.();
@@ -101,7 +114,12 @@ async function observeWithin(request: ModelRequestBase & { instruction?: string;
   const answers = await inParallel(
     chunks.length,
     call.maxParallelCalls,
-    (index) => call.ask(OBSERVE_SYSTEM, observeUser(request.instruction, url, chunks[index]!.text, partLabel(index, chunks.length), cut), OBSERVE_SCHEMA),
+    (index) =>
+      call.ask(
+        OBSERVE_SYSTEM,
+        observeUser(request.instruction, url, chunks[index]!.text, partLabel(index, chunks.length), cut),
+        OBSERVE_SCHEMA,
+      ),
     call.deadline,
   );
   call.recordOperation(chunks.length);

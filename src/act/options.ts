@@ -15,7 +15,8 @@ const OPTION = /^(\s*)\[[\d-]+\] option: (.*?)((?: \[(?:selected|disabled)\])*)$
 const WORD = /[\p{L}\p{N}]/u;
 
 /** What the model is told when a list was cut short: put beside the instruction. */
-export const CUT_NOTE = 'Long option lists are cut short ("… N more options"); selectOption takes any option\'s text or value, shown or not.';
+export const CUT_NOTE =
+  'Long option lists are cut short ("… N more options"); selectOption takes any option\'s text or value, shown or not.';
 
 /** The page text with each list of more than WHOLE sibling options cut short; `cut` says whether one was. */
 export function shortenOptionLists(text: string, instruction = ''): { text: string; cut: boolean } {
@@ -53,7 +54,9 @@ export function shortenOptionLists(text: string, instruction = ''): { text: stri
 
 /** The instruction, lower-cased, and its quoted parts (an option holding one is named too). */
 function wantedTexts(instruction: string): string[] {
-  const quotes = [...instruction.matchAll(/"([^"]+)"|'([^']+)'|“([^”]+)”/g)].map((match) => (match[1] ?? match[2] ?? match[3]!).trim().toLowerCase());
+  const quotes = [...instruction.matchAll(/"([^"]+)"|'([^']+)'|“([^”]+)”/g)].map((match) =>
+    (match[1] ?? match[2] ?? match[3]!).trim().toLowerCase(),
+  );
   return [instruction.toLowerCase(), ...quotes.filter(Boolean)];
 }
 

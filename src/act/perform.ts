@@ -127,7 +127,12 @@ export async function perform(page: Page, action: Action, timeoutMs: number): Pr
   // action ends on time even while a step waits on the page (see docs/errors.md).
   const until = Date.now() + timeoutMs;
   const left = () => Math.max(1, until - Date.now());
-  await withDeadline(watchedAction(page, timeoutMs, () => performMethod(page, method, action, left)), timeoutMs, `The action ${method}`, BUSY_HINT);
+  await withDeadline(
+    watchedAction(page, timeoutMs, () => performMethod(page, method, action, left)),
+    timeoutMs,
+    `The action ${method}`,
+    BUSY_HINT,
+  );
 }
 
 async function performMethod(page: Page, method: ActMethod, action: Action, left: () => number): Promise<void> {

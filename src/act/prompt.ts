@@ -5,8 +5,7 @@ import { CUT_NOTE } from './options.js';
 import { METHOD_HELP, METHODS } from './perform.js';
 
 const TREE = 'The page is an accessibility tree: one element per line, "[id] role: name", indented under its parent.';
-const PLACEHOLDERS =
-  'Words like %name% are placeholders for values the program fills in later: copy them into the arguments unchanged.';
+const PLACEHOLDERS = 'Words like %name% are placeholders for values the program fills in later: copy them into the arguments unchanged.';
 
 export const ACT_SYSTEM = [
   'You operate a web page for a program.',

@@ -15,14 +15,22 @@ const KEPT_OUT = new Set(['base64', 'content', 'screenshotBase64']);
 export function actionsOf(toolName: string, input: unknown, output: unknown, reasoning: string | undefined): AgentAction[] {
   const args = input && typeof input === 'object' && !Array.isArray(input) ? (input as Record<string, unknown>) : {};
   const result = output && typeof output === 'object' && !Array.isArray(output) ? (output as Record<string, unknown>) : undefined;
-  const action: AgentAction = { type: toolName, reasoning, taskCompleted: toolName === 'done' ? args.taskComplete === true : false, ...args };
+  const action: AgentAction = {
+    type: toolName,
+    reasoning,
+    taskCompleted: toolName === 'done' ? args.taskComplete === true : false,
+    ...args,
+  };
   if (toolName === 'act' || toolName === 'fillForm') {
     if (typeof result?.success === 'boolean') action.success = result.success;
     if (result?.success === false && result.error) action.error = result.error;
     if (toolName === 'act' && result?.playwrightArguments) action.playwrightArguments = result.playwrightArguments;
     if (toolName === 'act') return [action];
     const performed = Array.isArray(result?.playwrightArguments) ? result.playwrightArguments : [];
-    return [action, ...performed.map((each) => ({ type: 'act', reasoning: 'performed by fillForm', taskCompleted: false, playwrightArguments: each }))];
+    return [
+      action,
+      ...performed.map((each) => ({ type: 'act', reasoning: 'performed by fillForm', taskCompleted: false, playwrightArguments: each })),
+    ];
   }
   if (toolName === 'screenshot') return [{ ...action, result: 'screenshotTaken' }];
   if (toolName !== 'ariaTree' && result) {
@@ -45,7 +53,10 @@ export function outputSchema(schema: unknown): { json: Record<string, unknown>; 
   if (schema === undefined || schema === null) return undefined;
   const { node } = readSchema(schema);
   const json = toJsonSchema(node);
-  const fields = node.kind === 'object' ? node.fields.map((field) => (field.node.description ? `${field.key} (${field.node.description})` : field.key)) : ['output'];
+  const fields =
+    node.kind === 'object'
+      ? node.fields.map((field) => (field.node.description ? `${field.key} (${field.node.description})` : field.key))
+      : ['output'];
   return { json, fields };
 }
 
@@ -58,7 +69,11 @@ export function withoutUndefined<T>(value: T): T {
   if (value && typeof value === 'object') {
     const proto = Object.getPrototypeOf(value);
     if (proto !== Object.prototype && proto !== null) return value;
-    return Object.fromEntries(Object.entries(value).filter(([, item]) => item !== undefined).map(([key, item]) => [key, withoutUndefined(item)])) as T;
+    return Object.fromEntries(
+      Object.entries(value)
+        .filter(([, item]) => item !== undefined)
+        .map(([key, item]) => [key, withoutUndefined(item)]),
+    ) as T;
   }
   return value;
 }

@@ -46,7 +46,10 @@ export class AgentRunCache {
       // about:blank and the like stay as they are.
     }
     const names = Object.keys(variables ?? {}).sort();
-    const key = createHash('sha256').update(JSON.stringify([instruction.trim(), page, signature, names])).digest('hex').slice(0, 32);
+    const key = createHash('sha256')
+      .update(JSON.stringify([instruction.trim(), page, signature, names]))
+      .digest('hex')
+      .slice(0, 32);
     return path.join(this.folder, `agent-${key}.json`);
   }
 
@@ -70,7 +73,13 @@ export class AgentRunCache {
 }
 
 /** Performs the kept steps; throws at the first one that cannot be done. */
-export async function replay(host: AgentHost, steps: ReplayStep[], variables: Variables | undefined, fill: (text: string) => string, timeout: number): Promise<void> {
+export async function replay(
+  host: AgentHost,
+  steps: ReplayStep[],
+  variables: Variables | undefined,
+  fill: (text: string) => string,
+  timeout: number,
+): Promise<void> {
   for (const step of steps) {
     const page = await host.context.awaitActivePage();
     switch (step.type) {

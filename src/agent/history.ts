@@ -13,8 +13,12 @@ interface ToolResultPart {
   output?: { type: string; value?: unknown };
 }
 
-const partsOf = (message: AgentMessage): ToolResultPart[] => (message.role === 'tool' && Array.isArray(message.content) ? (message.content as ToolResultPart[]) : []);
-const hasPicture = (part: ToolResultPart) => part.output?.type === 'content' && Array.isArray(part.output.value) && part.output.value.some((item: { type?: string }) => item?.type === 'media');
+const partsOf = (message: AgentMessage): ToolResultPart[] =>
+  message.role === 'tool' && Array.isArray(message.content) ? (message.content as ToolResultPart[]) : [];
+const hasPicture = (part: ToolResultPart) =>
+  part.output?.type === 'content' &&
+  Array.isArray(part.output.value) &&
+  part.output.value.some((item: { type?: string }) => item?.type === 'media');
 const isPageText = (part: ToolResultPart) => part.toolName === 'ariaTree' && part.output?.type === 'content';
 
 export function trimHistory(messages: AgentMessage[]): AgentMessage[] {
@@ -31,7 +35,13 @@ export function trimHistory(messages: AgentMessage[]): AgentMessage[] {
     if (!oldPictures.has(index) && !oldTexts.has(index)) return message;
     const content = partsOf(message).map((part) => {
       if (oldTexts.has(index) && isPageText(part)) {
-        return { ...part, output: { type: 'content', value: [{ type: 'text', text: '(The page text read here is left out: a later read shows the page as it is now.)' }] } };
+        return {
+          ...part,
+          output: {
+            type: 'content',
+            value: [{ type: 'text', text: '(The page text read here is left out: a later read shows the page as it is now.)' }],
+          },
+        };
       }
       if (oldPictures.has(index) && hasPicture(part)) {
         const kept = (part.output!.value as Array<{ type?: string }>).filter((item) => item?.type !== 'media');

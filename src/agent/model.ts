@@ -26,11 +26,16 @@ export interface AgentModel {
 export async function resolveAgentModel(config: ModelConfiguration | undefined): Promise<AgentModel> {
   const spec = parseModelConfiguration(config);
   if (!spec) {
-    throw new MissingLLMConfigurationError('agent() needs a model: pass `model` to agent({ model }) or to the Stagehand constructor, such as "openai/gpt-4.1-mini".');
+    throw new MissingLLMConfigurationError(
+      'agent() needs a model: pass `model` to agent({ model }) or to the Stagehand constructor, such as "openai/gpt-4.1-mini".',
+    );
   }
   const given = (spec.providerSettings as { [MODEL_OBJECT]?: object })[MODEL_OBJECT];
   const model = given ?? (await languageModel(spec));
-  const { providerOptions, temperature } = spec.providerSettings as { providerOptions?: Record<string, Record<string, unknown>>; temperature?: number };
+  const { providerOptions, temperature } = spec.providerSettings as {
+    providerOptions?: Record<string, Record<string, unknown>>;
+    temperature?: number;
+  };
   const key = spec.apiKey ?? apiKeyFor(spec);
   return {
     model,

@@ -20,7 +20,16 @@ import type { ReplayStep } from './agentCache.js';
 import { domTools, fillVariables, guarded, serial } from './tools.js';
 import { hybridTools } from './visionTools.js';
 import { trimHistory } from './history.js';
-import type { AgentAction, AgentConfig, AgentExecuteOptions, AgentMessage, AgentResult, AgentStep, AgentStreamCallbacks, AgentStreamResult } from './types.js';
+import type {
+  AgentAction,
+  AgentConfig,
+  AgentExecuteOptions,
+  AgentMessage,
+  AgentResult,
+  AgentStep,
+  AgentStreamCallbacks,
+  AgentStreamResult,
+} from './types.js';
 
 export interface RunSetup {
   host: AgentHost;
@@ -90,10 +99,18 @@ async function prepare(setup: RunSetup, options: RunOptions, callbacks: AgentStr
   const tools: Record<string, unknown> = { ...own };
   for (const [name, tool] of Object.entries(config.tools ?? {})) {
     // The caller's tools get the same deadline and let go when the run is aborted, so none can hold a run.
-    tools[name] = typeof tool.execute === 'function' ? { ...tool, execute: guarded(name, options.toolTimeout, tool.execute as never) } : tool;
+    tools[name] =
+      typeof tool.execute === 'function' ? { ...tool, execute: guarded(name, options.toolTimeout, tool.execute as never) } : tool;
   }
   for (const name of options.excludeTools ?? []) delete tools[name];
-  const system = agentSystemPrompt({ instruction: options.instruction, url, mode: setup.mode, tools: Object.keys(tools), customInstructions: config.systemPrompt, variables: options.variables });
+  const system = agentSystemPrompt({
+    instruction: options.instruction,
+    url,
+    mode: setup.mode,
+    tools: Object.keys(tools),
+    customInstructions: config.systemPrompt,
+    variables: options.variables,
+  });
   const messages: AgentMessage[] = [...(options.messages ?? []), { role: 'user', content: options.instruction }];
   const maxSteps = options.maxSteps;
   const settings = {
@@ -104,7 +121,8 @@ async function prepare(setup: RunSetup, options: RunOptions, callbacks: AgentStr
     tools,
     toolChoice: 'auto',
     // A custom tool named "done" ends the loop too, as in Stagehand.
-    stopWhen: ({ steps }: { steps: AgentStep[] }) => steps.length >= maxSteps || steps.at(-1)?.toolCalls.some((call) => call.toolName === 'done') === true,
+    stopWhen: ({ steps }: { steps: AgentStep[] }) =>
+      steps.length >= maxSteps || steps.at(-1)?.toolCalls.some((call) => call.toolName === 'done') === true,
     // Old screenshots and page texts are dropped from what is sent again: the model needs the latest.
     prepareStep: async (step: { messages: AgentMessage[]; steps: AgentStep[]; stepNumber: number; model: unknown }) => {
       const messages = trimHistory(step.messages);
@@ -161,17 +179,36 @@ async function finish(setup: RunSetup, options: RunOptions, prepared: Prepared, 
     if (input.output && typeof input.output === 'object') output = input.output as Record<string, unknown>;
   } else {
     try {
-      const verdict = await askVerdict({ ai, model, messages: trimHistory(messages), instruction: options.instruction, output: options.output, signal: options.signal, timeoutMs: DEFAULT_MODEL_TIMEOUT_MS });
+      const verdict = await askVerdict({
+        ai,
+        model,
+        messages: trimHistory(messages),
+        instruction: options.instruction,
+        output: options.output,
+        signal: options.signal,
+        timeoutMs: DEFAULT_MODEL_TIMEOUT_MS,
+      });
       usage.push(verdict.usage);
       messages = [...messages, ...verdict.messages];
       completed = verdict.taskComplete && !cutOff;
       message = verdict.reasoning || state.reasoning.join(' ').trim() || end.text;
       output = verdict.output;
-      state.actions.push({ type: 'done', reasoning: verdict.reasoning, taskCompleted: verdict.taskComplete, taskComplete: verdict.taskComplete, pageUrl: state.url, timestamp: Date.now() });
+      state.actions.push({
+        type: 'done',
+        reasoning: verdict.reasoning,
+        taskCompleted: verdict.taskComplete,
+        taskComplete: verdict.taskComplete,
+        pageUrl: state.url,
+        timestamp: Date.now(),
+      });
     } catch (error) {
       if (options.signal?.aborted || error instanceof BudgetExceededError) throw error;
       // The verdict only sums the run up: its failure does not undo the work the loop did.
-      setup.host.log({ category: 'agent', message: `The closing verdict failed; the run is summed up without it: ${(error as Error).message}`, level: 1 });
+      setup.host.log({
+        category: 'agent',
+        message: `The closing verdict failed; the run is summed up without it: ${(error as Error).message}`,
+        level: 1,
+      });
       completed = !cutOff;
       message = state.reasoning.join(' ').trim() || end.text || 'The run ended.';
     }
@@ -211,7 +248,9 @@ function sum(usages: Array<AgentStep['usage'] | undefined>, ms: number): ModelCa
 }
 
 function aborted(signal: AbortSignal | undefined): AgentAbortError {
-  return new AgentAbortError(signal?.reason === undefined ? 'aborted' : signal.reason instanceof Error ? signal.reason.message : String(signal.reason));
+  return new AgentAbortError(
+    signal?.reason === undefined ? 'aborted' : signal.reason instanceof Error ? signal.reason.message : String(signal.reason),
+  );
 }
 
 function failed(setup: RunSetup, prepared: Prepared, error: unknown): AgentResult {
@@ -224,7 +263,11 @@ function failed(setup: RunSetup, prepared: Prepared, error: unknown): AgentResul
 }
 
 /** A kept run replayed (`result`), or how to keep this one. */
-async function fromCache(setup: RunSetup, options: RunOptions, prepared: Prepared): Promise<{ result?: AgentResult; keep: (result: AgentResult) => Promise<void> }> {
+async function fromCache(
+  setup: RunSetup,
+  options: RunOptions,
+  prepared: Prepared,
+): Promise<{ result?: AgentResult; keep: (result: AgentResult) => Promise<void> }> {
   const { AgentRunCache, replay } = await import('./agentCache.js');
   const { host } = setup;
   const cache = new AgentRunCache(setup.cacheDir!);
@@ -232,7 +275,12 @@ async function fromCache(setup: RunSetup, options: RunOptions, prepared: Prepare
   const file = cache.file(options.instruction, startUrl, [setup.signature, options.maxSteps], options.variables);
   const keep = async ({ success, message, completed, actions, output }: AgentResult) => {
     await cache
-      .set(file, { instruction: options.instruction, startUrl, steps: prepared.state.steps, result: { success, message, completed, actions, ...(output ? { output } : {}) } })
+      .set(file, {
+        instruction: options.instruction,
+        startUrl,
+        steps: prepared.state.steps,
+        result: { success, message, completed, actions, ...(output ? { output } : {}) },
+      })
       .catch((error: Error) => host.log({ category: 'cache', message: `Could not write the agent cache: ${error.message}`, level: 0 }));
   };
   const entry = await cache.get(file);
@@ -244,8 +292,19 @@ async function fromCache(setup: RunSetup, options: RunOptions, prepared: Prepare
     host.log({ category: 'cache', message: `The kept agent run no longer fits; running the agent: ${(error as Error).message}`, level: 1 });
     return { keep };
   }
-  host.log({ category: 'cache', message: 'Replayed the kept agent run', level: 1, auxiliary: { instruction: { value: options.instruction, type: 'string' } } });
-  const usage = { input_tokens: 0, output_tokens: 0, reasoning_tokens: 0, cached_input_tokens: 0, inference_time_ms: Date.now() - prepared.state.started };
+  host.log({
+    category: 'cache',
+    message: 'Replayed the kept agent run',
+    level: 1,
+    auxiliary: { instruction: { value: options.instruction, type: 'string' } },
+  });
+  const usage = {
+    input_tokens: 0,
+    output_tokens: 0,
+    reasoning_tokens: 0,
+    cached_input_tokens: 0,
+    inference_time_ms: Date.now() - prepared.state.started,
+  };
   return { keep, result: { ...entry.result, usage, messages: [], metadata: { cacheHit: true } } };
 }
 

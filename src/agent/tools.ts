@@ -13,7 +13,19 @@ import type { AgentHost } from './host.js';
 import type { TokenMeter } from '../llm/tokenMeter.js';
 
 /** The names of the DOM mode's tools, in the order the prompt lists them. */
-export const DOM_TOOLS = ['ariaTree', 'act', 'fillForm', 'extract', 'goto', 'navback', 'scroll', 'keys', 'screenshot', 'wait', 'think'] as const;
+export const DOM_TOOLS = [
+  'ariaTree',
+  'act',
+  'fillForm',
+  'extract',
+  'goto',
+  'navback',
+  'scroll',
+  'keys',
+  'screenshot',
+  'wait',
+  'think',
+] as const;
 
 /** Stagehand's tool names of other modes and services, which excludeTools may name without effect. */
 export const OTHER_TOOLS = ['click', 'type', 'dragAndDrop', 'clickAndHold', 'fillFormVision', 'search', 'done'];
@@ -84,7 +96,11 @@ export function guarded(name: string, timeoutMs: number, work: (input: never, op
     try {
       abortSignal?.throwIfAborted();
       const limits = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`${name} did not finish within ${timeoutMs} ms (toolTimeout); it may still be running. Try a smaller step.`)), timeoutMs);
+        timer = setTimeout(
+          () =>
+            reject(new Error(`${name} did not finish within ${timeoutMs} ms (toolTimeout); it may still be running. Try a smaller step.`)),
+          timeoutMs,
+        );
         onAbort = () => reject(abortSignal!.reason);
         abortSignal?.addEventListener('abort', onAbort, { once: true });
       });
@@ -116,12 +132,37 @@ export function toolKit(setup: ToolSetup) {
   const callOptions = { ...(model ? { model } : {}), ...(variables ? { variables } : {}), timeout, ...run };
   const names = Object.keys(variables ?? {});
   const placeholders = names.length ? ` Placeholders you may write: ${names.map((name) => `%${name}%`).join(', ')}.` : '';
-  const shape = (properties: Record<string, unknown>, required: string[]) => ({ type: 'object', properties, required, additionalProperties: false });
+  const shape = (properties: Record<string, unknown>, required: string[]) => ({
+    type: 'object',
+    properties,
+    required,
+    additionalProperties: false,
+  });
   const object = (properties: Record<string, unknown>, required: string[]) => jsonSchema(shape(properties, required));
   const page = () => host.context.awaitActivePage();
   const log = (tool: string, args?: unknown) =>
-    host.log({ category: 'agent', message: `Agent calling tool: ${tool}`, level: 1, ...(args === undefined ? {} : { auxiliary: { arguments: { value: typeof args === 'string' ? args : JSON.stringify(args), type: typeof args === 'string' ? 'string' : 'object' } } }) });
-  const tool = (name: string, description: string, inputSchema: unknown, work: (input: never) => Promise<Result>, toModelOutput?: ToolDef['toModelOutput']): ToolDef => ({
+    host.log({
+      category: 'agent',
+      message: `Agent calling tool: ${tool}`,
+      level: 1,
+      ...(args === undefined
+        ? {}
+        : {
+            auxiliary: {
+              arguments: {
+                value: typeof args === 'string' ? args : JSON.stringify(args),
+                type: typeof args === 'string' ? 'string' : 'object',
+              },
+            },
+          }),
+    });
+  const tool = (
+    name: string,
+    description: string,
+    inputSchema: unknown,
+    work: (input: never) => Promise<Result>,
+    toModelOutput?: ToolDef['toModelOutput'],
+  ): ToolDef => ({
     description,
     inputSchema,
     // Inside the turn: a tool's deadline counts from its start, and an aborted holder lets the next one go at once.
@@ -142,15 +183,29 @@ export function domTools(setup: ToolSetup): Record<string, ToolDef> {
       async () => {
         log('ariaTree');
         const { pageText } = await host.extract({ timeout });
-        const content = pageText.length > MAX_PAGE_TEXT ? `${pageText.slice(0, MAX_PAGE_TEXT)}\n\n[The page text was cut here: it is too long to show whole.]` : pageText;
+        const content =
+          pageText.length > MAX_PAGE_TEXT
+            ? `${pageText.slice(0, MAX_PAGE_TEXT)}\n\n[The page text was cut here: it is too long to show whole.]`
+            : pageText;
         return { success: true, content, pageUrl: (await page()).url() };
       },
-      ({ output }) => (output.success ? textOutput(`Page text of ${String(output.pageUrl)}:\n${String(output.content)}`) : textOutput(JSON.stringify(output))),
+      ({ output }) =>
+        output.success
+          ? textOutput(`Page text of ${String(output.pageUrl)}:\n${String(output.content)}`)
+          : textOutput(JSON.stringify(output)),
     ),
     act: tool(
       'act',
       'Performs one action on one element of the page: a click, typing into a field, choosing an option, pressing a key in a field. Name the element plainly, with its kind, as the page text shows it.',
-      object({ action: { type: 'string', description: `The action, e.g. "click the Log in button" or "type Ada into the First name field".${placeholders}` } }, ['action']),
+      object(
+        {
+          action: {
+            type: 'string',
+            description: `The action, e.g. "click the Log in button" or "type Ada into the First name field".${placeholders}`,
+          },
+        },
+        ['action'],
+      ),
       async ({ action }: { action: string }) => {
         log('act', action);
         const result = await host.act(action, callOptions);
@@ -169,7 +224,9 @@ export function domTools(setup: ToolSetup): Record<string, ToolDef> {
           fields: {
             type: 'array',
             minItems: 1,
-            items: shape({ action: { type: 'string', description: `e.g. "type jo@example.com into the Email field".${placeholders}` } }, ['action']),
+            items: shape({ action: { type: 'string', description: `e.g. "type jo@example.com into the Email field".${placeholders}` } }, [
+              'action',
+            ]),
           },
         },
         ['fields'],
@@ -178,7 +235,8 @@ export function domTools(setup: ToolSetup): Record<string, ToolDef> {
         log('fillForm', fields);
         const wanted = fields.map((field) => field.action).join('; ');
         const found = await host.observe(`Find one action for each of these: ${wanted}`, callOptions);
-        if (found.length === 0) return { success: false, error: 'No field on the page matched; read the page text and name the fields as it does.' };
+        if (found.length === 0)
+          return { success: false, error: 'No field on the page matched; read the page text and name the fields as it does.' };
         const actions = [];
         const playwrightArguments = [];
         for (const step of found) {
@@ -214,7 +272,9 @@ export function domTools(setup: ToolSetup): Record<string, ToolDef> {
       ),
       async ({ instruction, schema }: { instruction: string; schema?: Record<string, unknown> }) => {
         log('extract', { instruction, schema });
-        const result = schema ? await host.extract(instruction, schemaFromJson(schema), callOptions) : await host.extract(instruction, callOptions);
+        const result = schema
+          ? await host.extract(instruction, schemaFromJson(schema), callOptions)
+          : await host.extract(instruction, callOptions);
         return { success: true, result };
       },
     ),
@@ -228,7 +288,10 @@ export function domTools(setup: ToolSetup): Record<string, ToolDef> {
         const response = await current.goto(url, { waitUntil: 'load', timeoutMs: timeout });
         // A Stagehand page resolves on Chrome's error page where the Sdk's throws: the model hears it failed either way.
         if (response === null && current.url().startsWith('chrome-error:')) {
-          throw new NavigationError(`Navigation to ${url} failed: the host does not resolve or refused the connection (Chrome shows its error page).`, url);
+          throw new NavigationError(
+            `Navigation to ${url} failed: the host does not resolve or refused the connection (Chrome shows its error page).`,
+            url,
+          );
         }
         record({ type: 'goto', url });
         return { success: true, url };
@@ -236,7 +299,7 @@ export function domTools(setup: ToolSetup): Record<string, ToolDef> {
     ),
     navback: tool(
       'navback',
-      'Goes back to the previous page of the tab\'s history.',
+      "Goes back to the previous page of the tab's history.",
       object({ reasoningText: { type: 'string', description: 'Why you go back.' } }, ['reasoningText']),
       async () => {
         log('navback');
@@ -247,8 +310,10 @@ export function domTools(setup: ToolSetup): Record<string, ToolDef> {
     ),
     scroll: tool(
       'scroll',
-      'Scrolls the page up or down by a share of the window\'s height (80% unless told).',
-      object({ direction: { type: 'string', enum: ['up', 'down'] }, percentage: { type: 'number', minimum: 1, maximum: 200 } }, ['direction']),
+      "Scrolls the page up or down by a share of the window's height (80% unless told).",
+      object({ direction: { type: 'string', enum: ['up', 'down'] }, percentage: { type: 'number', minimum: 1, maximum: 200 } }, [
+        'direction',
+      ]),
       async ({ direction, percentage = 80 }: { direction: 'up' | 'down'; percentage?: number }) => {
         log('scroll', { direction, percentage });
         const current = await page();
@@ -294,7 +359,10 @@ export function domTools(setup: ToolSetup): Record<string, ToolDef> {
         const image = await current.screenshot({ fullPage: false });
         return { success: true, base64: toBase64(image), pageUrl: current.url() };
       },
-      ({ output }) => (output.success ? { type: 'content', value: [{ type: 'media', mediaType: 'image/png', data: output.base64 }] } : textOutput(JSON.stringify(output))),
+      ({ output }) =>
+        output.success
+          ? { type: 'content', value: [{ type: 'media', mediaType: 'image/png', data: output.base64 }] }
+          : textOutput(JSON.stringify(output)),
     ),
     wait: tool(
       'wait',

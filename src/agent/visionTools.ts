@@ -74,7 +74,11 @@ export function hybridTools(setup: VisionSetup, dom: Record<string, ToolDef>): R
   tools.type = tool(
     'type',
     'Clicks a field at a point of the screenshot, then types text into it.',
-    object({ describe, text: { type: 'string', description: `The text to type.${placeholders}` }, coordinates: point }, ['describe', 'text', 'coordinates']),
+    object({ describe, text: { type: 'string', description: `The text to type.${placeholders}` }, coordinates: point }, [
+      'describe',
+      'text',
+      'coordinates',
+    ]),
     async ({ describe: what, text, coordinates }: { describe: string; text: string; coordinates: number[] }) => {
       log('type', { describe: what, text });
       const at = await where(coordinates[0]!, coordinates[1]!);
@@ -90,7 +94,15 @@ export function hybridTools(setup: VisionSetup, dom: Record<string, ToolDef>): R
     'dragAndDrop',
     'Presses the mouse at one point of the screenshot, moves it to another, and lets go there.',
     object({ describe, startCoordinates: point, endCoordinates: point }, ['describe', 'startCoordinates', 'endCoordinates']),
-    async ({ describe: what, startCoordinates, endCoordinates }: { describe: string; startCoordinates: number[]; endCoordinates: number[] }) => {
+    async ({
+      describe: what,
+      startCoordinates,
+      endCoordinates,
+    }: {
+      describe: string;
+      startCoordinates: number[];
+      endCoordinates: number[];
+    }) => {
       log('dragAndDrop', { describe: what });
       const from = await where(startCoordinates[0]!, startCoordinates[1]!);
       const to = await where(endCoordinates[0]!, endCoordinates[1]!);
@@ -103,7 +115,11 @@ export function hybridTools(setup: VisionSetup, dom: Record<string, ToolDef>): R
   tools.clickAndHold = tool(
     'clickAndHold',
     'Presses the mouse at a point of the screenshot and holds it for a while (press-and-hold buttons, long presses).',
-    object({ describe, duration: { type: 'number', minimum: 0, description: 'How long to hold, in ms.' }, coordinates: point }, ['describe', 'duration', 'coordinates']),
+    object({ describe, duration: { type: 'number', minimum: 0, description: 'How long to hold, in ms.' }, coordinates: point }, [
+      'describe',
+      'duration',
+      'coordinates',
+    ]),
     async ({ describe: what, duration, coordinates }: { describe: string; duration: number; coordinates: number[] }) => {
       log('clickAndHold', { describe: what, duration });
       const at = await where(coordinates[0]!, coordinates[1]!);
@@ -135,7 +151,10 @@ export function hybridTools(setup: VisionSetup, dom: Record<string, ToolDef>): R
       ['fields'],
     ),
     async ({ fields }: { fields: Array<{ action: string; value: string; coordinates: { x: number; y: number } }> }) => {
-      log('fillFormVision', fields.map(({ action, value }) => ({ action, value })));
+      log(
+        'fillFormVision',
+        fields.map(({ action, value }) => ({ action, value })),
+      );
       const filled: Result[] = [];
       for (const field of fields) {
         const at = await where(field.coordinates.x, field.coordinates.y);
@@ -150,8 +169,11 @@ export function hybridTools(setup: VisionSetup, dom: Record<string, ToolDef>): R
   );
   tools.scroll = tool(
     'scroll',
-    'Scrolls up or down by a share of the window\'s height (80% unless told). Give a point only to scroll inside a box that scrolls on its own (a list, a dialog).',
-    object({ direction: { type: 'string', enum: ['up', 'down'] }, percentage: { type: 'number', minimum: 1, maximum: 200 }, coordinates: point }, ['direction']),
+    "Scrolls up or down by a share of the window's height (80% unless told). Give a point only to scroll inside a box that scrolls on its own (a list, a dialog).",
+    object(
+      { direction: { type: 'string', enum: ['up', 'down'] }, percentage: { type: 'number', minimum: 1, maximum: 200 }, coordinates: point },
+      ['direction'],
+    ),
     async ({ direction, percentage = 80, coordinates }: { direction: 'up' | 'down'; percentage?: number; coordinates?: number[] }) => {
       log('scroll', { direction, percentage, coordinates });
       const current = await page();
@@ -160,7 +182,12 @@ export function hybridTools(setup: VisionSetup, dom: Record<string, ToolDef>): R
       const pixels = Math.round((size.h * percentage) / 100);
       await current.scroll(at.x, at.y, 0, direction === 'up' ? -pixels : pixels);
       record({ type: 'scroll', ...at, deltaY: direction === 'up' ? -pixels : pixels });
-      return { success: true, message: `Scrolled ${direction} by ${percentage}% of the window at (${at.x}, ${at.y})`, scrolledPixels: pixels, screenshotBase64: await after() };
+      return {
+        success: true,
+        message: `Scrolled ${direction} by ${percentage}% of the window at (${at.x}, ${at.y})`,
+        scrolledPixels: pixels,
+        screenshotBase64: await after(),
+      };
     },
     withPicture,
   );

@@ -46,7 +46,7 @@ export class QueueAccount {
   async usageOf(jobIds: string[]): Promise<Array<TokenUsage | undefined>> {
     if (jobIds.length === 0) return [];
     const fields = jobIds.flatMap((id) => [`${id}:p`, `${id}:c`, `${id}:t`]);
-    const values = await withDeadline(this.client.hmGet(this.#keys.usage, fields), QUEUE_OP_TIMEOUT_MS, 'Reading the jobs\' token use');
+    const values = await withDeadline(this.client.hmGet(this.#keys.usage, fields), QUEUE_OP_TIMEOUT_MS, "Reading the jobs' token use");
     return jobIds.map((_, i) => {
       const [p, c, t] = values.slice(i * 3, i * 3 + 3);
       return t == null ? undefined : { promptTokens: Number(p ?? 0), completionTokens: Number(c ?? 0), totalTokens: Number(t) };

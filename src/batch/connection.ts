@@ -24,7 +24,10 @@ async function load<T>(name: string, importer: () => Promise<unknown>): Promise<
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code !== 'ERR_MODULE_NOT_FOUND' && code !== 'MODULE_NOT_FOUND') throw error;
-    throw new InvalidOptionError(`Batch jobs need the \`${name}\` package, which is not installed: run \`npm install bullmq redis\` beside tendril.`, { cause: error });
+    throw new InvalidOptionError(
+      `Batch jobs need the \`${name}\` package, which is not installed: run \`npm install bullmq redis\` beside tendril.`,
+      { cause: error },
+    );
   }
 }
 
@@ -52,9 +55,12 @@ export async function connectRedis(url: string, onError: (error: Error) => void 
   } catch (error) {
     client.destroy();
     if (error instanceof TimeoutError) throw error;
-    throw new InvalidOptionError(`Cannot reach the queue's Redis at ${redactUrl(url)}: ${(error as Error).message}. Start Redis there, or give its URL with --redis-url or REDIS_URL.`, {
-      cause: error,
-    });
+    throw new InvalidOptionError(
+      `Cannot reach the queue's Redis at ${redactUrl(url)}: ${(error as Error).message}. Start Redis there, or give its URL with --redis-url or REDIS_URL.`,
+      {
+        cause: error,
+      },
+    );
   }
   started = true;
   return client as RedisClient;
@@ -70,7 +76,7 @@ export async function checkNoEviction(client: RedisClient, url: string): Promise
   if (policy && policy !== 'noeviction') {
     throw new InvalidOptionError(
       `The queue's Redis at ${redactUrl(url)} has maxmemory-policy ${policy}: it may evict the queue's keys, losing jobs and results. ` +
-        'Give the queue a Redis with `maxmemory-policy noeviction` (redis-server --maxmemory-policy noeviction, or CONFIG SET maxmemory-policy noeviction); a cache\'s Redis, which should evict, is not the place for it.',
+        "Give the queue a Redis with `maxmemory-policy noeviction` (redis-server --maxmemory-policy noeviction, or CONFIG SET maxmemory-policy noeviction); a cache's Redis, which should evict, is not the place for it.",
     );
   }
 }

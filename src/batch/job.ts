@@ -35,24 +35,31 @@ function text(value: unknown, field: string, where: string): string | undefined 
 
 function positive(value: unknown, field: string, where: string): number | undefined {
   if (value === undefined || value === null) return undefined;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value <= 0) throw new InvalidOptionError(`${where}: \`${field}\` must be a positive whole number.`);
+  if (typeof value !== 'number' || !Number.isInteger(value) || value <= 0)
+    throw new InvalidOptionError(`${where}: \`${field}\` must be a positive whole number.`);
   return value;
 }
 
 /** The job checked (a bad one fails here, before it is queued), its fields in a fixed order. */
 export function checkJob(given: unknown, where = 'job'): BatchJob {
-  if (typeof given !== 'object' || given === null || Array.isArray(given)) throw new InvalidOptionError(`${where} must be an object with a \`url\`.`);
+  if (typeof given !== 'object' || given === null || Array.isArray(given))
+    throw new InvalidOptionError(`${where} must be an object with a \`url\`.`);
   const raw = given as Record<string, unknown>;
   const unknown = Object.keys(raw).filter((key) => !FIELDS.has(key));
-  if (unknown.length) throw new InvalidOptionError(`${where}: unknown field ${unknown.map((key) => `\`${key}\``).join(', ')}; a job takes ${[...FIELDS].join(', ')}.`);
+  if (unknown.length)
+    throw new InvalidOptionError(
+      `${where}: unknown field ${unknown.map((key) => `\`${key}\``).join(', ')}; a job takes ${[...FIELDS].join(', ')}.`,
+    );
   const url = text(raw.url, 'url', where);
-  if (!url || !/^https?:\/\//i.test(url) || !URL.canParse(url)) throw new InvalidOptionError(`${where}: \`url\` must be an http(s) URL, not ${JSON.stringify(raw.url)}.`);
+  if (!url || !/^https?:\/\//i.test(url) || !URL.canParse(url))
+    throw new InvalidOptionError(`${where}: \`url\` must be an http(s) URL, not ${JSON.stringify(raw.url)}.`);
   const job: BatchJob = { url: new URL(url).href };
   const instruction = text(raw.instruction, 'instruction', where);
   if (instruction) job.instruction = instruction;
   if (raw.schema !== undefined && raw.schema !== null) {
     if (!instruction) throw new InvalidOptionError(`${where}: a \`schema\` needs an \`instruction\` saying what to extract.`);
-    if (typeof raw.schema !== 'object' || Array.isArray(raw.schema)) throw new InvalidOptionError(`${where}: \`schema\` must be a JSON Schema object.`);
+    if (typeof raw.schema !== 'object' || Array.isArray(raw.schema))
+      throw new InvalidOptionError(`${where}: \`schema\` must be a JSON Schema object.`);
     schemaFromJson(raw.schema); // throws InvalidOptionError naming what it cannot read
     job.schema = raw.schema as Record<string, unknown>;
   }

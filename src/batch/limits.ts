@@ -71,7 +71,9 @@ export class HostLimits {
   async tryAcquire(host: string, id: string, perHost: number, hostDelayMs: number): Promise<number> {
     const args = [id, String(perHost), String(hostDelayMs), String(this.leaseMs)];
     const keys = [this.#keys.hostLeases(host), this.#keys.hostLast(host)];
-    return Number(await withDeadline(this.client.eval(ACQUIRE, { keys, arguments: args }), QUEUE_OP_TIMEOUT_MS, 'Taking a host lease in Redis'));
+    return Number(
+      await withDeadline(this.client.eval(ACQUIRE, { keys, arguments: args }), QUEUE_OP_TIMEOUT_MS, 'Taking a host lease in Redis'),
+    );
   }
 
   /**
@@ -88,9 +90,12 @@ export class HostLimits {
       await this.#pause(Math.min(wait, POLL_MS), signal);
     }
     const key = this.#keys.hostLeases(host);
-    const renew = setInterval(() => {
-      void this.client.eval(RENEW, { keys: [key], arguments: [id, String(this.leaseMs)] }).catch(() => undefined);
-    }, Math.max(100, Math.floor(this.leaseMs / 3)));
+    const renew = setInterval(
+      () => {
+        void this.client.eval(RENEW, { keys: [key], arguments: [id, String(this.leaseMs)] }).catch(() => undefined);
+      },
+      Math.max(100, Math.floor(this.leaseMs / 3)),
+    );
     renew.unref();
     let released = false;
     return {

@@ -6,7 +6,17 @@ import { InvalidOptionError } from '../errors.js';
 import { withDeadline } from '../util/time.js';
 import { QueueAccount } from './account.js';
 import type { TokenUsage } from '../types.js';
-import { BULL_PREFIX, batchKeys, checkNoEviction, checkQueueName, connectRedis, loadBullMQ, QUEUE_OP_TIMEOUT_MS, redisUrlOf, type RedisClient } from './connection.js';
+import {
+  BULL_PREFIX,
+  batchKeys,
+  checkNoEviction,
+  checkQueueName,
+  connectRedis,
+  loadBullMQ,
+  QUEUE_OP_TIMEOUT_MS,
+  redisUrlOf,
+  type RedisClient,
+} from './connection.js';
 import { decodeFailure, type JobFailure } from './failures.js';
 import { checkJob, jobId, type BatchJob } from './job.js';
 import type { QueueLimits } from './limits.js';
@@ -113,7 +123,8 @@ export class BatchQueue {
   async add(jobs: Iterable<BatchJob | unknown> | AsyncIterable<BatchJob | unknown>, options: AddOptions = {}): Promise<AddReport> {
     const attempts = options.attempts ?? 3;
     const backoffMs = options.backoffMs ?? 1000;
-    if (!Number.isInteger(attempts) || attempts < 1) throw new InvalidOptionError(`attempts must be a whole number of 1 or more, not ${attempts}.`);
+    if (!Number.isInteger(attempts) || attempts < 1)
+      throw new InvalidOptionError(`attempts must be a whole number of 1 or more, not ${attempts}.`);
     if (!Number.isFinite(backoffMs) || backoffMs < 0) throw new InvalidOptionError(`backoffMs must be 0 or more, not ${backoffMs}.`);
     const report: AddReport = { added: 0, existing: 0 };
     let chunk: BatchJob[] = [];
@@ -160,10 +171,12 @@ export class BatchQueue {
   /** Sets the queue's limits for every worker (a field left out keeps its value; 0 removes it). */
   async configure(limits: QueueLimits): Promise<void> {
     for (const [key, value] of Object.entries(limits)) {
-      if (value !== undefined && !(Number.isInteger(value) && value >= 0)) throw new InvalidOptionError(`${key} must be a whole number, 0 or more, not ${String(value)}.`);
+      if (value !== undefined && !(Number.isInteger(value) && value >= 0))
+        throw new InvalidOptionError(`${key} must be a whole number, 0 or more, not ${String(value)}.`);
     }
     const work: Array<Promise<unknown>> = [];
-    if (limits.maxActive !== undefined) work.push(limits.maxActive > 0 ? this.queue.setGlobalConcurrency(limits.maxActive) : this.queue.removeGlobalConcurrency());
+    if (limits.maxActive !== undefined)
+      work.push(limits.maxActive > 0 ? this.queue.setGlobalConcurrency(limits.maxActive) : this.queue.removeGlobalConcurrency());
     const settings = batchKeys(this.name).settings;
     for (const key of ['perHost', 'hostDelayMs', 'budgetTokens'] as const) {
       const value = limits[key];
@@ -224,7 +237,8 @@ export class BatchQueue {
    */
   async on(event: 'completed' | 'failed' | 'active', listener: (jobId: string, error?: JobFailure) => void): Promise<() => void> {
     const events = await this.#queueEvents();
-    const handler = (args: { jobId: string; failedReason?: string }) => listener(args.jobId, event === 'failed' ? decodeFailure(args.failedReason) : undefined);
+    const handler = (args: { jobId: string; failedReason?: string }) =>
+      listener(args.jobId, event === 'failed' ? decodeFailure(args.failedReason) : undefined);
     events.on(event, handler as never);
     return () => void events.off(event, handler as never);
   }
@@ -233,7 +247,11 @@ export class BatchQueue {
     if (!this.#events) {
       // From the stream's last event as of now: left to itself, QueueEvents starts at its first
       // read, and what happens between now and then would be missed.
-      const latest = await withDeadline(this.client.xRevRange(this.queue.toKey('events'), '+', '-', { COUNT: 1 }), QUEUE_OP_TIMEOUT_MS, "Reading the queue's events");
+      const latest = await withDeadline(
+        this.client.xRevRange(this.queue.toKey('events'), '+', '-', { COUNT: 1 }),
+        QUEUE_OP_TIMEOUT_MS,
+        "Reading the queue's events",
+      );
       const last = latest?.[0];
       const connection = this.client.duplicate() as never;
       this.#events = new this.bull.QueueEvents(this.name, { connection, prefix: BULL_PREFIX, lastEventId: last?.id ?? '0-0' });
@@ -251,7 +269,11 @@ export class BatchQueue {
     for (const type of options.failed ? (['failed'] as const) : (['completed', 'failed'] as const)) {
       // Oldest first: jobs that finish meanwhile join the end, so no page shifts under us.
       for (let start = 0; ; start += PAGE) {
-        const jobs = (await withDeadline(this.queue.getJobs([type], start, start + PAGE - 1, true), QUEUE_OP_TIMEOUT_MS, "Reading the queue's results")) as Job[];
+        const jobs = (await withDeadline(
+          this.queue.getJobs([type], start, start + PAGE - 1, true),
+          QUEUE_OP_TIMEOUT_MS,
+          "Reading the queue's results",
+        )) as Job[];
         const present = jobs.filter(Boolean);
         const usage = await this.#account.usageOf(present.map((job) => job.id!));
         for (const [i, job] of present.entries()) yield resultOf(job, type === 'completed', usage[i]);

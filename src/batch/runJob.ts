@@ -27,14 +27,20 @@ export interface RunOptions {
 export async function runJob(sdk: Sdk, job: BatchJob, options: RunOptions): Promise<JobReturn> {
   const started = Date.now();
   const timeoutMs = job.timeout ?? options.timeoutMs;
-  const deadline = new Deadline(timeoutMs, `The job on ${job.url}`, "Give it more time with the job's `timeout` or the worker's --job-timeout.");
+  const deadline = new Deadline(
+    timeoutMs,
+    `The job on ${job.url}`,
+    "Give it more time with the job's `timeout` or the worker's --job-timeout.",
+  );
   const handBack = () => deadline.abort(options.signal!.reason as Error);
   options.signal?.addEventListener('abort', handBack, { once: true });
   if (options.signal?.aborted) handBack();
   let context: Context | undefined;
   let ended = false;
   const work = async (): Promise<JobReturn> => {
-    const opened = await sdk.newContext(options.storageState === undefined ? undefined : { storageState: options.storageState as StorageState });
+    const opened = await sdk.newContext(
+      options.storageState === undefined ? undefined : { storageState: options.storageState as StorageState },
+    );
     context = opened;
     // The deadline passed while the context opened: the abort below has come and gone.
     if (ended) await opened.close().catch(() => undefined);
@@ -42,7 +48,8 @@ export async function runJob(sdk: Sdk, job: BatchJob, options: RunOptions): Prom
     const page = await opened.newPage();
     const response = await page.goto(job.url, { timeoutMs: deadline.remaining() });
     const status = response?.status() ?? 0;
-    if (status >= 400) throw new PageStatusError(`${job.url} answered HTTP ${status}: its page is the server's error page.`, job.url, status);
+    if (status >= 400)
+      throw new PageStatusError(`${job.url} answered HTTP ${status}: its page is the server's error page.`, job.url, status);
     const model = job.model ? { ...(options.model ?? {}), modelName: job.model } : options.model;
     const call = (): ExtractOptions & ActOptions => ({ page, timeout: deadline.remaining(), model, budget: options.budget });
     if (job.act) await sdk.act(job.act, call());

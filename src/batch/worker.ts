@@ -8,7 +8,17 @@ import { BudgetExceededError, ConnectionClosedError, InvalidOptionError } from '
 import type { ModelConfiguration, SdkOptions } from '../types.js';
 import { withDeadline } from '../util/time.js';
 import { JobAccount, QueueAccount } from './account.js';
-import { BULL_PREFIX, batchKeys, checkNoEviction, checkQueueName, connectRedis, loadBullMQ, QUEUE_OP_TIMEOUT_MS, redisUrlOf, type RedisClient } from './connection.js';
+import {
+  BULL_PREFIX,
+  batchKeys,
+  checkNoEviction,
+  checkQueueName,
+  connectRedis,
+  loadBullMQ,
+  QUEUE_OP_TIMEOUT_MS,
+  redisUrlOf,
+  type RedisClient,
+} from './connection.js';
 import { decodeFailure, encodeFailure, isPermanent, type JobFailure } from './failures.js';
 import type { BatchJob } from './job.js';
 import { HostLimits, hostOf, readLimits, type QueueLimits } from './limits.js';
@@ -72,7 +82,8 @@ export class BatchWorker {
   static async start(options: BatchWorkerOptions): Promise<BatchWorker> {
     const name = checkQueueName(options.queue);
     const concurrency = options.concurrency ?? 4;
-    if (!Number.isInteger(concurrency) || concurrency < 1) throw new InvalidOptionError(`concurrency must be a whole number of 1 or more, not ${concurrency}.`);
+    if (!Number.isInteger(concurrency) || concurrency < 1)
+      throw new InvalidOptionError(`concurrency must be a whole number of 1 or more, not ${concurrency}.`);
     const lockMs = options.lockMs ?? 30_000;
     const url = redisUrlOf(options.redisUrl);
     const bull = await loadBullMQ();
@@ -85,7 +96,15 @@ export class BatchWorker {
       await browser.get();
       const queue = new bull.Queue(name, { connection: client as never, prefix: BULL_PREFIX });
       queue.on('error', () => undefined);
-      const worker = new BatchWorker(bull, client, queue, browser, { ...options, queue: name }, new QueueAccount(client, name), new HostLimits(client, name, lockMs));
+      const worker = new BatchWorker(
+        bull,
+        client,
+        queue,
+        browser,
+        { ...options, queue: name },
+        new QueueAccount(client, name),
+        new HostLimits(client, name, lockMs),
+      );
       worker.#worker = new bull.Worker(name, (job, token) => worker.#process(job, token), {
         connection: client as never,
         prefix: BULL_PREFIX,
@@ -132,7 +151,9 @@ export class BatchWorker {
       if (data.instruction || data.act) {
         const { remaining, budget } = await this.account.state();
         if (remaining <= 0) {
-          const spent = new BudgetExceededError(`The queue's token budget (${budget} tokens) is spent; raise it with \`tendril batch add --budget-tokens\`.`);
+          const spent = new BudgetExceededError(
+            `The queue's token budget (${budget} tokens) is spent; raise it with \`tendril batch add --budget-tokens\`.`,
+          );
           throw Object.assign(spent, { scope: 'account', limit: budget ?? 0, used: (budget ?? 0) - remaining, needed: 1 });
         }
       }
@@ -160,7 +181,15 @@ export class BatchWorker {
       const retry = !permanent && job.attemptsMade + 1 < attempts;
       if (retry) await this.client.hIncrBy(batchKeys(this.options.queue).stats, 'retried', 1).catch(() => undefined);
       const reason = encodeFailure(error);
-      this.options.onJob?.({ kind: 'failed', id, url: data.url, error: decodeFailure(reason), retry, attempt: job.attemptsMade + 1, attempts });
+      this.options.onJob?.({
+        kind: 'failed',
+        id,
+        url: data.url,
+        error: decodeFailure(reason),
+        retry,
+        attempt: job.attemptsMade + 1,
+        attempts,
+      });
       throw permanent ? new this.bull.UnrecoverableError(reason) : new Error(reason);
     } finally {
       await lease?.release();

@@ -17,11 +17,7 @@ export function isLoopbackHost(hostname: string): boolean {
  * `ws(s)://` as is; `http(s)://host:port` through `/json/version`; otherwise the path of a
  * `DevToolsActivePort` file, or of the profile directory that holds one.
  */
-export async function resolveBrowserEndpoint(
-  cdpUrl: string,
-  headers: Record<string, string>,
-  timeoutMs: number,
-): Promise<string> {
+export async function resolveBrowserEndpoint(cdpUrl: string, headers: Record<string, string>, timeoutMs: number): Promise<string> {
   if (/^wss?:\/\//i.test(cdpUrl)) return cdpUrl;
   if (/^https?:\/\//i.test(cdpUrl)) return fromHttp(cdpUrl, headers, timeoutMs);
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(cdpUrl)) {

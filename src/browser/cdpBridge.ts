@@ -112,7 +112,11 @@ export function serveClient(connection: Connection, socket: WebSocket, logger: L
     send(out);
   };
   const refuse = (message: ClientMessage, text: string) => answer(message, { error: { code: -32000, message: text } });
-  const forward = (message: ClientMessage, params: unknown, afterReply?: (result: Record<string, unknown>) => Promise<string | undefined>) => {
+  const forward = (
+    message: ClientMessage,
+    params: unknown,
+    afterReply?: (result: Record<string, unknown>) => Promise<string | undefined>,
+  ) => {
     const sent = taps.sendRaw({ method: message.method, params, sessionId: message.sessionId ?? browserSession }, (reply) => {
       if (reply.error) return answer(message, { error: reply.error });
       const result = (reply.result ?? {}) as Record<string, unknown>;
@@ -141,9 +145,13 @@ export function serveClient(connection: Connection, socket: WebSocket, logger: L
     if (typeof message.id !== 'number' || typeof message.method !== 'string') return;
     if (!guard) return void forward(message, message.params);
     const sessionId = message.sessionId ?? browserSession!;
-    const params = message.params !== null && typeof message.params === 'object' && !Array.isArray(message.params) ? (message.params as Record<string, unknown>) : {};
+    const params =
+      message.params !== null && typeof message.params === 'object' && !Array.isArray(message.params)
+        ? (message.params as Record<string, unknown>)
+        : {};
     const ownSession = message.sessionId === undefined || (typeof sessionId === 'string' && taps.tapOf(sessionId) === tap);
-    const failed = (error: unknown) => refuse(message, `${message.method} could not be checked by the hosted server: ${(error as Error)?.message ?? error}`);
+    const failed = (error: unknown) =>
+      refuse(message, `${message.method} could not be checked by the hosted server: ${(error as Error)?.message ?? error}`);
     let verdict: Verdict | Promise<Verdict>;
     try {
       verdict = guard.check({ method: message.method, params, sessionId, ownSession });
@@ -153,7 +161,8 @@ export function serveClient(connection: Connection, socket: WebSocket, logger: L
     if (!(verdict instanceof Promise)) return void decide(message, verdict);
     return verdict.then((settled) => decide(message, settled), failed);
   };
-  const settled = (work: Promise<void>) => work.catch((error: Error) => logger.error('bridge', `A client command was lost in its check: ${error.message}`));
+  const settled = (work: Promise<void>) =>
+    work.catch((error: Error) => logger.error('bridge', `A client command was lost in its check: ${error.message}`));
   const receive = (text: string) => {
     if (!backlog) {
       const pending = handle(text);

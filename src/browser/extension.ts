@@ -30,7 +30,11 @@ class ExtensionBrowser implements BrowserHandle {
  * focused window) and presents them as the pages of a browser. Fails, attached to nothing, when
  * one of them cannot be debugged.
  */
-export async function openExtensionBrowser(options: ExtensionOptions | undefined, logger: Logger, timeoutMs: number): Promise<BrowserHandle> {
+export async function openExtensionBrowser(
+  options: ExtensionOptions | undefined,
+  logger: Logger,
+  timeoutMs: number,
+): Promise<BrowserHandle> {
   const chrome = (globalThis as { chrome?: ChromeApis }).chrome;
   if (!chrome?.debugger || !chrome.tabs) {
     throw new BrowserConnectError(

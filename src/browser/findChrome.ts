@@ -30,11 +30,7 @@ function candidates(): string[] {
   }
   const names = ['google-chrome-stable', 'google-chrome', 'chromium', 'chromium-browser', 'chrome'];
   const dirs = (process.env.PATH ?? '').split(path.delimiter).filter(Boolean);
-  return [
-    ...names.flatMap((name) => dirs.map((dir) => path.join(dir, name))),
-    '/opt/google/chrome/chrome',
-    '/snap/bin/chromium',
-  ];
+  return [...names.flatMap((name) => dirs.map((dir) => path.join(dir, name))), '/opt/google/chrome/chrome', '/snap/bin/chromium'];
 }
 
 /**

@@ -273,7 +273,8 @@ export async function launchChrome(
   const userDataDir = options.userDataDir ?? tempProfile!;
   const removeOnExit = hosting.removeOnExit ?? (tempProfile && !options.preserveUserDataDir ? tempProfile : undefined);
   const { proxy } = options;
-  const forwarder = proxy && (proxy.username !== undefined || proxy.password !== undefined) ? await startProxyForwarder(proxy, logger) : undefined;
+  const forwarder =
+    proxy && (proxy.username !== undefined || proxy.password !== undefined) ? await startProxyForwarder(proxy, logger) : undefined;
   const args = chromeArgs(forwarder ? { ...options, proxy: { server: forwarder.server, bypass: proxy?.bypass } } : options, userDataDir);
   logger.info('browser', 'Launching Chrome', { executable, headless: options.headless !== false });
 
@@ -335,10 +336,7 @@ export async function launchChrome(
   });
   const timeoutMs = options.connectTimeoutMs ?? 30_000;
   try {
-    const version = await Promise.race([
-      connection.rootSession.send('Browser.getVersion', undefined, { timeoutMs }),
-      spawnError,
-    ]);
+    const version = await Promise.race([connection.rootSession.send('Browser.getVersion', undefined, { timeoutMs }), spawnError]);
     started = true;
     logger.info('browser', 'Chrome is ready', { product: version.product, pid: chromePid });
   } catch (error) {

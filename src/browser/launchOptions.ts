@@ -15,13 +15,17 @@ export function checkLaunchOptions(options: LocalBrowserLaunchOptions | undefine
   }
   if (proxy !== undefined) {
     const { server, bypass, username, password } = proxy as { server?: unknown; bypass?: unknown; username?: unknown; password?: unknown };
-    if (typeof server !== 'string' || !server.trim()) fail('proxy.server must be the proxy\'s address, such as "http://proxy.example:3128".');
+    if (typeof server !== 'string' || !server.trim())
+      fail('proxy.server must be the proxy\'s address, such as "http://proxy.example:3128".');
     if (bypass !== undefined && typeof bypass !== 'string') fail('proxy.bypass must be a string of hosts, such as "localhost,*.internal".');
     if (username !== undefined || password !== undefined) {
       // Never shown: the values are secrets.
-      if ((username !== undefined && typeof username !== 'string') || (password !== undefined && typeof password !== 'string')) fail('proxy.username and proxy.password must be strings.');
+      if ((username !== undefined && typeof username !== 'string') || (password !== undefined && typeof password !== 'string'))
+        fail('proxy.username and proxy.password must be strings.');
       if (typeof server === 'string' && !/^(https?:\/\/)?[^\s;=/]+\/?$/i.test(server.trim())) {
-        fail('proxy.username and proxy.password work with one http:// or https:// proxy (such as "http://proxy.example:3128"); Chrome sends no credentials to a SOCKS proxy, nor to a list of them.');
+        fail(
+          'proxy.username and proxy.password work with one http:// or https:// proxy (such as "http://proxy.example:3128"); Chrome sends no credentials to a SOCKS proxy, nor to a list of them.',
+        );
       }
     }
   }
@@ -31,7 +35,11 @@ export function checkLaunchOptions(options: LocalBrowserLaunchOptions | undefine
   if (port !== undefined && !(Number.isInteger(port) && port >= 0 && port <= 65535)) {
     fail(`port must be a TCP port number (0 for any free one), not ${String(port)}.`);
   }
-  if (ignoreDefaultArgs !== undefined && typeof ignoreDefaultArgs !== 'boolean' && !(Array.isArray(ignoreDefaultArgs) && ignoreDefaultArgs.every((arg) => typeof arg === 'string'))) {
+  if (
+    ignoreDefaultArgs !== undefined &&
+    typeof ignoreDefaultArgs !== 'boolean' &&
+    !(Array.isArray(ignoreDefaultArgs) && ignoreDefaultArgs.every((arg) => typeof arg === 'string'))
+  ) {
     fail('ignoreDefaultArgs must be true, false, or a list of the switches to leave out.');
   }
 }

@@ -36,7 +36,11 @@ export function upstreamOf(server: string): URL {
   return new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(server) ? server : `http://${server}`);
 }
 
-export async function startProxyForwarder(proxy: ProxyCredentials, logger: Logger, deadlineMs = UPSTREAM_DEADLINE_MS): Promise<ProxyForwarder> {
+export async function startProxyForwarder(
+  proxy: ProxyCredentials,
+  logger: Logger,
+  deadlineMs = UPSTREAM_DEADLINE_MS,
+): Promise<ProxyForwarder> {
   const upstream = upstreamOf(proxy.server);
   const secure = upstream.protocol === 'https:';
   const host = upstream.hostname.replace(/^\[|\]$/g, '');
@@ -49,13 +53,17 @@ export async function startProxyForwarder(proxy: ProxyCredentials, logger: Logge
     socket.once('close', () => sockets.delete(socket));
     return socket;
   };
-  const refused = () => logger.error('browser', 'The proxy refused the credentials of localBrowserLaunchOptions.proxy (407)', { proxy: where });
+  const refused = () =>
+    logger.error('browser', 'The proxy refused the credentials of localBrowserLaunchOptions.proxy (407)', { proxy: where });
 
   /** A connection to the real proxy, within the deadline. */
   const openUpstream = () =>
     new Promise<Socket>((resolve, reject) => {
       const socket = track(secure ? tlsConnect({ host, port, servername: host }) : netConnect({ host, port }));
-      const timer = setTimeout(() => socket.destroy(new Error(`the proxy ${where} did not accept a connection within ${deadlineMs} ms`)), deadlineMs);
+      const timer = setTimeout(
+        () => socket.destroy(new Error(`the proxy ${where} did not accept a connection within ${deadlineMs} ms`)),
+        deadlineMs,
+      );
       socket.once(secure ? 'secureConnect' : 'connect', () => {
         clearTimeout(timer);
         resolve(socket);
@@ -108,7 +116,9 @@ export async function startProxyForwarder(proxy: ProxyCredentials, logger: Logge
         refused();
         answer.resume();
         // A body, so that the page says why (Chrome shows its own error page for an empty one).
-        res.writeHead(502, { 'content-type': 'text/plain', 'x-upstream-status': '407' }).end(`The proxy ${where} refused the credentials of localBrowserLaunchOptions.proxy (407).`);
+        res
+          .writeHead(502, { 'content-type': 'text/plain', 'x-upstream-status': '407' })
+          .end(`The proxy ${where} refused the credentials of localBrowserLaunchOptions.proxy (407).`);
         return;
       }
       res.writeHead(answer.statusCode ?? 502, answer.rawHeaders as unknown as Record<string, string>);

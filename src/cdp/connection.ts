@@ -123,7 +123,13 @@ export class Connection extends Emitter<{ disconnected: string }> {
     }
     const id = this.#nextId++;
     return new Promise((resolve, reject) => {
-      const pending: Pending = { method, sessionId, resolve: resolve as (value: unknown) => void, reject, onResult: onResult as Pending['onResult'] };
+      const pending: Pending = {
+        method,
+        sessionId,
+        resolve: resolve as (value: unknown) => void,
+        reject,
+        onResult: onResult as Pending['onResult'],
+      };
       if (retriable && RUNS_SCRIPT.has(method)) {
         pending.retry = { params, timeoutMs, sentAt: Date.now(), stops: this.#stops, duringStop: this.#stopping !== undefined };
       }
@@ -131,12 +137,7 @@ export class Connection extends Emitter<{ disconnected: string }> {
         pending.timer = setTimeout(() => {
           this.#pending.delete(id);
           if (RUNS_SCRIPT.has(method)) this.#stopRunawayScript(sessionId);
-          reject(
-            new TimeoutError(
-              `DevTools command ${method} timed out after ${timeoutMs} ms. ${BUSY_HINT}`,
-              timeoutMs,
-            ),
-          );
+          reject(new TimeoutError(`DevTools command ${method} timed out after ${timeoutMs} ms. ${BUSY_HINT}`, timeoutMs));
         }, timeoutMs);
       }
       this.#pending.set(id, pending);
@@ -157,7 +158,10 @@ export class Connection extends Emitter<{ disconnected: string }> {
     const retry = pending.retry;
     if (!retry || !TERMINATED.test(error.message)) return false;
     if (!retry.duringStop && retry.stops === this.#stops && !this.#stopping) return false;
-    const left = Number.isFinite(retry.timeoutMs) && retry.timeoutMs > 0 ? Math.max(1, retry.timeoutMs - (Date.now() - retry.sentAt)) : retry.timeoutMs;
+    const left =
+      Number.isFinite(retry.timeoutMs) && retry.timeoutMs > 0
+        ? Math.max(1, retry.timeoutMs - (Date.now() - retry.sentAt))
+        : retry.timeoutMs;
     this.options.trace?.(`  ${pending.sessionId.slice(0, 8)} ${pending.method} was ended by the stop of another script: sending it again`);
     void (this.#stopping ?? Promise.resolve())
       .then(() => this.#send(pending.sessionId, pending.method as keyof Commands, retry.params as never, left, pending.onResult, false))

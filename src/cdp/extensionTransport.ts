@@ -1,6 +1,14 @@
 import { BrowserConnectError, ConnectionClosedError } from '../errors.js';
 import { withDeadline } from '../util/time.js';
-import { detachReason, errorText, protocolError, rootError, type ChromeDebuggerApi, type ChromeTabsApi, type DebuggerSource } from './chromeDebugger.js';
+import {
+  detachReason,
+  errorText,
+  protocolError,
+  rootError,
+  type ChromeDebuggerApi,
+  type ChromeTabsApi,
+  type DebuggerSource,
+} from './chromeDebugger.js';
 import type { Transport } from './transport.js';
 
 export type { ChromeDebuggerApi, ChromeTabsApi, DebuggerSource };

@@ -57,18 +57,28 @@ export class CdpSession extends Emitter<EventMap> {
 
   send<M extends keyof Commands>(
     method: M,
-    ...args: Commands[M]['paramsType'] extends [] ? [params?: undefined, options?: SendOptions]
-      : Commands[M]['paramsType'] extends [unknown?] ? [params?: Commands[M]['paramsType'][0], options?: SendOptions]
-      : [params: Commands[M]['paramsType'][0], options?: SendOptions]
+    ...args: Commands[M]['paramsType'] extends []
+      ? [params?: undefined, options?: SendOptions]
+      : Commands[M]['paramsType'] extends [unknown?]
+        ? [params?: Commands[M]['paramsType'][0], options?: SendOptions]
+        : [params: Commands[M]['paramsType'][0], options?: SendOptions]
   ): Promise<Commands[M]['returnType']> {
     const [params, options] = args;
     // After the detach the connection no longer knows this session; say why it went.
     // (A closed connection says that instead, as every session's error.)
     if (this.#detachedReason !== undefined && !this.connection.closed) {
-      return Promise.reject(new TargetClosedError(`Cannot send ${method}: the ${this.targetType} target detached (${this.#detachedReason}).`));
+      return Promise.reject(
+        new TargetClosedError(`Cannot send ${method}: the ${this.targetType} target detached (${this.#detachedReason}).`),
+      );
     }
     this.beforeSend?.(method, params);
-    return this.connection.send(this.id, method, params, options?.timeoutMs, options?.onResult as ((result: Commands[M]['returnType']) => void) | undefined);
+    return this.connection.send(
+      this.id,
+      method,
+      params,
+      options?.timeoutMs,
+      options?.onResult as ((result: Commands[M]['returnType']) => void) | undefined,
+    );
   }
 
   /** Sends and ignores failure: for best-effort commands whose target may already be gone. */

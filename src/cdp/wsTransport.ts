@@ -32,8 +32,7 @@ export class WebSocketTransport implements Transport {
       const data = event.data;
       this.onmessage?.(typeof data === 'string' ? data : new TextDecoder().decode(data as Uint8Array));
     };
-    socket.onclose = (event) =>
-      this.#finish(`the WebSocket closed (code ${event.code}${event.reason ? `, ${event.reason}` : ''})`);
+    socket.onclose = (event) => this.#finish(`the WebSocket closed (code ${event.code}${event.reason ? `, ${event.reason}` : ''})`);
     socket.onerror = () => {
       // An error is always followed by close, which reports it.
     };
@@ -74,7 +73,11 @@ export class WebSocketTransport implements Transport {
         } catch {
           // Never opened.
         }
-        reject(new BrowserConnectError(`Timed out after ${options.timeoutMs} ms connecting to ${shownUrl}. Is the browser running and reachable?`));
+        reject(
+          new BrowserConnectError(
+            `Timed out after ${options.timeoutMs} ms connecting to ${shownUrl}. Is the browser running and reachable?`,
+          ),
+        );
       }, options.timeoutMs);
       socket.onopen = () => {
         clearTimeout(timer);
@@ -83,7 +86,11 @@ export class WebSocketTransport implements Transport {
       socket.onerror = (event) => {
         clearTimeout(timer);
         const detail = (event as { message?: string; error?: Error }).message ?? (event as { error?: Error }).error?.message;
-        reject(new BrowserConnectError(`Could not connect to ${shownUrl}${detail ? `: ${detail}` : ''}. Check that the browser is running with a debugging port and that the URL and headers are right.`));
+        reject(
+          new BrowserConnectError(
+            `Could not connect to ${shownUrl}${detail ? `: ${detail}` : ''}. Check that the browser is running with a debugging port and that the URL and headers are right.`,
+          ),
+        );
       };
       socket.onclose = (event) => {
         clearTimeout(timer);
@@ -97,7 +104,9 @@ export class WebSocketTransport implements Transport {
           clearTimeout(timer);
           void readRefusal(response).then((body) => {
             request.destroy();
-            reject(new BrowserConnectError(`${shownUrl} refused the WebSocket upgrade: HTTP ${response.statusCode}${body ? `, ${body}` : ''}`));
+            reject(
+              new BrowserConnectError(`${shownUrl} refused the WebSocket upgrade: HTTP ${response.statusCode}${body ? `, ${body}` : ''}`),
+            );
           });
         },
       );

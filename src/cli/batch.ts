@@ -70,7 +70,8 @@ const CONNECTION_FLAGS = { queue: { type: 'string' }, 'redis-url': { type: 'stri
 function whole(raw: string | undefined, flag: string, usage: string, min = 0): number | undefined {
   if (raw === undefined) return undefined;
   const value = Number(raw);
-  if (!Number.isInteger(value) || value < min) throw new UsageError(`--${flag} takes a whole number${min ? ` of ${min} or more` : ''}, not ${JSON.stringify(raw)}.`, usage);
+  if (!Number.isInteger(value) || value < min)
+    throw new UsageError(`--${flag} takes a whole number${min ? ` of ${min} or more` : ''}, not ${JSON.stringify(raw)}.`, usage);
   return value;
 }
 
@@ -85,18 +86,35 @@ export async function batchCommand(argv: string[]): Promise<number> {
   if (sub === 'add') return addCommand(rest);
   if (sub === 'status') return statusCommand(rest);
   if (sub === 'results') return resultsCommand(rest);
-  if (sub === '--help' || sub === '-h') return process.stdout.write([BATCH_USAGE, ADD_USAGE, STATUS_USAGE, RESULTS_USAGE].join('\n\n') + '\n'), 0;
+  if (sub === '--help' || sub === '-h')
+    return (process.stdout.write([BATCH_USAGE, ADD_USAGE, STATUS_USAGE, RESULTS_USAGE].join('\n\n') + '\n'), 0);
   throw new UsageError(sub ? `Unknown command "batch ${sub}".` : 'Say what to do: tendril batch add|status|results.', BATCH_USAGE);
 }
 
 async function addCommand(argv: string[]): Promise<number> {
   const flags = {
     ...CONNECTION_FLAGS,
-    ...Object.fromEntries(['instruction', 'schema', 'act', 'model', 'selector', 'timeout', 'max-tokens', 'attempts', 'backoff', 'max-active', 'per-host', 'host-delay', 'budget-tokens'].map((name) => [name, { type: 'string' as const }])),
+    ...Object.fromEntries(
+      [
+        'instruction',
+        'schema',
+        'act',
+        'model',
+        'selector',
+        'timeout',
+        'max-tokens',
+        'attempts',
+        'backoff',
+        'max-active',
+        'per-host',
+        'host-delay',
+        'budget-tokens',
+      ].map((name) => [name, { type: 'string' as const }]),
+    ),
     rerun: { type: 'boolean' as const },
   };
   const { values, positionals } = parseFlags(argv, flags, ADD_USAGE, true);
-  if (values.help) return process.stdout.write(`${ADD_USAGE}\n`), 0;
+  if (values.help) return (process.stdout.write(`${ADD_USAGE}\n`), 0);
   const v = values as Record<string, string | undefined>;
   if (!values.queue) throw new UsageError('Name the queue with --queue NAME.', ADD_USAGE);
   if (positionals.length !== 1) throw new UsageError('Give one file of jobs (or - for stdin).', ADD_USAGE);
@@ -115,7 +133,11 @@ async function addCommand(argv: string[]): Promise<number> {
     hostDelayMs: whole(v['host-delay'], 'host-delay', ADD_USAGE),
     budgetTokens: whole(v['budget-tokens'], 'budget-tokens', ADD_USAGE),
   };
-  const options = { attempts: whole(v.attempts, 'attempts', ADD_USAGE, 1), backoffMs: whole(v.backoff, 'backoff', ADD_USAGE), rerun: values.rerun === true };
+  const options = {
+    attempts: whole(v.attempts, 'attempts', ADD_USAGE, 1),
+    backoffMs: whole(v.backoff, 'backoff', ADD_USAGE),
+    rerun: values.rerun === true,
+  };
   const { jobOfLine } = await import('../batch/job.js');
   const file = positionals[0]!;
   if (file !== '-') {
@@ -143,14 +165,20 @@ async function addCommand(argv: string[]): Promise<number> {
 }
 
 async function statusCommand(argv: string[]): Promise<number> {
-  const { values, positionals } = parseFlags(argv, { ...CONNECTION_FLAGS, wait: { type: 'boolean' }, json: { type: 'boolean' } }, STATUS_USAGE);
-  if (values.help) return process.stdout.write(`${STATUS_USAGE}\n`), 0;
+  const { values, positionals } = parseFlags(
+    argv,
+    { ...CONNECTION_FLAGS, wait: { type: 'boolean' }, json: { type: 'boolean' } },
+    STATUS_USAGE,
+  );
+  if (values.help) return (process.stdout.write(`${STATUS_USAGE}\n`), 0);
   if (positionals.length) throw new UsageError('status takes no arguments.', STATUS_USAGE);
   const queue = await openQueue(values, STATUS_USAGE);
   try {
     const { progressLine } = await import('./batchProgress.js');
     const tty = process.stderr.isTTY === true;
-    const status = values.wait ? await queue.drained((each) => tty && process.stderr.write(`\r\x1b[2K${progressLine(each)}`)) : await queue.status();
+    const status = values.wait
+      ? await queue.drained((each) => tty && process.stderr.write(`\r\x1b[2K${progressLine(each)}`))
+      : await queue.status();
     if (values.wait && tty) process.stderr.write('\n');
     if (values.json) process.stdout.write(`${JSON.stringify(status)}\n`);
     else {
@@ -173,8 +201,12 @@ async function statusCommand(argv: string[]): Promise<number> {
 }
 
 async function resultsCommand(argv: string[]): Promise<number> {
-  const { values, positionals } = parseFlags(argv, { ...CONNECTION_FLAGS, out: { type: 'string' }, failed: { type: 'boolean' } }, RESULTS_USAGE);
-  if (values.help) return process.stdout.write(`${RESULTS_USAGE}\n`), 0;
+  const { values, positionals } = parseFlags(
+    argv,
+    { ...CONNECTION_FLAGS, out: { type: 'string' }, failed: { type: 'boolean' } },
+    RESULTS_USAGE,
+  );
+  if (values.help) return (process.stdout.write(`${RESULTS_USAGE}\n`), 0);
   if (positionals.length) throw new UsageError('results takes no arguments (write to a file with --out FILE).', RESULTS_USAGE);
   const queue = await openQueue(values, RESULTS_USAGE);
   const out: Writable = values.out ? createWriteStream(values.out) : process.stdout;

@@ -55,7 +55,8 @@ Run it as an unprivileged user: as root, Chromium must run without its sandbox (
 
 export async function hostedCommand(argv: string[]): Promise<number> {
   const [sub, ...rest] = argv;
-  if (sub !== 'serve') throw new UsageError(sub ? `Unknown command "hosted ${sub}".` : 'Say what to do: tendril hosted serve.', HOSTED_USAGE);
+  if (sub !== 'serve')
+    throw new UsageError(sub ? `Unknown command "hosted ${sub}".` : 'Say what to do: tendril hosted serve.', HOSTED_USAGE);
   const options = {
     ...Object.fromEntries(Object.keys(FLAGS).map((flag) => [flag, { type: 'string' as const }])),
     verbose: { type: 'boolean' as const },

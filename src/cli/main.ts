@@ -50,7 +50,13 @@ async function main(argv: string[]): Promise<number> {
   throw new UsageError(`Unknown command "${command}".`, USAGE);
 }
 
-const INPUT_ERRORS = [InvalidOptionError, MissingLLMConfigurationError, UnsupportedModelError, InvalidAISDKModelFormatError, SelectorSyntaxError];
+const INPUT_ERRORS = [
+  InvalidOptionError,
+  MissingLLMConfigurationError,
+  UnsupportedModelError,
+  InvalidAISDKModelFormatError,
+  SelectorSyntaxError,
+];
 
 function exitCodeOf(error: unknown): number {
   if (error instanceof LLMResponseError || error instanceof SchemaValidationError) return 3;
@@ -69,7 +75,12 @@ main(process.argv.slice(2)).then(
       return;
     }
     // Our own errors say what went wrong and what to do; anything else gets its stack.
-    const text = error instanceof SdkError ? `${error.name}: ${error.message}` : error instanceof Error ? (error.stack ?? error.message) : String(error);
+    const text =
+      error instanceof SdkError
+        ? `${error.name}: ${error.message}`
+        : error instanceof Error
+          ? (error.stack ?? error.message)
+          : String(error);
     process.stderr.write(`tendril: ${text}\n`);
     process.exitCode = exitCodeOf(error);
   },

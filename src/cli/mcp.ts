@@ -119,7 +119,8 @@ function parse(argv: string[]) {
 function modelTimeout(raw: string | undefined): number {
   if (raw === undefined) return DEFAULT_MODEL_TIMEOUT_MS;
   const value = Number(raw);
-  if (!Number.isInteger(value) || value <= 0) throw new UsageError(`--model-timeout takes a positive number of milliseconds, not ${JSON.stringify(raw)}.`, MCP_USAGE);
+  if (!Number.isInteger(value) || value <= 0)
+    throw new UsageError(`--model-timeout takes a positive number of milliseconds, not ${JSON.stringify(raw)}.`, MCP_USAGE);
   return value;
 }
 
@@ -139,14 +140,20 @@ function contextIdle(raw: string | undefined): number {
 function uploadDir(raw: string | undefined): string | undefined {
   if (raw === undefined) return undefined;
   const dir = path.resolve(raw);
-  if (!raw.trim() || !existsSync(dir) || !statSync(dir).isDirectory()) throw new UsageError(`--upload-dir takes an existing directory, not ${JSON.stringify(raw)}.`, MCP_USAGE);
+  if (!raw.trim() || !existsSync(dir) || !statSync(dir).isDirectory())
+    throw new UsageError(`--upload-dir takes an existing directory, not ${JSON.stringify(raw)}.`, MCP_USAGE);
   return dir;
 }
 
-function transport(values: { port?: string; host?: string; token?: string }): { port: number; host: string; loopback: boolean; token: string | undefined } | undefined {
+function transport(values: {
+  port?: string;
+  host?: string;
+  token?: string;
+}): { port: number; host: string; loopback: boolean; token: string | undefined } | undefined {
   const token = values.token ?? (process.env.TENDRIL_MCP_TOKEN?.trim() || undefined);
   if (values.port === undefined) {
-    if (values.host !== undefined || values.token !== undefined) throw new UsageError('--host and --token are for HTTP: give --port too.', MCP_USAGE);
+    if (values.host !== undefined || values.token !== undefined)
+      throw new UsageError('--host and --token are for HTTP: give --port too.', MCP_USAGE);
     return undefined;
   }
   const port = parsePort(values.port, MCP_USAGE);

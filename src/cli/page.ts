@@ -67,11 +67,16 @@ function pageUrl(raw: string | undefined, usage: string): string {
 function timeoutOf(raw: string | undefined, usage: string): number | undefined {
   if (raw === undefined) return undefined;
   const value = Number(raw);
-  if (!Number.isFinite(value) || value <= 0) throw new UsageError(`--timeout takes a positive number of milliseconds, not ${JSON.stringify(raw)}.`, usage);
+  if (!Number.isFinite(value) || value <= 0)
+    throw new UsageError(`--timeout takes a positive number of milliseconds, not ${JSON.stringify(raw)}.`, usage);
   return value;
 }
 
-function sdkOptions(values: { 'cdp-url'?: string; hosted?: boolean; verbose?: boolean }, usage: string, model?: ModelConfiguration): SdkOptions {
+function sdkOptions(
+  values: { 'cdp-url'?: string; hosted?: boolean; verbose?: boolean },
+  usage: string,
+  model?: ModelConfiguration,
+): SdkOptions {
   if (values.hosted && values['cdp-url']) throw new UsageError('Choose one browser: --cdp-url or --hosted.', usage);
   return {
     env: values.hosted ? 'HOSTED' : 'LOCAL',
@@ -143,11 +148,16 @@ export async function extractCommand(argv: string[]): Promise<number> {
     baseURL: values['base-url'] ?? (env.MODEL_BASE_URL?.trim() || undefined),
   };
   const progress = new Progress(process.stderr, values.quiet === true || values.verbose === true);
-  const result = await onPage(sdkOptions(values, EXTRACT_USAGE, await checkedModel(model, values.hosted === true)), url, progress, (sdk) => {
-    progress.step(`Asking ${model.modelName}…`);
-    const callOptions = { selector: values.selector, timeout };
-    return schema ? sdk.extract(instruction, schema, callOptions) : sdk.extract(instruction, callOptions);
-  });
+  const result = await onPage(
+    sdkOptions(values, EXTRACT_USAGE, await checkedModel(model, values.hosted === true)),
+    url,
+    progress,
+    (sdk) => {
+      progress.step(`Asking ${model.modelName}…`);
+      const callOptions = { selector: values.selector, timeout };
+      return schema ? sdk.extract(instruction, schema, callOptions) : sdk.extract(instruction, callOptions);
+    },
+  );
   // The cache's verdict is news about the run, not part of the data: it goes to stderr.
   let data: unknown = result;
   if (data && typeof data === 'object' && !Array.isArray(data) && 'cacheStatus' in data) {

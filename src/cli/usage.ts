@@ -28,6 +28,7 @@ export function parseFlags<T extends Options>(argv: string[], options: T, usage:
 /** `--port`'s value: 0 (any free port) to 65535. */
 export function parsePort(raw: string, usage: string): number {
   const port = Number(raw);
-  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new UsageError(`--port takes a port number, not ${JSON.stringify(raw)}.`, usage);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535)
+    throw new UsageError(`--port takes a port number, not ${JSON.stringify(raw)}.`, usage);
   return port;
 }

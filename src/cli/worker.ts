@@ -52,7 +52,8 @@ const FLAGS = {
 function positive(raw: string | undefined, flag: string): number | undefined {
   if (raw === undefined) return undefined;
   const value = Number(raw);
-  if (!Number.isInteger(value) || value < 1) throw new UsageError(`--${flag} takes a whole number of 1 or more, not ${JSON.stringify(raw)}.`, WORKER_USAGE);
+  if (!Number.isInteger(value) || value < 1)
+    throw new UsageError(`--${flag} takes a whole number of 1 or more, not ${JSON.stringify(raw)}.`, WORKER_USAGE);
   return value;
 }
 
@@ -78,7 +79,7 @@ function reportRedisError(error: Error): void {
 
 export async function workerCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parseFlags(argv, FLAGS, WORKER_USAGE);
-  if (values.help) return process.stdout.write(`${WORKER_USAGE}\n`), 0;
+  if (values.help) return (process.stdout.write(`${WORKER_USAGE}\n`), 0);
   if (positionals.length) throw new UsageError('worker takes no arguments.', WORKER_USAGE);
   if (!values.queue) throw new UsageError('Name the queue with --queue NAME.', WORKER_USAGE);
   if (values.hosted && values['cdp-url']) throw new UsageError('Choose one browser: --cdp-url or --hosted.', WORKER_USAGE);
@@ -110,7 +111,10 @@ export async function workerCommand(argv: string[]): Promise<number> {
       if (quiet) return;
       if (event.kind === 'done') process.stderr.write(`done ${event.url} (${event.ms} ms)\n`);
       else if (event.kind === 'handed-back') process.stderr.write(`handed back ${event.url}\n`);
-      else process.stderr.write(`${event.retry ? 'retrying' : 'failed'} ${event.url} (attempt ${event.attempt} of ${event.attempts}): ${event.error.name}: ${event.error.message}\n`);
+      else
+        process.stderr.write(
+          `${event.retry ? 'retrying' : 'failed'} ${event.url} (attempt ${event.attempt} of ${event.attempts}): ${event.error.name}: ${event.error.message}\n`,
+        );
     },
   });
   const pid = worker.browserProcessId();

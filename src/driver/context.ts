@@ -3,7 +3,15 @@ import type { BrowserHandle } from '../browser/browser.js';
 import type { CdpSession } from '../cdp/session.js';
 import { ContextClosedError, InvalidOptionError, PageClosedError, PageNotFoundError, SdkError, SdkStateError } from '../errors.js';
 import type { Logger } from '../logger.js';
-import type { ClearCookieOptions, Cookie, CookieParam, DomainPolicy, NewContextOptions, StagehandDomainPolicy, StorageState } from '../types.js';
+import type {
+  ClearCookieOptions,
+  Cookie,
+  CookieParam,
+  DomainPolicy,
+  NewContextOptions,
+  StagehandDomainPolicy,
+  StorageState,
+} from '../types.js';
 import { Emitter } from '../util/emitter.js';
 import { deferred, withDeadline, type Deferred } from '../util/time.js';
 import { ActivePages } from './activePage.js';
@@ -99,7 +107,12 @@ export class Context extends Emitter<{ page: Page }> {
     if (isolated !== undefined) return isolatedDownloads(root, downloads, isolated, this.logger);
     // The watch goes first: on a shared browser it asks which tabs are free before we hold them all.
     [this.#keeper] = await Promise.all([
-      downloads?.watch(root, downloads, { pages: () => [...this.#pages, ...[...this.#isolated.values()].flatMap((each) => each.pages())] }, this.logger),
+      downloads?.watch(
+        root,
+        downloads,
+        { pages: () => [...this.#pages, ...[...this.#isolated.values()].flatMap((each) => each.pages())] },
+        this.logger,
+      ),
       root.send('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: true, flatten: true }),
     ]);
     // Chrome announces the targets that already exist before it answers the command above.
@@ -121,7 +134,8 @@ export class Context extends Emitter<{ page: Page }> {
 
   /** Makes `page` the active page, and brings its tab to the front. */
   setActivePage(page: Page): void {
-    if (!(page instanceof Page)) throw new InvalidOptionError('setActivePage(page): pass a page of this context (context.pages(), context.newPage()).');
+    if (!(page instanceof Page))
+      throw new InvalidOptionError('setActivePage(page): pass a page of this context (context.pages(), context.newPage()).');
     if (!this.#pages.includes(page)) {
       if (page.isClosed()) throw new PageClosedError('setActivePage(page): this page is closed; pick one of context.pages().');
       throw new InvalidOptionError('setActivePage(page): this page belongs to another context.');
@@ -207,7 +221,12 @@ export class Context extends Emitter<{ page: Page }> {
     const browserContextId = await createBrowserContext(root);
     const policy = this.guard?.policy;
     // Of this context's class: the Stagehand entry's isolated contexts are StagehandContexts too.
-    const context = new (this.constructor as typeof Context)(this.browser, this.logger, { ...this.options, browserContextId, policy }, this);
+    const context = new (this.constructor as typeof Context)(
+      this.browser,
+      this.logger,
+      { ...this.options, browserContextId, policy },
+      this,
+    );
     // Known before any of its targets can attach, so that this Context leaves them alone.
     this.#isolated.set(browserContextId, context);
     try {
@@ -267,7 +286,10 @@ export class Context extends Emitter<{ page: Page }> {
     // headers set, the tab opens blank and goes to `url` once it has them.
     const viaBlank = Object.keys(this.extras.headers ?? {}).length > 0 && url !== 'about:blank';
     const { browserContextId } = this.options;
-    const { targetId } = await this.browser.connection.rootSession.send('Target.createTarget', { url: viaBlank ? 'about:blank' : url, browserContextId });
+    const { targetId } = await this.browser.connection.rootSession.send('Target.createTarget', {
+      url: viaBlank ? 'about:blank' : url,
+      browserContextId,
+    });
     this.#keeper?.claim(targetId);
     const page = await withDeadline(this.#pageFor(targetId), this.options.timeoutMs, 'Opening a new page');
     if (!page) throw new SdkError(`The new page (${targetId}) closed before it was ready.`);
@@ -285,7 +307,8 @@ export class Context extends Emitter<{ page: Page }> {
     const known = this.#pages.find((each) => each.id === targetId);
     if (known) return known;
     const { targetInfos } = await this.browser.connection.rootSession.send('Target.getTargets');
-    if (!targetInfos.some((info) => info.targetId === targetId && info.type === 'page' && this.#takes(info.browserContextId))) return undefined;
+    if (!targetInfos.some((info) => info.targetId === targetId && info.type === 'page' && this.#takes(info.browserContextId)))
+      return undefined;
     return withDeadline(this.#pageFor(targetId), timeoutMs, 'Waiting for the page to attach').catch(() => undefined);
   }
 
@@ -331,7 +354,15 @@ export class Context extends Emitter<{ page: Page }> {
     }
     const openerId = event.targetInfo.openerId;
     if (openerId) this.guard?.emit('popup', { targetId, openerId });
-    const page = new (this.options.pageClass ?? Page)(this, session, targetId, this.options.viewport, this.logger, this.options.timeoutMs, openerId);
+    const page = new (this.options.pageClass ?? Page)(
+      this,
+      session,
+      targetId,
+      this.options.viewport,
+      this.logger,
+      this.options.timeoutMs,
+      openerId,
+    );
     // The page asks for a popup before the popup is attached: awaitActivePage waits for it.
     session.on('Page.windowOpen', () => this.#active.opening());
     const prepared = page

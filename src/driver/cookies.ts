@@ -64,7 +64,8 @@ export async function readCookies(jar: CookieJar, urls?: unknown): Promise<Cooki
 }
 
 function checkCookie(given: unknown, index: number): Protocol.Network.CookieParam {
-  if (given === null || typeof given !== 'object') throw new CookieValidationError(`addCookies: cookie ${index} is not an object with name and value.`);
+  if (given === null || typeof given !== 'object')
+    throw new CookieValidationError(`addCookies: cookie ${index} is not an object with name and value.`);
   const cookie = given as CookieParam;
   const { name, value, url, domain, path, expires, sameSite } = cookie;
   const what = `Cookie ${JSON.stringify(name)}`;
@@ -76,7 +77,8 @@ function checkCookie(given: unknown, index: number): Protocol.Network.CookiePara
   if (expires !== undefined && (typeof expires !== 'number' || !Number.isFinite(expires) || (expires < 0 && expires !== -1))) {
     throw new CookieValidationError(`${what} has an invalid expires value; use -1 for a session cookie, or a Unix time in seconds.`);
   }
-  if (sameSite !== undefined && !SAME_SITE.includes(sameSite)) throw new CookieValidationError(`${what} has sameSite ${JSON.stringify(sameSite)}; use "Strict", "Lax" or "None".`);
+  if (sameSite !== undefined && !SAME_SITE.includes(sameSite))
+    throw new CookieValidationError(`${what} has sameSite ${JSON.stringify(sameSite)}; use "Strict", "Lax" or "None".`);
   const param: Protocol.Network.CookieParam = { name, value, domain, path, secure: cookie.secure, httpOnly: cookie.httpOnly, sameSite };
   if (expires !== undefined && expires !== -1) param.expires = expires;
   if (url) {
@@ -94,7 +96,9 @@ function checkCookie(given: unknown, index: number): Protocol.Network.CookiePara
   }
   // Chrome drops such a cookie without an error; say so instead.
   if (param.sameSite === 'None' && !param.secure) {
-    throw new CookieValidationError(`${what} has sameSite: "None" without secure: true; browsers require secure: true for sameSite "None".`);
+    throw new CookieValidationError(
+      `${what} has sameSite: "None" without secure: true; browsers require secure: true for sameSite "None".`,
+    );
   }
   return param;
 }
@@ -117,9 +121,11 @@ export async function addCookies({ session, browserContextId }: CookieJar, cooki
 
 function checkFilter(filter: unknown): ClearCookieOptions | undefined {
   if (filter === undefined || filter === null) return undefined;
-  if (typeof filter !== 'object' || Array.isArray(filter)) throw new InvalidOptionError('clearCookies(filter): pass an object such as { name, domain, path }, or nothing to clear all.');
+  if (typeof filter !== 'object' || Array.isArray(filter))
+    throw new InvalidOptionError('clearCookies(filter): pass an object such as { name, domain, path }, or nothing to clear all.');
   for (const [key, value] of Object.entries(filter)) {
-    if (key !== 'name' && key !== 'domain' && key !== 'path') throw new InvalidOptionError(`clearCookies(filter) takes \`name\`, \`domain\` and \`path\`, not \`${key}\`.`);
+    if (key !== 'name' && key !== 'domain' && key !== 'path')
+      throw new InvalidOptionError(`clearCookies(filter) takes \`name\`, \`domain\` and \`path\`, not \`${key}\`.`);
     if (value !== undefined && typeof value !== 'string' && !(value instanceof RegExp)) {
       throw new InvalidOptionError(`clearCookies(filter): \`${key}\` must be a string or a RegExp.`);
     }

@@ -90,7 +90,10 @@ export class Download<P = unknown> {
       else {
         void this.relocate(saved)
           .catch((error: unknown) => {
-            logger.error('download', "A download saved outside the Sdk's folder could not be moved into it", { file: saved, reason: (error as Error).message });
+            logger.error('download', "A download saved outside the Sdk's folder could not be moved into it", {
+              file: saved,
+              reason: (error as Error).message,
+            });
             return saved;
           })
           .then((where) => this.#done.resolve(where));

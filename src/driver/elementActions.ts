@@ -11,7 +11,13 @@ import type { ResolvedElement } from './locator.js';
 import type { Page } from './page.js';
 import { clickChecked, onEngine } from './pointerCheck.js';
 
-function onElement<Result>(element: ResolvedElement, fn: (...args: never[]) => unknown, args: unknown[], timeoutMs: number, what: string): Promise<Result> {
+function onElement<Result>(
+  element: ResolvedElement,
+  fn: (...args: never[]) => unknown,
+  args: unknown[],
+  timeoutMs: number,
+  what: string,
+): Promise<Result> {
   return callFunction<Result>(
     element.world.session,
     { objectId: element.objectId },
@@ -27,7 +33,13 @@ async function assertActionable(element: ResolvedElement, timeoutMs: number): Pr
 }
 
 /** Clicks once the element holds still and the press reaches it (see pointerCheck.ts). */
-export async function clickElement(page: Page, element: ResolvedElement, timeoutMs: number, clickCount = 1, button: MouseButton = 'left'): Promise<void> {
+export async function clickElement(
+  page: Page,
+  element: ResolvedElement,
+  timeoutMs: number,
+  clickCount = 1,
+  button: MouseButton = 'left',
+): Promise<void> {
   await clickChecked(page, element, timeoutMs, clickCount, button);
 }
 
@@ -77,7 +89,11 @@ async function fill(page: Page, element: ResolvedElement, text: string, timeoutM
   const kind = await onElement<string>(
     element,
     (node: Element) =>
-      node instanceof HTMLInputElement || node instanceof HTMLTextAreaElement ? 'field' : (node as HTMLElement).isContentEditable ? 'editable' : node.tagName.toLowerCase(),
+      node instanceof HTMLInputElement || node instanceof HTMLTextAreaElement
+        ? 'field'
+        : (node as HTMLElement).isContentEditable
+          ? 'editable'
+          : node.tagName.toLowerCase(),
     [],
     timeoutMs,
     'inspecting the element',
@@ -118,7 +134,9 @@ export function typeIntoElement(page: Page, element: ResolvedElement, text: stri
       beforeDeadline(until, timeoutMs, `Typing (${index} of ${chars.length} typed)`);
       await typeChar(page, char, timeoutMs);
       if (!(await onElement<boolean>(element, (node: Node) => node.isConnected, [], timeoutMs, 'checking the field'))) {
-        throw new ElementNotActionableError(`the page replaced it after ${index + 1} of ${chars.length} characters; type into the new field`);
+        throw new ElementNotActionableError(
+          `the page replaced it after ${index + 1} of ${chars.length} characters; type into the new field`,
+        );
       }
     }
   });
@@ -167,7 +185,10 @@ export async function selectOptionOf(element: ResolvedElement, choice: string, t
           return same;
         };
         const ranked = names.map((name, i) => [shared(name), i]).sort((a, b) => b[0]! - a[0]! || a[1]! - b[1]!);
-        const closest = ranked.slice(0, 3).filter(([same]) => same! > 2).map(([, i]) => labels[i]!);
+        const closest = ranked
+          .slice(0, 3)
+          .filter(([same]) => same! > 2)
+          .map(([, i]) => labels[i]!);
         return { ok: false, text: '', count: options.length, first: labels.slice(0, 5), closest };
       }
       select.value = option.value;

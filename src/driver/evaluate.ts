@@ -43,7 +43,8 @@ export type CallTarget = { executionContextId: number } | { objectId: string };
 
 /** The call's result; a page exception is SdkEvalError with the page's own message and stack, prefixed by `what` ran. */
 function outcome(response: Protocol.Runtime.CallFunctionOnResponse, what: string): Protocol.Runtime.RemoteObject {
-  if (response.exceptionDetails) throw new SdkEvalError(`JavaScript evaluated ${what} threw: ${describeException(response.exceptionDetails)}`);
+  if (response.exceptionDetails)
+    throw new SdkEvalError(`JavaScript evaluated ${what} threw: ${describeException(response.exceptionDetails)}`);
   return response.result;
 }
 
@@ -58,7 +59,14 @@ export async function callFunction<Result>(
 ): Promise<Result> {
   const response = await session.send(
     'Runtime.callFunctionOn',
-    { ...target, functionDeclaration: functionDeclaration(fn), arguments: args, returnByValue: byValue, awaitPromise: true, userGesture: options.userGesture },
+    {
+      ...target,
+      functionDeclaration: functionDeclaration(fn),
+      arguments: args,
+      returnByValue: byValue,
+      awaitPromise: true,
+      userGesture: options.userGesture,
+    },
     { timeoutMs: options.timeoutMs },
   );
   const result = outcome(response, options.what);
@@ -82,14 +90,33 @@ export async function evaluateInContext<Arg, Result>(
   const what = 'in the page';
   const result: Protocol.Runtime.RemoteObject =
     typeof fn === 'string'
-      ? outcome(await session.send('Runtime.evaluate', { expression: fn, contextId, awaitPromise: true, userGesture: true }, { timeoutMs: left() }), what)
+      ? outcome(
+          await session.send(
+            'Runtime.evaluate',
+            { expression: fn, contextId, awaitPromise: true, userGesture: true },
+            { timeoutMs: left() },
+          ),
+          what,
+        )
       : // JSON drops an undefined value, and an empty CallArgument means undefined.
-        await callFunction(session, { executionContextId: contextId }, fn, [{ value: arg }], { timeoutMs: left(), userGesture: true, what }, false);
-  if (!result.objectId) return (result.unserializableValue === undefined ? result.value : unmark(JSON.stringify({ [MARK]: result.unserializableValue }))) as Result;
+        await callFunction(
+          session,
+          { executionContextId: contextId },
+          fn,
+          [{ value: arg }],
+          { timeoutMs: left(), userGesture: true, what },
+          false,
+        );
+  if (!result.objectId)
+    return (
+      result.unserializableValue === undefined ? result.value : unmark(JSON.stringify({ [MARK]: result.unserializableValue }))
+    ) as Result;
   const timeoutMs = left();
   try {
     // The object is read by value in a second step, with what JSON cannot hold marked (pageSpecials).
-    return unmark(await callFunction(session, { objectId: result.objectId }, pageSpecials, [], { timeoutMs, what: 'in the page' })) as Result;
+    return unmark(
+      await callFunction(session, { objectId: result.objectId }, pageSpecials, [], { timeoutMs, what: 'in the page' }),
+    ) as Result;
   } finally {
     void session.sendQuiet('Runtime.releaseObject', { objectId: result.objectId });
   }
@@ -107,7 +134,12 @@ function pageSpecials(this: unknown): unknown {
   try {
     const json = JSON.stringify(this, function (this: unknown, _key, value) {
       const kind = typeof value;
-      if (kind !== 'bigint' && !(kind === 'number' && (value - value !== 0 || 1 / value === -Infinity)) && !(value === undefined && Array.isArray(this))) return value;
+      if (
+        kind !== 'bigint' &&
+        !(kind === 'number' && (value - value !== 0 || 1 / value === -Infinity)) &&
+        !(value === undefined && Array.isArray(this))
+      )
+        return value;
       found = 1;
       return { '\u0000tendril': kind === 'bigint' ? `${value}n` : 1 / value === -Infinity ? '-0' : `${value}` };
     });
@@ -121,6 +153,12 @@ const unmark = (value: unknown): unknown =>
   typeof value === 'string'
     ? JSON.parse(value, (_key, each) => {
         const name = each?.[MARK];
-        return typeof name !== 'string' ? each : /\dn$/.test(name) ? BigInt(name.slice(0, -1)) : name === 'undefined' ? undefined : Number(name);
+        return typeof name !== 'string'
+          ? each
+          : /\dn$/.test(name)
+            ? BigInt(name.slice(0, -1))
+            : name === 'undefined'
+              ? undefined
+              : Number(name);
       })
     : (value as unknown[])[0];

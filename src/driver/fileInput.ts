@@ -18,11 +18,19 @@ const PATH_MODULE = 'node:path';
 
 type Helper = <Result>(element: ResolvedElement, name: string, args: unknown[], timeoutMs: number) => Promise<Result>;
 
-export async function setInputFiles(element: ResolvedElement, files: SetInputFilesArgument, remoteBrowser: boolean, helper: Helper, timeoutMs: number): Promise<void> {
+export async function setInputFiles(
+  element: ResolvedElement,
+  files: SetInputFilesArgument,
+  remoteBrowser: boolean,
+  helper: Helper,
+  timeoutMs: number,
+): Promise<void> {
   const list: unknown[] = files === null || files === undefined ? [] : Array.isArray(files) ? files : [files];
   for (const entry of list) {
     if (typeof entry === 'string' ? !entry.trim() : !isPayload(entry)) {
-      throw new InvalidOptionError('setInputFiles takes file paths, or { name, mimeType?, buffer } objects (buffer: a Buffer, Uint8Array, ArrayBuffer or string), or an array of them.');
+      throw new InvalidOptionError(
+        'setInputFiles takes file paths, or { name, mimeType?, buffer } objects (buffer: a Buffer, Uint8Array, ArrayBuffer or string), or an array of them.',
+      );
     }
   }
   const problem = await helper<string>(element, 'fileInputProblem', [list.length], timeoutMs);
@@ -39,10 +47,13 @@ export async function setInputFiles(element: ResolvedElement, files: SetInputFil
   const payloads: FilePayload[] = [];
   let total = 0;
   for (const entry of list) {
-    const file = typeof entry === 'string' ? await located.find((each) => each.given === entry)!.read() : toPayload(entry as SetInputFilePayload);
+    const file =
+      typeof entry === 'string' ? await located.find((each) => each.given === entry)!.read() : toPayload(entry as SetInputFilePayload);
     total += file.size;
     if (total > MAX_PAYLOAD_BYTES) {
-      throw new InvalidOptionError(`setInputFiles: the files come to more than ${MAX_PAYLOAD_BYTES / 1024 / 1024} MB, too much to send into the page; pass paths, with a browser this process launched.`);
+      throw new InvalidOptionError(
+        `setInputFiles: the files come to more than ${MAX_PAYLOAD_BYTES / 1024 / 1024} MB, too much to send into the page; pass paths, with a browser this process launched.`,
+      );
     }
     payloads.push(file.payload);
   }
@@ -57,9 +68,15 @@ function isPayload(entry: unknown): entry is SetInputFilePayload {
 
 function toPayload(entry: SetInputFilePayload, lastModified = Date.now()): { payload: FilePayload; size: number } {
   const { buffer } = entry;
-  const bytes = typeof buffer === 'string' ? new TextEncoder().encode(buffer) : buffer instanceof ArrayBuffer ? new Uint8Array(buffer) : buffer;
+  const bytes =
+    typeof buffer === 'string' ? new TextEncoder().encode(buffer) : buffer instanceof ArrayBuffer ? new Uint8Array(buffer) : buffer;
   return {
-    payload: { name: entry.name || 'upload.bin', mimeType: entry.mimeType || DEFAULT_MIME, lastModified: entry.lastModified ?? lastModified, base64: toBase64(bytes) },
+    payload: {
+      name: entry.name || 'upload.bin',
+      mimeType: entry.mimeType || DEFAULT_MIME,
+      lastModified: entry.lastModified ?? lastModified,
+      base64: toBase64(bytes),
+    },
     size: bytes.byteLength,
   };
 }
@@ -82,17 +99,25 @@ async function locate(paths: string[]): Promise<Located[]> {
   type Fs = typeof import('node:fs/promises');
   type Path = typeof import('node:path');
   const node = (globalThis as { process?: { versions?: { node?: string } } }).process?.versions?.node;
-  const modules = node ? await Promise.all([import(FS_MODULE) as Promise<Fs>, import(PATH_MODULE) as Promise<Path>]).catch(() => undefined) : undefined;
-  if (!modules) throw new InvalidOptionError('setInputFiles with file paths needs Node to read them; here, pass { name, mimeType, buffer } objects instead.');
+  const modules = node
+    ? await Promise.all([import(FS_MODULE) as Promise<Fs>, import(PATH_MODULE) as Promise<Path>]).catch(() => undefined)
+    : undefined;
+  if (!modules)
+    throw new InvalidOptionError(
+      'setInputFiles with file paths needs Node to read them; here, pass { name, mimeType, buffer } objects instead.',
+    );
   const [fs, path] = modules;
   return Promise.all(
     paths.map(async (given) => {
       const absolute = path.resolve(given);
       const stat = await fs.stat(absolute).catch((error: NodeJS.ErrnoException) => {
-        throw new InvalidOptionError(`setInputFiles: there is no file at ${absolute}${error.code === 'ENOENT' ? '' : ` (${error.code ?? error.message})`}.`);
+        throw new InvalidOptionError(
+          `setInputFiles: there is no file at ${absolute}${error.code === 'ENOENT' ? '' : ` (${error.code ?? error.message})`}.`,
+        );
       });
       if (!stat.isFile()) throw new InvalidOptionError(`setInputFiles: ${absolute} is not a file (a directory, or a special file).`);
-      const read = async () => toPayload({ name: path.basename(absolute), buffer: new Uint8Array(await fs.readFile(absolute)) }, stat.mtimeMs);
+      const read = async () =>
+        toPayload({ name: path.basename(absolute), buffer: new Uint8Array(await fs.readFile(absolute)) }, stat.mtimeMs);
       return { given, path: absolute, read };
     }),
   );

@@ -16,7 +16,8 @@ type Library = 'Playwright' | 'Puppeteer';
 function libraryOf(page: object): Library | undefined {
   const record = page as Record<string, unknown>;
   // Playwright: page.context().newCDPSession(page); Puppeteer: page.createCDPSession().
-  if (typeof record.context === 'function' && typeof record.mainFrame === 'function' && typeof record.route === 'function') return 'Playwright';
+  if (typeof record.context === 'function' && typeof record.mainFrame === 'function' && typeof record.route === 'function')
+    return 'Playwright';
   if (typeof record.createCDPSession === 'function' && typeof record.mainFrame === 'function') return 'Puppeteer';
   return undefined;
 }
@@ -30,7 +31,12 @@ async function sessionFor(page: object, library: Library): Promise<CdpSessionLik
 }
 
 /** Our page for a Playwright or Puppeteer page, or undefined when `page` is neither. */
-export async function matchForeignPage(context: Context, page: unknown, timeoutMs: number, connectUrl: string | undefined): Promise<Page | undefined> {
+export async function matchForeignPage(
+  context: Context,
+  page: unknown,
+  timeoutMs: number,
+  connectUrl: string | undefined,
+): Promise<Page | undefined> {
   if (!page || typeof page !== 'object') return undefined;
   const library = libraryOf(page);
   if (!library) return undefined;
@@ -48,6 +54,7 @@ export async function matchForeignPage(context: Context, page: unknown, timeoutM
   throw new InvalidOptionError(
     `This ${library} page is not a page of this Sdk's browser (its main frame ${frameId} is none of ours). ` +
       `Connect ${library} to this browser with ${library === 'Playwright' ? 'chromium.connectOverCDP(sdk.connectURL())' : 'puppeteer.connect({ browserWSEndpoint: sdk.connectURL() })'}` +
-      (connectUrl ? '' : ' (available once init() has resolved)') + '.',
+      (connectUrl ? '' : ' (available once init() has resolved)') +
+      '.',
   );
 }

@@ -181,7 +181,10 @@ export class Frame {
   /** Waits until this frame's document reached `state` (at once when it has); default 15 s. */
   async waitForLoadState(state: WaitUntil = 'load', timeoutMs = 15_000): Promise<void> {
     const wanted = String(state).toLowerCase() as WaitUntil;
-    if (!FRAME_STATES.includes(wanted)) throw new InvalidOptionError(`waitForLoadState takes ${FRAME_STATES.map((each) => `"${each}"`).join(', ')}, not ${JSON.stringify(state)}.`);
+    if (!FRAME_STATES.includes(wanted))
+      throw new InvalidOptionError(
+        `waitForLoadState takes ${FRAME_STATES.map((each) => `"${each}"`).join(', ')}, not ${JSON.stringify(state)}.`,
+      );
     await this.page.waitForFrameState(this, wanted, milliseconds(timeoutMs, 'waitForLoadState: the timeout'));
   }
 

@@ -88,7 +88,14 @@ export class FrameManager {
   }
 
   /** See lifecycle.ts waitForLifecycle. */
-  waitForLifecycle(frame: Frame, loaderId: string | undefined, waitUntil: WaitUntil, timeoutMs: number, url: string, quietMs?: number): Promise<boolean> {
+  waitForLifecycle(
+    frame: Frame,
+    loaderId: string | undefined,
+    waitUntil: WaitUntil,
+    timeoutMs: number,
+    url: string,
+    quietMs?: number,
+  ): Promise<boolean> {
     return waitForLifecycle(this.page, this.#tree, frame, loaderId, waitUntil, timeoutMs, url, quietMs);
   }
 
@@ -156,7 +163,8 @@ export class FrameManager {
     // The caller's init scripts and headers, after the watch: it must see the document first.
     setup.push(
       ...extrasSetup(session, this.page.extras(), (error) => {
-        if (!session.detached) this.logger.error('driver', 'An init script or extra HTTP headers could not be set on a new target', { error: error.message });
+        if (!session.detached)
+          this.logger.error('driver', 'An init script or extra HTTP headers could not be set on a new target', { error: error.message });
       }),
     );
     setup.push(session.send('Runtime.runIfWaitingForDebugger'));
@@ -182,11 +190,13 @@ export class FrameManager {
       const child = session.childSession(event.sessionId);
       if (!child) return;
       if (event.targetInfo.type === 'iframe') {
-        const adopted = (this.#trees.get(session) ?? Promise.resolve()).then(() => this.adoptSession(child)).catch((error) =>
-          this.logger.debug('driver', 'An out-of-process iframe went away while being prepared', {
-            error: (error as Error).message,
-          }),
-        );
+        const adopted = (this.#trees.get(session) ?? Promise.resolve())
+          .then(() => this.adoptSession(child))
+          .catch((error) =>
+            this.logger.debug('driver', 'An out-of-process iframe went away while being prepared', {
+              error: (error as Error).message,
+            }),
+          );
         this.#announced.get(session)?.push(adopted);
       } else {
         // Workers and the like: let them run, and leave them alone (guarded, under a domainPolicy).
@@ -206,4 +216,3 @@ export class FrameManager {
     });
   }
 }
-

@@ -29,7 +29,11 @@ export async function nodeAtLocation(frame: QueriedFrame, x: number, y: number, 
 }
 
 /** The frame's full accessibility tree; with `withFrames`, its child frames' trees after it. */
-export async function accessibilityTree(frame: QueriedFrame, withFrames: boolean, timeoutMs: number): Promise<Protocol.Accessibility.AXNode[]> {
+export async function accessibilityTree(
+  frame: QueriedFrame,
+  withFrames: boolean,
+  timeoutMs: number,
+): Promise<Protocol.Accessibility.AXNode[]> {
   const { nodes } = await frame.session.send('Accessibility.getFullAXTree', { frameId: frame.id }, { timeoutMs });
   if (!withFrames) return nodes;
   for (const child of frame.childFrames()) nodes.push(...(await accessibilityTree(child, true, timeoutMs)));

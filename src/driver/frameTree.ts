@@ -180,7 +180,9 @@ export class FrameTree {
         }
         frame.changed.emit('change', undefined);
       })
-      .catch((error: Error) => this.logger.debug('driver', 'Could not read the frames of a page restored from the back-forward cache', { error: error.message }));
+      .catch((error: Error) =>
+        this.logger.debug('driver', 'Could not read the frames of a page restored from the back-forward cache', { error: error.message }),
+      );
     this.restored = { loaderId, frames };
   }
 }

@@ -26,7 +26,16 @@ export async function xpathAt(page: HitPage, x: number, y: number, timeoutMs: nu
     // DOM.getNodeForLocation takes the document's coordinates, not the viewport's.
     const [scrollX, scrollY] = await engineCall<[number, number]>(root, 'scrollOffsets', [], timeoutMs);
     const hit = await session
-      .send('DOM.getNodeForLocation', { x: Math.floor(point.x + scrollX), y: Math.floor(point.y + scrollY), includeUserAgentShadowDOM: false, ignorePointerEventsNone: false }, { timeoutMs })
+      .send(
+        'DOM.getNodeForLocation',
+        {
+          x: Math.floor(point.x + scrollX),
+          y: Math.floor(point.y + scrollY),
+          includeUserAgentShadowDOM: false,
+          ignorePointerEventsNone: false,
+        },
+        { timeoutMs },
+      )
       .catch(() => undefined);
     if (!hit) return '';
     const frame = page.frameById(hit.frameId) ?? root;

@@ -23,12 +23,14 @@ export async function initScriptSource(script: unknown, arg: unknown, caller: st
     if (json === undefined) throw new InvalidOptionError(`${caller}: \`arg\` must be JSON-serialisable, not a ${typeof arg}.`);
     return `(${functionDeclaration(script as (...args: never[]) => unknown)})(${json});`;
   }
-  if (arg !== undefined) throw new InvalidOptionError(`${caller}: \`arg\` is only for a function script; a string or file is run as it is.`);
+  if (arg !== undefined)
+    throw new InvalidOptionError(`${caller}: \`arg\` is only for a function script; a string or file is run as it is.`);
   if (typeof script === 'string') return script;
   const given = script as { path?: unknown; content?: unknown } | null;
   if (given && typeof given === 'object' && typeof given.content === 'string') return given.content;
   if (given && typeof given === 'object' && typeof given.path === 'string' && given.path.trim()) {
-    if (!readFile) throw new InvalidOptionError(`${caller}: { path } needs to read a file, which this runtime cannot; pass { content } instead.`);
+    if (!readFile)
+      throw new InvalidOptionError(`${caller}: { path } needs to read a file, which this runtime cannot; pass { content } instead.`);
     let source: string;
     try {
       source = await readFile(given.path);

@@ -28,7 +28,10 @@ const turns = new WeakMap<object, Promise<unknown>>();
  */
 export function exclusive<T>(page: InputPage, work: () => Promise<T>): Promise<T> {
   const mine = (turns.get(page.session) ?? Promise.resolve()).then(work);
-  turns.set(page.session, mine.catch(() => undefined));
+  turns.set(
+    page.session,
+    mine.catch(() => undefined),
+  );
   return mine;
 }
 
@@ -81,7 +84,8 @@ export async function aimAt<Probe>(element: ResolvedElement, timeoutMs: number, 
     // The browser routes a mouse event by the frames' last composited frames, so let them draw.
     await nextFrames(element, timeoutMs);
     const current = await measured();
-    if (last && Math.abs(last.point.x - current.point.x) < 0.5 && Math.abs(last.point.y - current.point.y) < 0.5) return { ...current, owners };
+    if (last && Math.abs(last.point.x - current.point.x) < 0.5 && Math.abs(last.point.y - current.point.y) < 0.5)
+      return { ...current, owners };
     last = current;
   }
   return { ...last!, owners };
@@ -119,9 +123,11 @@ export async function ownerChain(frame: Frame, timeoutMs: number): Promise<Owner
  * offsets are added, hop by hop.
  */
 async function measureBox(element: ResolvedElement, owners: Owner[], timeoutMs: number): Promise<{ box: Box; offsets: Point[] }> {
-  const { quads } = await element.world.session.send('DOM.getContentQuads', { objectId: element.objectId }, { timeoutMs }).catch((error: Error) => {
-    throw new ElementNotActionableError(`it has no layout box (${error.message})`);
-  });
+  const { quads } = await element.world.session
+    .send('DOM.getContentQuads', { objectId: element.objectId }, { timeoutMs })
+    .catch((error: Error) => {
+      throw new ElementNotActionableError(`it has no layout box (${error.message})`);
+    });
   const box = quads.map(toBox).find((each) => each.width >= 1 && each.height >= 1);
   if (!box) throw new ElementNotActionableError('it has no visible size');
   return { box, offsets: await toTopPage(box, owners, timeoutMs) };
@@ -153,7 +159,8 @@ export async function visibleBox(element: ResolvedElement, timeoutMs: number): P
 /** Waits for two animation frames in the element's frame and in every frame above it. */
 export async function nextFrames(element: ResolvedElement, timeoutMs: number): Promise<void> {
   const waits: Array<Promise<unknown>> = [];
-  for (let frame: Frame | null = element.frame; frame; frame = frame.parent) waits.push(engineCall(frame, 'drawn', [{ value: 2 }], timeoutMs).catch(() => undefined));
+  for (let frame: Frame | null = element.frame; frame; frame = frame.parent)
+    waits.push(engineCall(frame, 'drawn', [{ value: 2 }], timeoutMs).catch(() => undefined));
   await Promise.all(waits);
 }
 
@@ -172,19 +179,28 @@ export function toBox(quad: number[]): Box {
   return { x, y, width: Math.max(...xs) - x, height: Math.max(...ys) - y };
 }
 
-
-
 /** The `buttons` bit of each button, as a pointer event reports it while the button is down. */
 export const BUTTON_BITS: Record<MouseButton, number> = { left: 1, right: 2, middle: 4 };
 
-export async function click(page: InputPage, point: Point, options: { clickCount?: number; button?: MouseButton; timeoutMs: number }): Promise<void> {
+export async function click(
+  page: InputPage,
+  point: Point,
+  options: { clickCount?: number; button?: MouseButton; timeoutMs: number },
+): Promise<void> {
   const session = page.session;
   const button = options.button ?? 'left';
   const clicks = options.clickCount ?? 1;
   const send = (type: 'mouseMoved' | 'mousePressed' | 'mouseReleased', clickCount: number) =>
     session.send(
       'Input.dispatchMouseEvent',
-      { type, x: point.x, y: point.y, button: type === 'mouseMoved' ? 'none' : button, clickCount, buttons: type === 'mousePressed' ? BUTTON_BITS[button] : 0 },
+      {
+        type,
+        x: point.x,
+        y: point.y,
+        button: type === 'mouseMoved' ? 'none' : button,
+        clickCount,
+        buttons: type === 'mousePressed' ? BUTTON_BITS[button] : 0,
+      },
       { timeoutMs: options.timeoutMs },
     );
   // A session runs its commands in order, so the events can go out together: one round trip.

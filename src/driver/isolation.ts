@@ -31,11 +31,21 @@ export async function createBrowserContext(root: CdpSession): Promise<string> {
  * decides, unreported. It gets the Sdk's folder, and reports its downloads on the browser session,
  * where the Sdk's one watcher (download.ts) hands them to the page they came from.
  */
-export async function isolatedDownloads(root: CdpSession, place: DownloadPlace | undefined, browserContextId: string, logger: Logger): Promise<void> {
+export async function isolatedDownloads(
+  root: CdpSession,
+  place: DownloadPlace | undefined,
+  browserContextId: string,
+  logger: Logger,
+): Promise<void> {
   if (!place) return;
   const { folder } = place;
   await root
-    .send('Browser.setDownloadBehavior', { behavior: folder === undefined ? 'default' : 'allow', downloadPath: folder, browserContextId, eventsEnabled: true })
+    .send('Browser.setDownloadBehavior', {
+      behavior: folder === undefined ? 'default' : 'allow',
+      downloadPath: folder,
+      browserContextId,
+      eventsEnabled: true,
+    })
     .catch((error: unknown) => {
       if (!(error instanceof ProtocolError)) throw error;
       logger.info('download', 'This browser does not report the downloads of an isolated context', { reason: error.message });

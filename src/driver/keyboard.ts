@@ -64,7 +64,19 @@ const MODIFIERS: Record<string, number> = { Alt: 1, Control: 2, Meta: 4, Shift: 
 // A US keyboard's punctuation: the key each character is on, unshifted then shifted.
 const PLAIN = "`-=[]\\;',./";
 const SHIFTED = '~_+{}|:"<>?';
-const PUNCTUATION_CODES = ['Backquote', 'Minus', 'Equal', 'BracketLeft', 'BracketRight', 'Backslash', 'Semicolon', 'Quote', 'Comma', 'Period', 'Slash'];
+const PUNCTUATION_CODES = [
+  'Backquote',
+  'Minus',
+  'Equal',
+  'BracketLeft',
+  'BracketRight',
+  'Backslash',
+  'Semicolon',
+  'Quote',
+  'Comma',
+  'Period',
+  'Slash',
+];
 const PUNCTUATION_KEYCODES = [192, 189, 187, 219, 221, 220, 186, 222, 188, 190, 191];
 const SHIFTED_DIGITS = ')!@#$%^&*(';
 
@@ -123,10 +135,18 @@ export function chordOf(names: string[], mac: boolean, prefix = ''): Key[] {
   return names.map((name): Key => {
     if ([...name].length === 1) return keyOf(name);
     const lower = name.toLowerCase();
-    const canonical = PLATFORM_KEY.includes(lower) ? (mac ? 'Meta' : 'Control') : (ALIASES[lower] ?? Object.keys(NAMED).find((each) => each.toLowerCase() === lower));
+    const canonical = PLATFORM_KEY.includes(lower)
+      ? mac
+        ? 'Meta'
+        : 'Control'
+      : (ALIASES[lower] ?? Object.keys(NAMED).find((each) => each.toLowerCase() === lower));
     if (canonical === ' ') return keyOf(' ');
     const key = canonical && NAMED[canonical];
-    if (!key) throw new UnknownKeyError(`${prefix}${name ? `unknown key "${name}"` : 'a chord ends in "+"'}. Use a single character, a key name (${Object.keys(NAMED).join(', ')}) or a chord such as "Control+A".`, name);
+    if (!key)
+      throw new UnknownKeyError(
+        `${prefix}${name ? `unknown key "${name}"` : 'a chord ends in "+"'}. Use a single character, a key name (${Object.keys(NAMED).join(', ')}) or a chord such as "Control+A".`,
+        name,
+      );
     return key;
   });
 }
@@ -138,7 +158,11 @@ const MAC_COMMANDS: Record<string, string> = { KeyA: 'selectAll', KeyC: 'copy', 
  * Presses a chord: the keys before the last are held, in order, while the last is pressed (`delay`
  * ms between its down and up), then let go in reverse.
  */
-export async function pressChord(session: CdpSession, chord: Key[], options: { mac: boolean; delay?: number; timeoutMs: number }): Promise<void> {
+export async function pressChord(
+  session: CdpSession,
+  chord: Key[],
+  options: { mac: boolean; delay?: number; timeoutMs: number },
+): Promise<void> {
   const send = (event: KeyEvent) => session.send('Input.dispatchKeyEvent', event, { timeoutMs: options.timeoutMs });
   let modifiers = 0;
   const held: Key[] = [];

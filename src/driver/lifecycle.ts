@@ -97,7 +97,12 @@ export function waitForLifecycle(
       const committed = frame.committedLoaderId;
       if (target && committed && committed !== target && committed !== previous) target = committed;
       const expected = target ?? committed;
-      if (expected && frame.committedLoaderId === expected && frame.loaderId === expected && stillLoading(frame, waitUntil, 1).length === 0) {
+      if (
+        expected &&
+        frame.committedLoaderId === expected &&
+        frame.loaderId === expected &&
+        stillLoading(frame, waitUntil, 1).length === 0
+      ) {
         return finish(undefined);
       }
       if (quietMs !== undefined) {

@@ -51,7 +51,12 @@ export interface SelectorScope {
  * searches the composed tree, closed shadow roots included. Each frame does its own part in its own
  * process.
  */
-export async function resolveSelector(page: LocatorPage, selector: string, timeoutMs: number, scope: SelectorScope = {}): Promise<ResolvedElement> {
+export async function resolveSelector(
+  page: LocatorPage,
+  selector: string,
+  timeoutMs: number,
+  scope: SelectorScope = {},
+): Promise<ResolvedElement> {
   const nth = scope.nth ?? 0;
   return follow(page, selector, scope.from, timeoutMs, nth, (frame, rest) => resolveInFrame(frame, rest, nth, timeoutMs));
 }
@@ -96,7 +101,9 @@ async function follow<Found>(
   for (let hop = 0; hop <= MAX_FRAME_HOPS; hop++) {
     // A closed page says so where the frame is used; a frame detached from a live page, here.
     if (frame.isDetached() && !frame.page.isClosed()) {
-      throw new SdkIframeError(`The frame ${frame.url() || frame.id} that "${selector}" is looked up in was detached; take a new one from page.frames().`);
+      throw new SdkIframeError(
+        `The frame ${frame.url() || frame.id} that "${selector}" is looked up in was detached; take a new one from page.frames().`,
+      );
     }
     const outcome = await step(frame, rest);
     if (typeof outcome !== 'string') return outcome;

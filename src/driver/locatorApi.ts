@@ -31,7 +31,12 @@ export interface LocatorDriver<F, E> {
   count(target: LocatorTarget<F>, timeoutMs: number): Promise<number>;
   release(element: E): void;
   frameOf(element: E): F;
-  evaluate<Result, Arg>(element: E, fn: (element: Element, arg: Arg) => Result | Promise<Result>, arg: Arg, timeoutMs: number): Promise<Result>;
+  evaluate<Result, Arg>(
+    element: E,
+    fn: (element: Element, arg: Arg) => Result | Promise<Result>,
+    arg: Arg,
+    timeoutMs: number,
+  ): Promise<Result>;
   /** One of the selector engine's element helpers (src/injected/engine/element.ts). */
   helper<Result>(element: E, name: string, args: unknown[], timeoutMs: number): Promise<Result>;
   click(element: E, button: MouseButton, clickCount: number, timeoutMs: number): Promise<void>;
@@ -62,7 +67,8 @@ export class Locator<F, E> {
 
   /** @internal */
   constructor(driver: LocatorDriver<F, E>, target: LocatorTarget<F>) {
-    if (typeof target.selector !== 'string') throw new InvalidOptionError(`A locator takes a selector string, not ${typeof target.selector}.`);
+    if (typeof target.selector !== 'string')
+      throw new InvalidOptionError(`A locator takes a selector string, not ${typeof target.selector}.`);
     this.#driver = driver;
     this.#target = target;
   }
@@ -106,7 +112,8 @@ export class Locator<F, E> {
   /** A locator for the match at `index`, counting from 0 as count() does. */
   nth(index: number): Locator<F, E> {
     const value = Number(index);
-    if (!Number.isFinite(value) || value < 0) throw new InvalidOptionError(`locator().nth() takes a match index from 0 up, not ${String(index)}.`);
+    if (!Number.isFinite(value) || value < 0)
+      throw new InvalidOptionError(`locator().nth() takes a match index from 0 up, not ${String(index)}.`);
     return locatorOn(this.#driver, { ...this.#target, nth: Math.floor(value) });
   }
 
@@ -131,8 +138,10 @@ export class Locator<F, E> {
   /** Real mouse input at the element's centre, once it holds still and is what the pointer is over. */
   click(options: { button?: MouseButton; clickCount?: number } = {}): Promise<void> {
     const { button = 'left', clickCount = 1 } = options ?? {};
-    if (!BUTTONS.includes(button)) throw new InvalidOptionError(`click: \`button\` is "left", "right" or "middle", not ${JSON.stringify(button)}.`);
-    if (!Number.isInteger(clickCount) || clickCount < 1) throw new InvalidOptionError(`click: \`clickCount\` is a whole number from 1 up, not ${String(clickCount)}.`);
+    if (!BUTTONS.includes(button))
+      throw new InvalidOptionError(`click: \`button\` is "left", "right" or "middle", not ${JSON.stringify(button)}.`);
+    if (!Number.isInteger(clickCount) || clickCount < 1)
+      throw new InvalidOptionError(`click: \`clickCount\` is a whole number from 1 up, not ${String(clickCount)}.`);
     return this.#on('click', (element, timeoutMs) => this.#driver.click(element, button, clickCount, timeoutMs));
   }
 
@@ -149,7 +158,9 @@ export class Locator<F, E> {
   /** Dispatches a DOM `click` event on the element itself: no pointer input, no hit test. */
   sendClickEvent(options: { bubbles?: boolean; cancelable?: boolean; composed?: boolean; detail?: number } = {}): Promise<void> {
     const { bubbles = true, cancelable = true, composed = true, detail = 1 } = options ?? {};
-    return this.#on('send a click event to', (element, timeoutMs) => this.#driver.helper(element, 'clickEvent', [{ bubbles, cancelable, composed, detail }], timeoutMs));
+    return this.#on('send a click event to', (element, timeoutMs) =>
+      this.#driver.helper(element, 'clickEvent', [{ bubbles, cancelable, composed, detail }], timeoutMs),
+    );
   }
 
   /** Replaces the field's value (an input, a textarea, an editable element), firing input and change. */
@@ -168,9 +179,15 @@ export class Locator<F, E> {
   /** Selects the options whose value or label is given, in a <select>; resolves with the values selected. */
   selectOption(values: string | string[]): Promise<string[]> {
     const list = Array.isArray(values) ? values : [values];
-    if (!list.every((value) => typeof value === 'string')) throw new InvalidOptionError('selectOption takes an option value or label, or an array of them.');
+    if (!list.every((value) => typeof value === 'string'))
+      throw new InvalidOptionError('selectOption takes an option value or label, or an array of them.');
     return this.#on('select an option of', async (element, timeoutMs) => {
-      const { values: chosen, why } = await this.#driver.helper<{ values: string[]; why: string }>(element, 'selectValues', [list], timeoutMs);
+      const { values: chosen, why } = await this.#driver.helper<{ values: string[]; why: string }>(
+        element,
+        'selectValues',
+        [list],
+        timeoutMs,
+      );
       if (why) throw new ElementNotActionableError(why);
       return chosen;
     });
@@ -179,7 +196,8 @@ export class Locator<F, E> {
   /** Scrolls the element (or, when it does not scroll, the page) to `percent` (0–100, or "50%") of the way down. */
   scrollTo(percent: number | string): Promise<void> {
     const value = typeof percent === 'number' ? percent : Number.parseFloat(String(percent).replace('%', ''));
-    if (!Number.isFinite(value)) throw new InvalidOptionError(`scrollTo takes a percentage (0-100, or "50%"), not ${JSON.stringify(percent)}.`);
+    if (!Number.isFinite(value))
+      throw new InvalidOptionError(`scrollTo takes a percentage (0-100, or "50%"), not ${JSON.stringify(percent)}.`);
     const fraction = Math.min(100, Math.max(0, value)) / 100;
     return this.#on('scroll', (element, timeoutMs) => this.#driver.scrollTo(element, fraction, timeoutMs));
   }
@@ -228,7 +246,9 @@ export class Locator<F, E> {
   /** Draws Chrome's highlight over the element for `durationMs` (default 800). */
   highlight(options: HighlightOptions = {}): Promise<void> {
     const durationMs = milliseconds(options?.durationMs ?? 800, 'highlight: `durationMs`');
-    return this.#on('highlight', (element, timeoutMs) => this.#driver.highlight(element, { ...options, durationMs }, timeoutMs + durationMs));
+    return this.#on('highlight', (element, timeoutMs) =>
+      this.#driver.highlight(element, { ...options, durationMs }, timeoutMs + durationMs),
+    );
   }
 
   #read<Result>(what: string): Promise<Result> {
@@ -253,7 +273,9 @@ export class Locator<F, E> {
 function explained(error: unknown, what: string): unknown {
   if (!(error instanceof ElementNotActionableError) || !/^(it|its|the) /.test(error.message)) return error;
   const message = `${what}: ${error.message}.`;
-  return error instanceof ElementObscuredError ? new ElementObscuredError(message, error.receiver) : new ElementNotActionableError(message, { cause: error });
+  return error instanceof ElementObscuredError
+    ? new ElementObscuredError(message, error.receiver)
+    : new ElementNotActionableError(message, { cause: error });
 }
 
 /** A locator of the driver's class (LocatorDriver.Locator). */
@@ -272,7 +294,8 @@ export class FrameLocator<F, E> {
     private readonly frames: readonly string[],
     private readonly from?: F,
   ) {
-    if (!frames.every((each) => typeof each === 'string' && each.trim())) throw new InvalidOptionError('frameLocator takes a non-empty selector of an <iframe>.');
+    if (!frames.every((each) => typeof each === 'string' && each.trim()))
+      throw new InvalidOptionError('frameLocator takes a non-empty selector of an <iframe>.');
   }
 
   frameLocator(selector: string): FrameLocator<F, E> {

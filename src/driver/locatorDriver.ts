@@ -15,7 +15,6 @@ import { contentFrameOf, countSelector, releaseElement, resolveSelector } from '
 import type { LocatorDriver, LocatorTarget } from './locatorApi.js';
 import type { Page } from './page.js';
 
-
 export function createLocatorDriver(page: Page): LocatorDriver<Frame, ResolvedElement> {
   const enter = async (from: Frame | undefined, frames: readonly string[], timeoutMs: number): Promise<Frame> => {
     let frame = from ?? page.mainFrame();
@@ -29,19 +28,29 @@ export function createLocatorDriver(page: Page): LocatorDriver<Frame, ResolvedEl
     target.frames.length ? enter(target.frame, target.frames, timeoutMs) : Promise.resolve(target.frame);
   // Page-side helpers act for the user (a click event, files put in an input): as a user's gesture.
   const helper = <Result>(element: ResolvedElement, name: string, args: unknown[], timeoutMs: number): Promise<Result> =>
-    onEngine<Result>(element, name, args.map((value) => ({ value })), timeoutMs, true);
+    onEngine<Result>(
+      element,
+      name,
+      args.map((value) => ({ value })),
+      timeoutMs,
+      true,
+    );
   return {
     get defaultTimeoutMs() {
       return page.defaultTimeoutMs;
     },
     mainFrame: () => page.mainFrame(),
     enter,
-    resolve: async (target, timeoutMs) => resolveSelector(page, target.selector, timeoutMs, { from: await start(target, timeoutMs), nth: target.nth }),
+    resolve: async (target, timeoutMs) =>
+      resolveSelector(page, target.selector, timeoutMs, { from: await start(target, timeoutMs), nth: target.nth }),
     count: async (target, timeoutMs) => countSelector(page, target.selector, timeoutMs, await start(target, timeoutMs)),
     release: releaseElement,
     frameOf: (element) => element.frame,
     evaluate: (element, fn, arg, timeoutMs) =>
-      callFunction(element.world.session, { objectId: element.objectId }, fn, [{ objectId: element.objectId }, { value: arg }], { timeoutMs, what: 'on the element' }),
+      callFunction(element.world.session, { objectId: element.objectId }, fn, [{ objectId: element.objectId }, { value: arg }], {
+        timeoutMs,
+        what: 'on the element',
+      }),
     helper,
     click: (element, button, clickCount, timeoutMs) => clickElement(page, element, timeoutMs, clickCount, button),
     tap: async (element, timeoutMs) => tap(page, await clickablePoint(element, timeoutMs), timeoutMs),
@@ -61,7 +70,8 @@ export function createLocatorDriver(page: Page): LocatorDriver<Frame, ResolvedEl
         releaseElement(element);
       }
     },
-    backendNodeId: async (element, timeoutMs) => (await element.world.session.send('DOM.describeNode', { objectId: element.objectId }, { timeoutMs })).node.backendNodeId,
+    backendNodeId: async (element, timeoutMs) =>
+      (await element.world.session.send('DOM.describeNode', { objectId: element.objectId }, { timeoutMs })).node.backendNodeId,
     highlight: (element, options, timeoutMs) => highlight(element, options, timeoutMs),
     setInputFiles: (element, files, timeoutMs) => setInputFiles(element, files, page.remoteBrowser, helper, timeoutMs),
   };
@@ -73,9 +83,11 @@ export function createLocatorDriver(page: Page): LocatorDriver<Frame, ResolvedEl
  * <iframe>'s content box, measured in its own.
  */
 async function borderBox(element: ResolvedElement, timeoutMs: number): Promise<Box> {
-  const { model } = await element.world.session.send('DOM.getBoxModel', { objectId: element.objectId }, { timeoutMs }).catch((error: Error) => {
-    throw new ElementNotActionableError(`Cannot measure the element: it has no layout box (${error.message}).`);
-  });
+  const { model } = await element.world.session
+    .send('DOM.getBoxModel', { objectId: element.objectId }, { timeoutMs })
+    .catch((error: Error) => {
+      throw new ElementNotActionableError(`Cannot measure the element: it has no layout box (${error.message}).`);
+    });
   const box = toBox(model.border);
   await toTopPage(box, await ownerChain(element.frame, timeoutMs), timeoutMs);
   return box;

@@ -78,7 +78,8 @@ export class Navigation {
   async goto(url: string, options: GotoOptions = {}): Promise<NavigationResponse | null> {
     this.page.assertOpen('goto()');
     const { waitUntil, timeoutMs } = checkLoadOptions(options.waitUntil, options.timeoutMs, 'goto');
-    if (typeof url !== 'string' || !url.trim()) throw new InvalidOptionError('goto(url) needs a URL string, such as "https://example.org".');
+    if (typeof url !== 'string' || !url.trim())
+      throw new InvalidOptionError('goto(url) needs a URL string, such as "https://example.org".');
     const guard = this.page.guard;
     // A host the policy refuses is refused here, before anything is sent.
     const refused = guard?.refusal(url);
@@ -112,7 +113,8 @@ export class Navigation {
         }
         // A hosted server's connectUrl refuses a URL that is not of the web, and says why.
         const refused = error.message.indexOf(HOSTED_REFUSAL);
-        if (error instanceof ProtocolError && refused >= 0) throw new UrlNotAllowedError(error.message.slice(refused + HOSTED_REFUSAL.length).trim(), url);
+        if (error instanceof ProtocolError && refused >= 0)
+          throw new UrlNotAllowedError(error.message.slice(refused + HOSTED_REFUSAL.length).trim(), url);
         throw new NavigationError(`Navigation to ${url} failed: ${error.message}`, url);
       })
       .finally(() => offRefusals?.());
@@ -120,7 +122,11 @@ export class Navigation {
       const policy = refusedRedirect();
       if (policy) throw policy;
       // Otherwise Chrome's error page is waited for as any document, and has no response: null.
-      if (!this.page.errorPageOnFailure) throw new NavigationError(`Navigation to ${url} failed: ${result.errorText}${tunnelHint(result.errorText)}. Check the URL and that the server is reachable.`, url);
+      if (!this.page.errorPageOnFailure)
+        throw new NavigationError(
+          `Navigation to ${url} failed: ${result.errorText}${tunnelHint(result.errorText)}. Check the URL and that the server is reachable.`,
+          url,
+        );
     }
     if (!result.loaderId) return null; // Same-document navigation (a fragment change), javascript: URLs: nothing loads.
     const upstream = () => upstreamFailure(this.responses.responseOf(result.loaderId!), url);
@@ -225,7 +231,12 @@ export class Navigation {
     const { currentIndex, entries } = await this.page.session.send('Page.getNavigationHistory', undefined, { timeoutMs: remaining() });
     const entry = entries[currentIndex + step];
     if (!entry) return { moved: false, response: null };
-    const loaderId = await this.#commit(() => this.page.session.send('Page.navigateToHistoryEntry', { entryId: entry.id }, { timeoutMs: remaining() }), remaining, entry.url, what);
+    const loaderId = await this.#commit(
+      () => this.page.session.send('Page.navigateToHistoryEntry', { entryId: entry.id }, { timeoutMs: remaining() }),
+      remaining,
+      entry.url,
+      what,
+    );
     if (loaderId === undefined) return { moved: true, response: null };
     // From the back-forward cache: loaded already; its frames are being read again.
     const restored = this.page.frameManager.restored;
@@ -241,11 +252,17 @@ export class Navigation {
   async reload(options: HistoryOptions & { ignoreCache?: boolean } = {}): Promise<NavigationResponse | null> {
     this.page.assertOpen('reload()');
     const { waitUntil, timeoutMs } = checkLoadOptions(options?.waitUntil, options?.timeoutMs, 'reload');
-    if (options?.ignoreCache !== undefined && typeof options.ignoreCache !== 'boolean') throw new InvalidOptionError('reload: `ignoreCache` must be true or false.');
+    if (options?.ignoreCache !== undefined && typeof options.ignoreCache !== 'boolean')
+      throw new InvalidOptionError('reload: `ignoreCache` must be true or false.');
     const started = Date.now();
     const remaining = () => (timeoutMs === 0 ? 0 : Math.max(1, timeoutMs - (Date.now() - started)));
     const url = this.page.mainFrame().url();
-    const loaderId = await this.#commit(() => this.page.session.send('Page.reload', { ignoreCache: options?.ignoreCache ?? false }, { timeoutMs: remaining() }), remaining, url, 'reload');
+    const loaderId = await this.#commit(
+      () => this.page.session.send('Page.reload', { ignoreCache: options?.ignoreCache ?? false }, { timeoutMs: remaining() }),
+      remaining,
+      url,
+      'reload',
+    );
     if (loaderId === undefined) return null;
     await this.#waitFor(loaderId, waitUntil, remaining, url);
     return this.responses.responseOf(loaderId);
@@ -302,10 +319,14 @@ export interface HistoryOptions {
 /** Checks waitUntil and timeoutMs as extract() checks its options: at once, naming the field. 0 ms is no limit. */
 function checkLoadOptions(waitUntil: unknown, timeoutMs: unknown, method: string): { waitUntil: WaitUntil | undefined; timeoutMs: number } {
   if (waitUntil !== undefined && !WAIT_UNTIL.includes(waitUntil as WaitUntil)) {
-    throw new InvalidOptionError(`${method}: \`waitUntil\` must be one of ${WAIT_UNTIL.map((each) => `"${each}"`).join(', ')}, not ${JSON.stringify(waitUntil)}.`);
+    throw new InvalidOptionError(
+      `${method}: \`waitUntil\` must be one of ${WAIT_UNTIL.map((each) => `"${each}"`).join(', ')}, not ${JSON.stringify(waitUntil)}.`,
+    );
   }
   if (timeoutMs !== undefined && (typeof timeoutMs !== 'number' || !Number.isFinite(timeoutMs) || timeoutMs < 0)) {
-    throw new InvalidOptionError(`${method}: \`timeoutMs\` must be a number of milliseconds, 0 for no limit, not ${typeof timeoutMs === 'string' ? JSON.stringify(timeoutMs) : String(timeoutMs)}.`);
+    throw new InvalidOptionError(
+      `${method}: \`timeoutMs\` must be a number of milliseconds, 0 for no limit, not ${typeof timeoutMs === 'string' ? JSON.stringify(timeoutMs) : String(timeoutMs)}.`,
+    );
   }
   return { waitUntil: waitUntil as WaitUntil | undefined, timeoutMs: (timeoutMs as number | undefined) ?? DEFAULT_NAVIGATION_TIMEOUT_MS };
 }

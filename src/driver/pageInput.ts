@@ -46,7 +46,10 @@ export function ready(page: PointerPage, timeoutMs: number): Promise<void> {
   if (!done) {
     done = (async () => {
       // Asked first: the answer must be of before the emulation.
-      const hidden = await page.mainFrame().evaluate<boolean>('document.visibilityState === "hidden"').catch(() => false);
+      const hidden = await page
+        .mainFrame()
+        .evaluate<boolean>('document.visibilityState === "hidden"')
+        .catch(() => false);
       await page.session.send('Emulation.setFocusEmulationEnabled', { enabled: true }, { timeoutMs }).catch(() => undefined);
       if (!hidden) return;
       const roots = page.frames().filter((frame) => !frame.parent || frame.isOutOfProcess());
@@ -80,12 +83,15 @@ function bounded(sent: Promise<unknown>, ms: number): Promise<unknown> {
 
 function checkPoint(what: string, ...values: unknown[]): void {
   if (values.some((value) => typeof value !== 'number' || !Number.isFinite(value))) {
-    throw new InvalidOptionError(`${what}: coordinates must be finite numbers (CSS pixels from the viewport's top-left corner), not ${values.map(String).join(', ')}.`);
+    throw new InvalidOptionError(
+      `${what}: coordinates must be finite numbers (CSS pixels from the viewport's top-left corner), not ${values.map(String).join(', ')}.`,
+    );
   }
 }
 
 function checkButton(what: string, button: unknown = 'left'): MouseButton {
-  if (!Object.hasOwn(BUTTON_BITS, button as string)) throw new InvalidOptionError(`${what}: \`button\` must be "left", "right" or "middle", not ${JSON.stringify(button)}.`);
+  if (!Object.hasOwn(BUTTON_BITS, button as string))
+    throw new InvalidOptionError(`${what}: \`button\` must be "left", "right" or "middle", not ${JSON.stringify(button)}.`);
   return button as MouseButton;
 }
 
@@ -102,7 +108,12 @@ async function nameAt(page: PointerPage, wanted: boolean | undefined, x: number,
   return wanted ? xpathAt(page, x, y, page.defaultTimeoutMs).catch(() => '') : '';
 }
 
-export async function clickAt(page: PointerPage, x: number, y: number, options: { button?: MouseButton; clickCount?: number; returnXpath?: boolean } = {}): Promise<string> {
+export async function clickAt(
+  page: PointerPage,
+  x: number,
+  y: number,
+  options: { button?: MouseButton; clickCount?: number; returnXpath?: boolean } = {},
+): Promise<string> {
   page.assertOpen('click()');
   checkPoint('click(x, y)', x, y);
   const button = checkButton('click', options?.button);
@@ -133,11 +144,25 @@ export async function tapAt(page: PointerPage, x: number, y: number, options: { 
 }
 
 /** Turns the wheel by (deltaX, deltaY) pixels with the pointer at (x, y): what is under it scrolls. */
-export async function scrollAt(page: PointerPage, x: number, y: number, deltaX: number, deltaY: number, options: { returnXpath?: boolean } = {}): Promise<string> {
+export async function scrollAt(
+  page: PointerPage,
+  x: number,
+  y: number,
+  deltaX: number,
+  deltaY: number,
+  options: { returnXpath?: boolean } = {},
+): Promise<string> {
   page.assertOpen('scroll()');
   checkPoint('scroll(x, y, deltaX, deltaY)', x, y, deltaX, deltaY);
   const xpath = await nameAt(page, options?.returnXpath, x, y);
-  await mouse(page, [{ type: 'mouseMoved', x, y, button: 'none' }, { type: 'mouseWheel', x, y, button: 'none', deltaX, deltaY }], page.defaultTimeoutMs);
+  await mouse(
+    page,
+    [
+      { type: 'mouseMoved', x, y, button: 'none' },
+      { type: 'mouseWheel', x, y, button: 'none', deltaX, deltaY },
+    ],
+    page.defaultTimeoutMs,
+  );
   return xpath;
 }
 
@@ -151,7 +176,14 @@ export interface DragOptions {
 }
 
 /** Presses at (fromX, fromY), moves to (toX, toY) in `steps`, and releases there. */
-export async function dragAt(page: PointerPage, fromX: number, fromY: number, toX: number, toY: number, options: DragOptions = {}): Promise<[string, string]> {
+export async function dragAt(
+  page: PointerPage,
+  fromX: number,
+  fromY: number,
+  toX: number,
+  toY: number,
+  options: DragOptions = {},
+): Promise<[string, string]> {
   page.assertOpen('dragAndDrop()');
   checkPoint('dragAndDrop(fromX, fromY, toX, toY)', fromX, fromY, toX, toY);
   const button = checkButton('dragAndDrop', options?.button);
@@ -161,7 +193,14 @@ export async function dragAt(page: PointerPage, fromX: number, fromY: number, to
   const to = await nameAt(page, options?.returnXpath, toX, toY);
   const held = BUTTON_BITS[button];
   const timeoutMs = page.defaultTimeoutMs;
-  await mouse(page, [{ type: 'mouseMoved', x: fromX, y: fromY, button: 'none' }, { type: 'mousePressed', x: fromX, y: fromY, button, buttons: held, clickCount: 1 }], timeoutMs);
+  await mouse(
+    page,
+    [
+      { type: 'mouseMoved', x: fromX, y: fromY, button: 'none' },
+      { type: 'mousePressed', x: fromX, y: fromY, button, buttons: held, clickCount: 1 },
+    ],
+    timeoutMs,
+  );
   // One move at a time: a page that follows the drag sees each of them (Chrome merges moves it
   // has not delivered yet).
   for (let step = 1; step <= steps; step++) {

@@ -46,9 +46,14 @@ export async function typeText(page: KeyboardPage, text: string, options: { dela
   const strokes: Key[][] = [];
   for (const char of text) {
     const key = char === '\n' || char === '\r' ? NAMED.Enter! : char === '\t' ? NAMED.Tab! : keyOf(char);
-    strokes.push(options?.withMistakes && key.code !== 'Enter' && key.code !== 'Tab' && Math.random() < MISTAKE_RATE ? [keyOf(slip(char)), NAMED.Backspace!, key] : [key]);
+    strokes.push(
+      options?.withMistakes && key.code !== 'Enter' && key.code !== 'Tab' && Math.random() < MISTAKE_RATE
+        ? [keyOf(slip(char)), NAMED.Backspace!, key]
+        : [key],
+    );
   }
-  const press = (key: Key) => [down(key, 0, key.text), up(key, 0)].map((event) => page.session.send('Input.dispatchKeyEvent', event, { timeoutMs }));
+  const press = (key: Key) =>
+    [down(key, 0, key.text), up(key, 0)].map((event) => page.session.send('Input.dispatchKeyEvent', event, { timeoutMs }));
   await exclusive(page, async () => {
     // Without a delay, every key goes out at once: a session runs its commands in order.
     if (!delay) return Promise.all(strokes.flat().flatMap(press));
@@ -66,7 +71,14 @@ export async function typeText(page: KeyboardPage, text: string, options: { dela
 const onMac = new WeakMap<object, Promise<boolean>>();
 function isMac(page: KeyboardPage): Promise<boolean> {
   let known = onMac.get(page.session);
-  if (!known) onMac.set(page.session, (known = page.evaluate<string>('navigator.platform').then((platform) => /^Mac/i.test(platform), () => false)));
+  if (!known)
+    onMac.set(
+      page.session,
+      (known = page.evaluate<string>('navigator.platform').then(
+        (platform) => /^Mac/i.test(platform),
+        () => false,
+      )),
+    );
   return known;
 }
 

@@ -19,22 +19,41 @@ export function targetIdOf(id: string): TargetId {
 const EVENTS = ['dialog', 'download', 'console', 'close'];
 
 export function checkPageEvent(event: unknown): void {
-  if (!EVENTS.includes(event as string)) throw new InvalidOptionError(`page.on(event): a page announces ${EVENTS.map((each) => `"${each}"`).join(', ')}, not ${JSON.stringify(event)}.`);
+  if (!EVENTS.includes(event as string))
+    throw new InvalidOptionError(
+      `page.on(event): a page announces ${EVENTS.map((each) => `"${each}"`).join(', ')}, not ${JSON.stringify(event)}.`,
+    );
 }
 
 /** Sends `method` on the session; Chrome refusing it is its ProtocolError. */
 export async function sendCommand<T>(session: CdpSession, method: string, params: object | undefined, timeoutMs: number): Promise<T> {
-  if (typeof method !== 'string' || !/^\w+\.\w+$/.test(method)) throw new InvalidOptionError(`sendCDP(method): name a command as "Domain.method", such as "Runtime.evaluate", not ${JSON.stringify(method)}.`);
-  if (params !== undefined && (typeof params !== 'object' || params === null || Array.isArray(params))) throw new InvalidOptionError(`sendCDP(${method}, params): params must be an object.`);
+  if (typeof method !== 'string' || !/^\w+\.\w+$/.test(method))
+    throw new InvalidOptionError(
+      `sendCDP(method): name a command as "Domain.method", such as "Runtime.evaluate", not ${JSON.stringify(method)}.`,
+    );
+  if (params !== undefined && (typeof params !== 'object' || params === null || Array.isArray(params)))
+    throw new InvalidOptionError(`sendCDP(${method}, params): params must be an object.`);
   return (await session.send(method as keyof Commands, params as never, { timeoutMs })) as T;
 }
 
 /** Sets the viewport to `width` x `height` CSS pixels and `deviceScaleFactor` (default 1). */
-export async function setViewport(session: CdpSession, width: number, height: number, options: { deviceScaleFactor?: number } | undefined, timeoutMs: number): Promise<void> {
+export async function setViewport(
+  session: CdpSession,
+  width: number,
+  height: number,
+  options: { deviceScaleFactor?: number } | undefined,
+  timeoutMs: number,
+): Promise<void> {
   const scale = options?.deviceScaleFactor ?? 1;
   if (![width, height, scale].every((value) => typeof value === 'number' && Number.isFinite(value) && value > 0)) {
-    throw new InvalidOptionError(`setViewportSize(width, height, { deviceScaleFactor }) takes positive numbers, not ${[width, height, scale].map(String).join(', ')}.`);
+    throw new InvalidOptionError(
+      `setViewportSize(width, height, { deviceScaleFactor }) takes positive numbers, not ${[width, height, scale].map(String).join(', ')}.`,
+    );
   }
   const [w, h] = [Math.round(width), Math.round(height)];
-  await session.send('Emulation.setDeviceMetricsOverride', { width: w, height: h, deviceScaleFactor: scale, mobile: false, screenWidth: w, screenHeight: h }, { timeoutMs });
+  await session.send(
+    'Emulation.setDeviceMetricsOverride',
+    { width: w, height: h, deviceScaleFactor: scale, mobile: false, screenWidth: w, screenHeight: h },
+    { timeoutMs },
+  );
 }

@@ -49,10 +49,15 @@ export async function waitForTimeout(ms: number): Promise<void> {
 /** Resolves true once `selector` is in `state`; TimeoutError after `timeout`. */
 export async function waitForSelector(page: WaitingPage, selector: string, options: WaitForSelectorOptions = {}): Promise<boolean> {
   page.assertOpen('waitForSelector()');
-  if (typeof selector !== 'string' || !selector.trim()) throw new InvalidOptionError('waitForSelector(selector): pass an XPath or CSS selector string (` >> ` enters an iframe).');
+  if (typeof selector !== 'string' || !selector.trim())
+    throw new InvalidOptionError('waitForSelector(selector): pass an XPath or CSS selector string (` >> ` enters an iframe).');
   const { state = 'visible', timeout = DEFAULT_TIMEOUT_MS, pierceShadow = true } = options ?? {};
-  if (!STATES.includes(state)) throw new InvalidOptionError(`waitForSelector: \`state\` must be one of ${STATES.map((each) => `"${each}"`).join(', ')}, not ${JSON.stringify(state)}.`);
-  if (checkWaitMs('waitForSelector: `timeout`', timeout) === 0) throw new InvalidOptionError('waitForSelector: `timeout` must be more than 0 ms.');
+  if (!STATES.includes(state))
+    throw new InvalidOptionError(
+      `waitForSelector: \`state\` must be one of ${STATES.map((each) => `"${each}"`).join(', ')}, not ${JSON.stringify(state)}.`,
+    );
+  if (checkWaitMs('waitForSelector: `timeout`', timeout) === 0)
+    throw new InvalidOptionError('waitForSelector: `timeout` must be more than 0 ms.');
   const deadline = Date.now() + timeout;
   // "Timeout" leads, as in Stagehand's message, which code written for it may match.
   const timedOut = () => new TimeoutError(`waitForSelector: Timeout ${timeout} ms: "${selector}" is still not ${state}.`, timeout);
@@ -68,7 +73,12 @@ export async function waitForSelector(page: WaitingPage, selector: string, optio
       // Without them, an element in a closed root would count as absent.
       if (learn) await learnClosedRoots(frame, left);
       learn = pierceShadow;
-      outcome = await engineCall<string>(frame, 'waitFor', [{ value: rest }, { value: state }, { value: pierceShadow }, { value: Math.min(slice, left) }], left + 1000);
+      outcome = await engineCall<string>(
+        frame,
+        'waitFor',
+        [{ value: rest }, { value: state }, { value: pierceShadow }, { value: Math.min(slice, left) }],
+        left + 1000,
+      );
       if (outcome.startsWith('hop:')) {
         rest = outcome.slice(4);
         frame = await contentFrameOfHop(frame, selector, left);
@@ -88,7 +98,8 @@ export async function waitForSelector(page: WaitingPage, selector: string, optio
       throw error;
     }
     if (outcome === 'ok') return true;
-    if (outcome.startsWith('syntax:')) throw new SelectorSyntaxError(`The selector "${selector}" is not valid: ${outcome.slice(7)}`, selector);
+    if (outcome.startsWith('syntax:'))
+      throw new SelectorSyntaxError(`The selector "${selector}" is not valid: ${outcome.slice(7)}`, selector);
     slice = Math.min(slice * 2, LAST_SLICE_MS);
   }
 }

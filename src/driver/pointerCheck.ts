@@ -31,12 +31,24 @@ async function engineOf(element: ResolvedElement, timeoutMs: number): Promise<En
 }
 
 /** Calls a method of a frame's selector engine. */
-function ask<Result>(engine: EngineHandle, method: string, args: Protocol.Runtime.CallArgument[], timeoutMs: number, userGesture = false): Promise<Result> {
+function ask<Result>(
+  engine: EngineHandle,
+  method: string,
+  args: Protocol.Runtime.CallArgument[],
+  timeoutMs: number,
+  userGesture = false,
+): Promise<Result> {
   return callEngine(engine, method, args, timeoutMs, `The page-side ${method} threw`, userGesture);
 }
 
 /** Calls a method of the selector engine in the element's world, the element first (`userGesture`: as a user's action). */
-export async function onEngine<Result>(element: ResolvedElement, method: string, args: Protocol.Runtime.CallArgument[], timeoutMs: number, userGesture = false): Promise<Result> {
+export async function onEngine<Result>(
+  element: ResolvedElement,
+  method: string,
+  args: Protocol.Runtime.CallArgument[],
+  timeoutMs: number,
+  userGesture = false,
+): Promise<Result> {
   return ask<Result>(await engineOf(element, timeoutMs), method, [{ objectId: element.objectId }, ...args], timeoutMs, userGesture);
 }
 
@@ -53,7 +65,13 @@ function release(engines: EngineHandle[]): void {
  * covered one is ElementObscuredError naming what is over it. One that keeps moving but is still
  * what the pointer is over (a pulsing button) is pressed: the watch on the press tells where it lands.
  */
-export async function clickChecked(page: Page, element: ResolvedElement, timeoutMs: number, clickCount: number, button: MouseButton = 'left'): Promise<void> {
+export async function clickChecked(
+  page: Page,
+  element: ResolvedElement,
+  timeoutMs: number,
+  clickCount: number,
+  button: MouseButton = 'left',
+): Promise<void> {
   const until = Date.now() + timeoutMs;
   const giveUp = Date.now() + Math.min(SETTLE_MS, timeoutMs);
   const watchMs = Math.min(WATCH_MS, timeoutMs);
@@ -85,7 +103,10 @@ export async function clickChecked(page: Page, element: ResolvedElement, timeout
       if (!verdict) return;
       receiver = verdict.receiver;
       if (verdict.state === 'missed') {
-        throw new ElementObscuredError(`the click landed on ${receiver} instead, which is over it. If that is a banner or dialog, dismiss or close it first, then act again`, receiver!);
+        throw new ElementObscuredError(
+          `the click landed on ${receiver} instead, which is over it. If that is a banner or dialog, dismiss or close it first, then act again`,
+          receiver!,
+        );
       }
     }
     if (receiver !== '' && Date.now() >= giveUp) {
@@ -107,7 +128,14 @@ export async function clickChecked(page: Page, element: ResolvedElement, timeout
  * Null when the press reached the element; else the watch that stopped it, or the element's own
  * watch when no press came to its document at all.
  */
-async function press(page: Page, point: Point, watched: EngineHandle[], clickCount: number, button: MouseButton, timeoutMs: number): Promise<Verdict | null> {
+async function press(
+  page: Page,
+  point: Point,
+  watched: EngineHandle[],
+  clickCount: number,
+  button: MouseButton,
+  timeoutMs: number,
+): Promise<Verdict | null> {
   const sent = click(page, point, { clickCount, button, timeoutMs });
   const answers: Array<Verdict | null | undefined> = watched.map(() => undefined);
   // A document the click replaced, or a page that stopped answering, cannot say: the press was sent.
@@ -176,12 +204,20 @@ async function coverAbove(page: Page, element: ResolvedElement, aim: Aim<unknown
   const frame = element.frame;
   // An in-process iframe: its local root's hit test reaches into it, and must land in it.
   if (frame.parent && !frame.isOutOfProcess()) {
-    levels.push({ session: frame.session, point: minus(aim.point, origin), accepts: (hit) => within(page.frameManager.frame(hit.frameId), frame) });
+    levels.push({
+      session: frame.session,
+      point: minus(aim.point, origin),
+      accepts: (hit) => within(page.frameManager.frame(hit.frameId), frame),
+    });
   }
   const verdicts = await Promise.all(
     levels.map((level) =>
       level.session
-        .send('DOM.getNodeForLocation', { x: Math.round(level.point.x), y: Math.round(level.point.y), includeUserAgentShadowDOM: false }, { timeoutMs })
+        .send(
+          'DOM.getNodeForLocation',
+          { x: Math.round(level.point.x), y: Math.round(level.point.y), includeUserAgentShadowDOM: false },
+          { timeoutMs },
+        )
         .then(
           (hit) => (level.accepts(hit) ? '' : describeHit(page, hit, timeoutMs)),
           // No answer is no evidence of a cover: the page script's check still stands.
@@ -207,10 +243,19 @@ async function describeHit(page: Page, hit: Protocol.DOM.GetNodeForLocationRespo
   try {
     const engine = await frame!.engine(timeoutMs);
     const { session, contextId } = engine.world;
-    const { object } = await session.send('DOM.resolveNode', { backendNodeId: hit.backendNodeId, executionContextId: contextId }, { timeoutMs });
+    const { object } = await session.send(
+      'DOM.resolveNode',
+      { backendNodeId: hit.backendNodeId, executionContextId: contextId },
+      { timeoutMs },
+    );
     const { result } = await session.send(
       'Runtime.callFunctionOn',
-      { objectId: engine.objectId, functionDeclaration: 'function (hit) { return this.describe(hit); }', arguments: [{ objectId: object.objectId }], returnByValue: true },
+      {
+        objectId: engine.objectId,
+        functionDeclaration: 'function (hit) { return this.describe(hit); }',
+        arguments: [{ objectId: object.objectId }],
+        returnByValue: true,
+      },
       { timeoutMs },
     );
     void session.sendQuiet('Runtime.releaseObject', { objectId: object.objectId! });

@@ -96,7 +96,9 @@ export class DomainGuard extends Emitter<GuardEvents> {
     this.#policy = policy;
     this.#socketRules = socketRules(policy);
     const matchedNetworkConditions = this.#socketRules;
-    await Promise.all([...this.#sessions].map((session) => session.sendQuiet('Network.emulateNetworkConditionsByRule', { matchedNetworkConditions })));
+    await Promise.all(
+      [...this.#sessions].map((session) => session.sendQuiet('Network.emulateNetworkConditionsByRule', { matchedNetworkConditions })),
+    );
   }
 
   /** The error for `url` when the policy refuses it, before anything is sent; undefined when allowed. */
@@ -119,7 +121,11 @@ export class DomainGuard extends Emitter<GuardEvents> {
     // its first goto or act): the socket itself is refused by the rules below either way.
     session.on('Network.webSocketCreated', (event) => {
       const host = refusedHost(this.policy, event.url);
-      if (host !== undefined) this.#log(page ?? session, 'WebSocket refused by the domainPolicy', host, event.url, { frameId: undefined, resourceType: 'WebSocket' });
+      if (host !== undefined)
+        this.#log(page ?? session, 'WebSocket refused by the domainPolicy', host, event.url, {
+          frameId: undefined,
+          resourceType: 'WebSocket',
+        });
     });
     return Promise.all([
       session.send('Fetch.enable', { patterns: [{ urlPattern: '*', requestStage: 'Request' }] }),
@@ -128,9 +134,11 @@ export class DomainGuard extends Emitter<GuardEvents> {
       // domain is on in that session, so it is turned on there (bodies not kept). A page's own
       // session does without: its Network events would cost a message per request for nothing.
       // A target that refuses the rules is logged, and left to run.
-      session.send('Network.emulateNetworkConditionsByRule', { matchedNetworkConditions: this.#socketRules }).catch((error: Error) =>
-        this.logger.debug('policy', 'WebSocket rules could not be set on a target', { type: session.targetType, error: error.message }),
-      ),
+      session
+        .send('Network.emulateNetworkConditionsByRule', { matchedNetworkConditions: this.#socketRules })
+        .catch((error: Error) =>
+          this.logger.debug('policy', 'WebSocket rules could not be set on a target', { type: session.targetType, error: error.message }),
+        ),
       session === page?.session ? undefined : enableNetwork(session),
     ]);
   }
@@ -349,7 +357,12 @@ export class ActionWatch {
 
   #error(decision: Decision): DomainPolicyError {
     const popup = decision.targetId !== this.page.id;
-    return domainPolicyError(this.guard.policy, decision.url, decision.refused!, popup ? 'A popup the action opened' : 'A navigation the action started');
+    return domainPolicyError(
+      this.guard.policy,
+      decision.url,
+      decision.refused!,
+      popup ? 'A popup the action opened' : 'A navigation the action started',
+    );
   }
 
   dispose(): void {
@@ -372,5 +385,7 @@ export function releaseTarget(parent: CdpSession, session: CdpSession, guard: Do
   }
   // Detached only once it runs: a service worker detached from while still paused stays paused,
   // and the page's navigator.serviceWorker.ready never resolves.
-  void session.sendQuiet('Runtime.runIfWaitingForDebugger').then(() => parent.sendQuiet('Target.detachFromTarget', { sessionId: session.id }));
+  void session
+    .sendQuiet('Runtime.runIfWaitingForDebugger')
+    .then(() => parent.sendQuiet('Target.detachFromTarget', { sessionId: session.id }));
 }

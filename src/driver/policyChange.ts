@@ -18,7 +18,9 @@ export function checkPolicyChange(policy: unknown): CheckedPolicy | undefined {
   if (policy === null) return undefined;
   // Clearing is explicit: an unset variable passed by mistake does not lift the policy.
   if (typeof policy !== 'object' || Array.isArray(policy)) {
-    throw new InvalidOptionError('setDomainPolicy: pass { allowedDomains?, blockedDomains? } (or { allow?, block? }), or null to lift the policy.');
+    throw new InvalidOptionError(
+      'setDomainPolicy: pass { allowedDomains?, blockedDomains? } (or { allow?, block? }), or null to lift the policy.',
+    );
   }
   const keys = Object.keys(policy);
   const stagehand = keys.some((key) => key in STAGEHAND_KEYS);
@@ -28,14 +30,17 @@ export function checkPolicyChange(policy: unknown): CheckedPolicy | undefined {
     const to = STAGEHAND_KEYS[key];
     if (!to) throw new InvalidOptionError(`setDomainPolicy takes \`allowedDomains\` and \`blockedDomains\`, not \`${key}\`.`);
     const list = (policy as StagehandDomainPolicy)[key as keyof StagehandDomainPolicy];
-    if (list !== undefined && !Array.isArray(list)) throw new InvalidOptionError(`setDomainPolicy: ${key} must be an array of host patterns.`);
+    if (list !== undefined && !Array.isArray(list))
+      throw new InvalidOptionError(`setDomainPolicy: ${key} must be an array of host patterns.`);
     // An empty list leaves that side out, as in Stagehand.
     if (list?.length) converted[to] = list;
   }
   try {
     return checkDomainPolicy(converted);
   } catch (error) {
-    const message = (error as Error).message.replace('domainPolicy.allow', 'allowedDomains').replace('domainPolicy.block', 'blockedDomains');
+    const message = (error as Error).message
+      .replace('domainPolicy.allow', 'allowedDomains')
+      .replace('domainPolicy.block', 'blockedDomains');
     throw new InvalidOptionError(`setDomainPolicy: ${message}`);
   }
 }
@@ -57,7 +62,8 @@ export async function applyPolicy(guard: DomainGuard, policy: CheckedPolicy, pag
   for (const page of pages) {
     for (const session of page.frameManager.sessions()) {
       // A session that goes away meanwhile needs no guard.
-      if (!guard.guards(session)) setup.push(guard.guard(session, page).catch((error) => (sessionGone(error) ? undefined : Promise.reject(error))));
+      if (!guard.guards(session))
+        setup.push(guard.guard(session, page).catch((error) => (sessionGone(error) ? undefined : Promise.reject(error))));
     }
   }
   await Promise.all(setup);

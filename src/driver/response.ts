@@ -59,7 +59,8 @@ export class DocumentResponses {
   ) {
     session.on('Network.responseReceived', (event) => {
       // A data: URL fetches nothing, so goto() gives null for it as for about:blank (as Stagehand does).
-      if (event.type !== 'Document' || !event.loaderId || event.requestId !== event.loaderId || event.response.url.startsWith('data:')) return;
+      if (event.type !== 'Document' || !event.loaderId || event.requestId !== event.loaderId || event.response.url.startsWith('data:'))
+        return;
       this.#byLoader.set(event.loaderId, event);
       // Only the latest navigations are ever asked for.
       if (this.#byLoader.size > 8) this.#byLoader.delete(this.#byLoader.keys().next().value!);

@@ -25,13 +25,23 @@ interface Clip extends Box {
 
 export async function captureScreenshot(page: ScreenshotPage, options: ScreenshotOptions | undefined): Promise<Uint8Array> {
   const checked = checkScreenshotOptions(options, page.defaultTimeoutMs);
-  return finish(await withDeadline(capture(page, checked, () => pageRegion(page, checked)), checked.timeoutMs, 'Taking the screenshot'), checked);
+  return finish(
+    await withDeadline(
+      capture(page, checked, () => pageRegion(page, checked)),
+      checked.timeoutMs,
+      'Taking the screenshot',
+    ),
+    checked,
+  );
 }
 
 /** The main frame as page.screenshot() takes it; another frame as the page shows it (scrolled into view). */
 export async function captureFrame(page: ScreenshotPage, frame: Frame, options: FrameScreenshotOptions | undefined): Promise<Uint8Array> {
   const checked = checkFrameScreenshotOptions(options, page.defaultTimeoutMs);
-  if (frame.parent && checked.fullPage) throw new InvalidOptionError('frame.screenshot: `fullPage` is for the main frame; for an iframe, leave it out to capture the frame as the page shows it.');
+  if (frame.parent && checked.fullPage)
+    throw new InvalidOptionError(
+      'frame.screenshot: `fullPage` is for the main frame; for an iframe, leave it out to capture the frame as the page shows it.',
+    );
   const region = () => (frame.parent ? frameRegion(page, frame, checked) : pageRegion(page, checked));
   return withDeadline(capture(page, checked, region), checked.timeoutMs, 'Taking the screenshot of the frame');
 }
@@ -46,7 +56,12 @@ async function capture(page: ScreenshotPage, options: CheckedScreenshot, region:
   const undo = await applyEffects(page, options, timeoutMs);
   try {
     const area = await region();
-    const factor = options.scale === 'css' ? 1 / (await page.mainFrame().evaluate<number>('devicePixelRatio')) : options.scale === 'device' ? 1 : options.scale;
+    const factor =
+      options.scale === 'css'
+        ? 1 / (await page.mainFrame().evaluate<number>('devicePixelRatio'))
+        : options.scale === 'device'
+          ? 1
+          : options.scale;
     let clip: Clip | undefined = area && { ...area.box, scale: factor };
     if (!clip && factor !== 1) clip = { ...(await viewport(page.session, timeoutMs)), scale: factor };
     const { data } = await page.session.send(
@@ -77,7 +92,10 @@ async function pageRegion(page: ScreenshotPage, options: CheckedScreenshot): Pro
   if (!options.clip) return undefined;
   const view = await viewport(page.session, timeoutMs);
   const { x, y, width, height } = options.clip;
-  return { box: { x, y, width, height }, beyond: x < view.x || y < view.y || x + width > view.x + view.width || y + height > view.y + view.height };
+  return {
+    box: { x, y, width, height },
+    beyond: x < view.x || y < view.y || x + width > view.x + view.width || y + height > view.y + view.height,
+  };
 }
 
 /** The part of the element inside the viewport, in the document's coordinates. */
@@ -85,9 +103,15 @@ async function elementBox(page: ScreenshotPage, selector: string, timeoutMs: num
   const element = await page.locator(selector).resolve(timeoutMs);
   try {
     const box = await visibleBox(element, timeoutMs).catch((error: Error) => {
-      throw error instanceof ElementNotActionableError ? new ElementNotActionableError(`"${selector}" cannot be captured: ${error.message}.`) : error;
+      throw error instanceof ElementNotActionableError
+        ? new ElementNotActionableError(`"${selector}" cannot be captured: ${error.message}.`)
+        : error;
     });
-    return inView(await viewport(page.session, timeoutMs), box, `"${selector}" cannot be captured: no part of it is in the viewport, even scrolled into view.`);
+    return inView(
+      await viewport(page.session, timeoutMs),
+      box,
+      `"${selector}" cannot be captured: no part of it is in the viewport, even scrolled into view.`,
+    );
   } finally {
     releaseElement(element);
   }
@@ -97,18 +121,39 @@ async function elementBox(page: ScreenshotPage, selector: string, timeoutMs: num
 async function frameRegion(page: ScreenshotPage, frame: Frame, options: CheckedScreenshot): Promise<Region> {
   const timeoutMs = Math.max(options.timeoutMs, page.defaultTimeoutMs);
   const parent = frame.parent!;
-  const [objectId, engine, owner] = await Promise.all([frame.ownerHandle(timeoutMs), parent.engine(timeoutMs), frame.ownerElementId(timeoutMs)]);
+  const [objectId, engine, owner] = await Promise.all([
+    frame.ownerHandle(timeoutMs),
+    parent.engine(timeoutMs),
+    frame.ownerElementId(timeoutMs),
+  ]);
   if (!objectId || owner === null) throw new ElementNotActionableError(`The frame ${frame.url()} has no <iframe> in the page to capture.`);
   const border = await visibleBox({ frame: parent, world: engine.world, objectId }, timeoutMs);
   const { model } = await parent.session.send('DOM.getBoxModel', { backendNodeId: owner }, { timeoutMs });
-  let box: Box = { x: border.x + model.content[0]! - model.border[0]!, y: border.y + model.content[1]! - model.border[1]!, width: model.content[2]! - model.content[0]!, height: model.content[5]! - model.content[1]! };
+  let box: Box = {
+    x: border.x + model.content[0]! - model.border[0]!,
+    y: border.y + model.content[1]! - model.border[1]!,
+    width: model.content[2]! - model.content[0]!,
+    height: model.content[5]! - model.content[1]!,
+  };
   if (options.clip) {
     const { x, y, width, height } = options.clip;
     const left = Math.max(box.x, box.x + x);
     const top = Math.max(box.y, box.y + y);
-    box = { x: left, y: top, width: Math.min(box.x + box.width, box.x + x + width) - left, height: Math.min(box.y + box.height, box.y + y + height) - top };
+    box = {
+      x: left,
+      y: top,
+      width: Math.min(box.x + box.width, box.x + x + width) - left,
+      height: Math.min(box.y + box.height, box.y + y + height) - top,
+    };
   }
-  return { box: inView(await viewport(page.session, timeoutMs), box, `The frame ${frame.url()} cannot be captured: no part of it${options.clip ? ' in `clip`' : ''} is in the viewport.`), beyond: false };
+  return {
+    box: inView(
+      await viewport(page.session, timeoutMs),
+      box,
+      `The frame ${frame.url()} cannot be captured: no part of it${options.clip ? ' in `clip`' : ''} is in the viewport.`,
+    ),
+    beyond: false,
+  };
 }
 
 /** `box` (viewport coordinates) cut to the viewport, in the document's coordinates. */
@@ -134,7 +179,9 @@ async function writeFile(path: string, bytes: Uint8Array): Promise<void> {
   try {
     fs = (await import(/* @vite-ignore */ fsName)) as typeof fs;
   } catch {
-    throw new InvalidOptionError('screenshot: `path` writes a file, which needs Node.js; here, leave it out and use the bytes screenshot() returns.');
+    throw new InvalidOptionError(
+      'screenshot: `path` writes a file, which needs Node.js; here, leave it out and use the bytes screenshot() returns.',
+    );
   }
   await fs.writeFile(path, bytes);
 }

@@ -34,7 +34,9 @@ export async function applyEffects(page: EffectsPage, options: CheckedScreenshot
       await page.session.send('Emulation.setDefaultBackgroundColorOverride', { color: { r: 0, g: 0, b: 0, a: 0 } }, { timeoutMs });
       undo.push(() => page.session.sendQuiet('Emulation.setDefaultBackgroundColorOverride', {}));
     }
-    const css = [options.caret === 'hide' ? CARET_CSS : '', options.animations === 'disabled' ? STILL_CSS : '', options.style].filter(Boolean).join('\n');
+    const css = [options.caret === 'hide' ? CARET_CSS : '', options.animations === 'disabled' ? STILL_CSS : '', options.style]
+      .filter(Boolean)
+      .join('\n');
     if (css) {
       const frames = page.frames().filter((frame) => !frame.isDetached() && !frame.showsErrorPage());
       // A frame that cannot take the sheet (going away, still loading) is left as it is.
@@ -63,14 +65,20 @@ export async function undoAll(undo: Undo[]): Promise<void> {
 async function applyMasks(page: EffectsPage, options: CheckedScreenshot, timeoutMs: number): Promise<Undo> {
   const token = `m${++masks}`;
   const frames = new Set<Frame>();
-  const undo = () => Promise.all([...frames].map((frame) => engineCall(frame, 'unmask', [{ value: token }], timeoutMs).catch(() => undefined)));
+  const undo = () =>
+    Promise.all([...frames].map((frame) => engineCall(frame, 'unmask', [{ value: token }], timeoutMs).catch(() => undefined)));
   try {
     // One at a time: the engine keeps the iframe a selector stopped at until it is taken, for one
     // selector at a time.
     for (const item of options.mask) {
       // A locator resolves itself (a frame's, say, from its frame); a selector goes from the page.
       const given = item as { resolveAll?: unknown; selector: string };
-      const locator = typeof item === 'string' ? page.locator(item) : typeof given.resolveAll === 'function' ? (item as Resolvable) : page.locator(given.selector);
+      const locator =
+        typeof item === 'string'
+          ? page.locator(item)
+          : typeof given.resolveAll === 'function'
+            ? (item as Resolvable)
+            : page.locator(given.selector);
       const elements = await locator.resolveAll(timeoutMs).catch((error: unknown) => {
         if (error instanceof ElementNotFoundError) return [];
         throw error;
@@ -80,7 +88,12 @@ async function applyMasks(page: EffectsPage, options: CheckedScreenshot, timeout
         await Promise.all(
           elements.map((element) => {
             frames.add(element.frame);
-            return engineCall(element.frame, 'mask', [{ objectId: element.objectId }, { value: options.maskColor }, { value: token }], timeoutMs);
+            return engineCall(
+              element.frame,
+              'mask',
+              [{ objectId: element.objectId }, { value: options.maskColor }, { value: token }],
+              timeoutMs,
+            );
           }),
         );
       } finally {

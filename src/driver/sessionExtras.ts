@@ -35,7 +35,9 @@ export function checkHeaders(headers: unknown, caller: string): Record<string, s
   for (const [name, value] of Object.entries(headers)) {
     if (!HEADER_NAME.test(name)) throw new InvalidOptionError(`${caller}: ${JSON.stringify(name)} is not a valid HTTP header name.`);
     if (typeof value !== 'string' || !HEADER_VALUE.test(value)) {
-      throw new InvalidOptionError(`${caller}: the value of header "${name}" must be a string without line breaks, not ${JSON.stringify(value)}.`);
+      throw new InvalidOptionError(
+        `${caller}: the value of header "${name}" must be a string without line breaks, not ${JSON.stringify(value)}.`,
+      );
     }
     checked[name.toLowerCase()] = value;
   }

@@ -65,7 +65,8 @@ export function askSuspects(engine: EngineHandle, objectGroup: string, timeoutMs
       if (result.type === 'undefined') return undefined;
       const items = result.deepSerializedValue?.value as Protocol.Runtime.DeepSerializedValue[] | undefined;
       const closed = items?.flatMap((item) => {
-        const root = (item.value as { shadowRoot?: { value?: { mode?: string; backendNodeId?: number } } | null } | undefined)?.shadowRoot?.value;
+        const root = (item.value as { shadowRoot?: { value?: { mode?: string; backendNodeId?: number } } | null } | undefined)?.shadowRoot
+          ?.value;
         return root?.mode === 'closed' && typeof root.backendNodeId === 'number' ? [root.backendNodeId] : [];
       });
       return { closed };
@@ -78,7 +79,12 @@ export function askSuspects(engine: EngineHandle, objectGroup: string, timeoutMs
  * more suspects than are worth asking about, or a Chrome that does not serialise them. `asked`:
  * askSuspects' answer, when the caller asked already.
  */
-export async function probeSuspects(frame: Frame, suspects: number, timeoutMs: number, asked?: Promise<Suspects | undefined>): Promise<number | null> {
+export async function probeSuspects(
+  frame: Frame,
+  suspects: number,
+  timeoutMs: number,
+  asked?: Promise<Suspects | undefined>,
+): Promise<number | null> {
   if (suspects > PROBE_LIMIT) return null;
   const deadline = Date.now() + timeoutMs;
   const engine = await frame.engine(timeoutMs);
@@ -105,9 +111,10 @@ async function register(engine: EngineHandle, closed: number[], deadline: number
   try {
     const handles = await Promise.all(
       closed.map((backendNodeId) =>
-        session
-          .send('DOM.resolveNode', { backendNodeId, executionContextId: contextId, objectGroup }, { timeoutMs: remaining() })
-          .then(({ object }) => object.objectId, () => undefined),
+        session.send('DOM.resolveNode', { backendNodeId, executionContextId: contextId, objectGroup }, { timeoutMs: remaining() }).then(
+          ({ object }) => object.objectId,
+          () => undefined,
+        ),
       ),
     );
     const args = handles.filter((id): id is string => id !== undefined).map((objectId) => ({ objectId }));
@@ -180,19 +187,21 @@ class SlicedScan {
         while (this.#failure === undefined && active < IN_FLIGHT && pending.length && Date.now() < this.#stopAt) {
           const top = pending.pop()!;
           active++;
-          this.#slice(top).then(
-            (node) => {
-              const cut: number[] = [];
-              if (node) collect(node, this.#closed, cut);
-              for (const backendNodeId of cut) pending.push({ backendNodeId });
-            },
-            (error: unknown) => {
-              this.#failure ??= error;
-            },
-          ).finally(() => {
-            active--;
-            pump();
-          });
+          this.#slice(top)
+            .then(
+              (node) => {
+                const cut: number[] = [];
+                if (node) collect(node, this.#closed, cut);
+                for (const backendNodeId of cut) pending.push({ backendNodeId });
+              },
+              (error: unknown) => {
+                this.#failure ??= error;
+              },
+            )
+            .finally(() => {
+              active--;
+              pump();
+            });
         }
         if (active > 0) return;
         if (this.#failure !== undefined) reject(this.#failure);

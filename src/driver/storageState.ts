@@ -44,7 +44,9 @@ const READ = `(() => { const s = localStorage, out = []; for (let i = 0; i < s.l
 /** A storage state, checked: `where` names it in errors (a file's path, or the option). */
 export function checkStorageState(value: unknown, where: string): StorageState {
   const fail = (why: string): never => {
-    throw new InvalidOptionError(`${where}: ${why} A storage state is { cookies: [...], origins: [{ origin, localStorage: [{ name, value }] }] }, as context.storageState() and Playwright's write it.`);
+    throw new InvalidOptionError(
+      `${where}: ${why} A storage state is { cookies: [...], origins: [{ origin, localStorage: [{ name, value }] }] }, as context.storageState() and Playwright's write it.`,
+    );
   };
   if (typeof value !== 'object' || value === null || Array.isArray(value)) fail('it is not an object.');
   const { cookies = [], origins = [] } = value as { cookies?: unknown; origins?: unknown };
@@ -52,7 +54,8 @@ export function checkStorageState(value: unknown, where: string): StorageState {
   if (!Array.isArray(origins)) fail('`origins` is not an array.');
   (origins as unknown[]).forEach((entry, index) => {
     const { origin, localStorage } = (entry ?? {}) as { origin?: unknown; localStorage?: unknown };
-    if (typeof origin !== 'string' || webOrigin(origin) !== origin) fail(`origins[${index}].origin must be an http(s) origin such as "https://example.org", not ${JSON.stringify(origin)}.`);
+    if (typeof origin !== 'string' || webOrigin(origin) !== origin)
+      fail(`origins[${index}].origin must be an http(s) origin such as "https://example.org", not ${JSON.stringify(origin)}.`);
     if (!Array.isArray(localStorage) || !localStorage.every((item) => typeof item?.name === 'string' && typeof item.value === 'string')) {
       fail(`origins[${index}].localStorage must be an array of { name, value } strings.`);
     }
@@ -101,12 +104,17 @@ export class StorageKeeper {
     let value = given;
     if (typeof given === 'string') {
       const { readFile } = this.options;
-      if (!readFile) throw new InvalidOptionError(`storageState ${JSON.stringify(given)}: reading a file needs Node's fs; pass the state object instead.`);
+      if (!readFile)
+        throw new InvalidOptionError(
+          `storageState ${JSON.stringify(given)}: reading a file needs Node's fs; pass the state object instead.`,
+        );
       let text: string;
       try {
         text = await readFile(given);
       } catch (error) {
-        throw new InvalidOptionError(`storageState: could not read ${JSON.stringify(given)} (${(error as Error).message}).`, { cause: error });
+        throw new InvalidOptionError(`storageState: could not read ${JSON.stringify(given)} (${(error as Error).message}).`, {
+          cause: error,
+        });
       }
       try {
         value = JSON.parse(text);
@@ -115,17 +123,32 @@ export class StorageKeeper {
       }
     }
     const state = checkStorageState(value, typeof given === 'string' ? `storageState ${JSON.stringify(given)}` : 'storageState');
-    await this.host.addCookies(state.cookies.map(({ name, value, domain, path, expires, httpOnly, secure, sameSite }) => ({ name, value, domain, path, expires, httpOnly, secure, sameSite })));
+    await this.host.addCookies(
+      state.cookies.map(({ name, value, domain, path, expires, httpOnly, secure, sameSite }) => ({
+        name,
+        value,
+        domain,
+        path,
+        expires,
+        httpOnly,
+        secure,
+        sameSite,
+      })),
+    );
     for (const { origin } of state.origins) this.#origins.add(origin);
     const items = new Map(state.origins.map(({ origin, localStorage }) => [origin, localStorage]));
     await this.#visit(
       [...items.keys()].filter((origin) => items.get(origin)!.length),
-      (origin, evaluate) => evaluate(`for (const { name, value } of ${JSON.stringify(items.get(origin))}) localStorage.setItem(name, value)`),
+      (origin, evaluate) =>
+        evaluate(`for (const { name, value } of ${JSON.stringify(items.get(origin))}) localStorage.setItem(name, value)`),
     );
   }
 
   /** Opens a hidden page, shows it each origin (an empty document of ours), lets `work` run there, and closes it. */
-  async #visit(origins: string[], work: (origin: string, evaluate: (expression: string) => Promise<unknown>) => Promise<unknown>): Promise<void> {
+  async #visit(
+    origins: string[],
+    work: (origin: string, evaluate: (expression: string) => Promise<unknown>) => Promise<unknown>,
+  ): Promise<void> {
     if (!origins.length) return;
     const { root } = this;
     const { browserContextId, timeoutMs } = this.options;
@@ -135,11 +158,23 @@ export class StorageKeeper {
       const { sessionId } = await root.send('Target.attachToTarget', { targetId, flatten: true });
       const session = root.childSession(sessionId)!;
       // A browser without hidden targets made a tab (a page): nothing of it may reach the network.
-      if (session.targetType === 'page') throw new SdkStateError('This browser cannot open hidden pages (Target.createTarget `hidden`), which storage states need; use a recent Chrome.');
+      if (session.targetType === 'page')
+        throw new SdkStateError(
+          'This browser cannot open hidden pages (Target.createTarget `hidden`), which storage states need; use a recent Chrome.',
+        );
       session.on('Fetch.requestPaused', ({ requestId }) => {
-        void session.sendQuiet('Fetch.fulfillRequest', { requestId, responseCode: 200, responseHeaders: [{ name: 'content-type', value: 'text/html' }], body: '' });
+        void session.sendQuiet('Fetch.fulfillRequest', {
+          requestId,
+          responseCode: 200,
+          responseHeaders: [{ name: 'content-type', value: 'text/html' }],
+          body: '',
+        });
       });
-      await Promise.all([session.send('Fetch.enable', {}), session.send('Page.enable'), session.sendQuiet('Runtime.runIfWaitingForDebugger')]);
+      await Promise.all([
+        session.send('Fetch.enable', {}),
+        session.send('Page.enable'),
+        session.sendQuiet('Runtime.runIfWaitingForDebugger'),
+      ]);
       for (const origin of origins) {
         const loaded = new Promise((resolve) => session.once('Page.loadEventFired', resolve));
         const { errorText } = await session.send('Page.navigate', { url: `${origin}/` });
@@ -147,7 +182,10 @@ export class StorageKeeper {
         await withDeadline(loaded, timeoutMs, `Opening ${origin} to reach its localStorage`);
         await work(origin, async (expression) => {
           const { result, exceptionDetails } = await session.send('Runtime.evaluate', { expression, returnByValue: true });
-          if (exceptionDetails) throw new SdkError(`The localStorage of ${origin} could not be reached: ${exceptionDetails.exception?.description ?? exceptionDetails.text}`);
+          if (exceptionDetails)
+            throw new SdkError(
+              `The localStorage of ${origin} could not be reached: ${exceptionDetails.exception?.description ?? exceptionDetails.text}`,
+            );
           return result.value;
         });
       }

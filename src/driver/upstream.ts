@@ -40,11 +40,20 @@ export function upstreamFailure(response: NavigationResponse | null, url: string
       ms,
     );
   }
-  if (kind === 'refused') return new NavigationError(`Navigation to ${url} failed: ${host} refused the connection (net::ERR_CONNECTION_REFUSED, seen by the hosted server's egress proxy). Check the URL and that the server is running.`, url);
-  return new NavigationError(`Navigation to ${url} failed: the connection to ${host} failed before it answered (${detail || 'reset'}, seen by the hosted server's egress proxy). Check that the server is running.`, url);
+  if (kind === 'refused')
+    return new NavigationError(
+      `Navigation to ${url} failed: ${host} refused the connection (net::ERR_CONNECTION_REFUSED, seen by the hosted server's egress proxy). Check the URL and that the server is running.`,
+      url,
+    );
+  return new NavigationError(
+    `Navigation to ${url} failed: the connection to ${host} failed before it answered (${detail || 'reset'}, seen by the hosted server's egress proxy). Check that the server is running.`,
+    url,
+  );
 }
 
 /** Only a proxy fails a tunnel, and Chrome does not show why (a hosted server's log does). */
 export function tunnelHint(errorText: string): string {
-  return errorText === 'net::ERR_TUNNEL_CONNECTION_FAILED' ? ': the proxy could not connect to the host (refused, unreachable, or no connection in time)' : '';
+  return errorText === 'net::ERR_TUNNEL_CONNECTION_FAILED'
+    ? ': the proxy could not connect to the host (refused, unreachable, or no connection in time)'
+    : '';
 }

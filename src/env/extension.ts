@@ -14,7 +14,8 @@ export const extension: Environment = {
   modelsOnService: false,
   launches: () => false,
   startStep: () => 'Attaching to the extension’s tabs…',
-  noBridge: 'connectURL() is not available in an extension: it serves a WebSocket from Node. Use sdk.context.pages(), or chrome.debugger directly.',
+  noBridge:
+    'connectURL() is not available in an extension: it serves a WebSocket from Node. Use sdk.context.pages(), or chrome.debugger directly.',
   open: async (options, logger, cdpTimeoutMs) => ({ browser: await openExtensionBrowser(options.extension, logger, cdpTimeoutMs) }),
 };
 
@@ -41,6 +42,8 @@ function checkExtensionOptions(options: SdkOptions): void {
   }
   const tabIds = options.extension?.tabIds;
   if (tabIds !== undefined && (!Array.isArray(tabIds) || tabIds.length === 0 || !tabIds.every((id) => Number.isInteger(id) && id >= 0))) {
-    throw new InvalidOptionError('`extension.tabIds` must be a non-empty array of tab ids (chrome.tabs.Tab.id), or left out for the active tab.');
+    throw new InvalidOptionError(
+      '`extension.tabIds` must be a non-empty array of tab ids (chrome.tabs.Tab.id), or left out for the active tab.',
+    );
   }
 }

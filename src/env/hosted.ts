@@ -63,7 +63,8 @@ export function hostedOperations(browser: HostedBrowser, sdkOptions: SdkOptions)
       // Only the action's own fields travel; an id of the page text, which only this Sdk's page
       // scripts know, as the XPath of its element now.
       const sent = 'action' in what ? { action: pick(what.action) } : what;
-      if ('action' in sent && parseRef(sent.action.selector)) sent.action.selector = await xpathOfRef(call.page, sent.action.selector, call.timeoutMs);
+      if ('action' in sent && parseRef(sent.action.selector))
+        sent.action.selector = await xpathOfRef(call.page, sent.action.selector, call.timeoutMs);
       return watchedAction(call.page, call.timeoutMs, () => hostedAct(toCall(call), sent, variables));
     },
     observe: (call, instruction, selector) => hostedObserve(toCall(call), instruction, selector),
@@ -72,9 +73,18 @@ export function hostedOperations(browser: HostedBrowser, sdkOptions: SdkOptions)
 
 /** What act(), observe() and the model requests take from this Sdk does not travel to the service, which runs them. */
 function refuseLocalBehaviour({ systemPrompt, selfHeal, domSettleTimeout }: SdkOptions): void {
-  const given = systemPrompt !== undefined ? 'systemPrompt' : selfHeal === false ? 'selfHeal: false' : domSettleTimeout !== undefined ? 'domSettleTimeout' : undefined;
+  const given =
+    systemPrompt !== undefined
+      ? 'systemPrompt'
+      : selfHeal === false
+        ? 'selfHeal: false'
+        : domSettleTimeout !== undefined
+          ? 'domSettleTimeout'
+          : undefined;
   if (given) {
-    throw new InvalidOptionError(`${given} is not available with env "HOSTED": extract, act and observe run on the service, with its own settings. Leave it out, or use env "LOCAL".`);
+    throw new InvalidOptionError(
+      `${given} is not available with env "HOSTED": extract, act and observe run on the service, with its own settings. Leave it out, or use env "LOCAL".`,
+    );
   }
 }
 

@@ -62,7 +62,9 @@ async function open(options: SdkOptions, logger: Logger, cdpTimeoutMs: number): 
 /** `extension` options are for env "EXTENSION" only. */
 export function refuseExtensionOptions(options: SdkOptions): void {
   if (options.extension !== undefined) {
-    throw new InvalidOptionError(`\`extension\` options are for env "EXTENSION" (inside a Chrome extension), not ${JSON.stringify(options.env ?? 'LOCAL')}.`);
+    throw new InvalidOptionError(
+      `\`extension\` options are for env "EXTENSION" (inside a Chrome extension), not ${JSON.stringify(options.env ?? 'LOCAL')}.`,
+    );
   }
 }
 
@@ -80,12 +82,19 @@ export function checkSessionPolicy(options: SdkOptions): CheckedPolicy | undefin
  * files cannot be managed here: the browser's own choice stands, and downloads are still reported.
  * An attached browser may have other clients, whose download settings meet ours (driver/downloadKeeper.ts).
  */
-async function downloads(browser: BrowserHandle, named: string | undefined, cdpUrl: string | undefined): Promise<Pick<OpenedBrowser, 'downloads' | 'removeDownloads'>> {
+async function downloads(
+  browser: BrowserHandle,
+  named: string | undefined,
+  cdpUrl: string | undefined,
+): Promise<Pick<OpenedBrowser, 'downloads' | 'removeDownloads'>> {
   const shared = browser.kind === 'attached';
   if (!isNode()) return { downloads: { folder: named, shared, watch: watchDownloads } };
   const { downloadFolder } = await import('../browser/downloads.js');
   const made = downloadFolder(browser, named, cdpUrl);
-  return { downloads: { folder: made.folder, shared, relocate: shared ? made.relocate : undefined, watch: watchDownloads }, removeDownloads: made.remove };
+  return {
+    downloads: { folder: made.folder, shared, relocate: shared ? made.relocate : undefined, watch: watchDownloads },
+    removeDownloads: made.remove,
+  };
 }
 
 /** How addInitScript({ path }) reads its file: with Node only (see ContextOptions.readFile). */

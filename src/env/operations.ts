@@ -15,7 +15,16 @@ function modelOf(call: OperationCall, what: string): ModelSpec {
 
 export const localOperations: Operations = {
   extract: (call, instruction, schema, selector) =>
-    runExtraction({ page: call.page, instruction, schema, selector, timeoutMs: call.timeoutMs, model: modelOf(call, 'extract(instruction)'), logger: call.logger, metrics: call.metrics }),
+    runExtraction({
+      page: call.page,
+      instruction,
+      schema,
+      selector,
+      timeoutMs: call.timeoutMs,
+      model: modelOf(call, 'extract(instruction)'),
+      logger: call.logger,
+      metrics: call.metrics,
+    }),
   act: (call, what, variables) =>
     performAct(call.page, what, {
       model: call.model,
@@ -28,5 +37,14 @@ export const localOperations: Operations = {
       settleMs: call.settleMs,
     }),
   observe: (call, instruction, selector) =>
-    runObserve({ page: call.page, instruction, selector, timeoutMs: call.timeoutMs, model: modelOf(call, 'observe()'), logger: call.logger, metrics: call.metrics, settleMs: call.settleMs }),
+    runObserve({
+      page: call.page,
+      instruction,
+      selector,
+      timeoutMs: call.timeoutMs,
+      model: modelOf(call, 'observe()'),
+      logger: call.logger,
+      metrics: call.metrics,
+      settleMs: call.settleMs,
+    }),
 };

@@ -28,7 +28,13 @@ export interface ExtractionRequest {
   metrics: Metrics;
 }
 
-function startCall(request: { model: ModelSpec; timeoutMs: number; instruction: string; metrics: Metrics; logger: Logger }): Promise<ModelCall> {
+function startCall(request: {
+  model: ModelSpec;
+  timeoutMs: number;
+  instruction: string;
+  metrics: Metrics;
+  logger: Logger;
+}): Promise<ModelCall> {
   return ModelCall.start({
     spec: request.model,
     method: 'extract',
@@ -98,7 +104,8 @@ async function extractMapped(
   const links = hasLinkField(node);
   const system = systemPrompt(links);
   const text = pageForModel(snapshot.text, links);
-  const fixed = estimateTokens(promptOverhead({ instruction: request.instruction, url, selector: request.selector }, links) + schemaText) + 64;
+  const fixed =
+    estimateTokens(promptOverhead({ instruction: request.instruction, url, selector: request.selector }, links) + schemaText) + 64;
   const budget = maxInputTokens - fixed;
   if (budget < 200) {
     throw new InvalidOptionError(
@@ -126,7 +133,13 @@ async function extractMapped(
 
   const pageUrls = new Set(snapshot.links().values());
   const notes: MappingNotes = { unknownLinks: [] };
-  const mapped = fromModel(node, merged, (id) => snapshot.urlOf(id), (value) => pageUrls.has(value), notes);
+  const mapped = fromModel(
+    node,
+    merged,
+    (id) => snapshot.urlOf(id),
+    (value) => pageUrls.has(value),
+    notes,
+  );
   logger.info('extract', 'Extracted', { url: redactUrl(url), model: label, ms: Date.now() - started, chunks: chunks.length });
   const dropped = notes.unknownLinks.filter((link) => link.dropped);
   if (dropped.length) {

@@ -49,7 +49,8 @@ const MAX_DEPTH = 24;
 /** The SchemaNode a JSON Schema from toJsonSchema() describes; InvalidOptionError for anything else. */
 export function fromJsonSchema(schema: unknown, path = '', depth = 0): SchemaNode {
   if (depth > MAX_DEPTH) throw new InvalidOptionError(`The schema is nested more than ${MAX_DEPTH} levels deep at ${path || 'the root'}.`);
-  if (!schema || typeof schema !== 'object' || Array.isArray(schema)) throw new InvalidOptionError(`The schema at ${path || 'the root'} is not an object.`);
+  if (!schema || typeof schema !== 'object' || Array.isArray(schema))
+    throw new InvalidOptionError(`The schema at ${path || 'the root'} is not an object.`);
   const json = schema as Json;
   const description = typeof json.description === 'string' ? json.description : undefined;
   const node = read(json, path, depth);
@@ -69,7 +70,8 @@ function read(json: Json, path: string, depth: number): SchemaNode {
   switch (json.type) {
     case 'object': {
       const properties = (json.properties ?? {}) as Record<string, unknown>;
-      if (typeof properties !== 'object' || Array.isArray(properties)) throw new InvalidOptionError(`"properties" at ${where} must be an object.`);
+      if (typeof properties !== 'object' || Array.isArray(properties))
+        throw new InvalidOptionError(`"properties" at ${where} must be an object.`);
       const required = new Set(Array.isArray(json.required) ? (json.required as string[]) : []);
       const fields: FieldNode[] = Object.entries(properties).map(([key, value]) => ({
         key,

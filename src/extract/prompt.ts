@@ -40,12 +40,16 @@ export interface PromptParts {
 }
 
 export function userPrompt(parts: PromptParts): string {
-  const where = parts.selector ? `The part of the page at ${parts.url} matched by ${JSON.stringify(parts.selector)}` : `The page at ${parts.url}`;
+  const where = parts.selector
+    ? `The part of the page at ${parts.url} matched by ${JSON.stringify(parts.selector)}`
+    : `The page at ${parts.url}`;
   let head = `Instruction: ${parts.instruction}\n\n${where}`;
   if (parts.part) {
     head +=
       ` is too long for one request; this is part ${parts.part.index} of ${parts.part.count}.` +
-      (parts.part.contextLines ? ` Its first ${parts.part.contextLines} line(s) are the elements enclosing it, repeated for context.` : '') +
+      (parts.part.contextLines
+        ? ` Its first ${parts.part.contextLines} line(s) are the elements enclosing it, repeated for context.`
+        : '') +
       ' Extract what this part shows; use null or an empty list for what it does not.';
   }
   return `${head}:\n${parts.text}`;

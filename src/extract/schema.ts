@@ -95,7 +95,9 @@ function descriptionOf(schema: unknown): string | undefined {
 
 function read(schema: unknown, path: string, depth: number): { node: SchemaNode; optional: boolean } {
   if (depth > MAX_DEPTH) {
-    throw new InvalidOptionError(`The schema is nested more than ${MAX_DEPTH} levels deep at ${where(path)}; recursive schemas are not supported.`);
+    throw new InvalidOptionError(
+      `The schema is nested more than ${MAX_DEPTH} levels deep at ${where(path)}; recursive schemas are not supported.`,
+    );
   }
   const { type, raw } = defOf(schema);
   const description = descriptionOf(schema);
@@ -106,7 +108,8 @@ function read(schema: unknown, path: string, depth: number): { node: SchemaNode;
   const plain = (node: SchemaNode) => ({ node: description ? ({ ...node, description } as SchemaNode) : node, optional: false });
   switch (type) {
     case 'object': {
-      const shape = typeof raw.shape === 'function' ? (raw.shape as () => Record<string, unknown>)() : (raw.shape as Record<string, unknown>);
+      const shape =
+        typeof raw.shape === 'function' ? (raw.shape as () => Record<string, unknown>)() : (raw.shape as Record<string, unknown>);
       const fields = Object.entries(shape ?? {}).map(([key, value]) => {
         const field = read(value, path ? `${path}.${key}` : key, depth + 1);
         return { key, node: field.node, optional: field.optional };
@@ -139,7 +142,9 @@ function read(schema: unknown, path: string, depth: number): { node: SchemaNode;
     }
     case 'union':
     case 'discriminatedUnion': {
-      const options = (Array.isArray(raw.options) ? raw.options : [...((raw.options as Map<unknown, unknown>)?.values?.() ?? [])]) as unknown[];
+      const options = (
+        Array.isArray(raw.options) ? raw.options : [...((raw.options as Map<unknown, unknown>)?.values?.() ?? [])]
+      ) as unknown[];
       const read_ = options.map((option, i) => read(option, `${path}|${i}`, depth + 1));
       return { ...plain({ kind: 'union', options: read_.map((entry) => entry.node) }), optional: read_.some((entry) => entry.optional) };
     }

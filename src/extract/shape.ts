@@ -33,7 +33,8 @@ function toJson(node: SchemaNode, nullable: boolean, partial: boolean): Json {
       break;
     case 'string':
       out = { type: 'string' };
-      if (node.url) out.description = node.description ? `${node.description}${/[.!?]$/.test(node.description) ? '' : '.'} ${LINK_HINT}` : LINK_HINT;
+      if (node.url)
+        out.description = node.description ? `${node.description}${/[.!?]$/.test(node.description) ? '' : '.'} ${LINK_HINT}` : LINK_HINT;
       break;
     case 'number':
       out = { type: node.integer ? 'integer' : 'number' };
@@ -140,7 +141,11 @@ export function hasLinkField(node: SchemaNode): boolean {
 }
 
 function acceptsNull(node: SchemaNode): boolean {
-  return node.kind === 'nullable' || (node.kind === 'enum' && node.values.includes(null)) || (node.kind === 'union' && node.options.some(acceptsNull));
+  return (
+    node.kind === 'nullable' ||
+    (node.kind === 'enum' && node.values.includes(null)) ||
+    (node.kind === 'union' && node.options.some(acceptsNull))
+  );
 }
 
 /**
@@ -152,7 +157,15 @@ export function mergeChunks(node: SchemaNode, values: unknown[]): unknown {
   if (inner.kind === 'object') {
     const objects = values.filter(isPlainObject);
     if (objects.length === 0) return firstPresent(values);
-    return Object.fromEntries(inner.fields.map((field) => [field.key, mergeChunks(field.node, objects.map((object) => object[field.key]))]));
+    return Object.fromEntries(
+      inner.fields.map((field) => [
+        field.key,
+        mergeChunks(
+          field.node,
+          objects.map((object) => object[field.key]),
+        ),
+      ]),
+    );
   }
   if (inner.kind === 'array') {
     const arrays = values.filter(Array.isArray) as unknown[][];

@@ -7,8 +7,9 @@ import { MissingLLMConfigurationError } from '../errors.js';
 export function importAiSdk<T>(name: string, load: () => Promise<T>): Promise<T> {
   return load().catch((error: { code?: string }) => {
     throw /MODULE_NOT_FOUND/.test(error.code ?? '')
-      ? new MissingLLMConfigurationError(`Model calls need the AI SDK (${name} is missing): \`npm install ai @ai-sdk/openai\`.`, { cause: error })
+      ? new MissingLLMConfigurationError(`Model calls need the AI SDK (${name} is missing): \`npm install ai @ai-sdk/openai\`.`, {
+          cause: error,
+        })
       : error;
   });
 }
-

@@ -65,7 +65,11 @@ export class ModelCall {
     // Through a model server, the provider's package is the server's business, not this process's.
     const given = (spec.providerSettings as { [MODEL_OBJECT]?: ModelObject })[MODEL_OBJECT];
     const model = spec.server ? undefined : (given ?? (await languageModel(spec)));
-    const deadline = new Deadline(options.timeoutMs, options.what, 'Raise `timeout` (ms) in the options, or scope the page with `selector`.');
+    const deadline = new Deadline(
+      options.timeoutMs,
+      options.what,
+      'Raise `timeout` (ms) in the options, or scope the page with `selector`.',
+    );
     const label = describeModel(spec) + (spec.server ? ` via ${new URL(spec.server.url).host}` : '');
     return new ModelCall(spec, model, label, options.method, deadline, options.metrics, options.logger);
   }
@@ -83,12 +87,21 @@ export class ModelCall {
   async ask(system: string, user: string, schema: Record<string, unknown>, part?: string): Promise<unknown> {
     const maxRetries = this.spec.maxRetries ?? DEFAULT_RETRIES;
     const { server, systemPrompt, providerSettings, meter } = this.spec;
-    if (systemPrompt) system += `\n\nThe user of this program adds these instructions; follow them where they bear on the task:\n${systemPrompt}`;
+    if (systemPrompt)
+      system += `\n\nThe user of this program adds these instructions; follow them where they bear on the task:\n${systemPrompt}`;
     const signal = this.deadline.signal;
     const maxOutputTokens = meter?.outputCap;
     const send = () =>
       server
-        ? askModelServer(server, this.spec, apiKeyFor(this.spec), { system, user, schema, signal, timeoutMs: this.deadline.remaining(), maxRetries, maxOutputTokens })
+        ? askModelServer(server, this.spec, apiKeyFor(this.spec), {
+            system,
+            user,
+            schema,
+            signal,
+            timeoutMs: this.deadline.remaining(),
+            maxRetries,
+            maxOutputTokens,
+          })
         : generateJson({
             model: this.model!,
             label: this.label,
@@ -102,7 +115,9 @@ export class ModelCall {
             temperature: providerSettings.temperature as number | undefined,
             secrets: [this.spec.apiKey],
           });
-    const reply = meter ? await meter.request(estimateTokens(system + user + JSON.stringify(schema)), signal, send, (each) => each.usage) : await send();
+    const reply = meter
+      ? await meter.request(estimateTokens(system + user + JSON.stringify(schema)), signal, send, (each) => each.usage)
+      : await send();
     this.metrics.recordCall(this.method, reply.usage);
     this.logger.debug(this.method, 'Model call', {
       model: this.label,

@@ -62,7 +62,10 @@ export function parseModelConfiguration(config: ModelConfiguration | undefined):
   if (typeof modelName !== 'string' || !modelName.trim()) {
     throw new InvalidOptionError('`model.modelName` is required: a model name such as "openai/gpt-4.1-mini".');
   }
-  for (const [name, value] of [['apiKey', apiKey], ['baseURL', baseURL]] as const) {
+  for (const [name, value] of [
+    ['apiKey', apiKey],
+    ['baseURL', baseURL],
+  ] as const) {
     if (value !== undefined && (typeof value !== 'string' || !value.trim())) {
       throw new InvalidOptionError(`\`model.${name}\` must be a non-empty string when given.`);
     }

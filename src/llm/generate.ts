@@ -100,12 +100,14 @@ const wellFormed = <T extends string | undefined>(text: T): T =>
   // With the u flag a pair is one code point, so \p{Cs} matches only the halves left alone.
   text?.replace(/\p{Cs}/gu, '\uFFFD') as T;
 
-type SdkUsage = {
-  inputTokens?: number | undefined;
-  outputTokens?: number | undefined;
-  reasoningTokens?: number | undefined;
-  cachedInputTokens?: number | undefined;
-} | undefined;
+type SdkUsage =
+  | {
+      inputTokens?: number | undefined;
+      outputTokens?: number | undefined;
+      reasoningTokens?: number | undefined;
+      cachedInputTokens?: number | undefined;
+    }
+  | undefined;
 
 function toUsage(usage: SdkUsage, ms: number): ModelCallUsage {
   return {
@@ -122,14 +124,19 @@ function abortReason(signal: AbortSignal): Error {
   return reason instanceof Error ? reason : new TimeoutError('The model call was aborted.', 0);
 }
 
-function describeFailure(label: string, error: unknown, RetryError: typeof import('ai').RetryError, APICallError: typeof import('ai').APICallError): string {
+function describeFailure(
+  label: string,
+  error: unknown,
+  RetryError: typeof import('ai').RetryError,
+  APICallError: typeof import('ai').APICallError,
+): string {
   const last = RetryError.isInstance(error) ? error.lastError : error;
   const tries = RetryError.isInstance(error) ? ` (after ${error.errors.length} attempts)` : '';
   if (APICallError.isInstance(last)) {
     const status = last.statusCode;
     const hint =
       status === 401 || status === 403
-        ? ' The provider refused the API key: check model.apiKey or the provider\'s key variable.'
+        ? " The provider refused the API key: check model.apiKey or the provider's key variable."
         : status === 404
           ? ' Check the model name and baseURL.'
           : status === 429

@@ -48,7 +48,10 @@ function usageOf(usage: unknown): { promptTokens: number; completionTokens: numb
 
 export function meteredModel(model: object, meter: TokenMeter): object {
   const inner = model as Inner;
-  const capped = (params: Params): Params => ({ ...params, maxOutputTokens: Math.min(params.maxOutputTokens ?? Infinity, meter.outputCap) });
+  const capped = (params: Params): Params => ({
+    ...params,
+    maxOutputTokens: Math.min(params.maxOutputTokens ?? Infinity, meter.outputCap),
+  });
   const needs = (params: Params) => promptTokens(params.prompt) + promptTokens(params.tools ?? []);
   return {
     specificationVersion: inner.specificationVersion,
@@ -57,7 +60,13 @@ export function meteredModel(model: object, meter: TokenMeter): object {
     get supportedUrls() {
       return inner.supportedUrls;
     },
-    doGenerate: (params: Params) => meter.request(needs(params), params.abortSignal, () => inner.doGenerate(capped(params)), (reply) => usageOf(reply.usage)),
+    doGenerate: (params: Params) =>
+      meter.request(
+        needs(params),
+        params.abortSignal,
+        () => inner.doGenerate(capped(params)),
+        (reply) => usageOf(reply.usage),
+      ),
     doStream: async (params: Params) => {
       const ticket = await meter.admit(needs(params), params.abortSignal);
       let reply: Awaited<ReturnType<Inner['doStream']>>;

@@ -14,12 +14,19 @@ import type { ModelCallUsage } from './metrics.js';
 /** The server's ceiling (protocol/model.ts); a longer call keeps its own deadline here. */
 const MAX_TIMEOUT_MS = 600_000;
 
-
 export async function askModelServer(
   server: ModelServer,
   spec: ModelSpec,
   modelKey: string | undefined,
-  request: { system: string; user: string; schema: Record<string, unknown>; signal: AbortSignal; timeoutMs: number; maxRetries: number; maxOutputTokens?: number | undefined },
+  request: {
+    system: string;
+    user: string;
+    schema: Record<string, unknown>;
+    signal: AbortSignal;
+    timeoutMs: number;
+    maxRetries: number;
+    maxOutputTokens?: number | undefined;
+  },
 ): Promise<ModelReply> {
   const where = new URL(server.url).host;
   const headers: Record<string, string> = { 'content-type': 'application/json', [HEADERS.apiKey]: server.apiKey };
@@ -28,7 +35,15 @@ export async function askModelServer(
   // The model as configured, without its key (a header); settings that are functions (a custom
   // fetch) cannot travel, and JSON leaves them out.
   const model = { ...spec.providerSettings, modelName: `${spec.provider}/${spec.modelId}`, baseURL: spec.baseURL };
-  const body = JSON.stringify({ model, system: request.system, prompt: request.user, schema: request.schema, maxRetries: request.maxRetries, maxOutputTokens: request.maxOutputTokens, timeout: Math.min(request.timeoutMs, MAX_TIMEOUT_MS) });
+  const body = JSON.stringify({
+    model,
+    system: request.system,
+    prompt: request.user,
+    schema: request.schema,
+    maxRetries: request.maxRetries,
+    maxOutputTokens: request.maxOutputTokens,
+    timeout: Math.min(request.timeoutMs, MAX_TIMEOUT_MS),
+  });
   let response: Response;
   let answer: { value?: unknown; usage?: ModelCallUsage; error?: { code?: string; message?: string; name?: string } } | undefined;
   try {
@@ -45,6 +60,15 @@ export async function askModelServer(
   // A failure the server names is raised as the class a local call would raise.
   const known = name ? fromWire({ ...answer?.error, code, message, name } as WireError) : undefined;
   if (known) throw known;
-  const hint = response.status === 401 ? ' Check `modelServer.apiKey`.' : answer?.error ? '' : ' Is `modelServer.url` a Tendril hosted server (3.x, with POST /v1/model)?';
-  throw new HostedServiceError(`The model server ${where} refused the request (${response.status} ${code}): ${message}${hint}`, response.status, code);
+  const hint =
+    response.status === 401
+      ? ' Check `modelServer.apiKey`.'
+      : answer?.error
+        ? ''
+        : ' Is `modelServer.url` a Tendril hosted server (3.x, with POST /v1/model)?';
+  throw new HostedServiceError(
+    `The model server ${where} refused the request (${response.status} ${code}): ${message}${hint}`,
+    response.status,
+    code,
+  );
 }

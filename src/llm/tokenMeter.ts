@@ -48,7 +48,12 @@ export class TokenMeter {
    * Sends one request if its estimate (`promptTokens` plus the output cap) fits every limit and
    * account; else throws BudgetExceededError and sends nothing. Then charges what it reported.
    */
-  async request<T>(promptTokens: number, signal: AbortSignal | undefined, send: () => Promise<T>, usageOf: (reply: T) => Usage): Promise<T> {
+  async request<T>(
+    promptTokens: number,
+    signal: AbortSignal | undefined,
+    send: () => Promise<T>,
+    usageOf: (reply: T) => Usage,
+  ): Promise<T> {
     const ticket = await this.admit(promptTokens, signal);
     try {
       const reply = await send();
@@ -69,9 +74,10 @@ export class TokenMeter {
     const needed = promptTokens + this.outputCap;
     const refuse = (scope: BudgetExceededError['scope'], limit: number, used: number): never => {
       // Its fields set after it is made: the class has no constructor of its own, to keep bundles small.
-      throw (this.#refused = Object.assign(new BudgetExceededError(
-        `A model request was not sent: it needs about ${needed} tokens (${promptTokens} of prompt, estimated, and an output cap of ${this.outputCap}), ` +
-          `and the ${scope}'s budget has ${Math.max(0, limit - used)} of ${limit} left. Raise it, lower budget.maxOutputTokens, or send less of the page (\`selector\`).`,
+      throw (this.#refused = Object.assign(
+        new BudgetExceededError(
+          `A model request was not sent: it needs about ${needed} tokens (${promptTokens} of prompt, estimated, and an output cap of ${this.outputCap}), ` +
+            `and the ${scope}'s budget has ${Math.max(0, limit - used)} of ${limit} left. Raise it, lower budget.maxOutputTokens, or send less of the page (\`selector\`).`,
         ),
         { limit, used, needed, scope },
       ));
@@ -132,7 +138,9 @@ export function meterFor(sdk: SdkBudget | undefined, total: TokenLimit | undefin
   const maxTokens = own?.maxTokens ?? sdk?.maxTokens;
   const limits = [maxTokens ? new TokenLimit('call', maxTokens) : undefined, total].filter((each) => each !== undefined);
   const accounts = [...new Set([sdk?.account, own?.account])].filter((each) => each !== undefined);
-  return limits.length || accounts.length ? new TokenMeter(limits, accounts, own?.maxOutputTokens ?? sdk?.maxOutputTokens ?? DEFAULT_OUTPUT_CAP) : undefined;
+  return limits.length || accounts.length
+    ? new TokenMeter(limits, accounts, own?.maxOutputTokens ?? sdk?.maxOutputTokens ?? DEFAULT_OUTPUT_CAP)
+    : undefined;
 }
 
 /**
@@ -144,13 +152,17 @@ function checkBudget(budget: unknown, where: string, hosted: boolean, sdk = fals
   const fail = (why: string): never => {
     throw new InvalidOptionError(`\`${where}\` ${why}`);
   };
-  if (hosted) fail('is not available with env "HOSTED": its models run on the service, which this Sdk cannot hold to a budget. Leave it out, or use env "LOCAL" (with `modelServer` to run the models on a server).');
+  if (hosted)
+    fail(
+      'is not available with env "HOSTED": its models run on the service, which this Sdk cannot hold to a budget. Leave it out, or use env "LOCAL" (with `modelServer` to run the models on a server).',
+    );
   if (!(typeof budget === 'object' && budget !== null && !Array.isArray(budget))) fail('takes { maxTokens?, account?, maxOutputTokens? }.');
   const b = budget as Record<string, unknown>;
-  if (!sdk && b.totalTokens !== undefined) fail('takes no totalTokens: that is for the Sdk\'s budget; maxTokens limits this one.');
+  if (!sdk && b.totalTokens !== undefined) fail("takes no totalTokens: that is for the Sdk's budget; maxTokens limits this one.");
   for (const key of ['maxTokens', 'totalTokens', 'maxOutputTokens']) {
     const value = b[key];
-    if (value !== undefined && !(Number.isInteger(value) && (value as number) > 0)) fail(`.${key} must be a positive whole number of tokens, not ${String(value)}.`);
+    if (value !== undefined && !(Number.isInteger(value) && (value as number) > 0))
+      fail(`.${key} must be a positive whole number of tokens, not ${String(value)}.`);
   }
   const account = b.account as Record<string, unknown> | undefined;
   if (account !== undefined && !(typeof account?.remaining === 'function' && typeof account.spend === 'function')) {
@@ -163,7 +175,10 @@ function checkBudget(budget: unknown, where: string, hosted: boolean, sdk = fals
  * `own` budget checked as `where`). Given to the Sdk by the main entry: tendril/extension leaves
  * budgets out of its bundle (its size budget) and refuses the option.
  */
-export function sdkBudgets(sdk: SdkBudget | undefined, hosted: boolean): (own: TokenBudget | TokenMeter | undefined, where?: string) => TokenMeter | undefined {
+export function sdkBudgets(
+  sdk: SdkBudget | undefined,
+  hosted: boolean,
+): (own: TokenBudget | TokenMeter | undefined, where?: string) => TokenMeter | undefined {
   checkBudget(sdk, 'budget', hosted, true);
   const total = sdk?.totalTokens ? new TokenLimit('sdk', sdk.totalTokens) : undefined;
   return (own, where = 'budget') => {

@@ -88,7 +88,8 @@ export class ClientContexts {
           'Open another with the context tool (action "open"), or leave out `context` to work in your own.',
       );
     }
-    if (caller.mcpSession !== undefined) return this.#entries.get(`session:${caller.mcpSession}`) ?? this.#add('session', caller.mcpSession, caller.principal);
+    if (caller.mcpSession !== undefined)
+      return this.#entries.get(`session:${caller.mcpSession}`) ?? this.#add('session', caller.mcpSession, caller.principal);
     if (!this.settings.http) return undefined;
     return this.#entries.get(`principal:${caller.principal}`) ?? this.#add('principal', caller.principal, caller.principal);
   }
@@ -117,7 +118,11 @@ export class ClientContexts {
     const now = Date.now();
     return [...this.#entries.values()]
       .filter((entry) => entry.kind === 'handle' && entry.principal === caller.principal)
-      .map((entry) => ({ context: entry.id, tabs: entry.session.tabCount(), idleSeconds: entry.busy ? 0 : Math.floor((now - entry.lastUsed) / 1000) }));
+      .map((entry) => ({
+        context: entry.id,
+        tabs: entry.session.tabCount(),
+        idleSeconds: entry.busy ? 0 : Math.floor((now - entry.lastUsed) / 1000),
+      }));
   }
 
   /** A 2025-era client's MCP session began: its context is made on its first tool call, its idle clock starts now. */
@@ -157,7 +162,9 @@ export class ClientContexts {
     if (entry.busy > 0 || this.#entries.get(`${entry.kind}:${entry.id}`) !== entry) return;
     await this.#end(entry);
     // Said once it has ended: its tabs, cookies and storage are gone by the time anyone reads this.
-    this.settings.log(`a context ended after ${this.#idleText()} without a tool call (${entry.kind === 'handle' ? 'a `context` handle' : entry.kind === 'session' ? 'an MCP session' : 'a default context'})`);
+    this.settings.log(
+      `a context ended after ${this.#idleText()} without a tool call (${entry.kind === 'handle' ? 'a `context` handle' : entry.kind === 'session' ? 'an MCP session' : 'a default context'})`,
+    );
     if (entry.kind === 'session') this.onSessionExpired?.(entry.id);
   }
 

@@ -5,7 +5,12 @@
 // handler). Revision 2026-07-28 has no sessions: its requests go to the SDK's handler.
 
 import { randomUUID } from 'node:crypto';
-import { isInitializeRequest, WebStandardStreamableHTTPServerTransport, type AuthInfo, type McpServerFactory } from '@modelcontextprotocol/server';
+import {
+  isInitializeRequest,
+  WebStandardStreamableHTTPServerTransport,
+  type AuthInfo,
+  type McpServerFactory,
+} from '@modelcontextprotocol/server';
 
 /** Told when a session begins and ends, so that its browser context does (contexts.ts). */
 export interface SessionHooks {
@@ -27,12 +32,27 @@ export class LegacySessions {
     if (id !== null) {
       const transport = this.#transports.get(id);
       // As the transport would answer a session it does not know: the client starts a new one.
-      if (!transport) return rpcError(404, -32001, 'Session not found: it was ended (DELETE), or ended after its browser context went unused too long. Initialize a new session.');
+      if (!transport)
+        return rpcError(
+          404,
+          -32001,
+          'Session not found: it was ended (DELETE), or ended after its browser context went unused too long. Initialize a new session.',
+        );
       return transport.handleRequest(request, { authInfo });
     }
-    const body: unknown = request.method === 'POST' ? await request.clone().json().catch(() => undefined) : undefined;
+    const body: unknown =
+      request.method === 'POST'
+        ? await request
+            .clone()
+            .json()
+            .catch(() => undefined)
+        : undefined;
     if (!isInitializeRequest(body)) {
-      return rpcError(400, -32000, 'Bad Request: send initialize first, then the Mcp-Session-Id header its answer gave with every request.');
+      return rpcError(
+        400,
+        -32000,
+        'Bad Request: send initialize first, then the Mcp-Session-Id header its answer gave with every request.',
+      );
     }
     const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
@@ -71,5 +91,8 @@ export class LegacySessions {
 }
 
 function rpcError(status: number, code: number, message: string): Response {
-  return new Response(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }), { status, headers: { 'content-type': 'application/json' } });
+  return new Response(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }), {
+    status,
+    headers: { 'content-type': 'application/json' },
+  });
 }

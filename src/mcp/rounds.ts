@@ -24,7 +24,10 @@ import {
 } from '@modelcontextprotocol/server';
 
 /** A sampling request to the client's model (sampling.ts makes one of the client's session; this file one of rounds). */
-export type Sample = (params: CreateMessageRequest['params'], options: RequestOptions) => Promise<CreateMessageResult | CreateMessageResultWithTools>;
+export type Sample = (
+  params: CreateMessageRequest['params'],
+  options: RequestOptions,
+) => Promise<CreateMessageResult | CreateMessageResultWithTools>;
 
 /** Rounds one tool call may take: one per model request, parallel ones sharing a round. */
 export const MAX_ROUNDS = 8;
@@ -59,7 +62,7 @@ const codec = createRequestStateCodec<RoundState>({ key: randomBytes(32), ttlSec
 /** Thrown by the sampler when the client's answer is not known yet; ends the round. */
 class NeedsInput extends Error {
   constructor(readonly key: string) {
-    super('The MCP client\'s model has not answered this request yet (a round of sampling requests is under way).');
+    super("The MCP client's model has not answered this request yet (a round of sampling requests is under way).");
   }
 }
 
@@ -75,7 +78,9 @@ export function isModernRequest(ctx: ServerContext): boolean {
 
 /** Whether the client declared sampling on this request's envelope. */
 export function declaresSampling(ctx: ServerContext): boolean {
-  const capabilities = (ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[CLIENT_CAPABILITIES_META_KEY] as { sampling?: unknown } | undefined;
+  const capabilities = (ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[CLIENT_CAPABILITIES_META_KEY] as
+    | { sampling?: unknown }
+    | undefined;
   return Boolean(capabilities?.sampling);
 }
 
@@ -107,12 +112,17 @@ export class SamplingRounds {
           `${STATE_TTL_SECONDS / 60} minutes, or when the server restarted). Call the tool again without it.`,
       );
     }
-    if (state.call !== call) return refuse('The retried call carries the requestState of another tool call. Send the same tool and arguments again, or call the tool anew.');
+    if (state.call !== call)
+      return refuse(
+        'The retried call carries the requestState of another tool call. Send the same tool and arguments again, or call the tool anew.',
+      );
     const answers = new Map(Object.entries(state.answers));
     for (const key of state.asked) {
       const response = inputResponse(ctx.mcpReq.inputResponses, key);
       if (response.kind !== 'sampling') {
-        return refuse(`The MCP client retried the call without an answer to the sampling request "${key}" (the client or its user may have declined it).`);
+        return refuse(
+          `The MCP client retried the call without an answer to the sampling request "${key}" (the client or its user may have declined it).`,
+        );
       }
       answers.set(key, response.result);
     }
@@ -154,12 +164,20 @@ export class SamplingRounds {
 /** The error and its causes, outermost first: the AI SDK and our errors wrap the model's. */
 function causes(error: unknown): unknown[] {
   const chain: unknown[] = [];
-  for (let each = error; each !== undefined && chain.length < 16 && !chain.includes(each); each = (each as { cause?: unknown } | null)?.cause) chain.push(each);
+  for (
+    let each = error;
+    each !== undefined && chain.length < 16 && !chain.includes(each);
+    each = (each as { cause?: unknown } | null)?.cause
+  )
+    chain.push(each);
   return chain;
 }
 
 function digest(value: unknown): string {
-  return createHash('sha256').update(JSON.stringify(value ?? null)).digest('base64url').slice(0, 32);
+  return createHash('sha256')
+    .update(JSON.stringify(value ?? null))
+    .digest('base64url')
+    .slice(0, 32);
 }
 
 function refuse(message: string): CallToolResult {

@@ -85,7 +85,12 @@ export async function serverHasModel(options: SdkOptions): Promise<boolean> {
 export function samplingModelConfiguration(sample: Sample, timeoutMs: number, maxParallelCalls?: number): ModelConfiguration {
   // No retries: a request the user declined is not asked again, and a client's failures are not a
   // provider's rate limits.
-  return { modelName: SAMPLING_MODEL_NAME, maxRetries: 0, maxParallelCalls, [MODEL_OBJECT]: samplingModel(sample, timeoutMs) } as ModelConfiguration;
+  return {
+    modelName: SAMPLING_MODEL_NAME,
+    maxRetries: 0,
+    maxParallelCalls,
+    [MODEL_OBJECT]: samplingModel(sample, timeoutMs),
+  } as ModelConfiguration;
 }
 
 function samplingModel(sample: Sample, timeoutMs: number): LanguageModelV3 {
@@ -127,7 +132,7 @@ function samplingModel(sample: Sample, timeoutMs: number): LanguageModelV3 {
       };
     },
     doStream(): Promise<never> {
-      return Promise.reject(new Error('The MCP client\'s model (sampling) answers whole replies only; nothing streams from it.'));
+      return Promise.reject(new Error("The MCP client's model (sampling) answers whole replies only; nothing streams from it."));
     },
   };
 }

@@ -50,13 +50,21 @@ export function serverFactory(contexts: ClientContexts, tools: ToolSettings): Mc
  */
 export async function runMcpServer(settings: McpServerSettings): Promise<string | undefined> {
   const browser = new McpBrowser(settings.sdk);
-  const contexts = new ClientContexts(browser, { shared: settings.shared, http: settings.http !== undefined, idleMs: settings.contextIdleMs, log: settings.log });
+  const contexts = new ClientContexts(browser, {
+    shared: settings.shared,
+    http: settings.http !== undefined,
+    idleMs: settings.contextIdleMs,
+    log: settings.log,
+  });
   const factory = serverFactory(contexts, { modelTimeoutMs: settings.modelTimeoutMs, log: settings.log, uploadDir: settings.uploadDir });
   const onError = (error: Error) => settings.log(`${error.name}: ${error.message}`);
   let closeTransport: () => Promise<void>;
   let url: string | undefined;
   if (settings.http) {
-    const sessions = { started: (id: string, principal: string) => contexts.sessionStarted(id, principal), ended: (id: string) => contexts.sessionEnded(id) };
+    const sessions = {
+      started: (id: string, principal: string) => contexts.sessionStarted(id, principal),
+      ended: (id: string) => contexts.sessionEnded(id),
+    };
     const server = await serveHttp(factory, { ...settings.http, onError, sessions });
     contexts.onSessionExpired = (id) => void server.endSession(id);
     closeTransport = () => server.close();

@@ -97,7 +97,8 @@ export class BrowserSession {
   async select(index: number): Promise<Page> {
     const { pages } = await this.pages();
     const page = pages[index];
-    if (!page) throw new InvalidOptionError(`There is no tab ${index}; the tabs are 0 to ${pages.length - 1} (see tabs with action "list").`);
+    if (!page)
+      throw new InvalidOptionError(`There is no tab ${index}; the tabs are 0 to ${pages.length - 1} (see tabs with action "list").`);
     this.#current = page;
     return page;
   }

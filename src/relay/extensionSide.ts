@@ -24,7 +24,9 @@ export interface RelayBridgeOptions {
   /** `chrome.tabs`: clients open and close tabs through it. */
   tabs: ChromeTabsApi;
   /** The WebSocket class; default: the platform's. */
-  WebSocket?: new (url: string) => SocketLike;
+  WebSocket?: new (
+    url: string,
+  ) => SocketLike;
   /** Deadline of connecting and of each attach. Default 10 s. */
   timeoutMs?: number;
   /** Hears each change of state, to show it to the user. */
@@ -75,7 +77,9 @@ export class RelayBridge {
   /** Connects to the relay at `url` (what `tendril relay` printed for the extension). */
   async connect(url: string): Promise<void> {
     if (!/^wss?:\/\/[^/]+\/extension\?token=[A-Za-z0-9_-]+$/.test(url)) {
-      throw new InvalidOptionError('That is not a relay address for the extension: `tendril relay` prints one like ws://127.0.0.1:9333/extension?token=….');
+      throw new InvalidOptionError(
+        'That is not a relay address for the extension: `tendril relay` prints one like ws://127.0.0.1:9333/extension?token=….',
+      );
     }
     this.disconnect();
     const Socket = this.options.WebSocket ?? (globalThis as { WebSocket?: new (url: string) => SocketLike }).WebSocket;

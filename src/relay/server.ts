@@ -45,7 +45,8 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
   const host = options.host ?? '127.0.0.1';
   const extensionToken = token(options.extensionToken, 'extensionToken');
   const clientToken = token(options.clientToken, 'clientToken');
-  if (extensionToken === clientToken) throw new InvalidOptionError('The relay needs two different tokens: one for the extension, one for clients.');
+  if (extensionToken === clientToken)
+    throw new InvalidOptionError('The relay needs two different tokens: one for the extension, one for clients.');
   const logger = options.logger;
   const sockets = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES, perMessageDeflate: false });
   const http = createServer((_req, res) => res.writeHead(401, { 'content-length': '0', connection: 'close' }).end());
@@ -53,7 +54,12 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
 
   http.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     const { path, given } = splitUrl(req.url);
-    const role = path === EXTENSION_PATH && same(given, extensionToken) ? 'extension' : path === CLIENT_PATH && same(given, clientToken) ? 'client' : undefined;
+    const role =
+      path === EXTENSION_PATH && same(given, extensionToken)
+        ? 'extension'
+        : path === CLIENT_PATH && same(given, clientToken)
+          ? 'client'
+          : undefined;
     // Anything else gets 401 and nothing more: no hint of which part was wrong.
     if (!role) return refuse(socket, 401);
     if (role === 'client') {
@@ -64,7 +70,9 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
   });
 
   await new Promise<void>((resolve, reject) => {
-    http.once('error', (error) => reject(new InvalidOptionError(`The relay cannot listen on ${host}:${options.port ?? 0}: ${error.message}`)));
+    http.once('error', (error) =>
+      reject(new InvalidOptionError(`The relay cannot listen on ${host}:${options.port ?? 0}: ${error.message}`)),
+    );
     http.listen(options.port ?? 0, host, () => resolve());
   });
   const { port } = http.address() as AddressInfo;
@@ -102,9 +110,13 @@ class RelayState {
 
   clientRefusal(): { status: number; text: string } | undefined {
     if (!this.#extension) {
-      return { status: 503, text: 'No Tendril extension is connected to this relay. Open the extension, give it the relay address and connect it, then retry.' };
+      return {
+        status: 503,
+        text: 'No Tendril extension is connected to this relay. Open the extension, give it the relay address and connect it, then retry.',
+      };
     }
-    if (this.#client) return { status: 409, text: 'Another client is driving the shared tabs through this relay; it must disconnect first.' };
+    if (this.#client)
+      return { status: 409, text: 'Another client is driving the shared tabs through this relay; it must disconnect first.' };
     return undefined;
   }
 

@@ -28,7 +28,9 @@ export async function callPageScript<T>(
     { timeoutMs },
   );
   if (response.exceptionDetails) {
-    throw new SdkDomProcessError(`Reading the page in frame ${frame.url() || frame.id} failed: ${describeException(response.exceptionDetails)}`);
+    throw new SdkDomProcessError(
+      `Reading the page in frame ${frame.url() || frame.id} failed: ${describeException(response.exceptionDetails)}`,
+    );
   }
   return JSON.parse(String(response.result.value)) as T;
 }

@@ -110,7 +110,8 @@ class Capture {
         }
         // Read whole, but maybe on its way out: then the document that replaces it is read, time
         // permitting (once time is up, the last whole read is better than none).
-        if (Date.now() >= this.deadline || !(await replaced(main, shown, Math.min(REPLACEMENT_WAIT_MS, this.#remaining())))) return snapshot;
+        if (Date.now() >= this.deadline || !(await replaced(main, shown, Math.min(REPLACEMENT_WAIT_MS, this.#remaining()))))
+          return snapshot;
       } catch (error) {
         // The document asked about was replaced while it was read: read the newest one, as long as
         // the call may take. A scope is looked up again in it: the selector names an element of
@@ -263,7 +264,15 @@ class Capture {
         ),
       );
       const key = `c${++captures}`;
-      const options: CaptureOptions = { mode: 'capture', key, frame: this.#ordinal(frame), frameKeys: [], rootLine, smallDocument: SMALL_DOCUMENT, view: this.view };
+      const options: CaptureOptions = {
+        mode: 'capture',
+        key,
+        frame: this.#ordinal(frame),
+        frameKeys: [],
+        rootLine,
+        smallDocument: SMALL_DOCUMENT,
+        view: this.view,
+      };
       // The open dialog that counts is the one over the frame the caller asked about.
       if (this.view === 'viewport') options.dialogs = top;
       const args: Protocol.Runtime.CallArgument[] = [scope ? { objectId: scope.objectId } : { value: null }];

@@ -22,5 +22,7 @@ export function mapError(error: unknown, frame: Frame): unknown {
     });
   }
   if (error instanceof SdkError) return error;
-  return new SdkEvalError(`Capturing the text of ${frame.url()} failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+  return new SdkEvalError(`Capturing the text of ${frame.url()} failed: ${error instanceof Error ? error.message : String(error)}`, {
+    cause: error,
+  });
 }

@@ -25,7 +25,11 @@ export async function findClosedRoots(
   if (frame.showsErrorPage()) return 0;
   const watched = frame.mainWorld?.closedRoots;
   const reported = watched ? watched.attached + watched.declarative : 0;
-  const scanned = () => void engine.world.session.sendQuiet('Runtime.callFunctionOn', { functionDeclaration: 'function () { this.markSuspectsScanned(); }', objectId: engine.objectId });
+  const scanned = () =>
+    void engine.world.session.sendQuiet('Runtime.callFunctionOn', {
+      functionDeclaration: 'function () { this.markSuspectsScanned(); }',
+      objectId: engine.objectId,
+    });
   const whole = async (learned: number) => {
     const found = await registerClosedShadowRoots(frame, remaining());
     if (watched) watched.scannedAt = reported;

@@ -55,7 +55,8 @@ export function applyDelta(previous: string, delta: string): string {
     const end = delta.indexOf('\n');
     return end < 0 ? '' : delta.slice(end + 1);
   }
-  if (!head.startsWith(DELTA_HEAD)) throw new Error('applyDelta: this is not a page text delta (it must start with "# delta" or "# page text").');
+  if (!head.startsWith(DELTA_HEAD))
+    throw new Error('applyDelta: this is not a page text delta (it must start with "# delta" or "# page text").');
   const old = splitLines(previous);
   const index = new Map<string, number>();
   old.forEach((line, i) => {
@@ -67,7 +68,8 @@ export function applyDelta(previous: string, delta: string): string {
     if (line.startsWith('@ ')) {
       const target = line.slice(2);
       const after = target === 'top' ? -1 : index.get(idKey(/^after (\[(?:\d+-)?\d+\])$/.exec(target)?.[1] ?? ''));
-      if (after === undefined) throw new Error(`applyDelta: the previous text has no line ${target}; was the delta taken against another text?`);
+      if (after === undefined)
+        throw new Error(`applyDelta: the previous text has no line ${target}; was the delta taken against another text?`);
       hunks.push({ after, ops: [] });
     } else if (/^[-~+] /.test(line) && hunks.length) {
       hunks[hunks.length - 1]!.ops.push(line);
@@ -90,7 +92,9 @@ export function applyDelta(previous: string, delta: string): string {
         const gone = ID.exec(op.slice(2));
         const there = ID.exec(old[i]!);
         if (gone && (!there || lineId(gone).join('-') !== lineId(there).join('-'))) {
-          throw new Error(`applyDelta: the delta removes ${formatId(...lineId(gone))} where the previous text has another line; was it taken against another text?`);
+          throw new Error(
+            `applyDelta: the delta removes ${formatId(...lineId(gone))} where the previous text has another line; was it taken against another text?`,
+          );
         }
       } else {
         out.push(op.slice(2));

@@ -21,7 +21,11 @@ function waitFor(frame: Frame, ms: number, check: () => boolean): Promise<void> 
  * document is not read half-written; or after `ms`, to read what is there by then.
  */
 export function parsed(frame: Frame, ms: number): Promise<void> {
-  return waitFor(frame, ms, () => frame.isDetached() || (frame.loaderId === frame.committedLoaderId && frame.lifecycle.has('DOMContentLoaded')));
+  return waitFor(
+    frame,
+    ms,
+    () => frame.isDetached() || (frame.loaderId === frame.committedLoaderId && frame.lifecycle.has('DOMContentLoaded')),
+  );
 }
 
 /**

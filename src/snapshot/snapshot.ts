@@ -71,7 +71,13 @@ export class Snapshot {
     const out = new Map<string, string>();
     await Promise.all(
       [...byPart].map(async ([part, list]) => {
-        const [prefix, paths] = await Promise.all([this.#prefix(part), this.#ask(part, list.map(([, node]) => node))]);
+        const [prefix, paths] = await Promise.all([
+          this.#prefix(part),
+          this.#ask(
+            part,
+            list.map(([, node]) => node),
+          ),
+        ]);
         if (prefix === undefined || !paths) return;
         list.forEach(([id], i) => {
           const path = paths[i];
@@ -102,7 +108,15 @@ export class Snapshot {
     try {
       const engine = await part.frame.engine(this.timeoutMs);
       if (engine.objectId !== part.engine) return null;
-      const options: CaptureOptions = { mode: 'xpaths', key: '', ids: nodes, frame: part.ordinal, frameKeys: [], rootLine: false, smallDocument: 0 };
+      const options: CaptureOptions = {
+        mode: 'xpaths',
+        key: '',
+        ids: nodes,
+        frame: part.ordinal,
+        frameKeys: [],
+        rootLine: false,
+        smallDocument: 0,
+      };
       return await callPageScript<Array<string | null> | null>(part.frame, engine, options, [{ value: null }], this.timeoutMs);
     } catch {
       // The frame went away or navigated: its elements are gone with it.

@@ -30,7 +30,8 @@ function regionOf(part: FramePart, regions: Map<FramePart, Region>): Region {
     const frames = parent.part.result.viewport?.frames ?? [];
     const at = frames.indexOf(part.frame.id);
     if (above === 'none' || at < 0) region = 'none';
-    else if (above === 'all' || frames[at + 7] === 1) region = 'all'; // inside the top dialog: all of it
+    else if (above === 'all' || frames[at + 7] === 1)
+      region = 'all'; // inside the top dialog: all of it
     else {
       const [left, top, vLeft, vTop, vRight, vBottom] = frames.slice(at + 1, at + 7) as number[];
       // Where the iframe shows in its parent (already cut to the parent's window), cut again by what

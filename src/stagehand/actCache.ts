@@ -26,7 +26,10 @@ export class ActCache {
     } catch {
       // about:blank and the like stay as they are.
     }
-    const key = createHash('sha256').update(JSON.stringify([instruction.trim(), page, [...variables].sort()])).digest('hex').slice(0, 32);
+    const key = createHash('sha256')
+      .update(JSON.stringify([instruction.trim(), page, [...variables].sort()]))
+      .digest('hex')
+      .slice(0, 32);
     return path.join(this.folder, `act-${key}.json`);
   }
 
@@ -34,7 +37,9 @@ export class ActCache {
     try {
       const entry = JSON.parse(await readFile(this.#file(instruction, url, variables), 'utf8')) as Entry;
       const { action } = entry;
-      return typeof action?.selector === 'string' && typeof action.method === 'string' && Array.isArray(action.arguments) ? action : undefined;
+      return typeof action?.selector === 'string' && typeof action.method === 'string' && Array.isArray(action.arguments)
+        ? action
+        : undefined;
     } catch {
       // No entry, or one this version cannot read: the model is asked.
       return undefined;

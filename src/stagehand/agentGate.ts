@@ -21,11 +21,14 @@ export function checkStagehandGate(config: AgentConfig, experimental: boolean, e
       execute?.variables && Object.keys(execute.variables).length ? 'variables' : '',
     ].filter(Boolean);
     if (unsupported.length) {
-      throw new StagehandInvalidArgumentError(`${unsupported.join(', ')} ${unsupported.length === 1 ? 'is' : 'are'} not supported with CUA (Computer Use Agent) mode.`);
+      throw new StagehandInvalidArgumentError(
+        `${unsupported.join(', ')} ${unsupported.length === 1 ? 'is' : 'are'} not supported with CUA (Computer Use Agent) mode.`,
+      );
     }
   }
   const features = [];
-  if ((Array.isArray(config.integrations) && config.integrations.length > 0) || (config.tools && Object.keys(config.tools).length > 0)) features.push('MCP integrations and custom tools');
+  if ((Array.isArray(config.integrations) && config.integrations.length > 0) || (config.tools && Object.keys(config.tools).length > 0))
+    features.push('MCP integrations and custom tools');
   if (!cua) {
     if (config.stream) features.push('streaming');
     if (execute?.callbacks) features.push('callbacks');

@@ -31,12 +31,16 @@ export function stagehandAgentHost(stagehand: AgentRunner): AgentHost {
     showCursor: (page) => (page as StagehandPage).enableCursorOverlay(),
     // A run's meter travels as the calls' budget (llm/tokenMeter.ts sdkBudgets).
     act: (input, options) => stagehand.act(input, options as V3ActOptions),
-    extract: ((...args: unknown[]) => (stagehand.extract as (...all: unknown[]) => Promise<unknown>).apply(stagehand, args)) as AgentHost['extract'],
+    extract: ((...args: unknown[]) =>
+      (stagehand.extract as (...all: unknown[]) => Promise<unknown>).apply(stagehand, args)) as AgentHost['extract'],
     observe: (instruction, options) => stagehand.observe(instruction, options as V3ObserveOptions),
     resolvePage: async (page) => {
       if (page instanceof Page) return page;
       const found = await matchForeignPage(stagehand.context, page, FOREIGN_PAGE_MS, undefined);
-      if (!found) throw new InvalidOptionError("execute(): `page` takes one of this instance's pages, or a Playwright or Puppeteer page connected through connectURL().");
+      if (!found)
+        throw new InvalidOptionError(
+          "execute(): `page` takes one of this instance's pages, or a Playwright or Puppeteer page connected through connectURL().",
+        );
       return found;
     },
     log: (line) => stagehand.logger(line),

@@ -9,7 +9,10 @@ import type { Variables } from './types.js';
 export function strings(variables: Variables | undefined): Record<string, string> | undefined {
   if (variables === undefined || variables === null || typeof variables !== 'object') return variables as undefined;
   return Object.fromEntries(
-    Object.entries(variables).map(([name, item]) => [name, String(typeof item === 'object' && item !== null && 'value' in item ? item.value : item)]),
+    Object.entries(variables).map(([name, item]) => [
+      name,
+      String(typeof item === 'object' && item !== null && 'value' in item ? item.value : item),
+    ]),
   );
 }
 

@@ -57,7 +57,9 @@ export class ContextClipboard implements BrowserClipboard {
   async paste(options?: ClipboardPasteOptions): Promise<void> {
     const shortcut = options?.shortcut ?? 'ControlOrMeta+V';
     if (!SHORTCUTS.includes(shortcut)) {
-      throw new InvalidOptionError(`clipboard.paste(): \`shortcut\` must be one of ${SHORTCUTS.map((each) => `"${each}"`).join(', ')}, not ${JSON.stringify(shortcut)}.`);
+      throw new InvalidOptionError(
+        `clipboard.paste(): \`shortcut\` must be one of ${SHORTCUTS.map((each) => `"${each}"`).join(', ')}, not ${JSON.stringify(shortcut)}.`,
+      );
     }
     const page = await this.#prepare('paste', options, false, ['shortcut']);
     await page.keyPress(shortcut);
@@ -78,10 +80,13 @@ export class ContextClipboard implements BrowserClipboard {
   /** The page to act in, checked, in front and focused; with `grant`, allowed to use the clipboard. */
   async #prepare(method: string, options: ClipboardOptions | undefined, grant: boolean, more: string[] = []): Promise<Page> {
     if (options !== undefined && options !== null) {
-      if (typeof options !== 'object' || Array.isArray(options)) throw new InvalidOptionError(`clipboard.${method}(options): options must be an object such as { page }.`);
+      if (typeof options !== 'object' || Array.isArray(options))
+        throw new InvalidOptionError(`clipboard.${method}(options): options must be an object such as { page }.`);
       const unknown = Object.keys(options).filter((name) => name !== 'page' && !more.includes(name));
       if (unknown.length) {
-        throw new InvalidOptionError(`clipboard.${method}(options): unknown option ${unknown.map((name) => `\`${name}\``).join(', ')}; it takes ${['page', ...more].map((name) => `\`${name}\``).join(' and ')}.`);
+        throw new InvalidOptionError(
+          `clipboard.${method}(options): unknown option ${unknown.map((name) => `\`${name}\``).join(', ')}; it takes ${['page', ...more].map((name) => `\`${name}\``).join(' and ')}.`,
+        );
       }
     }
     const given = options?.page;
@@ -113,7 +118,11 @@ export class ContextClipboard implements BrowserClipboard {
     const info = await page.session.send('Target.getTargetInfo', {}, { timeoutMs }).catch(() => undefined);
     // Best effort: a browser that refuses it (an extension's chrome.debugger) may have given it already.
     await page.session
-      .send('Browser.grantPermissions', { origin, permissions: [...PERMISSIONS], browserContextId: info?.targetInfo.browserContextId }, { timeoutMs })
+      .send(
+        'Browser.grantPermissions',
+        { origin, permissions: [...PERMISSIONS], browserContextId: info?.targetInfo.browserContextId },
+        { timeoutMs },
+      )
       .catch(() => undefined);
   }
 
@@ -138,8 +147,10 @@ export class ContextClipboard implements BrowserClipboard {
 /** What to do about Chrome's refusal, by its words. */
 function remedy(why: string): string {
   // navigator.clipboard is missing outside secure contexts (about:blank, plain http elsewhere than this machine).
-  if (/^TypeError/.test(why)) return 'Chrome gives the clipboard only to secure pages (https, or http on localhost): go to one first (page.goto()).';
+  if (/^TypeError/.test(why))
+    return 'Chrome gives the clipboard only to secure pages (https, or http on localhost): go to one first (page.goto()).';
   // The browser did not take Browser.grantPermissions from this client (the grant is best effort).
-  if (/permission/i.test(why)) return "The browser refused to grant the page the clipboard permission: allow it for the site in the browser's settings.";
+  if (/permission/i.test(why))
+    return "The browser refused to grant the page the clipboard permission: allow it for the site in the browser's settings.";
   return 'The page needs focus: keep other tabs and windows from taking it meanwhile.';
 }

@@ -14,7 +14,12 @@ const following = new WeakSet<CdpSession>();
 /** Where a pointer command aims, in the top page's CSS pixels; undefined for other commands. */
 function aim(method: string, params: unknown): [number, number] | undefined {
   const given = (params ?? {}) as { x?: unknown; y?: unknown; type?: string; touchPoints?: Array<{ x?: unknown; y?: unknown }> };
-  const point = method === 'Input.dispatchMouseEvent' || method === 'Input.dispatchDragEvent' ? given : method === 'Input.dispatchTouchEvent' ? given.touchPoints?.[0] : undefined;
+  const point =
+    method === 'Input.dispatchMouseEvent' || method === 'Input.dispatchDragEvent'
+      ? given
+      : method === 'Input.dispatchTouchEvent'
+        ? given.touchPoints?.[0]
+        : undefined;
   const { x, y } = point ?? {};
   return typeof x === 'number' && typeof y === 'number' && Number.isFinite(x) && Number.isFinite(y) ? [x, y] : undefined;
 }
@@ -32,7 +37,9 @@ function follow(session: CdpSession): void {
     before?.(method, params);
     const point = aim(method, params);
     if (!point) return;
-    void session.sendQuiet('Runtime.evaluate', { expression: `globalThis[${JSON.stringify(CURSOR_KEY)}]?.move(${Math.round(point[0])}, ${Math.round(point[1])})` });
+    void session.sendQuiet('Runtime.evaluate', {
+      expression: `globalThis[${JSON.stringify(CURSOR_KEY)}]?.move(${Math.round(point[0])}, ${Math.round(point[1])})`,
+    });
   };
 }
 

@@ -59,7 +59,10 @@ function named<B extends abstract new (...args: never[]) => SdkError>(name: stri
 }
 
 /** Every error of Tendril's is a StagehandError, and every StagehandError is an SdkError. */
-export const StagehandError = named('StagehandError', SdkError)((message: string, cause?: unknown) => [message, cause === undefined ? undefined : { cause }]);
+export const StagehandError = named(
+  'StagehandError',
+  SdkError,
+)((message: string, cause?: unknown) => [message, cause === undefined ? undefined : { cause }]);
 export type StagehandError = SdkError;
 
 export class StagehandDefaultError extends StagehandError {
@@ -86,7 +89,10 @@ export class UnsupportedModelProviderError extends UnsupportedModelError {
   }
 }
 
-export const UnsupportedAISDKModelProviderError = named('UnsupportedAISDKModelProviderError', UnsupportedProviderError)((provider: string, supportedProviders: string[]) => [
+export const UnsupportedAISDKModelProviderError = named(
+  'UnsupportedAISDKModelProviderError',
+  UnsupportedProviderError,
+)((provider: string, supportedProviders: string[]) => [
   `Model provider "${provider}" is not supported; use one of ${supportedProviders.join(', ')}.`,
 ]);
 export type UnsupportedAISDKModelProviderError = UnsupportedProviderError;
@@ -97,9 +103,10 @@ export class StagehandUnsupportedBrowserFeatureError extends StagehandError {
   }
 }
 
-export const StagehandNotInitializedError = named('StagehandNotInitializedError', SdkStateError)((prop: string) => [
-  `${prop} was used before init(): call \`await stagehand.init()\` first.`,
-]);
+export const StagehandNotInitializedError = named(
+  'StagehandNotInitializedError',
+  SdkStateError,
+)((prop: string) => [`${prop} was used before init(): call \`await stagehand.init()\` first.`]);
 export type StagehandNotInitializedError = SdkStateError;
 
 export class HandlerNotInitializedError extends SdkStateError {
@@ -123,7 +130,10 @@ export class CaptchaTimeoutError extends StagehandError {
   }
 }
 
-export const StagehandInvalidArgumentError = named('StagehandInvalidArgumentError', InvalidOptionError)((message: string) => [`InvalidArgumentError: ${message}`]);
+export const StagehandInvalidArgumentError = named(
+  'StagehandInvalidArgumentError',
+  InvalidOptionError,
+)((message: string) => [`InvalidArgumentError: ${message}`]);
 export type StagehandInvalidArgumentError = InvalidOptionError;
 
 export class StagehandMissingArgumentError extends InvalidOptionError {
@@ -135,10 +145,10 @@ export class StagehandMissingArgumentError extends InvalidOptionError {
 // CookieValidationError, CookieSetError and PageNotFoundError are Tendril's own (errors.ts): the
 // context throws them under Stagehand's names.
 
-export const StagehandElementNotFoundError = named('StagehandElementNotFoundError', ElementNotFoundError)((xpaths: string[]) => [
-  `Could not find an element for the given xPath(s): ${String(xpaths)}`,
-  String(xpaths),
-]);
+export const StagehandElementNotFoundError = named(
+  'StagehandElementNotFoundError',
+  ElementNotFoundError,
+)((xpaths: string[]) => [`Could not find an element for the given xPath(s): ${String(xpaths)}`, String(xpaths)]);
 export type StagehandElementNotFoundError = ElementNotFoundError;
 
 /** Stagehand's own: Tendril throws ElementNotActionableError (or its ElementObscuredError) for an element it cannot act on. */
@@ -154,7 +164,10 @@ export class AgentScreenshotProviderError extends StagehandError {
   }
 }
 
-export const CreateChatCompletionResponseError = named('CreateChatCompletionResponseError', LLMResponseError)((message: string) => [message]);
+export const CreateChatCompletionResponseError = named(
+  'CreateChatCompletionResponseError',
+  LLMResponseError,
+)((message: string) => [message]);
 export type CreateChatCompletionResponseError = LLMResponseError;
 
 export const StagehandEvalError = named('StagehandEvalError', SdkEvalError)((message: string) => [message]);
@@ -175,7 +188,10 @@ export class StagehandClickError extends StagehandError {
   }
 }
 
-export const StagehandIframeError = named('StagehandIframeError', SdkIframeError)((frameUrl: string, message: string) => [`The iframe ${frameUrl}: ${message}`]);
+export const StagehandIframeError = named(
+  'StagehandIframeError',
+  SdkIframeError,
+)((frameUrl: string, message: string) => [`The iframe ${frameUrl}: ${message}`]);
 export type StagehandIframeError = SdkIframeError;
 
 export class ExperimentalApiConflictError extends StagehandError {
@@ -197,7 +213,11 @@ export class CuaModelRequiredError extends StagehandError {
 }
 
 /** Stagehand's is an Error, not a StagehandError; here it is Tendril's SchemaValidationError, with what was received. */
-export const ZodSchemaValidationError = named('ZodSchemaValidationError', SchemaValidationError)((_received: unknown, issues: unknown) => [`The value does not match the schema: ${JSON.stringify(issues)}`, Array.isArray(issues) ? issues : [issues]],
+export const ZodSchemaValidationError = named('ZodSchemaValidationError', SchemaValidationError)(
+  (_received: unknown, issues: unknown) => [
+    `The value does not match the schema: ${JSON.stringify(issues)}`,
+    Array.isArray(issues) ? issues : [issues],
+  ],
   (received: unknown) => ({ received }),
 );
 export type ZodSchemaValidationError = SchemaValidationError & { received?: unknown };
@@ -209,15 +229,19 @@ export class MCPConnectionError extends StagehandError {
   readonly serverUrl: string;
   readonly originalError: unknown;
   constructor(serverUrl: string, originalError: unknown) {
-    super(`Could not connect to the MCP server ${serverUrl}: ${originalError instanceof Error ? originalError.message : String(originalError)}`, originalError);
+    super(
+      `Could not connect to the MCP server ${serverUrl}: ${originalError instanceof Error ? originalError.message : String(originalError)}`,
+      originalError,
+    );
     this.serverUrl = serverUrl;
     this.originalError = originalError;
   }
 }
 
-export const StagehandShadowRootMissingError = named('StagehandShadowRootMissingError', SdkShadowRootMissingError)((detail?: string) => [
-  `No shadow root is there${detail ? `: ${detail}` : '.'}`,
-]);
+export const StagehandShadowRootMissingError = named(
+  'StagehandShadowRootMissingError',
+  SdkShadowRootMissingError,
+)((detail?: string) => [`No shadow root is there${detail ? `: ${detail}` : '.'}`]);
 export type StagehandShadowRootMissingError = SdkShadowRootMissingError;
 
 export class StagehandShadowSegmentEmptyError extends StagehandError {
@@ -259,7 +283,10 @@ export type ConnectionTimeoutError = BrowserConnectError;
 // The agent's own errors, under the names Stagehand gives them.
 export { AgentAbortError, StreamingCallbacksInNonStreamingModeError } from '../agent/errors.js';
 
-export const CdpConnectionClosedError = named('CdpConnectionClosedError', ConnectionClosedError)((reason: string) => [`The connection to the browser closed: ${reason}`]);
+export const CdpConnectionClosedError = named(
+  'CdpConnectionClosedError',
+  ConnectionClosedError,
+)((reason: string) => [`The connection to the browser closed: ${reason}`]);
 export type CdpConnectionClosedError = ConnectionClosedError;
 
 export class StagehandSetExtraHTTPHeadersError extends StagehandError {
@@ -287,7 +314,10 @@ export class StagehandSnapshotError extends StagehandError {
 export class UnderstudyCommandException extends StagehandError {}
 
 /** Errors of Stagehand's hosted API; here, of a Tendril hosted service (env "HOSTED"). */
-export const StagehandAPIError = named('StagehandAPIError', HostedServiceError)((message: string, status: number = 0, code: string = 'internal') => [message, status, code]);
+export const StagehandAPIError = named(
+  'StagehandAPIError',
+  HostedServiceError,
+)((message: string, status: number = 0, code: string = 'internal') => [message, status, code]);
 export type StagehandAPIError = HostedServiceError;
 
 // Tendril raises a HostedServiceError whatever the status, so these two are Stagehand's own: read
@@ -317,13 +347,38 @@ export class StagehandResponseParseError extends StagehandAPIError {}
 // Names written out, as errors.ts does: a minifier renames classes, and `error.name` is read. (The
 // Stagehand names of Tendril's classes have theirs from `named`.)
 for (const [name, type] of Object.entries({
-  StagehandDefaultError, StagehandEnvironmentError, MissingEnvironmentVariableError, UnsupportedModelProviderError,
-  StagehandUnsupportedBrowserFeatureError, HandlerNotInitializedError, BrowserbaseSessionNotFoundError, CaptchaTimeoutError,
-  StagehandMissingArgumentError, ElementNotVisibleError, AgentScreenshotProviderError, StagehandLocatorError, StagehandClickError,
-  ExperimentalApiConflictError, ExperimentalNotConfiguredError, CuaModelRequiredError, MCPConnectionError,
-  StagehandShadowSegmentEmptyError, StagehandShadowSegmentNotFoundError, ResponseBodyError, ResponseParseError, StagehandAPIUnauthorizedError, StagehandServerError, ActTimeoutError,
-  ExtractTimeoutError, ObserveTimeoutError, StagehandSetExtraHTTPHeadersError,
-  StagehandSetDomainPolicyError, StagehandSnapshotError, UnderstudyCommandException, StagehandHttpError, StagehandResponseBodyError,
+  StagehandDefaultError,
+  StagehandEnvironmentError,
+  MissingEnvironmentVariableError,
+  UnsupportedModelProviderError,
+  StagehandUnsupportedBrowserFeatureError,
+  HandlerNotInitializedError,
+  BrowserbaseSessionNotFoundError,
+  CaptchaTimeoutError,
+  StagehandMissingArgumentError,
+  ElementNotVisibleError,
+  AgentScreenshotProviderError,
+  StagehandLocatorError,
+  StagehandClickError,
+  ExperimentalApiConflictError,
+  ExperimentalNotConfiguredError,
+  CuaModelRequiredError,
+  MCPConnectionError,
+  StagehandShadowSegmentEmptyError,
+  StagehandShadowSegmentNotFoundError,
+  ResponseBodyError,
+  ResponseParseError,
+  StagehandAPIUnauthorizedError,
+  StagehandServerError,
+  ActTimeoutError,
+  ExtractTimeoutError,
+  ObserveTimeoutError,
+  StagehandSetExtraHTTPHeadersError,
+  StagehandSetDomainPolicyError,
+  StagehandSnapshotError,
+  UnderstudyCommandException,
+  StagehandHttpError,
+  StagehandResponseBodyError,
   StagehandResponseParseError,
 })) {
   Object.defineProperty(type, 'name', { value: name });

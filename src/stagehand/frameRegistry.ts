@@ -16,7 +16,10 @@ export type StagehandLoadState = 'load' | 'domcontentloaded' | 'networkidle';
 const LOAD_STATES: readonly string[] = ['load', 'domcontentloaded', 'networkidle'];
 
 function checkId(value: unknown, method: string): string {
-  if (typeof value !== 'string' || !value) throw new InvalidOptionError(`${method} takes a frame id (a string, such as page.mainFrameId()), not ${JSON.stringify(value) ?? String(value)}.`);
+  if (typeof value !== 'string' || !value)
+    throw new InvalidOptionError(
+      `${method} takes a frame id (a string, such as page.mainFrameId()), not ${JSON.stringify(value) ?? String(value)}.`,
+    );
   return value;
 }
 
@@ -24,7 +27,9 @@ function frameOf(page: Page, frameId: unknown, method: string): Frame {
   const id = checkId(frameId, method);
   const frame = page.frameById(id);
   if (!frame || frame.isDetached()) {
-    throw new InvalidOptionError(`${method}: this page has no frame with id ${id} (it may have gone with its document); page.listAllFrameIds() lists the ones it has.`);
+    throw new InvalidOptionError(
+      `${method}: this page has no frame with id ${id} (it may have gone with its document); page.listAllFrameIds() lists the ones it has.`,
+    );
   }
   return frame;
 }
@@ -85,7 +90,10 @@ export function ordinalOf(page: Page, frameId: string): number {
 }
 
 export async function waitForMainLoadState(page: Page, state: StagehandLoadState, timeoutMs = 15_000): Promise<void> {
-  if (!LOAD_STATES.includes(state)) throw new InvalidOptionError(`page.waitForMainLoadState() takes "load", "domcontentloaded" or "networkidle", not ${JSON.stringify(state) ?? String(state)}.`);
+  if (!LOAD_STATES.includes(state))
+    throw new InvalidOptionError(
+      `page.waitForMainLoadState() takes "load", "domcontentloaded" or "networkidle", not ${JSON.stringify(state) ?? String(state)}.`,
+    );
   milliseconds(timeoutMs, 'page.waitForMainLoadState(): the timeout', 1);
   page.assertOpen('waitForMainLoadState()');
   // Resolves at once for a state the document already reached (Stagehand reads document.readyState for that).

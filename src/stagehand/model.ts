@@ -45,7 +45,9 @@ export class AISdkClient extends LLMClient {
   constructor({ model }: { model: object }) {
     const { modelId } = (model ?? {}) as { modelId?: unknown };
     if (typeof modelId !== 'string' || typeof (model as { doGenerate?: unknown }).doGenerate !== 'function') {
-      throw new InvalidOptionError('new AISdkClient({ model }) takes an AI SDK language model, such as openai("gpt-4.1-mini") from @ai-sdk/openai.');
+      throw new InvalidOptionError(
+        'new AISdkClient({ model }) takes an AI SDK language model, such as openai("gpt-4.1-mini") from @ai-sdk/openai.',
+      );
     }
     super(modelId);
     this.model = model;
@@ -63,7 +65,9 @@ export class CustomOpenAIClient extends LLMClient {
 
   constructor({ modelName, client }: { modelName: string; client: { baseURL?: string; apiKey?: string; organization?: string | null } }) {
     if (typeof modelName !== 'string' || !modelName.trim() || typeof client !== 'object' || client === null) {
-      throw new InvalidOptionError('new CustomOpenAIClient({ modelName, client }) takes a model name and an OpenAI SDK client (new OpenAI({ baseURL, apiKey })).');
+      throw new InvalidOptionError(
+        'new CustomOpenAIClient({ modelName, client }) takes a model name and an OpenAI SDK client (new OpenAI({ baseURL, apiKey })).',
+      );
     }
     super(modelName);
     this.client = client;
@@ -73,7 +77,13 @@ export class CustomOpenAIClient extends LLMClient {
 /** `llmClient` as a model configuration; undefined when not given. */
 export function modelOfClient(client: unknown): ModelConfiguration | undefined {
   if (client === undefined || client === null) return undefined;
-  const given = client as { type?: unknown; model?: unknown; modelName?: unknown; client?: { baseURL?: unknown; apiKey?: unknown }; getLanguageModel?: () => unknown };
+  const given = client as {
+    type?: unknown;
+    model?: unknown;
+    modelName?: unknown;
+    client?: { baseURL?: unknown; apiKey?: unknown };
+    getLanguageModel?: () => unknown;
+  };
   const model = typeof given.getLanguageModel === 'function' ? given.getLanguageModel() : given.type === 'aisdk' ? given.model : undefined;
   const { modelId, provider } = (model ?? {}) as { modelId?: unknown; provider?: unknown };
   if (typeof modelId === 'string' && typeof (model as { doGenerate?: unknown }).doGenerate === 'function') {
@@ -104,27 +114,44 @@ export function modelOfClient(client: unknown): ModelConfiguration | undefined {
 /** Stagehand's `model` (constructor or call) as Tendril's; undefined stays undefined. */
 export function toModelConfiguration(model: StagehandModelConfiguration | undefined, where: string): ModelConfiguration | undefined {
   if (model === undefined || typeof model !== 'object' || model === null || Array.isArray(model)) return model;
-  const { openaiEndpointFormat, reasoningEffort, thinkingBudget, providerOptions, middleware, auth, ...rest } = model as Record<string, unknown>;
+  const { openaiEndpointFormat, reasoningEffort, thinkingBudget, providerOptions, middleware, auth, ...rest } = model as Record<
+    string,
+    unknown
+  >;
   const fail = (message: string) => {
     throw new InvalidOptionError(`${where}.${message}`);
   };
-  if (middleware !== undefined) fail(`middleware is not applied by Tendril. Wrap the model yourself (wrapLanguageModel from "ai"): ${USE_AI_SDK}`);
-  if (auth !== undefined) fail(`auth (service-account and Entra ID sign-in) is not supported: pass apiKey, or ${USE_AI_SDK.charAt(0).toLowerCase()}${USE_AI_SDK.slice(1)}`);
+  if (middleware !== undefined)
+    fail(`middleware is not applied by Tendril. Wrap the model yourself (wrapLanguageModel from "ai"): ${USE_AI_SDK}`);
+  if (auth !== undefined)
+    fail(
+      `auth (service-account and Entra ID sign-in) is not supported: pass apiKey, or ${USE_AI_SDK.charAt(0).toLowerCase()}${USE_AI_SDK.slice(1)}`,
+    );
   const options = { ...(providerOptions as Record<string, Record<string, unknown>> | undefined) };
   if ('vertex' in options || 'azure' in options) {
     fail(`providerOptions.${'vertex' in options ? 'vertex' : 'azure'}: Tendril has no Vertex or Azure provider. ${USE_AI_SDK}`);
   }
   const modelName = typeof rest.modelName === 'string' ? rest.modelName : '';
-  const provider = modelName.includes('/') ? modelName.slice(0, modelName.indexOf('/')) : /^(gpt-|o\d)/i.test(modelName) ? 'openai' : /^claude-/i.test(modelName) ? 'anthropic' : '';
+  const provider = modelName.includes('/')
+    ? modelName.slice(0, modelName.indexOf('/'))
+    : /^(gpt-|o\d)/i.test(modelName)
+      ? 'openai'
+      : /^claude-/i.test(modelName)
+        ? 'anthropic'
+        : '';
   if (reasoningEffort !== undefined) {
-    if (provider !== 'openai') fail(`reasoningEffort is for openai models; for others, give the provider's own setting in providerOptions: { <provider>: { ... } }.`);
+    if (provider !== 'openai')
+      fail(
+        `reasoningEffort is for openai models; for others, give the provider's own setting in providerOptions: { <provider>: { ... } }.`,
+      );
     options.openai = { ...options.openai, reasoningEffort };
   }
   if (thinkingBudget !== undefined) {
     if (provider !== 'anthropic') fail('thinkingBudget is for anthropic models.');
     options.anthropic = { ...options.anthropic, thinking: { type: 'enabled', budgetTokens: thinkingBudget } };
   }
-  if (rest.thinkingEffort !== undefined) fail('thinkingEffort: give it as the AI SDK takes it, in providerOptions: { anthropic: { ... } }.');
+  if (rest.thinkingEffort !== undefined)
+    fail('thinkingEffort: give it as the AI SDK takes it, in providerOptions: { anthropic: { ... } }.');
   for (const name of AGENT_ONLY) delete rest[name];
   const out: Record<string, unknown> = { ...rest };
   if (openaiEndpointFormat !== undefined) out.api = openaiEndpointFormat;

@@ -21,7 +21,8 @@ function refuse(message: string): never {
 }
 
 export function toSdkOptions(given: V3Options | undefined): SdkOptions {
-  if (given !== undefined && (typeof given !== 'object' || given === null || Array.isArray(given))) refuse('new Stagehand(options) takes an options object, such as { env: "LOCAL" }.');
+  if (given !== undefined && (typeof given !== 'object' || given === null || Array.isArray(given)))
+    refuse('new Stagehand(options) takes an options object, such as { env: "LOCAL" }.');
   const {
     env,
     sessionId,
@@ -43,7 +44,11 @@ export function toSdkOptions(given: V3Options | undefined): SdkOptions {
   } = given ?? {};
   // "BROWSERBASE" is refused by the Sdk's own check, naming Tendril's hosted settings.
   const options: SdkOptions = { ...tendril, env: env as SdkOptions['env'] };
-  for (const [name, value] of [['sessionId', sessionId], ['cacheDir', cacheDir], ['browserbaseSessionID', browserbaseSessionID]] as const) {
+  for (const [name, value] of [
+    ['sessionId', sessionId],
+    ['cacheDir', cacheDir],
+    ['browserbaseSessionID', browserbaseSessionID],
+  ] as const) {
     if (value !== undefined && (typeof value !== 'string' || !value.trim())) refuse(`\`${name}\` must be a non-empty string.`);
   }
   if (actTimeoutMs !== undefined && !(typeof actTimeoutMs === 'number' && actTimeoutMs > 0 && Number.isFinite(actTimeoutMs))) {
@@ -51,16 +56,22 @@ export function toSdkOptions(given: V3Options | undefined): SdkOptions {
   }
   // Stagehand's useTouch changes only what its agent's pointer tools send (a tap for a click); the
   // Stagehand class keeps it as `usesTouch`.
-  if (useTouch !== undefined && typeof useTouch !== 'boolean') refuse(`\`useTouch\` must be true or false, not ${JSON.stringify(useTouch) ?? String(useTouch)}.`);
+  if (useTouch !== undefined && typeof useTouch !== 'boolean')
+    refuse(`\`useTouch\` must be true or false, not ${JSON.stringify(useTouch) ?? String(useTouch)}.`);
   if (logInferenceToFile) {
-    refuse('`logInferenceToFile` is not supported: pass `logger` with `verbose: 2`, whose lines include every model call (model, tokens, time), or use OpenTelemetry (docs/logging-tracing.md).');
+    refuse(
+      '`logInferenceToFile` is not supported: pass `logger` with `verbose: 2`, whose lines include every model call (model, tokens, time), or use OpenTelemetry (docs/logging-tracing.md).',
+    );
   }
 
   if (localBrowserLaunchOptions !== undefined) {
-    if (typeof localBrowserLaunchOptions !== 'object' || localBrowserLaunchOptions === null) refuse('`localBrowserLaunchOptions` must be an object.');
+    if (typeof localBrowserLaunchOptions !== 'object' || localBrowserLaunchOptions === null)
+      refuse('`localBrowserLaunchOptions` must be an object.');
     const { downloadsPath, acceptDownloads, ...launch } = localBrowserLaunchOptions;
     if (acceptDownloads === false) {
-      refuse('localBrowserLaunchOptions.acceptDownloads: false is not supported: Tendril saves every download (in `downloadsPath`, else a temporary folder removed on close) and reports it on page.on("download"). Leave it out.');
+      refuse(
+        'localBrowserLaunchOptions.acceptDownloads: false is not supported: Tendril saves every download (in `downloadsPath`, else a temporary folder removed on close) and reports it on page.on("download"). Leave it out.',
+      );
     }
     if (downloadsPath !== undefined && options.downloadsPath !== undefined && downloadsPath !== options.downloadsPath) {
       refuse('`downloadsPath` is given twice with different folders (in localBrowserLaunchOptions and beside it): give one.');
@@ -73,7 +84,9 @@ export function toSdkOptions(given: V3Options | undefined): SdkOptions {
   const hosted = environment.modelsOnService;
   const fromClient = modelOfClient(llmClient);
   if (fromClient !== undefined && hosted) {
-    refuse('`llmClient` runs its model in this process, and with env "HOSTED" the models run on the hosted server: pass `model` ({ modelName, apiKey }) instead.');
+    refuse(
+      '`llmClient` runs its model in this process, and with env "HOSTED" the models run on the hosted server: pass `model` ({ modelName, apiKey }) instead.',
+    );
   }
   options.model = fromClient ?? toModelConfiguration(model, 'model') ?? DEFAULT_MODEL;
   if (logger !== undefined) {
@@ -82,7 +95,8 @@ export function toSdkOptions(given: V3Options | undefined): SdkOptions {
   }
 
   const launching = environment.launches(options);
-  if (launching && !localBrowserLaunchOptions?.viewport) options.localBrowserLaunchOptions = { ...options.localBrowserLaunchOptions, viewport: DEFAULT_VIEWPORT };
+  if (launching && !localBrowserLaunchOptions?.viewport)
+    options.localBrowserLaunchOptions = { ...options.localBrowserLaunchOptions, viewport: DEFAULT_VIEWPORT };
   // Stagehand's launcher lets pages register WebMCP tools (document.modelContext); a plain Sdk's
   // does not, since a page could tell such a browser from everyone else's by it. The launcher merges
   // this list with an --enable-features of the caller's.
@@ -99,11 +113,14 @@ export function toSdkOptions(given: V3Options | undefined): SdkOptions {
 
   // What only Browserbase knows means nothing with env "LOCAL", where Stagehand ignores it too.
   if (hosted) {
-    if (browserbaseSessionID !== undefined) refuse('`browserbaseSessionID` is not supported: a Tendril hosted session cannot be resumed by id. Leave it out to start a new one.');
-    if (waitForCaptchaSolves) refuse('`waitForCaptchaSolves` is not supported: Tendril\'s hosted server solves no captchas. Leave it out.');
-    if (disableAPI) refuse('`disableAPI` is not supported with env "HOSTED": extract, act and observe run on the hosted server. Leave it out.');
+    if (browserbaseSessionID !== undefined)
+      refuse('`browserbaseSessionID` is not supported: a Tendril hosted session cannot be resumed by id. Leave it out to start a new one.');
+    if (waitForCaptchaSolves) refuse("`waitForCaptchaSolves` is not supported: Tendril's hosted server solves no captchas. Leave it out.");
+    if (disableAPI)
+      refuse('`disableAPI` is not supported with env "HOSTED": extract, act and observe run on the hosted server. Leave it out.');
     const params = hostedParams(browserbaseSessionCreateParams);
-    if (params && options.hostedSessionCreateParams) refuse('Give `hostedSessionCreateParams` or `browserbaseSessionCreateParams`, not both.');
+    if (params && options.hostedSessionCreateParams)
+      refuse('Give `hostedSessionCreateParams` or `browserbaseSessionCreateParams`, not both.');
     if (params) options.hostedSessionCreateParams = params;
     if (keepAlive !== undefined) options.hostedSessionCreateParams = { ...options.hostedSessionCreateParams, keepAlive };
   }
@@ -120,7 +137,9 @@ function hostedParams(params: BrowserbaseSessionCreateParams | undefined): SdkOp
   const settings = (params.browserSettings ?? {}) as Record<string, unknown>;
   const unknown = [
     ...Object.keys(params).filter((key) => !SESSION_KEYS.includes(key) && params[key] !== undefined),
-    ...Object.keys(settings).filter((key) => !SETTING_KEYS.includes(key) && settings[key] !== undefined && settings[key] !== false).map((key) => `browserSettings.${key}`),
+    ...Object.keys(settings)
+      .filter((key) => !SETTING_KEYS.includes(key) && settings[key] !== undefined && settings[key] !== false)
+      .map((key) => `browserSettings.${key}`),
   ];
   if (unknown.length > 0) {
     refuse(
@@ -141,7 +160,16 @@ export function toStagehandLine(line: LogLine): StagehandLogLine {
       Object.entries(line.auxiliary).map(([key, value]) => {
         // A line written through stagehand.logger() has its values typed already.
         if (isTyped(value)) return [key, value];
-        const type: Typed['type'] = typeof value === 'string' ? 'string' : typeof value === 'boolean' ? 'boolean' : typeof value === 'number' ? (Number.isInteger(value) ? 'integer' : 'float') : 'object';
+        const type: Typed['type'] =
+          typeof value === 'string'
+            ? 'string'
+            : typeof value === 'boolean'
+              ? 'boolean'
+              : typeof value === 'number'
+                ? Number.isInteger(value)
+                  ? 'integer'
+                  : 'float'
+                : 'object';
         return [key, { value: typeof value === 'string' ? value : type === 'object' ? JSON.stringify(value) : String(value), type }];
       }),
     );
@@ -152,12 +180,18 @@ export function toStagehandLine(line: LogLine): StagehandLogLine {
 type Typed = NonNullable<StagehandLogLine['auxiliary']>[string];
 
 function isTyped(value: unknown): value is Typed {
-  return typeof value === 'object' && value !== null && typeof (value as { value?: unknown }).value === 'string' && typeof (value as { type?: unknown }).type === 'string';
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as { value?: unknown }).value === 'string' &&
+    typeof (value as { type?: unknown }).type === 'string'
+  );
 }
 
 /** A Stagehand log line as Tendril's logger takes it (level 1 and category "log" unless given). */
 export function fromStagehandLine(line: StagehandLogLine): [0 | 1 | 2, string, string, Record<string, unknown> | undefined] {
-  if (typeof line !== 'object' || line === null || typeof line.message !== 'string') refuse('stagehand.logger(line) takes a log line: { message, category?, level? }.');
+  if (typeof line !== 'object' || line === null || typeof line.message !== 'string')
+    refuse('stagehand.logger(line) takes a log line: { message, category?, level? }.');
   const level = line.level === 0 || line.level === 2 ? line.level : 1;
   return [level, line.category ?? 'log', line.message, line.auxiliary];
 }
@@ -175,7 +209,9 @@ export function callModel(method: string, options: { model?: StagehandModelConfi
   const older = Object.keys(OLDER).find((name) => given[name] !== undefined);
   if (older) throw new InvalidOptionError(`${method}(): \`${older}\` is an option of Stagehand 2; ${OLDER[older]}.`);
   if (given.iframes === false) {
-    throw new InvalidOptionError(`${method}(): iframes are always read, out-of-process ones too; to leave some out, limit the call with \`selector\`.`);
+    throw new InvalidOptionError(
+      `${method}(): iframes are always read, out-of-process ones too; to leave some out, limit the call with \`selector\`.`,
+    );
   }
   return toModelConfiguration(options?.model, `${method} options.model`);
 }

@@ -210,7 +210,8 @@ export class StagehandContext extends Context {
   override locatorDriverFor(page: Page): LocatorDriver<Frame, ResolvedElement> {
     const driver = super.locatorDriverFor(page);
     const missingFrame = (frames: readonly string[]) => (error: unknown) => {
-      if (error instanceof ElementNotFoundError && frames.includes(error.selector)) throw new StagehandElementNotFoundError([error.selector]);
+      if (error instanceof ElementNotFoundError && frames.includes(error.selector))
+        throw new StagehandElementNotFoundError([error.selector]);
       throw error;
     };
     const wrapped: LocatorDriver<Frame, ResolvedElement> = Object.create(driver);
@@ -218,7 +219,8 @@ export class StagehandContext extends Context {
     wrapped.enter = (from, frames, timeoutMs) => driver.enter(from, frames, timeoutMs).catch(missingFrame(frames));
     wrapped.resolve = (target: LocatorTarget<Frame>, timeoutMs) => driver.resolve(target, timeoutMs).catch(missingFrame(target.frames));
     wrapped.count = (target: LocatorTarget<Frame>, timeoutMs) => driver.count(target, timeoutMs).catch(missingFrame(target.frames));
-    wrapped.locationOf = (target: LocatorTarget<Frame>, timeoutMs) => driver.locationOf(target, timeoutMs).catch(missingFrame(target.frames));
+    wrapped.locationOf = (target: LocatorTarget<Frame>, timeoutMs) =>
+      driver.locationOf(target, timeoutMs).catch(missingFrame(target.frames));
     return wrapped;
   }
 
@@ -243,7 +245,13 @@ export class StagehandContext extends Context {
     return {
       send: (method, params, sessionId) => {
         const session = sessionId ? connection.session(sessionId) : root;
-        return session ? (session as typeof root).send(method, params) : Promise.reject(new InvalidOptionError(`conn.send(method, params, sessionId): ${sessionId} is no session of this browser (a page's is page.mainSession.id).`));
+        return session
+          ? (session as typeof root).send(method, params)
+          : Promise.reject(
+              new InvalidOptionError(
+                `conn.send(method, params, sessionId): ${sessionId} is no session of this browser (a page's is page.mainSession.id).`,
+              ),
+            );
       },
       on: (event, handler) => root.on(event, handler),
       off: (event, handler) => root.off(event, handler),

@@ -25,7 +25,11 @@ async function asNode(element: ResolvedElement, timeoutMs: number): Promise<Reso
   const session = world.session;
   const { node } = await session.send('DOM.describeNode', { objectId: element.objectId }, { timeoutMs });
   const main = await frame.waitForWorld('main', timeoutMs);
-  const { object } = await session.send('DOM.resolveNode', { backendNodeId: node.backendNodeId, executionContextId: main.contextId }, { timeoutMs });
+  const { object } = await session.send(
+    'DOM.resolveNode',
+    { backendNodeId: node.backendNodeId, executionContextId: main.contextId },
+    { timeoutMs },
+  );
   if (!object.objectId) throw new SdkError(`Chrome gave no handle on the element in ${frame.url()}.`);
   // DOM.requestNode numbers a node only once the session's DOM agent has the document; asking for
   // it (DOM.getDocument) forgets the ids given before, so only when the first answer says so.

@@ -87,7 +87,10 @@ export class StagehandResponse extends NavigationResponse {
     try {
       return JSON.parse(text) as T;
     } catch (error) {
-      throw new ResponseParseError(`The body of ${this.url()} is not JSON (${error instanceof Error ? error.message : String(error)}); read it with text().`, error);
+      throw new ResponseParseError(
+        `The body of ${this.url()} is not JSON (${error instanceof Error ? error.message : String(error)}); read it with text().`,
+        error,
+      );
     }
   }
 
@@ -98,7 +101,11 @@ export class StagehandResponse extends NavigationResponse {
     const { requestId } = event;
     if (source.session.detached) return new Error(`The page of ${this.url()} closed before finished() was asked.`);
     // Chrome hands out a body once the whole of it arrived: then the load is over.
-    const whole = () => source.session.send('Network.getResponseBody', { requestId }).then(() => true, () => false);
+    const whole = () =>
+      source.session.send('Network.getResponseBody', { requestId }).then(
+        () => true,
+        () => false,
+      );
     // Listening before the first look, so that a load ending in between is not missed.
     const ended = await new Promise<string>((resolve) => {
       const done = (why: string) => {
@@ -109,7 +116,10 @@ export class StagehandResponse extends NavigationResponse {
       const timer = setTimeout(() => done(`its body was not there after ${FINISH_WAIT_MS / 1000} s`), FINISH_WAIT_MS);
       const stops = [
         source.session.on('Network.loadingFinished', (finished) => finished.requestId === requestId && done('')),
-        source.session.on('Network.loadingFailed', (failed) => failed.requestId === requestId && done(failed.errorText || 'its load failed')),
+        source.session.on(
+          'Network.loadingFailed',
+          (failed) => failed.requestId === requestId && done(failed.errorText || 'its load failed'),
+        ),
         source.session.on('detached', () => done('the page closed first')),
       ];
       void whole().then((yes) => yes && done(''));
@@ -120,7 +130,10 @@ export class StagehandResponse extends NavigationResponse {
 
 async function fetchBody(response: NavigationResponse): Promise<Protocol.Network.GetResponseBodyResponse> {
   const { event, source } = response;
-  if (!event || !source) throw new ResponseBodyError(`The body of ${response.url()} is not kept: only a response goto(), reload(), goBack() or goForward() resolved with has one.`);
+  if (!event || !source)
+    throw new ResponseBodyError(
+      `The body of ${response.url()} is not kept: only a response goto(), reload(), goBack() or goForward() resolved with has one.`,
+    );
   try {
     return await source.session.send('Network.getResponseBody', { requestId: event.requestId });
   } catch (error) {

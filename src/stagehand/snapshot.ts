@@ -27,13 +27,20 @@ export interface PageSnapshotOptions {
 function checkOptions(options: unknown): boolean {
   if (options === undefined || options === null) return true;
   if (typeof options !== 'object' || Array.isArray(options)) {
-    throw new InvalidOptionError(`page.snapshot(options): options must be an object such as { includeIframes: false }, not ${JSON.stringify(options)}.`);
+    throw new InvalidOptionError(
+      `page.snapshot(options): options must be an object such as { includeIframes: false }, not ${JSON.stringify(options)}.`,
+    );
   }
   const unknown = Object.keys(options).filter((name) => name !== 'includeIframes');
-  if (unknown.length) throw new InvalidOptionError(`page.snapshot(options): unknown option ${unknown.map((name) => `\`${name}\``).join(', ')}; the one option is \`includeIframes\`.`);
+  if (unknown.length)
+    throw new InvalidOptionError(
+      `page.snapshot(options): unknown option ${unknown.map((name) => `\`${name}\``).join(', ')}; the one option is \`includeIframes\`.`,
+    );
   const { includeIframes } = options as PageSnapshotOptions;
   if (includeIframes !== undefined && typeof includeIframes !== 'boolean') {
-    throw new InvalidOptionError(`page.snapshot(options): \`includeIframes\` must be true or false, not ${JSON.stringify(includeIframes)}.`);
+    throw new InvalidOptionError(
+      `page.snapshot(options): \`includeIframes\` must be true or false, not ${JSON.stringify(includeIframes)}.`,
+    );
   }
   return includeIframes !== false;
 }

@@ -12,7 +12,10 @@ type Parsed<S> = S extends { '~standard': { types?: infer T } } ? (NonNullable<T
 export function tool<S, OUTPUT>(definition: {
   description?: string;
   inputSchema: S;
-  execute?: (input: Parsed<S>, options: { toolCallId: string; abortSignal?: AbortSignal; messages: unknown[] }) => OUTPUT | PromiseLike<OUTPUT>;
+  execute?: (
+    input: Parsed<S>,
+    options: { toolCallId: string; abortSignal?: AbortSignal; messages: unknown[] },
+  ) => OUTPUT | PromiseLike<OUTPUT>;
   [field: string]: unknown;
 }): AgentTool {
   return definition as unknown as AgentTool;

@@ -73,8 +73,16 @@ export interface V3Options extends Omit<SdkOptions, 'env' | 'model' | 'logger' |
 export type { Variables, VariableValue } from '../agent/types.js';
 
 export type V3ActOptions = Omit<ActOptions, 'model' | 'variables'> & { model?: StagehandModelConfiguration; variables?: Variables };
-export type V3ExtractOptions = Omit<ExtractOptions, 'model'> & { model?: StagehandModelConfiguration; ignoreSelectors?: string[]; screenshot?: boolean };
-export type V3ObserveOptions = Omit<ObserveOptions, 'model'> & { model?: StagehandModelConfiguration; variables?: Variables; ignoreSelectors?: string[] };
+export type V3ExtractOptions = Omit<ExtractOptions, 'model'> & {
+  model?: StagehandModelConfiguration;
+  ignoreSelectors?: string[];
+  screenshot?: boolean;
+};
+export type V3ObserveOptions = Omit<ObserveOptions, 'model'> & {
+  model?: StagehandModelConfiguration;
+  variables?: Variables;
+  ignoreSelectors?: string[];
+};
 
 /** An action as observe() returns it and act() takes it. */
 export type Action = ObserveResult;

@@ -69,7 +69,8 @@ function stateOf(session: CdpSession): SessionState {
     else if (created.invoking) created.early.set(event.invocationId, result);
   });
   session.on('detached', () => {
-    for (const [id, waiting] of created.waiting) waiting.reject(new PageClosedError(`The frame of WebMCP invocation ${id} went away before the tool answered.`));
+    for (const [id, waiting] of created.waiting)
+      waiting.reject(new PageClosedError(`The frame of WebMCP invocation ${id} went away before the tool answered.`));
     created.waiting.clear();
   });
   return state;
@@ -145,7 +146,8 @@ export async function listWebMCPTools(page: Page, options: WebMCPListToolsOption
     const order = new Map(page.frames().map((frame, i) => [frame.id, i]));
     return lists.flat().sort((a, b) => (order.get(a.frameId) ?? Infinity) - (order.get(b.frameId) ?? Infinity));
   } catch (error) {
-    if (error instanceof TimeoutError) throw new TimeoutError(`listWebMCPTools: Chrome did not list the page's WebMCP tools within ${timeoutMs} ms.`, timeoutMs);
+    if (error instanceof TimeoutError)
+      throw new TimeoutError(`listWebMCPTools: Chrome did not list the page's WebMCP tools within ${timeoutMs} ms.`, timeoutMs);
     throw unsupported(error, 'Cannot list WebMCP tools');
   }
 }
@@ -157,20 +159,34 @@ export async function invokeWebMCPTool(
   input: Record<string, unknown>,
   options: WebMCPToolInvocationOptions = {},
 ): Promise<WebMCPToolInvocation> {
-  if (typeof toolName !== 'string' || !toolName) throw new InvalidOptionError(`invokeWebMCPTool takes a tool's name first (page.listWebMCPTools() lists them), not ${JSON.stringify(toolName) ?? String(toolName)}.`);
+  if (typeof toolName !== 'string' || !toolName)
+    throw new InvalidOptionError(
+      `invokeWebMCPTool takes a tool's name first (page.listWebMCPTools() lists them), not ${JSON.stringify(toolName) ?? String(toolName)}.`,
+    );
   if (input === null || typeof input !== 'object' || Array.isArray(input)) {
-    throw new InvalidOptionError(`invokeWebMCPTool("${toolName}", input): the input is an object of the tool's parameters, not ${JSON.stringify(input) ?? String(input)}.`);
+    throw new InvalidOptionError(
+      `invokeWebMCPTool("${toolName}", input): the input is an object of the tool's parameters, not ${JSON.stringify(input) ?? String(input)}.`,
+    );
   }
   const timeoutMs = milliseconds(options?.timeoutMs ?? 30_000, 'invokeWebMCPTool: timeoutMs', 1);
   page.assertOpen('invokeWebMCPTool()');
   let frame: Frame | undefined;
   if (options?.frameId !== undefined) {
     frame = typeof options.frameId === 'string' ? page.frameById(options.frameId) : undefined;
-    if (!frame || frame.isDetached()) throw new InvalidOptionError(`invokeWebMCPTool: this page has no frame with id ${JSON.stringify(options.frameId)}; a tool's frameId (listWebMCPTools()) names one.`);
+    if (!frame || frame.isDetached())
+      throw new InvalidOptionError(
+        `invokeWebMCPTool: this page has no frame with id ${JSON.stringify(options.frameId)}; a tool's frameId (listWebMCPTools()) names one.`,
+      );
   } else {
     const matching = (await listWebMCPTools(page)).filter((tool) => tool.name === toolName);
-    if (!matching.length) throw new InvalidOptionError(`invokeWebMCPTool: the page registered no WebMCP tool named "${toolName}"; page.listWebMCPTools() lists the ones it has.`);
-    if (matching.length > 1) throw new InvalidOptionError(`invokeWebMCPTool: ${matching.length} frames registered a tool named "${toolName}"; pass options.frameId to pick one.`);
+    if (!matching.length)
+      throw new InvalidOptionError(
+        `invokeWebMCPTool: the page registered no WebMCP tool named "${toolName}"; page.listWebMCPTools() lists the ones it has.`,
+      );
+    if (matching.length > 1)
+      throw new InvalidOptionError(
+        `invokeWebMCPTool: ${matching.length} frames registered a tool named "${toolName}"; pass options.frameId to pick one.`,
+      );
     frame = page.frameById(matching[0]!.frameId);
     if (!frame) throw new InvalidOptionError(`invokeWebMCPTool: the frame that registered "${toolName}" went away.`);
   }
@@ -186,7 +202,9 @@ export async function invokeWebMCPTool(
       .finally(() => state.invoking--));
   } catch (error) {
     if (error instanceof ProtocolError && /tool not found/i.test(error.message)) {
-      throw new InvalidOptionError(`invokeWebMCPTool: the frame ${frame.url()} registered no WebMCP tool named "${toolName}"; page.listWebMCPTools() lists the ones it has.`);
+      throw new InvalidOptionError(
+        `invokeWebMCPTool: the frame ${frame.url()} registered no WebMCP tool named "${toolName}"; page.listWebMCPTools() lists the ones it has.`,
+      );
     }
     throw unsupported(error, `Cannot invoke the WebMCP tool "${toolName}"`);
   }

@@ -8,5 +8,7 @@ import { InvalidOptionError } from '../errors.js';
  */
 export function milliseconds(value: unknown, what: string, min: 0 | 1 = 0): number {
   if (typeof value === 'number' && Number.isFinite(value) && value >= min) return value;
-  throw new InvalidOptionError(`${what} must be a ${min ? 'positive ' : ''}number of milliseconds${min ? '' : ', 0 or more'}, not ${JSON.stringify(value) ?? String(value)}.`);
+  throw new InvalidOptionError(
+    `${what} must be a ${min ? 'positive ' : ''}number of milliseconds${min ? '' : ', 0 or more'}, not ${JSON.stringify(value) ?? String(value)}.`,
+  );
 }

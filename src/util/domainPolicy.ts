@@ -30,7 +30,8 @@ function asciiHost(text: string): string | undefined {
 
 function checkList(list: unknown, name: string): string[] | undefined {
   if (list === undefined) return undefined;
-  if (!Array.isArray(list)) throw new InvalidOptionError(`domainPolicy.${name} must be an array of host patterns such as "example.org" or "*.example.org".`);
+  if (!Array.isArray(list))
+    throw new InvalidOptionError(`domainPolicy.${name} must be an array of host patterns such as "example.org" or "*.example.org".`);
   return list.map((item) => {
     const raw = typeof item === 'string' ? item.trim().toLowerCase().replace(/\.$/, '') : '';
     const wildcard = raw.startsWith('*.');
@@ -52,13 +53,17 @@ export function checkDomainPolicy(policy: unknown): CheckedPolicy | undefined {
     throw new InvalidOptionError('domainPolicy must be an object: { allow?: string[], block?: string[] }.');
   }
   const unknown = Object.keys(policy).filter((key) => key !== 'allow' && key !== 'block');
-  if (unknown.length) throw new InvalidOptionError(`domainPolicy takes only \`allow\` and \`block\`, not ${unknown.map((key) => `\`${key}\``).join(', ')}.`);
+  if (unknown.length)
+    throw new InvalidOptionError(`domainPolicy takes only \`allow\` and \`block\`, not ${unknown.map((key) => `\`${key}\``).join(', ')}.`);
   const { allow, block } = policy as DomainPolicy;
   const checked: CheckedPolicy = {};
   const allowed = checkList(allow, 'allow');
   const blocked = checkList(block, 'block');
   if (allowed) {
-    if (!allowed.length) throw new InvalidOptionError('domainPolicy.allow is empty, so no page could load: list the hosts to allow, or leave `allow` out to allow every host.');
+    if (!allowed.length)
+      throw new InvalidOptionError(
+        'domainPolicy.allow is empty, so no page could load: list the hosts to allow, or leave `allow` out to allow every host.',
+      );
     checked.allow = allowed;
   }
   if (blocked?.length) checked.block = blocked;

@@ -20,4 +20,3 @@ export async function inParallel<T>(count: number, limit: number, task: (index: 
   }
   return results;
 }
-

@@ -13,10 +13,7 @@ export function withDeadline<T>(promise: Promise<T>, ms: number, what: string, h
   if (!Number.isFinite(ms) || ms <= 0) return promise;
   let timer: ReturnType<typeof setTimeout> | undefined;
   const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new TimeoutError(`${what} timed out after ${ms} ms.${hint ? ' ' + hint : ''}`, ms)),
-      ms,
-    );
+    timer = setTimeout(() => reject(new TimeoutError(`${what} timed out after ${ms} ms.${hint ? ' ' + hint : ''}`, ms)), ms);
   });
   return Promise.race([promise, deadline]).finally(() => clearTimeout(timer));
 }

@@ -41,10 +41,18 @@ function tracer() {
  * Runs `work` inside a span named `name` (the active span, so the spans it starts are children).
  * A failure sets the span's status and `error.type` (the typed error's name) and is rethrown.
  */
-export async function traced<T>(name: string, attributes: Attributes, work: (span: OperationSpan) => Promise<T>, kind?: 'client' | 'server'): Promise<T> {
+export async function traced<T>(
+  name: string,
+  attributes: Attributes,
+  work: (span: OperationSpan) => Promise<T>,
+  kind?: 'client' | 'server',
+): Promise<T> {
   if (!api) return work(NO_SPAN);
   const otel = api;
-  const options = { attributes: clean(attributes), kind: kind === 'client' ? otel.SpanKind.CLIENT : kind === 'server' ? otel.SpanKind.SERVER : otel.SpanKind.INTERNAL };
+  const options = {
+    attributes: clean(attributes),
+    kind: kind === 'client' ? otel.SpanKind.CLIENT : kind === 'server' ? otel.SpanKind.SERVER : otel.SpanKind.INTERNAL,
+  };
   return tracer().startActiveSpan(name, options, async (span) => {
     try {
       return await work({ recording: span.isRecording(), set: (more) => span.setAttributes(clean(more)) });
@@ -108,13 +116,23 @@ export function tracedOperation<T>(
     // Measuring a large result (its bytes) costs time: only for a span something records.
     if (!span.recording) return result;
     const after = metrics.snapshot().total;
-    span.set(operationAttributes(pageOf(), result, { prompt: after.promptTokens - before.promptTokens, completion: after.completionTokens - before.completionTokens }));
+    span.set(
+      operationAttributes(pageOf(), result, {
+        prompt: after.promptTokens - before.promptTokens,
+        completion: after.completionTokens - before.completionTokens,
+      }),
+    );
     return result;
   });
 }
 
 /** page.goto() as a span: the URL and how it waits, then the response's status and the page's frames. */
-export function tracedGoto<T extends { status(): number } | null>(page: SpanPage, url: unknown, waitUntil: string | undefined, work: () => Promise<T>): Promise<T> {
+export function tracedGoto<T extends { status(): number } | null>(
+  page: SpanPage,
+  url: unknown,
+  waitUntil: string | undefined,
+  work: () => Promise<T>,
+): Promise<T> {
   const attributes = { 'url.full': typeof url === 'string' ? spanUrl(url) : undefined, 'tendril.wait_until': waitUntil ?? 'default' };
   return traced('tendril.goto', attributes, async (span) => {
     const response = await work();
@@ -124,14 +142,22 @@ export function tracedGoto<T extends { status(): number } | null>(page: SpanPage
 }
 
 /** One model request as a client span: the provider and model of `label` ("provider/model[ at <baseURL>]"), then the tokens. */
-export function tracedModelRequest<T extends { usage: { promptTokens: number; completionTokens: number } }>(label: string, work: () => Promise<T>): Promise<T> {
+export function tracedModelRequest<T extends { usage: { promptTokens: number; completionTokens: number } }>(
+  label: string,
+  work: () => Promise<T>,
+): Promise<T> {
   // The address stays out.
   const [system, ...name] = label.split(' ')[0]!.split('/');
-  return traced('tendril.model.request', { 'gen_ai.system': system, 'gen_ai.request.model': name.join('/') || system }, async (span) => {
-    const reply = await work();
-    span.set({ 'gen_ai.usage.input_tokens': reply.usage.promptTokens, 'gen_ai.usage.output_tokens': reply.usage.completionTokens });
-    return reply;
-  }, 'client');
+  return traced(
+    'tendril.model.request',
+    { 'gen_ai.system': system, 'gen_ai.request.model': name.join('/') || system },
+    async (span) => {
+      const reply = await work();
+      span.set({ 'gen_ai.usage.input_tokens': reply.usage.promptTokens, 'gen_ai.usage.output_tokens': reply.usage.completionTokens });
+      return reply;
+    },
+    'client',
+  );
 }
 
 /** The page as spans describe it (structural, so this file needs no driver). */

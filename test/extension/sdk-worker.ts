@@ -70,7 +70,13 @@ function sdkNamed(name: string): Sdk {
 /** The Sdk's page showing `url` (its first page when no url is given). */
 function pageOf(sdk: Sdk, url?: string): Page {
   const page = url === undefined ? sdk.context.pages()[0] : sdk.context.pages().find((each) => each.url() === url);
-  if (!page) throw new Error(`no page at ${url}; pages: ${sdk.context.pages().map((each) => each.url()).join(', ')}`);
+  if (!page)
+    throw new Error(
+      `no page at ${url}; pages: ${sdk.context
+        .pages()
+        .map((each) => each.url())
+        .join(', ')}`,
+    );
   return page;
 }
 
@@ -90,7 +96,14 @@ const harness = {
   init: (name: string, options: { tabIds?: number[]; model?: ModelConfiguration; modelServer?: { url: string; apiKey: string } }) =>
     settle(async () => {
       const extension = options.tabIds ? { tabIds: options.tabIds } : undefined;
-      const sdk = new Sdk({ env: 'EXTENSION', verbose: 0, disablePino: true, extension, model: options.model, modelServer: options.modelServer });
+      const sdk = new Sdk({
+        env: 'EXTENSION',
+        verbose: 0,
+        disablePino: true,
+        extension,
+        model: options.model,
+        modelServer: options.modelServer,
+      });
       await sdk.init();
       sdks.set(name, sdk);
       return { pages: sdk.context.pages().map((page) => page.url()) };
@@ -132,7 +145,10 @@ const harness = {
     settle(async () => {
       const sdk = sdkNamed(name);
       const page = pageOf(sdk, url);
-      running.set(name, settle(() => sdk.act(instruction, { page })));
+      running.set(
+        name,
+        settle(() => sdk.act(instruction, { page })),
+      );
       return true;
     }),
   finish: (name: string) => settle(async () => running.get(name)),
@@ -145,7 +161,12 @@ const harness = {
       return { url: page.url(), title: await page.title(), pages: sdk.context.pages().length };
     }),
 
-  pages: (name: string) => settle(async () => sdkNamed(name).context.pages().map((page) => page.url())),
+  pages: (name: string) =>
+    settle(async () =>
+      sdkNamed(name)
+        .context.pages()
+        .map((page) => page.url()),
+    ),
 
   /**
    * Stagehand's context methods through chrome.debugger (no browser session): a cookie, an init
@@ -181,7 +202,10 @@ const harness = {
       await sdkNamed(name).close();
       sdks.delete(name);
       const [tabs, targets] = await Promise.all([chrome.tabs.query({}), chrome.debugger.getTargets()]);
-      return { open: tabs.map((tab) => tab.url), attached: targets.filter((each) => each.attached && each.tabId !== undefined).map((each) => each.url) };
+      return {
+        open: tabs.map((tab) => tab.url),
+        attached: targets.filter((each) => each.attached && each.tabId !== undefined).map((each) => each.url),
+      };
     }),
 
   /** What the entry refuses: other envs, launch options, connectURL(). */

@@ -100,7 +100,12 @@ const root = connection.rootSession;
 const rootAttached: Array<{ sessionId: string; type: string; targetId: string; url: string }> = [];
 const rootDetached: string[] = [];
 root.on('Target.attachedToTarget', (event) =>
-  rootAttached.push({ sessionId: event.sessionId, type: event.targetInfo.type, targetId: event.targetInfo.targetId, url: event.targetInfo.url }),
+  rootAttached.push({
+    sessionId: event.sessionId,
+    type: event.targetInfo.type,
+    targetId: event.targetInfo.targetId,
+    url: event.targetInfo.url,
+  }),
 );
 root.on('Target.detachedFromTarget', (event) => rootDetached.push(event.sessionId));
 
@@ -130,14 +135,24 @@ const harness = {
       const [sessionId, together] = await Promise.all([transport.attachTab(tabId), transport.attachTab(tabId)]);
       const again = [together, await transport.attachTab(tabId)];
       const { targetInfos } = await root.send('Target.getTargets');
-      return { version: version.product, tabId, sessionId, again, announced: rootAttached.filter((each) => each.sessionId === sessionId), targetInfos };
+      return {
+        version: version.product,
+        tabId,
+        sessionId,
+        again,
+        announced: rootAttached.filter((each) => each.sessionId === sessionId),
+        targetInfos,
+      };
     }),
 
   /** The page's own values through its tab session. */
   pageValues: (tabId: number) =>
     settle(async () => {
       const session = tabSession(tabId);
-      return { title: await evaluate(session, 'document.title'), heading: await evaluate(session, "document.querySelector('h1').textContent") };
+      return {
+        title: await evaluate(session, 'document.title'),
+        heading: await evaluate(session, "document.querySelector('h1').textContent"),
+      };
     }),
 
   /** Flattened auto-attach on the tab: the out-of-process iframe's session and values in it. */

@@ -27,7 +27,15 @@ export function useAttachedBrowser(apiKey: string, ready: (browser: AttachedBrow
   beforeAll(async () => {
     const [chrome, servers, fake] = await Promise.all([startDebugChrome(), startFixtureServers(), startFakeModel()]);
     const sdk = new Sdk(sdkOptions({ localBrowserLaunchOptions: { cdpUrl: chrome.wsUrl } }));
-    started = { chrome, servers, fake, sdk, page: undefined as unknown as Page, model: () => ({ modelName: 'openai/gpt-4.1-mini', apiKey, baseURL: fake.url }), read: (expression, frameUrlPart) => readThrough(chrome, started!.page, expression, frameUrlPart) };
+    started = {
+      chrome,
+      servers,
+      fake,
+      sdk,
+      page: undefined as unknown as Page,
+      model: () => ({ modelName: 'openai/gpt-4.1-mini', apiKey, baseURL: fake.url }),
+      read: (expression, frameUrlPart) => readThrough(chrome, started!.page, expression, frameUrlPart),
+    };
     await sdk.init();
     started.page = await sdk.context.newPage();
     ready(started);

@@ -38,7 +38,8 @@ export async function startBatchSite(holdMs = 25): Promise<BatchSite> {
       return;
     }
     if (path.startsWith('/missing')) return void res.writeHead(404, { 'content-type': 'text/html' }).end('<h1>Not here</h1>');
-    if (path.startsWith('/flaky') && hits.get(path)! <= 2) return void res.writeHead(503, { 'content-type': 'text/html' }).end('<h1>Busy</h1>');
+    if (path.startsWith('/flaky') && hits.get(path)! <= 2)
+      return void res.writeHead(503, { 'content-type': 'text/html' }).end('<h1>Busy</h1>');
     const host = (req.headers.host ?? '').replace(/:\d+$/, '');
     all++;
     const here = (inFlight.get(host) ?? 0) + 1;
@@ -48,7 +49,9 @@ export async function startBatchSite(holdMs = 25): Promise<BatchSite> {
     setTimeout(() => {
       all--;
       inFlight.set(host, inFlight.get(host)! - 1);
-      res.writeHead(200, { 'content-type': 'text/html' }).end(`<!doctype html><title>${path}</title><h1>Page ${path}</h1><p>Marker ${path.replace(/\W/g, '-')}</p>`);
+      res
+        .writeHead(200, { 'content-type': 'text/html' })
+        .end(`<!doctype html><title>${path}</title><h1>Page ${path}</h1><p>Marker ${path.replace(/\W/g, '-')}</p>`);
     }, holdMs);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -20,7 +20,6 @@ import { startFixtureServers } from '../fixtures/server.js';
 import type { Block } from './docs-pages.js';
 import { startFakeModel, type FakeRequest } from './fake-model.js';
 
-
 const BLOCK_DEADLINE_MS = 120_000;
 
 async function freePort(): Promise<number> {
@@ -36,11 +35,19 @@ function instance(schema: unknown, key: string, request: FakeRequest): unknown {
   const link = /\[((?:\d+-)?\d+)\] link:/.exec(request.user)?.[1] ?? /\[((?:\d+-)?\d+)\]/.exec(request.user)?.[1] ?? '0';
   if (key === 'elementId') return link;
   if (key === 'arguments') return [];
-  const node = (schema ?? {}) as { type?: string | string[]; properties?: Record<string, unknown>; items?: unknown; enum?: unknown[]; anyOf?: unknown[]; format?: string };
+  const node = (schema ?? {}) as {
+    type?: string | string[];
+    properties?: Record<string, unknown>;
+    items?: unknown;
+    enum?: unknown[];
+    anyOf?: unknown[];
+    format?: string;
+  };
   if (node.anyOf) return instance(node.anyOf[0], key, request);
   if (node.enum) return node.enum.includes('click') ? 'click' : node.enum[0];
   const type = Array.isArray(node.type) ? node.type.find((each) => each !== 'null') : node.type;
-  if (type === 'object') return Object.fromEntries(Object.entries(node.properties ?? {}).map(([name, each]) => [name, instance(each, name, request)]));
+  if (type === 'object')
+    return Object.fromEntries(Object.entries(node.properties ?? {}).map(([name, each]) => [name, instance(each, name, request)]));
   if (type === 'array') return JSON.stringify(node.items).includes('elementId') ? [instance(node.items, '', request)] : [];
   if (type === 'number' || type === 'integer') return 1;
   if (type === 'boolean') return true;
@@ -91,7 +98,13 @@ export async function runJourney(root: string, blocks: Block[]): Promise<void> {
   const dir = path.join(root, 'test', '.docs-run', path.basename(blocks[0]!.page, '.md'));
   mkdirSync(dir, { recursive: true });
   const page = fixtures.a.url('docs-example.html');
-  const ports: Record<string, number> = { '3000': await freePort(), '5005': await freePort(), '6379': await freePort(), '8931': await freePort(), '9333': await freePort() };
+  const ports: Record<string, number> = {
+    '3000': await freePort(),
+    '5005': await freePort(),
+    '6379': await freePort(),
+    '8931': await freePort(),
+    '9333': await freePort(),
+  };
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     MODEL_BASE_URL: fake.url,
@@ -136,11 +149,16 @@ export async function runJourney(root: string, blocks: Block[]): Promise<void> {
         );
         continue;
       }
-      const [code_] = (await within(running.exit, BLOCK_DEADLINE_MS, () => `${where}:\n${running.output()}`).catch(async (error: unknown) => {
-        await stop(running);
-        throw error;
-      })) as [number | null];
-      expect(code_, `${where} failed:\n${running.output()}\n(the servers it uses said:\n${started.map((each) => each.output()).join('\n')})`).toBe(0);
+      const [code_] = (await within(running.exit, BLOCK_DEADLINE_MS, () => `${where}:\n${running.output()}`).catch(
+        async (error: unknown) => {
+          await stop(running);
+          throw error;
+        },
+      )) as [number | null];
+      expect(
+        code_,
+        `${where} failed:\n${running.output()}\n(the servers it uses said:\n${started.map((each) => each.output()).join('\n')})`,
+      ).toBe(0);
     }
   } finally {
     await Promise.all(started.map(stop));

@@ -11,7 +11,9 @@ const EXAMPLES = readdirSync(path.join(ROOT, 'examples')).filter((name) => exist
 
 export const PAGES = [
   'README.md',
-  ...readdirSync(path.join(ROOT, 'docs')).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`),
+  ...readdirSync(path.join(ROOT, 'docs'))
+    .filter((name) => name.endsWith('.md'))
+    .map((name) => `docs/${name}`),
   ...EXAMPLES.map((name) => `examples/${name}/README.md`),
 ];
 
@@ -30,7 +32,10 @@ function blocksOf(page: string): Block[] {
   let open: Block | undefined;
   for (const [index, line] of lines.entries()) {
     const fence = /^```(\w*)\s*$/.exec(line);
-    const before = lines.slice(0, index).reverse().find((each) => each.trim() !== '');
+    const before = lines
+      .slice(0, index)
+      .reverse()
+      .find((each) => each.trim() !== '');
     const marker = /^<!-- test: (.*) -->$/.exec(before?.trim() ?? '')?.[1];
     if (fence && !open) open = { page, line: index + 1, lang: fence[1] ?? '', code: '', marker };
     else if (fence && open) {

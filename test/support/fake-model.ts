@@ -142,7 +142,10 @@ function toFakeRequest(endpoint: FakeRequest['endpoint'], body: any, req: Incomi
   const tools = Array.isArray(body.tools) ? body.tools.map((tool: any) => String(tool?.name ?? tool?.function?.name ?? '')) : [];
   const toolResults: FakeToolResult[] = messages
     .filter((item) => item?.type === 'function_call_output' || item?.role === 'tool')
-    .map((item) => ({ callId: String(item.call_id ?? item.tool_call_id ?? ''), output: typeof item.output === 'string' ? item.output : textOf(item.content) || JSON.stringify(item.output ?? item.content) }));
+    .map((item) => ({
+      callId: String(item.call_id ?? item.tool_call_id ?? ''),
+      output: typeof item.output === 'string' ? item.output : textOf(item.content) || JSON.stringify(item.output ?? item.content),
+    }));
   return {
     index,
     endpoint,
@@ -221,7 +224,11 @@ function answer(res: ServerResponse, request: FakeRequest, text: string, complet
       { type: 'response.output_item.done', output_index: 0, item: message },
       { type: 'response.completed', response },
     ];
-    return sendEvents(res, events.map((event, i) => ({ ...event, sequence_number: i })), true);
+    return sendEvents(
+      res,
+      events.map((event, i) => ({ ...event, sequence_number: i })),
+      true,
+    );
   }
   const usage = { prompt_tokens: request.promptTokens, completion_tokens: completionTokens, total_tokens: total };
   const head = { id: `chatcmpl-fake-${n}`, created, model: request.model };
@@ -271,8 +278,25 @@ function answerTools(res: ServerResponse, request: FakeRequest, given: FakeToolC
   const total = request.promptTokens + completionTokens;
   if (request.endpoint === 'messages') return sendError(res, 501, 'fake model: tool calls are scripted for the OpenAI APIs only');
   if (request.endpoint === 'responses') {
-    const message = text ? [{ type: 'message', id: `msg_fake_${n}`, role: 'assistant', status: 'completed', content: [{ type: 'output_text', text, annotations: [] }] }] : [];
-    const items = calls.map((call, i) => ({ type: 'function_call', id: `fc_fake_${n}_${i}`, call_id: call.id, name: call.name, arguments: call.args, status: 'completed' }));
+    const message = text
+      ? [
+          {
+            type: 'message',
+            id: `msg_fake_${n}`,
+            role: 'assistant',
+            status: 'completed',
+            content: [{ type: 'output_text', text, annotations: [] }],
+          },
+        ]
+      : [];
+    const items = calls.map((call, i) => ({
+      type: 'function_call',
+      id: `fc_fake_${n}_${i}`,
+      call_id: call.id,
+      name: call.name,
+      arguments: call.args,
+      status: 'completed',
+    }));
     const output = [...message, ...items];
     const response = responsesBody(request, created, output, completionTokens);
     if (!stream) return sendJson(res, 200, response);
@@ -290,7 +314,11 @@ function answerTools(res: ServerResponse, request: FakeRequest, given: FakeToolC
       events.push({ type: 'response.output_item.done', output_index: index, item });
     });
     events.push({ type: 'response.completed', response });
-    return sendEvents(res, events.map((event, i) => ({ ...(event as object), sequence_number: i })), true);
+    return sendEvents(
+      res,
+      events.map((event, i) => ({ ...(event as object), sequence_number: i })),
+      true,
+    );
   }
   const usage = { prompt_tokens: request.promptTokens, completion_tokens: completionTokens, total_tokens: total };
   const head = { id: `chatcmpl-fake-${n}`, created, model: request.model };
@@ -376,7 +404,13 @@ export async function startFakeModel(options: { script?: FakeScript | FakeReply[
     }
     if ('toolCalls' in reply) {
       const said = reply.text ?? '';
-      return answerTools(res, request, reply.toolCalls, said, reply.completionTokens ?? countTokens(said + JSON.stringify(reply.toolCalls)));
+      return answerTools(
+        res,
+        request,
+        reply.toolCalls,
+        said,
+        reply.completionTokens ?? countTokens(said + JSON.stringify(reply.toolCalls)),
+      );
     }
     const text = 'json' in reply ? JSON.stringify(reply.json) : reply.text;
     answer(res, request, text, reply.completionTokens ?? countTokens(text));

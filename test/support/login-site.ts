@@ -28,11 +28,16 @@ export async function startLoginSite(): Promise<LoginSite> {
   const server = http.createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://x');
     const sid = /(?:^|; )sid=([^;]+)/.exec(req.headers.cookie ?? '')?.[1];
-    const html = (body: string) => res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' }).end(`<!doctype html><title>site</title>${body}`);
+    const html = (body: string) =>
+      res
+        .writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' })
+        .end(`<!doctype html><title>site</title>${body}`);
     if (url.pathname === '/login') {
       const { id, session } = open(url.searchParams.get('user') ?? 'nobody');
       res.setHeader('set-cookie', `sid=${id}; Path=/; HttpOnly`);
-      return html(`<p id="status">saving</p><script>localStorage.setItem('token', ${JSON.stringify(session.token)}); document.getElementById('status').textContent = 'saved';</script>`);
+      return html(
+        `<p id="status">saving</p><script>localStorage.setItem('token', ${JSON.stringify(session.token)}); document.getElementById('status').textContent = 'saved';</script>`,
+      );
     }
     if (url.pathname === '/app') {
       const session = sid ? sessions.get(sid) : undefined;

@@ -21,16 +21,25 @@ export const textOf = (result: Result): string => result.content.map((part) => p
 /** A text result that is not an error, as its text. */
 export async function ok(client: Client, name: string, args: Record<string, unknown> = {}): Promise<string> {
   const result = await call(client, name, args);
-  expect({ name, isError: result.isError ?? false, text: result.isError ? textOf(result) : '' }).toEqual({ name, isError: false, text: '' });
+  expect({ name, isError: result.isError ?? false, text: result.isError ? textOf(result) : '' }).toEqual({
+    name,
+    isError: false,
+    text: '',
+  });
   return textOf(result);
 }
 
 /** The name on the first line of the prompt's page text with this role, as a model reading it would find it. */
 export function nameOf(request: { user: string }, role: string, near?: RegExp): string {
-  const lines = request.user.split('\n').filter((line) => new RegExp(`^\\s*(\\[(?:\\d+-)?\\d+\\] )?${role}: `).test(line) && (!near || near.test(line)));
+  const lines = request.user
+    .split('\n')
+    .filter((line) => new RegExp(`^\\s*(\\[(?:\\d+-)?\\d+\\] )?${role}: `).test(line) && (!near || near.test(line)));
   if (!lines[0]) throw new Error(`no ${role} in the prompt:\n${request.user}`);
   // Attributes such as `[level=1]` follow the name.
-  return lines[0].replace(/^\s*(\[(?:\d+-)?\d+\] )?[a-z]+: /, '').replace(/(\s*\[[^\]]*\])+\s*$/, '').trim();
+  return lines[0]
+    .replace(/^\s*(\[(?:\d+-)?\d+\] )?[a-z]+: /, '')
+    .replace(/(\s*\[[^\]]*\])+\s*$/, '')
+    .trim();
 }
 
 /** The id of the line `role: name` in the prompt. */

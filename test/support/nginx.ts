@@ -39,7 +39,9 @@ export async function startNginx(port: number, serverBlock: string): Promise<Ngi
     '}',
   ].join('\n');
   writeFileSync(path.join(dir, 'nginx.conf'), conf);
-  const child = spawn(NGINX, ['-p', dir, '-e', `${dir}/error.log`, '-c', `${dir}/nginx.conf`, '-g', 'daemon off;'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(NGINX, ['-p', dir, '-e', `${dir}/error.log`, '-c', `${dir}/nginx.conf`, '-g', 'daemon off;'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk));
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk));
@@ -61,9 +63,16 @@ export async function startNginx(port: number, serverBlock: string): Promise<Ngi
       const timer = setTimeout(() => reject(new Error(`nginx did not listen on ${port} within 15 s:\n${output}${errorLog()}`)), 15_000);
       child.once('error', (error: NodeJS.ErrnoException) => {
         clearTimeout(timer);
-        reject(error.code === 'ENOENT' ? new Error(`nginx is not installed (${NGINX}): these tests need it. Install it with \`apt-get install nginx\` (.ci/run does).`) : error);
+        reject(
+          error.code === 'ENOENT'
+            ? new Error(`nginx is not installed (${NGINX}): these tests need it. Install it with \`apt-get install nginx\` (.ci/run does).`)
+            : error,
+        );
       });
-      child.once('exit', (code) => (clearTimeout(timer), reject(new Error(`nginx exited (${code}) before it listened:\n${output}${errorLog()}`))));
+      child.once(
+        'exit',
+        (code) => (clearTimeout(timer), reject(new Error(`nginx exited (${code}) before it listened:\n${output}${errorLog()}`))),
+      );
       // nginx says nothing when ready: it is once its port takes a connection.
       const probe = () => {
         const socket = net.connect(port, '127.0.0.1');

@@ -51,7 +51,11 @@ async function spawnRedis(port: number, dir: string, args: string[], readyText: 
     const fail = (error: Error) => (clearTimeout(timer), reject(error));
     const timer = setTimeout(() => fail(new Error(`redis-server on port ${port} was not ready within 15 s:\n${output}`)), 15_000);
     child.on('error', (error: NodeJS.ErrnoException) =>
-      fail(error.code === 'ENOENT' ? new Error('redis-server is not installed: these tests need it. Install it with `apt-get install redis-server` (.ci/run does).') : error),
+      fail(
+        error.code === 'ENOENT'
+          ? new Error('redis-server is not installed: these tests need it. Install it with `apt-get install redis-server` (.ci/run does).')
+          : error,
+      ),
     );
     child.on('exit', (code, signal) => fail(new Error(`redis-server exited (${code ?? signal}) before it was ready:\n${output}`)));
     child.stdout!.on('data', (chunk: Buffer) => {
@@ -97,7 +101,16 @@ export async function startRedisCluster(count: number, extra: string[] = []): Pr
   try {
     for (let i = 0; i < count; i++) {
       const [port, bus] = [await freePort(), await freePort()];
-      const cluster = ['--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-port', String(bus), '--cluster-node-timeout', '2000'];
+      const cluster = [
+        '--cluster-enabled',
+        'yes',
+        '--cluster-config-file',
+        'nodes.conf',
+        '--cluster-port',
+        String(bus),
+        '--cluster-node-timeout',
+        '2000',
+      ];
       nodes.push(await startRedis(port, [...cluster, ...extra]));
     }
     const auth = extra.includes('--requirepass') ? ['--no-auth-warning', '-a', extra[extra.indexOf('--requirepass') + 1]!] : [];
@@ -107,7 +120,8 @@ export async function startRedisCluster(count: number, extra: string[] = []): Pr
     const deadline = Date.now() + 30_000;
     for (const node of nodes) {
       while (!/cluster_state:ok/.test(await node.cli('CLUSTER', 'INFO'))) {
-        if (Date.now() > deadline) throw new Error(`The Redis Cluster on ${addresses.join(', ')} did not reach cluster_state:ok within 30 s.`);
+        if (Date.now() > deadline)
+          throw new Error(`The Redis Cluster on ${addresses.join(', ')} did not reach cluster_state:ok within 30 s.`);
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
     }

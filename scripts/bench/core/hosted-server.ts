@@ -8,7 +8,10 @@ import { errorText } from './measurement.js';
 import type { BenchModelServer } from './model.js';
 import { withTimeout } from './timed-session.js';
 
-export async function startBenchHostedServer(env: BenchEnv, o: { readonly apiKey: string; readonly maxSessions: number }): Promise<HostedServer> {
+export async function startBenchHostedServer(
+  env: BenchEnv,
+  o: { readonly apiKey: string; readonly maxSessions: number },
+): Promise<HostedServer> {
   const config = readServerConfig({
     PORT: '0',
     HOSTED_API_KEYS: o.apiKey,

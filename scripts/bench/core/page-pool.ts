@@ -207,7 +207,9 @@ export async function runPages<S, O>(ctx: ComparisonContext, loop: PageLoop<S, O
         if (lib.id !== OURS_ID && !kept.has(lib.id)) env.peers.store(loop.id, lib.id, lib.label, settings, page.id, outcomes.get(lib.id));
       }
       results.push({ page, outcomes });
-      log(`${loop.id} ${index + 1}/${set.pages.length} ${page.label}: ${libs.map((lib) => `${lib.label} ${loop.describe(outcomes.get(lib.id)!)}${kept.has(lib.id) ? ' (reused)' : ''}`).join(' | ')}`);
+      log(
+        `${loop.id} ${index + 1}/${set.pages.length} ${page.label}: ${libs.map((lib) => `${lib.label} ${loop.describe(outcomes.get(lib.id)!)}${kept.has(lib.id) ? ' (reused)' : ''}`).join(' | ')}`,
+      );
     }
   } finally {
     for (const lib of libs) await pool.drop(lib);
@@ -217,7 +219,10 @@ export async function runPages<S, O>(ctx: ComparisonContext, loop: PageLoop<S, O
   if (set.demoError) {
     // The demo keeps its row, failed for every library, where it would have been.
     const error = set.demoError;
-    const failed = new Map<string, Failed>([...libs.map((lib): [string, Failed] => [lib.id, { ok: false, error }]), ...unavailableOutcomes(unavailable)]);
+    const failed = new Map<string, Failed>([
+      ...libs.map((lib): [string, Failed] => [lib.id, { ok: false, error }]),
+      ...unavailableOutcomes(unavailable),
+    ]);
     results.splice(set.demoIndex, 0, { page: UNSERVED_DEMO, outcomes: failed });
   }
   return results;

@@ -113,9 +113,7 @@ export function loadCorpus(server: BenchServer, limit: number | null): Corpus | 
   const htmlDir = path.join(CORPUS_DIR, 'html');
   if (!existsSync(htmlDir)) return null;
   const truthFile = path.join(CORPUS_DIR, 'ground-truth.json');
-  const truth = existsSync(truthFile)
-    ? (JSON.parse(readFileSync(truthFile, 'utf8')) as Record<string, GroundTruth>)
-    : {};
+  const truth = existsSync(truthFile) ? (JSON.parse(readFileSync(truthFile, 'utf8')) as Record<string, GroundTruth>) : {};
   const ids = readdirSync(htmlDir)
     .filter((name) => name.endsWith('.html.gz'))
     .map((name) => name.slice(0, -'.html.gz'.length))

@@ -61,7 +61,11 @@ function headlineColumn(heading: string): number {
  */
 export function renderHeadline(tables: string): string {
   const lines = tables.split('\n');
-  const split = (line: string) => line.slice(1, -1).split(' | ').map((cell) => cell.trim());
+  const split = (line: string) =>
+    line
+      .slice(1, -1)
+      .split(' | ')
+      .map((cell) => cell.trim());
   // The column headings in force for each table row: those of the nearest header above it.
   const headings: Array<string[] | null> = [];
   let current: string[] | null = null;
@@ -72,7 +76,9 @@ export function renderHeadline(tables: string): string {
   });
   const rows: string[] = [];
   for (const pattern of HEADLINE_ROWS) {
-    const i = lines.findIndex((line, j) => line.startsWith('| ') && headings[j] && !lines[j + 1]?.startsWith('| ---') && pattern.test(split(line)[0] ?? ''));
+    const i = lines.findIndex(
+      (line, j) => line.startsWith('| ') && headings[j] && !lines[j + 1]?.startsWith('| ---') && pattern.test(split(line)[0] ?? ''),
+    );
     if (i < 0) continue;
     const cells = split(lines[i]!);
     const out = ['', '', '', '', '', ''];
@@ -101,7 +107,11 @@ export function renderHeadline(tables: string): string {
  * the file and returns the summary. The link is the file's path from the repository root, as
  * docs/benchmarks.md links it; stdout readers get the same path.
  */
-export function withPerPageFile(name: string, log: (line: string) => void, render: (link: string) => { summary: string; perPage: string }): string {
+export function withPerPageFile(
+  name: string,
+  log: (line: string) => void,
+  render: (link: string) => { summary: string; perPage: string },
+): string {
   const file = path.join(RESULTS_DIR, name);
   const link = path.relative(REPO_ROOT, file);
   const { summary, perPage } = render(link);

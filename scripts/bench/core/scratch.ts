@@ -9,9 +9,18 @@ import path from 'node:path';
  * `npm install`s `specs` into `dir` (which gets a package.json of its own, so that npm does not
  * walk up into the project) and resolves with the seconds it took.
  */
-export function scratchInstall(dir: string, name: string, specs: readonly string[], log: (line: string) => void, env: NodeJS.ProcessEnv = process.env): number {
+export function scratchInstall(
+  dir: string,
+  name: string,
+  specs: readonly string[],
+  log: (line: string) => void,
+  env: NodeJS.ProcessEnv = process.env,
+): number {
   mkdirSync(dir, { recursive: true });
-  writeFileSync(path.join(dir, 'package.json'), `${JSON.stringify({ name, private: true, description: 'scratch install for npm run bench' }, null, 2)}\n`);
+  writeFileSync(
+    path.join(dir, 'package.json'),
+    `${JSON.stringify({ name, private: true, description: 'scratch install for npm run bench' }, null, 2)}\n`,
+  );
   log(`installing ${specs.join(' ')} into ${path.relative(process.cwd(), dir) || dir} ...`);
   const t0 = performance.now();
   const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
@@ -80,7 +89,10 @@ export function installedVersion(name: string, fromDir: string): string | null {
 export function esmEntry(name: string, fromDir: string): string {
   const pkgJson = packageJson(name, fromDir);
   if (!pkgJson) throw new Error(`${name} is not installed in ${fromDir}`);
-  const pkg = JSON.parse(readFileSync(pkgJson, 'utf8')) as { exports?: { '.'?: { import?: string | { default?: string } } }; module?: string };
+  const pkg = JSON.parse(readFileSync(pkgJson, 'utf8')) as {
+    exports?: { '.'?: { import?: string | { default?: string } } };
+    module?: string;
+  };
   const imp = pkg.exports?.['.']?.import;
   const rel = typeof imp === 'string' ? imp : (imp?.default ?? pkg.module);
   if (!rel) throw new Error(`${name} has no ESM entry point`);

@@ -153,20 +153,14 @@ export class TimedSession {
     const { survivors, goneAt } = await this.env.reaper.settle(this.procs);
     this.procs = [];
     if (survivors.length) {
-      this.env.notes.push(
-        `${this.lib.label}: ${survivors.length} Chrome process(es) were still alive 5 s after close() and were killed.`,
-      );
+      this.env.notes.push(`${this.lib.label}: ${survivors.length} Chrome process(es) were still alive 5 s after close() and were killed.`);
     }
     return goneAt;
   }
 }
 
 /** Runs `fn` with a fresh (not yet inited) session, and always leaves no browser behind. */
-export async function withSession<T>(
-  lib: LibraryAdapter,
-  env: BenchEnv,
-  fn: (s: TimedSession) => Promise<T>,
-): Promise<T> {
+export async function withSession<T>(lib: LibraryAdapter, env: BenchEnv, fn: (s: TimedSession) => Promise<T>): Promise<T> {
   const session = new TimedSession(lib, lib.newSession(env.launch), env);
   try {
     return await fn(session);

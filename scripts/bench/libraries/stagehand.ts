@@ -87,7 +87,9 @@ export function ensureStagehandInstalled(log: (line: string) => void): void {
         PUPPETEER_SKIP_CHROMIUM_DOWNLOAD: '1',
       },
       problem: () =>
-        installedVersion(PACKAGE, SCRATCH) === STAGEHAND_VERSION ? null : `npm install finished but ${PACKAGE}@${STAGEHAND_VERSION} is not resolvable from ${SCRATCH}`,
+        installedVersion(PACKAGE, SCRATCH) === STAGEHAND_VERSION
+          ? null
+          : `npm install finished but ${PACKAGE}@${STAGEHAND_VERSION} is not resolvable from ${SCRATCH}`,
     },
     log,
   );

@@ -6,7 +6,14 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { perBuilder, type BenchSession, type LibraryAdapter, type SchemaBuilder, type SessionOptions, type ZodApi } from '../core/adapter.js';
+import {
+  perBuilder,
+  type BenchSession,
+  type LibraryAdapter,
+  type SchemaBuilder,
+  type SessionOptions,
+  type ZodApi,
+} from '../core/adapter.js';
 import { SCRATCH_ROOT, STAGEHAND4_DEADLINE_MS, type BenchModel, type LaunchSpec } from '../core/config.js';
 import { ensureScratch, esmEntry, installedVersion } from '../core/scratch.js';
 import { BenchTimeoutError } from '../core/timed-session.js';
@@ -46,9 +53,12 @@ export function ensureStagehand4Installed(log: (line: string) => void): void {
       name: 'tendril-bench-stagehand4',
       specs: [`${PACKAGE}@${STAGEHAND4_VERSION}`, NODE_SPEC],
       problem: () => {
-        if (installedVersion(PACKAGE, SCRATCH4) !== STAGEHAND4_VERSION) return `npm install finished but ${PACKAGE}@${STAGEHAND4_VERSION} is not resolvable from ${SCRATCH4}`;
+        if (installedVersion(PACKAGE, SCRATCH4) !== STAGEHAND4_VERSION)
+          return `npm install finished but ${PACKAGE}@${STAGEHAND4_VERSION} is not resolvable from ${SCRATCH4}`;
         const version = nodeVersion();
-        return nodeIsRecentEnough(version) ? null : `${NODE_BIN} is ${version ?? 'not runnable'}; Stagehand ${STAGEHAND4_VERSION} needs Node >= ${MIN_NODE.join('.')}`;
+        return nodeIsRecentEnough(version)
+          ? null
+          : `${NODE_BIN} is ${version ?? 'not runnable'}; Stagehand ${STAGEHAND4_VERSION} needs Node >= ${MIN_NODE.join('.')}`;
       },
       detail: () => ` (node ${nodeVersion()})`,
     },
@@ -91,7 +101,10 @@ export function recordSchema(build: SchemaBuilder): SchemaNode {
 
 /** What Stagehand 4.4.0's `model.generate` callback is given (the part the bench reads). */
 interface GenerateRequest {
-  readonly messages: ReadonlyArray<{ role: string; content: { type: string; text?: string } | ReadonlyArray<{ type: string; text?: string }> }>;
+  readonly messages: ReadonlyArray<{
+    role: string;
+    content: { type: string; text?: string } | ReadonlyArray<{ type: string; text?: string }>;
+  }>;
   readonly systemPrompt?: string;
   readonly responseFormat?: { type: string; name?: string; schema?: unknown };
 }
@@ -107,7 +120,10 @@ async function askFakeModel(model: BenchModel, request: GenerateRequest): Promis
       .filter((c) => c.type === 'text')
       .map((c) => ({ type: m.role === 'assistant' ? 'output_text' : 'input_text', text: c.text ?? '' })),
   }));
-  const format = request.responseFormat?.type === 'json_schema' ? { type: 'json_schema', name: request.responseFormat.name ?? 'response', schema: request.responseFormat.schema, strict: true } : { type: 'text' };
+  const format =
+    request.responseFormat?.type === 'json_schema'
+      ? { type: 'json_schema', name: request.responseFormat.name ?? 'response', schema: request.responseFormat.schema, strict: true }
+      : { type: 'text' };
   const res = await (model.fetch ?? fetch)(`${model.baseURL}/responses`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${model.apiKey}` },
@@ -256,7 +272,12 @@ export async function loadStagehand4(log: (line: string) => void): Promise<Libra
         lastModelMs: () => modelMs,
         async init() {
           child = new Child(entry, zodEntry, options.model);
-          await child.call('init', { executablePath: launch.executablePath, args: [...launch.args], headless: true, withModel: options.model !== undefined });
+          await child.call('init', {
+            executablePath: launch.executablePath,
+            args: [...launch.args],
+            headless: true,
+            withModel: options.model !== undefined,
+          });
         },
         goto: async (url) => void (await live().call('goto', { url, waitUntil: 'load' })),
         gotoDefault: async (url) => void (await live().call('goto', { url })),
@@ -269,7 +290,8 @@ export async function loadStagehand4(log: (line: string) => void): Promise<Libra
           modelMs = out.modelMs;
           return out.data;
         },
-        act: async (action) => (await live().call('act', { action: { ...action, arguments: [...action.arguments] } })) as { success: boolean },
+        act: async (action) =>
+          (await live().call('act', { action: { ...action, arguments: [...action.arguments] } })) as { success: boolean },
         evaluate: (expression) => live().call('evaluate', { expression }),
         async close() {
           const c = child;

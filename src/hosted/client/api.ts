@@ -39,7 +39,12 @@ export class HostedApi {
       // Room for the answer to travel back on a busy machine.
       const margin = Math.min(3000, Math.max(1000, left / 10));
       try {
-        return Session.parse(await this.#request('POST', '/v1/sessions', body, false, { timeoutMs: left, headers: { [HEADERS.maxWait]: String(Math.max(0, Math.floor(left - margin))) } }));
+        return Session.parse(
+          await this.#request('POST', '/v1/sessions', body, false, {
+            timeoutMs: left,
+            headers: { [HEADERS.maxWait]: String(Math.max(0, Math.floor(left - margin))) },
+          }),
+        );
       } catch (error) {
         if (!(error instanceof HostedServiceError) || (error.status !== 429 && error.status !== 503)) throw error;
         // Spread out, so clients told the same Retry-After do not all come back at once.
@@ -53,7 +58,11 @@ export class HostedApi {
             error.retryAfterSeconds,
           );
         }
-        logger?.info('hosted', 'The hosted service is busy; asking again', { status: error.status, retryAfterSeconds: error.retryAfterSeconds, attempt });
+        logger?.info('hosted', 'The hosted service is busy; asking again', {
+          status: error.status,
+          retryAfterSeconds: error.retryAfterSeconds,
+          attempt,
+        });
         await new Promise((resolve) => setTimeout(resolve, waitMs));
       }
     }
@@ -76,24 +85,43 @@ export class HostedApi {
     sessionId: string,
     name: OperationName,
     body: unknown,
-    options: { modelApiKey?: string; bypassCache: boolean; timeoutMs: number; onLog: (event: Extract<StreamEvent, { type: 'log' }>) => void },
+    options: {
+      modelApiKey?: string;
+      bypassCache: boolean;
+      timeoutMs: number;
+      onLog: (event: Extract<StreamEvent, { type: 'log' }>) => void;
+    },
   ): Promise<{ data: unknown; cacheStatus?: 'HIT' | 'MISS' }> {
     const attributes = { 'http.request.method': 'POST', 'url.path': `/v1/sessions/{id}/${name}`, 'tendril.operation': name };
-    return traced('tendril.hosted.request', attributes, async (span) => {
-      const reply = await this.#operation(sessionId, name, body, options);
-      span.set({ 'tendril.cache': reply.cacheStatus });
-      return reply;
-    }, 'client');
+    return traced(
+      'tendril.hosted.request',
+      attributes,
+      async (span) => {
+        const reply = await this.#operation(sessionId, name, body, options);
+        span.set({ 'tendril.cache': reply.cacheStatus });
+        return reply;
+      },
+      'client',
+    );
   }
 
   async #operation(
     sessionId: string,
     name: OperationName,
     body: unknown,
-    options: { modelApiKey?: string; bypassCache: boolean; timeoutMs: number; onLog: (event: Extract<StreamEvent, { type: 'log' }>) => void },
+    options: {
+      modelApiKey?: string;
+      bypassCache: boolean;
+      timeoutMs: number;
+      onLog: (event: Extract<StreamEvent, { type: 'log' }>) => void;
+    },
   ): Promise<{ data: unknown; cacheStatus?: 'HIT' | 'MISS' }> {
     const path = `/v1/sessions/${encodeURIComponent(sessionId)}/${name}`;
-    const headers: Record<string, string> = { [HEADERS.apiKey]: this.apiKey, 'content-type': 'application/json', accept: 'text/event-stream' };
+    const headers: Record<string, string> = {
+      [HEADERS.apiKey]: this.apiKey,
+      'content-type': 'application/json',
+      accept: 'text/event-stream',
+    };
     // The server continues this trace (W3C traceparent), when the application traces.
     injectTraceHeaders(headers);
     if (options.modelApiKey) headers[HEADERS.modelApiKey] = options.modelApiKey;
@@ -120,7 +148,11 @@ export class HostedApi {
         while ((end = buffer.indexOf('\n\n')) >= 0) {
           const block = buffer.slice(0, end);
           buffer = buffer.slice(end + 2);
-          const data = block.split('\n').filter((line) => line.startsWith('data:')).map((line) => line.slice(5).trimStart()).join('\n');
+          const data = block
+            .split('\n')
+            .filter((line) => line.startsWith('data:'))
+            .map((line) => line.slice(5).trimStart())
+            .join('\n');
           if (!data) continue;
           const event = StreamEvent.safeParse(JSON.parse(data));
           if (!event.success) continue;
@@ -135,13 +167,23 @@ export class HostedApi {
     throw new HostedServiceError(`The hosted service ended ${name} without a result.`, response.status, 'internal');
   }
 
-  async #request(method: string, path: string, body: unknown, idempotent: boolean, extra: { timeoutMs?: number; headers?: Record<string, string> } = {}): Promise<unknown> {
+  async #request(
+    method: string,
+    path: string,
+    body: unknown,
+    idempotent: boolean,
+    extra: { timeoutMs?: number; headers?: Record<string, string> } = {},
+  ): Promise<unknown> {
     for (let attempt = 0; ; attempt++) {
       let response: Response;
       try {
         response = await fetch(this.baseUrl + path, {
           method,
-          headers: { [HEADERS.apiKey]: this.apiKey, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...extra.headers },
+          headers: {
+            [HEADERS.apiKey]: this.apiKey,
+            ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+            ...extra.headers,
+          },
           body: body === undefined ? undefined : JSON.stringify(body),
           signal: AbortSignal.timeout(Math.max(1, extra.timeoutMs ?? this.timeoutMs)),
         });
@@ -186,7 +228,12 @@ async function toError(response: Response, method: string, path: string): Promis
       : response.status === 429
         ? ` The service is at its session limit${retryAfter ? `; retry after ${retryAfter} s` : ''}.`
         : '';
-  return new HostedServiceError(`The hosted service refused ${method} ${path} (${response.status} ${code}): ${said}${hint}`, response.status, code, retryAfter);
+  return new HostedServiceError(
+    `The hosted service refused ${method} ${path} (${response.status} ${code}): ${said}${hint}`,
+    response.status,
+    code,
+    retryAfter,
+  );
 }
 
 export interface HostedBrowser extends BrowserHandle {
@@ -195,7 +242,12 @@ export interface HostedBrowser extends BrowserHandle {
 }
 
 /** Creates a session and attaches to its browser; `close()` releases it unless keepAlive. */
-export async function connectHosted(options: SdkOptions, logger: Logger, connectTimeoutMs: number, cdpTimeoutMs: number): Promise<HostedBrowser> {
+export async function connectHosted(
+  options: SdkOptions,
+  logger: Logger,
+  connectTimeoutMs: number,
+  cdpTimeoutMs: number,
+): Promise<HostedBrowser> {
   const apiKey = options.apiKey ?? envVar('HOSTED_API_KEY');
   const params = options.hostedSessionCreateParams ?? {};
   const projectId = params.projectId ?? options.projectId ?? envVar('HOSTED_PROJECT_ID');
@@ -237,7 +289,10 @@ export async function connectHosted(options: SdkOptions, logger: Logger, connect
         await api.releaseSession(session.id).catch((error: Error) => {
           // 410: the session already ended with the server instance that ran it; nothing is left to release.
           if (error instanceof HostedServiceError && error.status === 410) return;
-          logger.error('hosted', `Could not release hosted session ${session.id} (the server ends it once no client has used it for its idle timeout): ${error.message}`);
+          logger.error(
+            'hosted',
+            `Could not release hosted session ${session.id} (the server ends it once no client has used it for its idle timeout): ${error.message}`,
+          );
         });
       })()),
   };

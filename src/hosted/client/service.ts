@@ -25,7 +25,11 @@ export interface HostedCall {
   logger: Logger;
 }
 
-async function send(call: HostedCall, name: OperationName, body: Record<string, unknown>): Promise<{ data: unknown; cacheStatus?: 'HIT' | 'MISS' }> {
+async function send(
+  call: HostedCall,
+  name: OperationName,
+  body: Record<string, unknown>,
+): Promise<{ data: unknown; cacheStatus?: 'HIT' | 'MISS' }> {
   const configured = call.configured;
   const { apiKey: _key, ...wireModel } = typeof configured === 'string' ? { modelName: configured } : (configured ?? {});
   const reply = await call.browser.api.operation(
@@ -44,17 +48,24 @@ async function send(call: HostedCall, name: OperationName, body: Record<string, 
 
 function checked<T>(name: OperationName, schema: { safeParse(value: unknown): { success: boolean; data?: unknown } }, data: unknown): T {
   const parsed = schema.safeParse(data);
-  if (!parsed.success) throw new HostedServiceError(`The hosted service answered ${name} with a result of the wrong shape.`, 200, 'internal');
+  if (!parsed.success)
+    throw new HostedServiceError(`The hosted service answered ${name} with a result of the wrong shape.`, 200, 'internal');
   return parsed.data as T;
 }
 
-export async function hostedExtract(call: HostedCall, instruction: string, schema: ZodLike | undefined, selector: string | undefined): Promise<unknown> {
+export async function hostedExtract(
+  call: HostedCall,
+  instruction: string,
+  schema: ZodLike | undefined,
+  selector: string | undefined,
+): Promise<unknown> {
   const { node, wrapped } = rootShape(schema);
   const { data, cacheStatus } = await send(call, 'extract', { instruction, schema: schema ? toJsonSchema(node) : undefined, selector });
   let result: unknown;
   if (!schema) {
     const extraction = (data as { extraction?: unknown } | null)?.extraction;
-    if (typeof extraction !== 'string') throw new LLMResponseError('The hosted service answered extract(instruction) without an extraction text.');
+    if (typeof extraction !== 'string')
+      throw new LLMResponseError('The hosted service answered extract(instruction) without an extraction text.');
     result = { extraction };
   } else {
     result = await validate(schema, wrapped ? (data as { value?: unknown } | null)?.value : data, { unknownLinks: [] });
@@ -62,12 +73,20 @@ export async function hostedExtract(call: HostedCall, instruction: string, schem
   return cacheStatus ? withCacheStatus(result, cacheStatus) : result;
 }
 
-export async function hostedAct(call: HostedCall, what: { instruction: string } | { action: ActionInput }, variables: Record<string, string> | undefined): Promise<ActResult> {
+export async function hostedAct(
+  call: HostedCall,
+  what: { instruction: string } | { action: ActionInput },
+  variables: Record<string, string> | undefined,
+): Promise<ActResult> {
   const { data } = await send(call, 'act', { ...what, variables });
   return checked<ActResult>('act', RESULTS.act, data);
 }
 
-export async function hostedObserve(call: HostedCall, instruction: string | undefined, selector: string | undefined): Promise<ObserveResult[]> {
+export async function hostedObserve(
+  call: HostedCall,
+  instruction: string | undefined,
+  selector: string | undefined,
+): Promise<ObserveResult[]> {
   const { data } = await send(call, 'observe', { instruction, selector });
   return checked<ObserveResult[]>('observe', RESULTS.observe, data);
 }

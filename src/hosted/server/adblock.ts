@@ -23,11 +23,20 @@ const HOST = /^(?=.{1,253}$)[a-z0-9_-]+(\.[a-z0-9_-]+)+$/;
 export function parseBlockList(text: string): string[] {
   const hosts = new Set<string>();
   for (const raw of text.split('\n')) {
-    const line = raw.replace(/[#!].*$/, '').trim().toLowerCase();
+    const line = raw
+      .replace(/[#!].*$/, '')
+      .trim()
+      .toLowerCase();
     if (!line) continue;
     const rule = /^\|\|([^/^$*]+)\^(\$.*)?$/.exec(line);
     const words = line.split(/\s+/);
-    const host = rule ? rule[1]! : words.length === 2 && /^(0\.0\.0\.0|127\.0\.0\.1|::1?)$/.test(words[0]!) ? words[1]! : words.length === 1 ? words[0]! : '';
+    const host = rule
+      ? rule[1]!
+      : words.length === 2 && /^(0\.0\.0\.0|127\.0\.0\.1|::1?)$/.test(words[0]!)
+        ? words[1]!
+        : words.length === 1
+          ? words[0]!
+          : '';
     if (HOST.test(host) && host !== 'localhost') hosts.add(host);
   }
   return [...hosts];
@@ -46,7 +55,10 @@ async function trackerDbHosts(resolve: Resolve): Promise<string[] | undefined> {
   }
   // The package exports only its engine; the plain JSON export sits beside it in dist/.
   const file = path.join(path.dirname(entry), '..', 'trackerdb.json');
-  const db = JSON.parse(await readFile(file, 'utf8')) as { domains: Record<string, string>; patterns: Record<string, { category?: string }> };
+  const db = JSON.parse(await readFile(file, 'utf8')) as {
+    domains: Record<string, string>;
+    patterns: Record<string, { category?: string }>;
+  };
   return Object.entries(db.domains)
     .filter(([, pattern]) => BLOCKED_CATEGORIES.has(db.patterns[pattern]?.category ?? ''))
     .map(([domain]) => domain.toLowerCase());
@@ -56,13 +68,20 @@ async function trackerDbHosts(resolve: Resolve): Promise<string[] | undefined> {
 export class AdBlocker {
   private constructor(private readonly hosts: Set<string>) {}
 
-  static async start(listFile: string | undefined, logger: Logger, resolve: Resolve = createRequire(import.meta.url).resolve): Promise<AdBlocker> {
+  static async start(
+    listFile: string | undefined,
+    logger: Logger,
+    resolve: Resolve = createRequire(import.meta.url).resolve,
+  ): Promise<AdBlocker> {
     const listed = listFile ? parseBlockList(await readList(listFile)) : await trackerDbHosts(resolve);
     const [hosts, source] = listed ? [listed, listFile ? 'BLOCK_LIST_FILE' : TRACKERDB] : [BUILT_IN_AD_HOSTS, 'built-in'];
     if (!hosts.length) throw new InvalidOptionError(`The block list ${listFile ?? TRACKERDB} has no hosts in it.`);
     logger.info('hosted', 'Ad and tracker blocking ready', { hosts: hosts.length, source });
     if (!listed) {
-      logger.info('hosted', `blockAds uses a short built-in list of ${hosts.length} ad and analytics domains: for thousands, \`npm install ${TRACKERDB}\` (CC-BY-NC-SA 4.0) or set BLOCK_LIST_FILE.`);
+      logger.info(
+        'hosted',
+        `blockAds uses a short built-in list of ${hosts.length} ad and analytics domains: for thousands, \`npm install ${TRACKERDB}\` (CC-BY-NC-SA 4.0) or set BLOCK_LIST_FILE.`,
+      );
     }
     return new AdBlocker(new Set(hosts));
   }

@@ -66,12 +66,22 @@ export class Admission extends EventEmitter<{ change: [] }> {
     if (signal?.aborted) return Promise.reject(busy('the client went away', 1));
     if (this.#starting < this.limits.maxStarting && !this.#queue.length) {
       if (budgetMs !== undefined && budgetMs < this.#estimateMs) {
-        return Promise.reject(busy(`a browser takes about ${this.estimateMs} ms to start now, longer than the ${budgetMs} ms this request waits`, this.#retryAfter()));
+        return Promise.reject(
+          busy(
+            `a browser takes about ${this.estimateMs} ms to start now, longer than the ${budgetMs} ms this request waits`,
+            this.#retryAfter(),
+          ),
+        );
       }
       return Promise.resolve(this.#slot());
     }
     if (this.#queue.length >= this.limits.startQueue) {
-      return Promise.reject(busy(`${this.#starting} browsers are starting and ${this.#queue.length} requests wait for their turn (HOSTED_START_QUEUE)`, this.#retryAfter()));
+      return Promise.reject(
+        busy(
+          `${this.#starting} browsers are starting and ${this.#queue.length} requests wait for their turn (HOSTED_START_QUEUE)`,
+          this.#retryAfter(),
+        ),
+      );
     }
     // Its turn comes once the starts ahead of it are done, `maxStarting` at a time; its own start
     // must then still fit in what the client waits.
@@ -80,8 +90,16 @@ export class Admission extends EventEmitter<{ change: [] }> {
     const byClient = budgetMs === undefined ? Infinity : budgetMs - 2 * this.#estimateMs;
     const waitMs = Math.min(this.limits.startWaitMs, byClient);
     if (turnMs > waitMs) {
-      const limit = byClient < this.limits.startWaitMs ? `the ${budgetMs} ms this request waits` : `HOSTED_START_WAIT_MS (${this.limits.startWaitMs} ms)`;
-      return Promise.reject(busy(`its turn to start a browser would come in about ${Math.round(turnMs / 1000)} s, later than ${limit} allows`, this.#retryAfter()));
+      const limit =
+        byClient < this.limits.startWaitMs
+          ? `the ${budgetMs} ms this request waits`
+          : `HOSTED_START_WAIT_MS (${this.limits.startWaitMs} ms)`;
+      return Promise.reject(
+        busy(
+          `its turn to start a browser would come in about ${Math.round(turnMs / 1000)} s, later than ${limit} allows`,
+          this.#retryAfter(),
+        ),
+      );
     }
     return new Promise<StartSlot>((resolve, reject) => {
       const leave = (error: Error) => {
@@ -102,7 +120,10 @@ export class Admission extends EventEmitter<{ change: [] }> {
         reject: leave,
       };
       const onAbort = () => leave(busy('the client went away', 1));
-      const timer = setTimeout(() => leave(busy(`no browser could start within ${Math.round(waitMs)} ms`, this.#retryAfter())), Math.max(0, waitMs));
+      const timer = setTimeout(
+        () => leave(busy(`no browser could start within ${Math.round(waitMs)} ms`, this.#retryAfter())),
+        Math.max(0, waitMs),
+      );
       signal?.addEventListener('abort', onAbort, { once: true });
       this.#queue.push(waiter);
       this.emit('change');
@@ -123,13 +144,19 @@ export class Admission extends EventEmitter<{ change: [] }> {
         reject(busy(`the browser did not start within the ${budgetMs} ms this request waits`, this.#retryAfter()));
       }, budgetMs);
     });
-    start.then((value) => expired && late(value), () => undefined);
+    start.then(
+      (value) => expired && late(value),
+      () => undefined,
+    );
     return Promise.race([start, deadline]).finally(() => clearTimeout(timer));
   }
 
   /** Refuses every waiting request (the server is stopping). */
   closeAll(): void {
-    for (const waiter of [...this.#queue]) waiter.reject(new HostedServiceError('The server is stopping; try again on another instance.', STATUS_OF.unavailable, 'unavailable', 1));
+    for (const waiter of [...this.#queue])
+      waiter.reject(
+        new HostedServiceError('The server is stopping; try again on another instance.', STATUS_OF.unavailable, 'unavailable', 1),
+      );
   }
 
   #slot(): StartSlot {
@@ -159,7 +186,12 @@ export class Admission extends EventEmitter<{ change: [] }> {
 }
 
 function busy(why: string, retryAfterSeconds: number): Error {
-  return new HostedServiceError(`The server is busy starting browsers: ${why}. Try again in ${retryAfterSeconds} s.`, STATUS_OF.unavailable, 'unavailable', retryAfterSeconds);
+  return new HostedServiceError(
+    `The server is busy starting browsers: ${why}. Try again in ${retryAfterSeconds} s.`,
+    STATUS_OF.unavailable,
+    'unavailable',
+    retryAfterSeconds,
+  );
 }
 
 /** The client's HEADERS.maxWait, when it sent a sound one. */

@@ -32,11 +32,54 @@ const CHECK_TIMEOUT_MS = 10_000;
  * Browser has its own short list below.
  */
 const SANDBOXED = new Set([
-  'Accessibility', 'Ads', 'Animation', 'Audits', 'Autofill', 'BackgroundService', 'CacheStorage', 'Console', 'CrashReportContext',
-  'CSS', 'Debugger', 'DeviceOrientation', 'DigitalCredentials', 'DOM', 'DOMDebugger', 'DOMSnapshot', 'DOMStorage', 'Emulation',
-  'EventBreakpoints', 'FedCm', 'Fetch', 'FindInPage', 'HeadlessExperimental', 'HeapProfiler', 'IndexedDB', 'Input', 'Inspector',
-  'IO', 'LayerTree', 'Log', 'Media', 'Memory', 'Network', 'Overlay', 'Page', 'Performance', 'PerformanceTimeline', 'Preload',
-  'Profiler', 'Runtime', 'Schema', 'Security', 'ServiceWorker', 'Storage', 'Target', 'WebAudio', 'WebAuthn', 'WebMCP',
+  'Accessibility',
+  'Ads',
+  'Animation',
+  'Audits',
+  'Autofill',
+  'BackgroundService',
+  'CacheStorage',
+  'Console',
+  'CrashReportContext',
+  'CSS',
+  'Debugger',
+  'DeviceOrientation',
+  'DigitalCredentials',
+  'DOM',
+  'DOMDebugger',
+  'DOMSnapshot',
+  'DOMStorage',
+  'Emulation',
+  'EventBreakpoints',
+  'FedCm',
+  'Fetch',
+  'FindInPage',
+  'HeadlessExperimental',
+  'HeapProfiler',
+  'IndexedDB',
+  'Input',
+  'Inspector',
+  'IO',
+  'LayerTree',
+  'Log',
+  'Media',
+  'Memory',
+  'Network',
+  'Overlay',
+  'Page',
+  'Performance',
+  'PerformanceTimeline',
+  'Preload',
+  'Profiler',
+  'Runtime',
+  'Schema',
+  'Security',
+  'ServiceWorker',
+  'Storage',
+  'Target',
+  'WebAudio',
+  'WebAuthn',
+  'WebMCP',
 ]);
 
 /** Why the domains known to reach the server are refused (others get a general reason). */
@@ -47,29 +90,44 @@ const DOMAIN_REASONS: Record<string, string> = {
   PWA: 'it installs and launches apps on the server',
   Cast: "it reaches devices on the server's network",
   DeviceAccess: "it picks the server's Bluetooth and USB devices",
-  Tracing: "a trace records the server: the browser's command line, its CPU, GPU and OS, and with the system backend the host's tracing service",
+  Tracing:
+    "a trace records the server: the browser's command line, its CPU, GPU and OS, and with the system backend the host's tracing service",
 };
 
 /** The Browser commands about the session's own windows, permissions and downloads. */
 const BROWSER_ALLOWED = new Set([
-  'getVersion', 'getWindowForTarget', 'getWindowBounds', 'setWindowBounds', 'setContentsSize',
-  'grantPermissions', 'resetPermissions', 'setPermission', 'cancelDownload', 'setDownloadBehavior',
+  'getVersion',
+  'getWindowForTarget',
+  'getWindowBounds',
+  'setWindowBounds',
+  'setContentsSize',
+  'grantPermissions',
+  'resetPermissions',
+  'setPermission',
+  'cancelDownload',
+  'setDownloadBehavior',
 ]);
 
 const ALLOW: Verdict = {};
 
 type Rule = (command: GuardedCommand, guard: HostedGuard) => Verdict | Promise<Verdict>;
 
-const refuse = (method: string, why: string, instead: string): Verdict => ({ refuse: `${HOSTED_REFUSAL} ${method} is not allowed on a hosted session: ${why}. ${instead}` });
+const refuse = (method: string, why: string, instead: string): Verdict => ({
+  refuse: `${HOSTED_REFUSAL} ${method} is not allowed on a hosted session: ${why}. ${instead}`,
+});
 
-const refuseAlways = (why: string, instead: string): Rule => (command) => refuse(command.method, why, instead);
+const refuseAlways =
+  (why: string, instead: string): Rule =>
+  (command) =>
+    refuse(command.method, why, instead);
 
 /** A command that loads the URL in `field`. */
 const loadsUrl =
   (field: string, emptyIs?: string): Rule =>
   (command) => {
     const given = command.params[field];
-    if (typeof given !== 'string') return refuse(command.method, `it needs \`${field}\` as a string, and the server checks it`, 'Send the URL as a string.');
+    if (typeof given !== 'string')
+      return refuse(command.method, `it needs \`${field}\` as a string, and the server checks it`, 'Send the URL as a string.');
     const url = given === '' && emptyIs ? emptyIs : given;
     const reason = nonWebReason(url);
     return reason ? { refuse: `${HOSTED_REFUSAL} ${urlRefusalMessage(command.method, url, reason)}` } : ALLOW;
@@ -84,7 +142,8 @@ const DEFAULT_FILTER = [{ type: 'browser', exclude: true }, { type: 'tab', exclu
 /** Auto-attach as asked, except to Chrome's own UI, which the default filter would attach to. */
 function withoutBrowserUi(command: GuardedCommand): Verdict {
   const filter = command.params.filter ?? DEFAULT_FILTER;
-  if (!Array.isArray(filter)) return refuse(command.method, '`filter` must be a list of target filters', 'Send a list, e.g. [{ "type": "page" }].');
+  if (!Array.isArray(filter))
+    return refuse(command.method, '`filter` must be a list of target filters', 'Send a list, e.g. [{ "type": "page" }].');
   return { params: { ...command.params, filter: [{ type: BROWSER_UI, exclude: true }, ...filter] } };
 }
 
@@ -103,7 +162,11 @@ const RULES: Record<string, Rule> = {
   'Input.dispatchDragEvent': (command) => {
     const files = (command.params.data as { files?: unknown } | undefined)?.files;
     if (!Array.isArray(files) || files.length === 0) return ALLOW;
-    return refuse(command.method, "data.files are paths on the server's disk", 'Drag text or items (data.items) instead, or build the files in the page.');
+    return refuse(
+      command.method,
+      "data.files are paths on the server's disk",
+      'Drag text or items (data.items) instead, or build the files in the page.',
+    );
   },
   'Target.exposeDevToolsProtocol': refuseAlways(
     "it gives the page's script a DevTools channel of its own, which nothing on the server would check",
@@ -113,12 +176,27 @@ const RULES: Record<string, Rule> = {
     'a command wrapped in it would pass unchecked',
     'Attach with flatten: true and send commands with their sessionId, as Playwright and Puppeteer do.',
   ),
-  'Target.setRemoteLocations': refuseAlways('it makes the browser connect to hosts and ports from the server', 'Attach to the session\'s own targets only.'),
+  'Target.setRemoteLocations': refuseAlways(
+    'it makes the browser connect to hosts and ports from the server',
+    "Attach to the session's own targets only.",
+  ),
   'Target.openDevTools': refuseAlways('DevTools pages drive the browser itself', 'Drive the target over connectUrl instead.'),
-  'ServiceWorker.inspectWorker': refuseAlways('it opens DevTools, whose pages drive the browser itself', 'Attach to the worker\'s target over connectUrl instead.'),
-  'Memory.getBrowserSamplingProfile': refuseAlways("its modules are the server's libraries, with their paths and addresses", 'Use HeapProfiler for the page\'s memory.'),
-  'Memory.getAllTimeSamplingProfile': refuseAlways("its modules are the server's libraries, with their paths and addresses", 'Use HeapProfiler for the page\'s memory.'),
-  'Memory.getSamplingProfile': refuseAlways("its modules are the server's libraries, with their paths and addresses", 'Use HeapProfiler for the page\'s memory.'),
+  'ServiceWorker.inspectWorker': refuseAlways(
+    'it opens DevTools, whose pages drive the browser itself',
+    "Attach to the worker's target over connectUrl instead.",
+  ),
+  'Memory.getBrowserSamplingProfile': refuseAlways(
+    "its modules are the server's libraries, with their paths and addresses",
+    "Use HeapProfiler for the page's memory.",
+  ),
+  'Memory.getAllTimeSamplingProfile': refuseAlways(
+    "its modules are the server's libraries, with their paths and addresses",
+    "Use HeapProfiler for the page's memory.",
+  ),
+  'Memory.getSamplingProfile': refuseAlways(
+    "its modules are the server's libraries, with their paths and addresses",
+    "Use HeapProfiler for the page's memory.",
+  ),
   // A client drives the session's pages, never Chrome's own UI (chrome: pages with privileged bindings).
   'Target.attachToTarget': (command, guard) => guard.checkTarget(command),
   'Target.activateTarget': (command, guard) => guard.checkTarget(command),
@@ -174,11 +252,14 @@ class HostedGuard implements BridgeGuard {
           "of the Browser domain only the commands about the session's own windows, permissions and downloads are allowed " +
             '(getVersion, getWindowForTarget, getWindowBounds, setWindowBounds, setContentsSize, grantPermissions, resetPermissions, ' +
             'setPermission, setDownloadBehavior, cancelDownload); the others act on the browser process on the server',
-          ends ? 'To end the session, release it: POST /v1/sessions/<id> with {"status":"REQUEST_RELEASE"}.' : 'See docs/hosted.md for what connectUrl allows.',
+          ends
+            ? 'To end the session, release it: POST /v1/sessions/<id> with {"status":"REQUEST_RELEASE"}.'
+            : 'See docs/hosted.md for what connectUrl allows.',
         );
       }
     } else if (!SANDBOXED.has(domain)) {
-      const why = DOMAIN_REASONS[domain] ?? "its domain is not on the hosted server's list of domains that act only inside the session's browser";
+      const why =
+        DOMAIN_REASONS[domain] ?? "its domain is not on the hosted server's list of domains that act only inside the session's browser";
       return refuse(method, why, 'See docs/hosted.md for what connectUrl allows.');
     }
     const rule = Object.hasOwn(RULES, method) ? RULES[method] : undefined;
@@ -186,7 +267,8 @@ class HostedGuard implements BridgeGuard {
   }
 
   #logged(command: GuardedCommand, verdict: Verdict): Verdict {
-    if (verdict.refuse !== undefined) this.logger.info('hosted', 'Refused a command on connectUrl', { session: this.record.id, method: command.method });
+    if (verdict.refuse !== undefined)
+      this.logger.info('hosted', 'Refused a command on connectUrl', { session: this.record.id, method: command.method });
     return verdict;
   }
 
@@ -207,7 +289,11 @@ class HostedGuard implements BridgeGuard {
     if (typeof targetId !== 'string') return ALLOW;
     let info: { type: string; url: string };
     try {
-      ({ targetInfo: info } = await this.connection.rootSession.send('Target.getTargetInfo', { targetId }, { timeoutMs: CHECK_TIMEOUT_MS }));
+      ({ targetInfo: info } = await this.connection.rootSession.send(
+        'Target.getTargetInfo',
+        { targetId },
+        { timeoutMs: CHECK_TIMEOUT_MS },
+      ));
     } catch (error) {
       if (error instanceof ProtocolError) return ALLOW;
       throw error;
@@ -234,7 +320,7 @@ class HostedGuard implements BridgeGuard {
       return refuse(
         command.method,
         `${routed.join(' and ')} would take the context's requests around the server's own network rules`,
-        'Create the context without them; the session\'s network is the server\'s to set.',
+        "Create the context without them; the session's network is the server's to set.",
       );
     }
     return {
@@ -266,7 +352,11 @@ class HostedGuard implements BridgeGuard {
   downloads(command: GuardedCommand, behaviors: string[]): Verdict {
     const behavior = command.params.behavior;
     if (typeof behavior !== 'string' || !behaviors.includes(behavior)) {
-      return refuse(command.method, `behavior ${JSON.stringify(behavior)} is not one the server knows`, `Use one of ${behaviors.join(', ')}.`);
+      return refuse(
+        command.method,
+        `behavior ${JSON.stringify(behavior)} is not one the server knows`,
+        `Use one of ${behaviors.join(', ')}.`,
+      );
     }
     if (behavior === 'deny') return ALLOW;
     const folder = this.record.downloadsDir;

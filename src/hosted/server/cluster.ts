@@ -42,7 +42,12 @@ export class ClusterRouter {
   ) {}
 
   /** The router for an instance with a Redis; without one, an instance stands alone (undefined). */
-  static async start(config: HostedServerConfig, sessions: SessionManager, port: number, logger: Logger): Promise<ClusterRouter | undefined> {
+  static async start(
+    config: HostedServerConfig,
+    sessions: SessionManager,
+    port: number,
+    logger: Logger,
+  ): Promise<ClusterRouter | undefined> {
     if (!config.redis) return undefined;
     const url = internalUrlOf(config, port);
     const id = randomUUID();
@@ -52,8 +57,15 @@ export class ClusterRouter {
     // Forwarding needs no more than the balancer does (the client's key or token), yet an operator
     // should know when HOSTED_ALLOW_NETWORKS lets sessions reach the instances' private addresses.
     const host = new URL(url).hostname.replace(/^\[(.*)\]$/, '$1');
-    if (isIP(host) && new NetworkRules([]).refusal(host) !== undefined && new NetworkRules(config.allowNetworks).refusal(host) === undefined) {
-      logger.info('hosted', `HOSTED_ALLOW_NETWORKS lets sessions reach ${host}, this instance's internal address; keep the instances on a network the sessions may not reach`);
+    if (
+      isIP(host) &&
+      new NetworkRules([]).refusal(host) !== undefined &&
+      new NetworkRules(config.allowNetworks).refusal(host) === undefined
+    ) {
+      logger.info(
+        'hosted',
+        `HOSTED_ALLOW_NETWORKS lets sessions reach ${host}, this instance's internal address; keep the instances on a network the sessions may not reach`,
+      );
     }
     return new ClusterRouter(id, registry, sessions, logger);
   }
@@ -122,8 +134,17 @@ export class ClusterRouter {
       this.logger.info('hosted', 'The instance of a session is gone; the session is lost', { session: sessionId, instance: target.id });
       return sessionLost(sessionId, OWNER_DIED);
     }
-    this.logger.error('hosted', `Could not reach instance ${target.id} at ${target.url} (check its HOSTED_INTERNAL_URL): ${error.message}`, { session: sessionId });
-    return new HostedServiceError(`The server could not reach the instance that runs session ${sessionId}; try again shortly.`, 503, 'internal', 1);
+    this.logger.error(
+      'hosted',
+      `Could not reach instance ${target.id} at ${target.url} (check its HOSTED_INTERNAL_URL): ${error.message}`,
+      { session: sessionId },
+    );
+    return new HostedServiceError(
+      `The server could not reach the instance that runs session ${sessionId}; try again shortly.`,
+      503,
+      'internal',
+      1,
+    );
   }
 
   close(): Promise<void> {
@@ -143,7 +164,12 @@ export class ClusterRouter {
     try {
       owner = await this.registry.owner(sessionId);
     } catch (error) {
-      throw new HostedServiceError(`The server cannot find which instance holds session ${sessionId}: ${(error as Error).message} Try again shortly.`, 503, 'internal', 1);
+      throw new HostedServiceError(
+        `The server cannot find which instance holds session ${sessionId}: ${(error as Error).message} Try again shortly.`,
+        503,
+        'internal',
+        1,
+      );
     }
     if (!owner || (owner.alive && owner.instance.id === this.id)) return undefined;
     if (!owner.alive) throw sessionLost(sessionId, OWNER_DIED);

@@ -55,7 +55,8 @@ function integer(env: Env, name: string, fallback: number, min: number): number 
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
-  if (!Number.isInteger(value) || value < min) throw new InvalidOptionError(`${name} must be an integer of at least ${min}, not ${JSON.stringify(raw)}.`);
+  if (!Number.isInteger(value) || value < min)
+    throw new InvalidOptionError(`${name} must be an integer of at least ${min}, not ${JSON.stringify(raw)}.`);
   return value;
 }
 
@@ -84,7 +85,10 @@ export function splitArgs(text: string): string[] {
 }
 
 export function readServerConfig(env: Env = process.env): HostedServerConfig {
-  const apiKeys = (env.HOSTED_API_KEYS ?? '').split(',').map((key) => key.trim()).filter(Boolean);
+  const apiKeys = (env.HOSTED_API_KEYS ?? '')
+    .split(',')
+    .map((key) => key.trim())
+    .filter(Boolean);
   if (!apiKeys.length) {
     throw new InvalidOptionError('HOSTED_API_KEYS is empty: set it to the comma-separated API keys this server accepts.');
   }
@@ -92,7 +96,9 @@ export function readServerConfig(env: Env = process.env): HostedServerConfig {
   if (publicUrl && !/^https?:\/\//.test(publicUrl)) throw new InvalidOptionError('PUBLIC_URL must be an http:// or https:// URL.');
   const internalUrl = env.HOSTED_INTERNAL_URL?.trim() || undefined;
   if (internalUrl && !/^https?:\/\/[^/]+\/?$/.test(internalUrl)) {
-    throw new InvalidOptionError('HOSTED_INTERNAL_URL must be an http:// or https:// URL with no path (e.g. http://10.0.0.7:3000): the address the other instances reach this one at.');
+    throw new InvalidOptionError(
+      'HOSTED_INTERNAL_URL must be an http:// or https:// URL with no path (e.g. http://10.0.0.7:3000): the address the other instances reach this one at.',
+    );
   }
   return {
     port: integer(env, 'PORT', 3000, 0),
@@ -130,7 +136,8 @@ function admissionLimits(env: Env): Pick<HostedServerConfig, 'maxStarting' | 'st
 /** 0 (none of its own) or at least a second: a shorter limit would fail ordinary pages. */
 function responseTimeout(env: Env): number {
   const value = integer(env, 'HOSTED_RESPONSE_TIMEOUT_MS', 0, 0);
-  if (value > 0 && value < 1000) throw new InvalidOptionError(`HOSTED_RESPONSE_TIMEOUT_MS must be 0 (wait as long as the browser does) or at least 1000, not ${value}.`);
+  if (value > 0 && value < 1000)
+    throw new InvalidOptionError(`HOSTED_RESPONSE_TIMEOUT_MS must be 0 (wait as long as the browser does) or at least 1000, not ${value}.`);
   return value;
 }
 
@@ -138,7 +145,10 @@ function readDnsServers(text: string | undefined): string[] {
   const servers = (text ?? '').split(/[\s,]+/).filter(Boolean);
   for (const server of servers) {
     const address = isIP(server) ? server : (/^\[(.+)\](?::\d+)?$/.exec(server)?.[1] ?? server.replace(/:\d+$/, ''));
-    if (!isIP(address)) throw new InvalidOptionError(`HOSTED_DNS_SERVERS has ${JSON.stringify(server)}: give IP addresses, optionally with a port (10.0.0.2, 10.0.0.2:53, [fd00::2]:53).`);
+    if (!isIP(address))
+      throw new InvalidOptionError(
+        `HOSTED_DNS_SERVERS has ${JSON.stringify(server)}: give IP addresses, optionally with a port (10.0.0.2, 10.0.0.2:53, [fd00::2]:53).`,
+      );
   }
   return servers;
 }

@@ -18,7 +18,17 @@ export const DEFAULT_CONNECT_TIMEOUT_MS = 15_000;
 const DNS_TIMEOUT_MS = 10_000;
 // Headers meant for the proxy or for one hop only (RFC 9110 7.6.1), never passed on; and the
 // proxy's own, which an upstream server may not forge (the driver believes them).
-const HOP_BY_HOP = new Set(['proxy-connection', 'proxy-authorization', 'connection', 'keep-alive', 'te', 'trailer', 'upgrade', UPSTREAM_ERROR_HEADER, 'x-tendril-refused']);
+const HOP_BY_HOP = new Set([
+  'proxy-connection',
+  'proxy-authorization',
+  'connection',
+  'keep-alive',
+  'te',
+  'trailer',
+  'upgrade',
+  UPSTREAM_ERROR_HEADER,
+  'x-tendril-refused',
+]);
 
 export interface EgressOptions {
   rules: NetworkRules;
@@ -72,7 +82,9 @@ export class EgressProxy {
     server.on('request', (req: IncomingMessage, res: ServerResponse) => void proxy.#forward(req, res));
     server.on('connect', (req: IncomingMessage, socket: Socket, head: Buffer) => void proxy.#tunnel(req, socket, head));
     // A plain-HTTP upgrade is not how Chromium asks for a WebSocket through a proxy (it tunnels).
-    server.on('upgrade', (_req: IncomingMessage, socket: Socket) => socket.end('HTTP/1.1 405 Method Not Allowed\r\nConnection: close\r\n\r\n'));
+    server.on('upgrade', (_req: IncomingMessage, socket: Socket) =>
+      socket.end('HTTP/1.1 405 Method Not Allowed\r\nConnection: close\r\n\r\n'),
+    );
     return proxy;
   }
 
@@ -108,7 +120,8 @@ export class EgressProxy {
   async #verdict(host: string, port: number): Promise<Verdict> {
     const name = host.replace(/^\[(.*)\]$/, '$1').toLowerCase();
     const { policy, blocks, rules } = this.options;
-    if (policy && !hostAllowed(policy, name)) return { refused: `${name} is outside the session's domainPolicy (${describePolicy(policy)})` };
+    if (policy && !hostAllowed(policy, name))
+      return { refused: `${name} is outside the session's domainPolicy (${describePolicy(policy)})` };
     if (blocks?.(name)) return { refused: `${name} is on the ad block list`, drop: true };
     if (!Number.isInteger(port) || port < 1 || port > 65535) return { refused: `port ${port} is not valid` };
     if (net.isIP(name)) {
@@ -124,7 +137,9 @@ export class EgressProxy {
     if (rules.allowsName(name)) return addresses.length ? { address: addresses[0]!, port } : { refused: `${name} has no address` };
     const allowed = addresses.find((address) => rules.refusal(address) === undefined);
     if (allowed) return { address: allowed, port };
-    return { refused: `${name} resolves to ${addresses.join(', ')}, which ${addresses.length > 1 ? 'are' : 'is'} on a private, loopback or link-local network` };
+    return {
+      refused: `${name} resolves to ${addresses.join(', ')}, which ${addresses.length > 1 ? 'are' : 'is'} on a private, loopback or link-local network`,
+    };
   }
 
   async #resolve(name: string): Promise<string[]> {
@@ -196,7 +211,13 @@ export class EgressProxy {
       this.#refused(url.hostname, verdict.refused);
       if (verdict.drop) return void req.socket.destroy();
       const body = `Refused by the hosted server: ${verdict.refused}.\n`;
-      return void res.writeHead(403, { 'content-type': 'text/plain', 'content-length': Buffer.byteLength(body), 'x-tendril-refused': headerSafe(verdict.refused) }).end(body);
+      return void res
+        .writeHead(403, {
+          'content-type': 'text/plain',
+          'content-length': Buffer.byteLength(body),
+          'x-tendril-refused': headerSafe(verdict.refused),
+        })
+        .end(body);
     }
     const headers = endToEnd(req.headers);
     const upstream = http.request({

@@ -18,7 +18,18 @@ export const FORWARDED_TO = 'x-tendril-forwarded-to';
 const CONNECT_TIMEOUT_MS = 5000;
 
 /** Headers of one hop only (RFC 9110 §7.6.1), never passed on. */
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'host', 'proxy-authorization', 'proxy-authenticate']);
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+  'host',
+  'proxy-authorization',
+  'proxy-authenticate',
+]);
 
 export function sessionLost(id: string, why: string): Error {
   return apiError('browser_gone', `Session ${id} is lost: ${why}. Its browser went with it; create a new session.`);
@@ -37,7 +48,8 @@ function requestTo(target: InstanceInfo, req: IncomingMessage, headers: http.Out
 
 function passedHeaders(headers: http.IncomingHttpHeaders, keep: string[] = []): http.OutgoingHttpHeaders {
   const out: http.OutgoingHttpHeaders = {};
-  for (const [name, value] of Object.entries(headers)) if (value !== undefined && (!HOP_BY_HOP.has(name) || keep.includes(name)) && name !== FORWARDED_TO) out[name] = value;
+  for (const [name, value] of Object.entries(headers))
+    if (value !== undefined && (!HOP_BY_HOP.has(name) || keep.includes(name)) && name !== FORWARDED_TO) out[name] = value;
   return out;
 }
 

@@ -33,7 +33,9 @@ export interface HostedServer {
 export async function startHostedServer(config: HostedServerConfig, logger: Logger): Promise<HostedServer> {
   // Spans for each operation, continuing the client's trace, when the process has OpenTelemetry.
   await loadTracing();
-  const routing = config.chromeArgs.find((arg) => /^--(proxy-server|proxy-pac-url|proxy-bypass-list|no-proxy-server|proxy-auto-detect)\b/.test(arg));
+  const routing = config.chromeArgs.find((arg) =>
+    /^--(proxy-server|proxy-pac-url|proxy-bypass-list|no-proxy-server|proxy-auto-detect)\b/.test(arg),
+  );
   if (routing) {
     throw new InvalidOptionError(
       `CHROME_ARGS has ${routing.split('=')[0]}: the server routes every session through an egress proxy of its own, which keeps sessions ` +
@@ -79,7 +81,8 @@ export async function startHostedServer(config: HostedServerConfig, logger: Logg
     }
     const parts = url.pathname.split('/').filter(Boolean);
     const modelRoute = url.pathname === MODEL_PATH;
-    if (!modelRoute && (parts[0] !== 'v1' || parts[1] !== 'sessions')) throw apiError('not_found', `No route ${req.method} ${url.pathname}.`);
+    if (!modelRoute && (parts[0] !== 'v1' || parts[1] !== 'sessions'))
+      throw apiError('not_found', `No route ${req.method} ${url.pathname}.`);
     if (!isKnownKey(config.apiKeys, header(req, HEADERS.apiKey))) {
       throw apiError('unauthorized', `Missing or unknown API key: send a key this server accepts in the ${HEADERS.apiKey} header.`);
     }
@@ -103,7 +106,11 @@ export async function startHostedServer(config: HostedServerConfig, logger: Logg
       const budgetMs = maxWait(req);
       // Answered within what the client waits, a start still under way then included (a session
       // started for nobody is ended, as for a client that gave up while its browser started).
-      const record = await sessions.admission.withinBudget(sessions.create(body, { budgetMs, signal: gone.signal }), budgetMs, (late) => void sessions.release(late.id));
+      const record = await sessions.admission.withinBudget(
+        sessions.create(body, { budgetMs, signal: gone.signal }),
+        budgetMs,
+        (late) => void sessions.release(late.id),
+      );
       if (gone.signal.aborted) return void (await sessions.release(record.id));
       await cluster?.claim(record);
       return sendJson(req, res, 201, sessions.toWire(record, publicBase));
@@ -119,7 +126,9 @@ export async function startHostedServer(config: HostedServerConfig, logger: Logg
       const free = record.idle?.hold();
       try {
         const body = await readBody(req);
-        return await serverSpan(req, action, `/v1/sessions/{id}/${action}`, () => runOperation(action, record, body, req, res, cache, logger));
+        return await serverSpan(req, action, `/v1/sessions/{id}/${action}`, () =>
+          runOperation(action, record, body, req, res, cache, logger),
+        );
       } finally {
         free?.();
       }
@@ -190,7 +199,7 @@ export async function startHostedServer(config: HostedServerConfig, logger: Logg
         server.closeAllConnections();
         sockets.close();
         await cache.close();
-          })()),
+      })()),
   };
 }
 

@@ -29,7 +29,9 @@ export async function checkModelEndpoint(model: unknown, rules: NetworkRules): P
   if (rules.allowsName(host)) return;
   let addresses: string[];
   try {
-    addresses = isIP(host) ? [host] : (await withDeadline(lookup(host, { all: true }), LOOKUP_TIMEOUT_MS, `Resolving ${host}`)).map((entry) => entry.address);
+    addresses = isIP(host)
+      ? [host]
+      : (await withDeadline(lookup(host, { all: true }), LOOKUP_TIMEOUT_MS, `Resolving ${host}`)).map((entry) => entry.address);
   } catch (error) {
     throw apiError('bad_request', `The model endpoint ${host} could not be resolved: ${(error as Error).message}`);
   }

@@ -83,7 +83,8 @@ function embeddedV4(address: string): string | undefined {
   if (!bytes) return undefined;
   const zeros = (from: number, to: number) => bytes.slice(from, to).every((byte) => byte === 0);
   if (zeros(0, 10) && bytes[10] === 0xff && bytes[11] === 0xff) return bytes.slice(12, 16).join('.');
-  if (bytes[0] === 0x00 && bytes[1] === 0x64 && bytes[2] === 0xff && bytes[3] === 0x9b && zeros(4, 12)) return bytes.slice(12, 16).join('.');
+  if (bytes[0] === 0x00 && bytes[1] === 0x64 && bytes[2] === 0xff && bytes[3] === 0x9b && zeros(4, 12))
+    return bytes.slice(12, 16).join('.');
   if (bytes[0] === 0x20 && bytes[1] === 0x02) return bytes.slice(2, 6).join('.');
   return undefined;
 }
@@ -102,7 +103,8 @@ export class NetworkRules {
       if (entry === '*') continue;
       const bare = entry.replace(/^\[(.*)\]$/, '$1');
       if (isIP(bare.split('/')[0] ?? '')) {
-        if (!addRange(this.#ranges, bare)) throw new InvalidOptionError(`HOSTED_ALLOW_NETWORKS has ${JSON.stringify(entry)}, which is not a valid address range.`);
+        if (!addRange(this.#ranges, bare))
+          throw new InvalidOptionError(`HOSTED_ALLOW_NETWORKS has ${JSON.stringify(entry)}, which is not a valid address range.`);
       } else {
         names.push(entry);
       }

@@ -34,7 +34,12 @@ function contextOf(record: SessionRecord, logger: Logger): Promise<Context> {
   if (!context) {
     // The session's domainPolicy on the server's own driver too: an act() the server runs fails with
     // DomainPolicyError and leaves the page where it was, rather than land on the proxy's refusal.
-    const created = new Context(record.browser!, logger, { timeoutMs: BROWSER_TIMEOUT_MS, policy: record.domainPolicy, closedRootWatch: WATCH_SOURCE, reader: READER_SOURCE });
+    const created = new Context(record.browser!, logger, {
+      timeoutMs: BROWSER_TIMEOUT_MS,
+      policy: record.domainPolicy,
+      closedRootWatch: WATCH_SOURCE,
+      reader: READER_SOURCE,
+    });
     context = created.start().then(() => created);
     context.catch(() => contexts.delete(record));
     contexts.set(record, context);
@@ -85,7 +90,11 @@ function ready(job: Job): void {
  * The cache hook an operation gets: keyed by the snapshot text plus `parts`. `status` says what the
  * cache did once the operation is over: HIT when a cached answer was used, else MISS.
  */
-function cacheHook(cache: ResultCache, parts: unknown[], onDecision?: (status: CacheStatus) => void): AnswerCache & { status(): CacheStatus } {
+function cacheHook(
+  cache: ResultCache,
+  parts: unknown[],
+  onDecision?: (status: CacheStatus) => void,
+): AnswerCache & { status(): CacheStatus } {
   let served = false;
   return {
     get: async (text) => {
@@ -149,7 +158,8 @@ async function observe(job: Job): Promise<void> {
 
 async function act(job: Job): Promise<void> {
   const request = parse(ActRequest, job.body);
-  if (!request.instruction === !request.action) throw apiError('bad_request', 'act takes either an `instruction` or an `action` (from observe), not both nor neither.');
+  if (!request.instruction === !request.action)
+    throw apiError('bad_request', 'act takes either an `instruction` or an `action` (from observe), not both nor neither.');
   const model = modelOf(job.req, request.model);
   const instruction = request.instruction;
   const instructed = instruction ? requireModel(model, 'act(instruction)') : undefined;

@@ -69,7 +69,9 @@ function parseAddresses(name: string, text: string, defaultPort: number): RedisA
     const port = Number(match?.[3] ?? defaultPort);
     if (!match || port < 1 || port > 65535) {
       // An item with an `@` may be a URL with a password: that part is not shown.
-      throw new InvalidOptionError(`${name} has ${JSON.stringify(item.replace(/^(.*\/\/)?[^@]*@/, '$1…@'))}: give host:port pairs (10.0.0.5:7000, redis-1:7000, [fd00::5]:7000), separated by commas; credentials go in REDIS_USERNAME and REDIS_PASSWORD.`);
+      throw new InvalidOptionError(
+        `${name} has ${JSON.stringify(item.replace(/^(.*\/\/)?[^@]*@/, '$1…@'))}: give host:port pairs (10.0.0.5:7000, redis-1:7000, [fd00::5]:7000), separated by commas; credentials go in REDIS_USERNAME and REDIS_PASSWORD.`,
+      );
     }
     return { host: match[1] ?? match[2]!, port };
   });
@@ -96,35 +98,65 @@ function database(env: Env): number {
 export function readRedisConfig(env: Env): RedisConfig | undefined {
   const [url, clusterNodes, sentinels] = [value(env, 'REDIS_URL'), value(env, 'REDIS_CLUSTER_NODES'), value(env, 'REDIS_SENTINELS')];
   const set = Object.entries({ REDIS_URL: url, REDIS_CLUSTER_NODES: clusterNodes, REDIS_SENTINELS: sentinels }).filter(([, v]) => v);
-  if (set.length > 1) throw new InvalidOptionError(`${set.map(([name]) => name).join(' and ')} are both set: set only the one that says how your Redis runs (one node, Cluster or Sentinel).`);
+  if (set.length > 1)
+    throw new InvalidOptionError(
+      `${set.map(([name]) => name).join(' and ')} are both set: set only the one that says how your Redis runs (one node, Cluster or Sentinel).`,
+    );
   const masterName = value(env, 'REDIS_SENTINEL_NAME');
-  if (masterName && !sentinels) throw new InvalidOptionError('REDIS_SENTINEL_NAME is set without REDIS_SENTINELS: give the sentinels too (host:port, separated by commas).');
+  if (masterName && !sentinels)
+    throw new InvalidOptionError(
+      'REDIS_SENTINEL_NAME is set without REDIS_SENTINELS: give the sentinels too (host:port, separated by commas).',
+    );
   const [username, password] = [value(env, 'REDIS_USERNAME'), env.REDIS_PASSWORD || undefined];
-  if (username && password === undefined) throw new InvalidOptionError('REDIS_USERNAME is set without REDIS_PASSWORD: an ACL user needs its password too.');
+  if (username && password === undefined)
+    throw new InvalidOptionError('REDIS_USERNAME is set without REDIS_PASSWORD: an ACL user needs its password too.');
 
   if (url) {
     const single = parseRedisUrl(url);
-    if (single.password !== undefined && password !== undefined) throw new InvalidOptionError('REDIS_URL has a password and REDIS_PASSWORD is set too: give it in one place.');
+    if (single.password !== undefined && password !== undefined)
+      throw new InvalidOptionError('REDIS_URL has a password and REDIS_PASSWORD is set too: give it in one place.');
     for (const name of ['REDIS_TLS', 'REDIS_DB']) {
-      if (value(env, name)) throw new InvalidOptionError(`${name} is for REDIS_CLUSTER_NODES and REDIS_SENTINELS: with REDIS_URL, say it in the URL (${REDIS_URL_FORM}).`);
+      if (value(env, name))
+        throw new InvalidOptionError(
+          `${name} is for REDIS_CLUSTER_NODES and REDIS_SENTINELS: with REDIS_URL, say it in the URL (${REDIS_URL_FORM}).`,
+        );
     }
     return single.password === undefined ? { ...single, username, password } : single;
   }
   if (clusterNodes) {
-    if (value(env, 'REDIS_DB')) throw new InvalidOptionError('REDIS_DB is set with REDIS_CLUSTER_NODES: a Redis Cluster has database 0 only; unset REDIS_DB.');
+    if (value(env, 'REDIS_DB'))
+      throw new InvalidOptionError('REDIS_DB is set with REDIS_CLUSTER_NODES: a Redis Cluster has database 0 only; unset REDIS_DB.');
     const nodes = parseAddresses('REDIS_CLUSTER_NODES', clusterNodes, 6379);
     return { mode: 'cluster', nodes, username, password, tls: flag(env, 'REDIS_TLS'), where: `Cluster ${nodes.map(hostPort).join(', ')}` };
   }
   if (sentinels) {
-    if (!masterName) throw new InvalidOptionError('REDIS_SENTINELS is set without REDIS_SENTINEL_NAME: give the name of the master the sentinels watch (as in `sentinel monitor <name> ...`).');
+    if (!masterName)
+      throw new InvalidOptionError(
+        'REDIS_SENTINELS is set without REDIS_SENTINEL_NAME: give the name of the master the sentinels watch (as in `sentinel monitor <name> ...`).',
+      );
     const addresses = parseAddresses('REDIS_SENTINELS', sentinels, 26379);
     const [sentinelUsername, sentinelPassword] = [value(env, 'REDIS_SENTINEL_USERNAME'), env.REDIS_SENTINEL_PASSWORD || undefined];
-    if (sentinelUsername && sentinelPassword === undefined) throw new InvalidOptionError('REDIS_SENTINEL_USERNAME is set without REDIS_SENTINEL_PASSWORD.');
+    if (sentinelUsername && sentinelPassword === undefined)
+      throw new InvalidOptionError('REDIS_SENTINEL_USERNAME is set without REDIS_SENTINEL_PASSWORD.');
     const where = `master "${masterName}" via sentinels ${addresses.map(hostPort).join(', ')}`;
-    return { mode: 'sentinel', sentinels: addresses, masterName, db: database(env), username, password, tls: flag(env, 'REDIS_TLS'), sentinelUsername, sentinelPassword, where };
+    return {
+      mode: 'sentinel',
+      sentinels: addresses,
+      masterName,
+      db: database(env),
+      username,
+      password,
+      tls: flag(env, 'REDIS_TLS'),
+      sentinelUsername,
+      sentinelPassword,
+      where,
+    };
   }
   for (const name of ['REDIS_USERNAME', 'REDIS_PASSWORD', 'REDIS_TLS', 'REDIS_DB', 'REDIS_SENTINEL_USERNAME', 'REDIS_SENTINEL_PASSWORD']) {
-    if (env[name]?.trim()) throw new InvalidOptionError(`${name} is set but no Redis is: set REDIS_URL, REDIS_CLUSTER_NODES or REDIS_SENTINELS too, or unset ${name}.`);
+    if (env[name]?.trim())
+      throw new InvalidOptionError(
+        `${name} is set but no Redis is: set REDIS_URL, REDIS_CLUSTER_NODES or REDIS_SENTINELS too, or unset ${name}.`,
+      );
   }
   return undefined;
 }

@@ -20,8 +20,10 @@ type RedisModule = typeof import('redis');
 
 const FIXES: Record<RedisConfig['mode'], string> = {
   single: `Start Redis there, correct REDIS_URL (${REDIS_URL_FORM}) and REDIS_USERNAME/REDIS_PASSWORD if set, or unset them to cache in memory.`,
-  cluster: 'Start the Cluster, correct REDIS_CLUSTER_NODES (host:port of some of its nodes), REDIS_USERNAME, REDIS_PASSWORD and REDIS_TLS, or unset them to cache in memory.',
-  sentinel: 'Start the sentinels and the master, correct REDIS_SENTINELS, REDIS_SENTINEL_NAME (the monitored master), REDIS_SENTINEL_PASSWORD, REDIS_USERNAME, REDIS_PASSWORD and REDIS_TLS, or unset them to cache in memory.',
+  cluster:
+    'Start the Cluster, correct REDIS_CLUSTER_NODES (host:port of some of its nodes), REDIS_USERNAME, REDIS_PASSWORD and REDIS_TLS, or unset them to cache in memory.',
+  sentinel:
+    'Start the sentinels and the master, correct REDIS_SENTINELS, REDIS_SENTINEL_NAME (the monitored master), REDIS_SENTINEL_PASSWORD, REDIS_USERNAME, REDIS_PASSWORD and REDIS_TLS, or unset them to cache in memory.',
 };
 
 /** What the cache needs of a node-redis client, cluster or sentinel: their types differ only elsewhere. */
@@ -38,7 +40,12 @@ interface Backend {
  * A node-redis client for `config` (one node, a Cluster or a master through Sentinel), not yet
  * connected. Shared by the cache and the instance registry (registry.ts), each with its own connection.
  */
-export function createRedisClient(redis: RedisModule, config: RedisConfig, timeoutMs: number, reconnectStrategy: (retries: number, cause: Error) => number | Error): unknown {
+export function createRedisClient(
+  redis: RedisModule,
+  config: RedisConfig,
+  timeoutMs: number,
+  reconnectStrategy: (retries: number, cause: Error) => number | Error,
+): unknown {
   const socket = { tls: config.tls, connectTimeout: timeoutMs, reconnectStrategy, keepAlive: true };
   // Without this, commands sent while disconnected wait in memory for the connection to return.
   const common = { username: config.username, password: config.password, disableOfflineQueue: true, commandsQueueMaxLength: QUEUE_LIMIT };
@@ -50,7 +57,12 @@ export function createRedisClient(redis: RedisModule, config: RedisConfig, timeo
           name: config.masterName,
           sentinelRootNodes: config.sentinels,
           nodeClientOptions: { ...common, database: config.db, socket: socket as never },
-          sentinelClientOptions: { username: config.sentinelUsername, password: config.sentinelPassword, disableOfflineQueue: true, socket: socket as never },
+          sentinelClientOptions: {
+            username: config.sentinelUsername,
+            password: config.sentinelPassword,
+            disableOfflineQueue: true,
+            socket: socket as never,
+          },
           passthroughClientErrorEvents: true,
         });
 }
@@ -97,7 +109,12 @@ export class RedisCache implements ResultCache {
   #reportedAt = -Infinity;
   #unreported = 0;
 
-  private constructor(redis: RedisModule, config: RedisConfig, private readonly logger: Logger, options: RedisCacheOptions) {
+  private constructor(
+    redis: RedisModule,
+    config: RedisConfig,
+    private readonly logger: Logger,
+    options: RedisCacheOptions,
+  ) {
     const { ttlMs = 24 * 3600_000, keyPrefix = 'tendril:cache:', timeoutMs = 2000 } = options;
     if (!Number.isSafeInteger(ttlMs) || ttlMs < 1) throw new InvalidOptionError(`ttlMs must be a positive integer, not ${ttlMs}.`);
     if (!(timeoutMs > 0)) throw new InvalidOptionError(`timeoutMs must be positive, not ${timeoutMs}.`);
@@ -111,7 +128,8 @@ export class RedisCache implements ResultCache {
 
   #create(redis: RedisModule, config: RedisConfig): Backend {
     // Retrying forever is right once running (Redis comes back); at start a wrong address must fail.
-    const reconnectStrategy = (retries: number, cause: Error) => (this.#started && !this.#closed ? Math.min(RECONNECT_MS[0] * 2 ** retries, RECONNECT_MS[1]) : cause);
+    const reconnectStrategy = (retries: number, cause: Error) =>
+      this.#started && !this.#closed ? Math.min(RECONNECT_MS[0] * 2 ** retries, RECONNECT_MS[1]) : cause;
     return createRedisClient(redis, config, this.#timeoutMs, reconnectStrategy) as Backend;
   }
 
@@ -122,7 +140,10 @@ export class RedisCache implements ResultCache {
     let timer: NodeJS.Timeout | undefined;
     try {
       const late = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(cache.#lastError ?? new TimeoutError(`No answer within ${startTimeoutMs} ms.`, startTimeoutMs)), startTimeoutMs);
+        timer = setTimeout(
+          () => reject(cache.#lastError ?? new TimeoutError(`No answer within ${startTimeoutMs} ms.`, startTimeoutMs)),
+          startTimeoutMs,
+        );
       });
       await Promise.race([cache.#backend.connect(), late]);
       // A cluster is ready once it knows its slots; one GET proves a data node answers.
@@ -180,7 +201,10 @@ export class RedisCache implements ResultCache {
   #deadline<T>(work: Promise<T>, what: string): Promise<T> {
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new TimeoutError(`Redis (${this.#where}) did not answer ${what} within ${this.#timeoutMs} ms.`, this.#timeoutMs)), this.#timeoutMs);
+      timer = setTimeout(
+        () => reject(new TimeoutError(`Redis (${this.#where}) did not answer ${what} within ${this.#timeoutMs} ms.`, this.#timeoutMs)),
+        this.#timeoutMs,
+      );
     });
     // A reply or error that comes after the deadline has no one to hear it.
     work.catch(() => undefined);
@@ -203,4 +227,3 @@ export class RedisCache implements ResultCache {
     this.logger.info('cache', `Redis cache (${this.#where}) answers again.`);
   }
 }
-

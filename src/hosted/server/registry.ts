@@ -75,10 +75,16 @@ export class InstanceRegistry {
   }
 
   /** Connects, writes the first heartbeat, and keeps writing it until `close`. */
-  static async start(config: RedisConfig, self: () => InstanceInfo, logger: Logger, options: RegistryOptions = {}): Promise<InstanceRegistry> {
+  static async start(
+    config: RedisConfig,
+    self: () => InstanceInfo,
+    logger: Logger,
+    options: RegistryOptions = {},
+  ): Promise<InstanceRegistry> {
     const redis = await loadRedis();
     let registry: InstanceRegistry | undefined;
-    const reconnect = (retries: number, cause: Error) => (registry !== undefined && registry.#started && !registry.#closed ? Math.min(100 * 2 ** retries, 2000) : cause);
+    const reconnect = (retries: number, cause: Error) =>
+      registry !== undefined && registry.#started && !registry.#closed ? Math.min(100 * 2 ** retries, 2000) : cause;
     const backend = createRedisClient(redis, config, options.timeoutMs ?? 2000, reconnect) as Backend;
     registry = new InstanceRegistry(backend, config, self, logger, options);
     try {
@@ -87,10 +93,19 @@ export class InstanceRegistry {
     } catch (error) {
       registry.#closed = true;
       backend.destroy();
-      throw new InvalidOptionError(`Cannot keep the instance registry in Redis (${config.where}): ${(error as Error).message}`, { cause: error });
+      throw new InvalidOptionError(`Cannot keep the instance registry in Redis (${config.where}): ${(error as Error).message}`, {
+        cause: error,
+      });
     }
     registry.#started = true;
-    registry.#timer = setInterval(() => void registry.#beat().then(() => registry.#recovered(), (error: Error) => registry.#failed('heartbeat', error)), registry.#heartbeatMs);
+    registry.#timer = setInterval(
+      () =>
+        void registry.#beat().then(
+          () => registry.#recovered(),
+          (error: Error) => registry.#failed('heartbeat', error),
+        ),
+      registry.#heartbeatMs,
+    );
     registry.#timer.unref();
     return registry;
   }
@@ -98,7 +113,12 @@ export class InstanceRegistry {
   /** Records this instance as the owner of a session that lives at most `lifetimeMs`. */
   async claim(sessionId: string, lifetimeMs: number): Promise<void> {
     try {
-      await this.#deadline(this.#backend.set(this.#key('session', sessionId), this.self().id, { expiration: { type: 'PX', value: lifetimeMs + OWNER_MARGIN_MS } }), 'SET');
+      await this.#deadline(
+        this.#backend.set(this.#key('session', sessionId), this.self().id, {
+          expiration: { type: 'PX', value: lifetimeMs + OWNER_MARGIN_MS },
+        }),
+        'SET',
+      );
     } catch (error) {
       // The session still works through this instance; only the others cannot find it.
       this.#failed('claim', error as Error);
@@ -134,7 +154,10 @@ export class InstanceRegistry {
     clearInterval(this.#timer);
     const selfId = this.self().id;
     try {
-      await this.#deadline(Promise.all([this.#backend.del(this.#key('instance', selfId)), this.#backend.sRem(this.#key('instances'), selfId)]), 'DEL');
+      await this.#deadline(
+        Promise.all([this.#backend.del(this.#key('instance', selfId)), this.#backend.sRem(this.#key('instances'), selfId)]),
+        'DEL',
+      );
       await this.#deadline(this.#backend.close(), 'close');
     } catch {
       this.#backend.destroy();
@@ -154,7 +177,10 @@ export class InstanceRegistry {
   async #beat(): Promise<void> {
     if (this.#closed) return;
     const info = this.self();
-    await this.#deadline(this.#backend.set(this.#key('instance', info.id), JSON.stringify(info), { expiration: { type: 'PX', value: this.#heartbeatMs * 3 } }), 'SET');
+    await this.#deadline(
+      this.#backend.set(this.#key('instance', info.id), JSON.stringify(info), { expiration: { type: 'PX', value: this.#heartbeatMs * 3 } }),
+      'SET',
+    );
     await this.#deadline(this.#backend.sAdd(this.#key('instances'), info.id), 'SADD');
   }
 
@@ -165,7 +191,10 @@ export class InstanceRegistry {
   #deadline<T>(work: Promise<T>, what: string, timeoutMs = this.#timeoutMs): Promise<T> {
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new TimeoutError(`Redis (${this.#where}) did not answer ${what} within ${timeoutMs} ms.`, timeoutMs)), timeoutMs);
+      timer = setTimeout(
+        () => reject(new TimeoutError(`Redis (${this.#where}) did not answer ${what} within ${timeoutMs} ms.`, timeoutMs)),
+        timeoutMs,
+      );
     });
     work.catch(() => undefined);
     return Promise.race([work, late]).finally(() => clearTimeout(timer));

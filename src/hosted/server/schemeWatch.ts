@@ -19,7 +19,8 @@ export async function watchSchemes(browser: BrowserHandle, logger: Logger, sessi
   const closing = new Set<string>();
   const check = ({ targetInfo }: { targetInfo: Protocol.Target.TargetInfo }) => {
     // Chrome's own UI is left alone: the guard keeps clients from attaching to it.
-    if (['browser', 'tab', BROWSER_UI].includes(targetInfo.type) || targetUrlAllowed(targetInfo.url) || closing.has(targetInfo.targetId)) return;
+    if (['browser', 'tab', BROWSER_UI].includes(targetInfo.type) || targetUrlAllowed(targetInfo.url) || closing.has(targetInfo.targetId))
+      return;
     closing.add(targetInfo.targetId);
     // The scheme only: the rest of the URL may hold what is not the log's to keep.
     const scheme = /^[a-z][a-z0-9+.-]*:/i.exec(targetInfo.url)?.[0] ?? '?';

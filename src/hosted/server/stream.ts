@@ -26,7 +26,8 @@ export class EventStream {
     this.logger = new Logger({
       verbose: 1,
       disablePino: true,
-      logger: (line) => this.#emit({ type: 'log', level: line.level, category: line.category, message: line.message, timestamp: line.timestamp }),
+      logger: (line) =>
+        this.#emit({ type: 'log', level: line.level, category: line.category, message: line.message, timestamp: line.timestamp }),
     });
   }
 

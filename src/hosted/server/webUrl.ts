@@ -29,7 +29,9 @@ export function nonWebReason(url: string): string | undefined {
       return /^(https?:\/\/|null\/)/i.test(parsed.pathname) ? undefined : 'a blob: URL of a non-web origin is that origin';
     case 'about:':
       // Chrome turns every other about: page into a chrome:// page.
-      return parsed.pathname === 'blank' || parsed.pathname === 'srcdoc' ? undefined : `about:${parsed.pathname} is one of the browser's own pages`;
+      return parsed.pathname === 'blank' || parsed.pathname === 'srcdoc'
+        ? undefined
+        : `about:${parsed.pathname} is one of the browser's own pages`;
     case 'file:':
       return "file: URLs read the server's own files";
     case 'chrome:':

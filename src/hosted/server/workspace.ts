@@ -50,7 +50,13 @@ export async function makeWorkspace(): Promise<Workspace> {
  * session past `maxBytes` over all its files (or removes it, when it finished first). A client's own setDownloadBehavior is rewritten to
  * the same folder on the connectUrl bridge (cdpGuard.ts), with events kept on.
  */
-export async function confineDownloads(browser: BrowserHandle, folder: string, maxBytes: number, logger: Logger, session: string): Promise<void> {
+export async function confineDownloads(
+  browser: BrowserHandle,
+  folder: string,
+  maxBytes: number,
+  logger: Logger,
+  session: string,
+): Promise<void> {
   const root = browser.connection.rootSession;
   const received = new Map<string, number>();
   const cancelled = new Set<string>();
@@ -77,7 +83,9 @@ export async function confineDownloads(browser: BrowserHandle, folder: string, m
     cancelled.add(event.guid);
     received.set(event.guid, 0);
     if (event.state === 'inProgress') {
-      logger.info('hosted', `A session download was cancelled: it would take the session past its ${maxBytes}-byte download limit`, { session });
+      logger.info('hosted', `A session download was cancelled: it would take the session past its ${maxBytes}-byte download limit`, {
+        session,
+      });
       void root.sendQuiet('Browser.cancelDownload', { guid: event.guid });
       return;
     }

@@ -58,11 +58,15 @@ function selectValues(el: Element, values: string[]): { values: string[]; why: s
   if (el.disabled) return { values: [], why: 'the list is disabled' };
   const wanted = values.map((value) => value.trim());
   const options = Array.from(el.options);
-  const fits = (option: HTMLOptionElement, value: string) => option.value.trim() === value || (option.label || option.text).trim() === value;
+  const fits = (option: HTMLOptionElement, value: string) =>
+    option.value.trim() === value || (option.label || option.text).trim() === value;
   const missing = wanted.filter((value) => !options.some((option) => fits(option, value)));
   if (missing.length) {
     const some = options.slice(0, 5).map((option) => JSON.stringify(option.label || option.text));
-    return { values: [], why: `it has no option ${missing.map((value) => JSON.stringify(value)).join(', ')} among its ${options.length} (${some.join(', ')}${options.length > 5 ? ', …' : ''}); name options by value or label` };
+    return {
+      values: [],
+      why: `it has no option ${missing.map((value) => JSON.stringify(value)).join(', ')} among its ${options.length} (${some.join(', ')}${options.length > 5 ? ', …' : ''}); name options by value or label`,
+    };
   }
   if (wanted.length > 1 && !el.multiple) return { values: [], why: `it takes one option, not ${wanted.length}` };
   let chosen = false;
@@ -81,7 +85,8 @@ function clickEvent(el: Element, init: MouseEventInit): void {
 }
 
 function fileInputProblem(el: Element, count: number): string {
-  if (!(el instanceof HTMLInputElement) || el.type !== 'file') return `it is ${el.localName === 'input' ? `an <input type="${(el as HTMLInputElement).type}">` : `a <${el.localName}>`}, not an <input type="file">`;
+  if (!(el instanceof HTMLInputElement) || el.type !== 'file')
+    return `it is ${el.localName === 'input' ? `an <input type="${(el as HTMLInputElement).type}">` : `a <${el.localName}>`}, not an <input type="file">`;
   if (el.disabled) return 'it is disabled';
   return count > 1 && !el.multiple ? `it takes one file (no \`multiple\` attribute), not ${count}` : '';
 }

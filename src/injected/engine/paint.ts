@@ -44,7 +44,8 @@ export function mask(el: Element, color: string, token: string): void {
   // Walked across shadow roots: a dialog can hold a host whose shadow tree holds the element.
   let layer: Element | null = el;
   // :is() forgives a pseudo-class the browser does not know (:popover-open before Chrome 114), where a plain list would throw.
-  while (layer && !layer.matches(':is(:modal, :popover-open)')) layer = layer.parentElement ?? ((layer.getRootNode() as ShadowRoot).host || null);
+  while (layer && !layer.matches(':is(:modal, :popover-open)'))
+    layer = layer.parentElement ?? ((layer.getRootNode() as ShadowRoot).host || null);
   const root = layer ?? document.documentElement;
   if (!root || !(rect.width > 0 && rect.height > 0)) return;
   // Positioned in the document, so a capture of the whole page puts it over the element too.

@@ -23,7 +23,8 @@ function same(a: Box | null, b: Box | null): boolean {
 /** Why the element cannot take a click or the keyboard ('' when it can), and its box. */
 export function aim(el: Element): { why: string; box: Box | null } {
   if (!el.isConnected) return { why: 'it is no longer in the page', box: null };
-  const disabled = (el as HTMLButtonElement).disabled === true || el.closest('fieldset[disabled]') !== null || el.getAttribute('aria-disabled') === 'true';
+  const disabled =
+    (el as HTMLButtonElement).disabled === true || el.closest('fieldset[disabled]') !== null || el.getAttribute('aria-disabled') === 'true';
   return { why: disabled ? 'it is disabled' : '', box: firstBox(el) };
 }
 
@@ -52,7 +53,8 @@ export async function arm(el: Element, strict: boolean, ms: number): Promise<Rea
     // Until each has been sampled at a later time: one that only just began is still at its start a
     // frame later, and a frame can come whose time has not moved on.
     const times = changes.map((each) => Number(each.currentTime ?? 0));
-    const unsampled = () => changes.some((each, at) => each.playState === 'running' && (each.pending || Number(each.currentTime ?? 0) <= times[at]!));
+    const unsampled = () =>
+      changes.some((each, at) => each.playState === 'running' && (each.pending || Number(each.currentTime ?? 0) <= times[at]!));
     for (let frames = 0; frames < 4 && (frames === 0 || unsampled()); frames++) await nextFrame();
     if (!same(box, firstBox(el))) return { why: '', moved: true, receiver: '' };
   }
@@ -199,7 +201,10 @@ export function describe(hit: Element, target?: Element | null): string {
     if (node instanceof Element) cover = node;
   }
   const id = cover.id ? ` id="${cover.id.slice(0, 40)}"` : '';
-  const classes = typeof cover.className === 'string' && cover.className.trim() ? ` class="${cover.className.trim().replace(/\s+/g, ' ').slice(0, 60)}"` : '';
+  const classes =
+    typeof cover.className === 'string' && cover.className.trim()
+      ? ` class="${cover.className.trim().replace(/\s+/g, ' ').slice(0, 60)}"`
+      : '';
   const text = ((cover as HTMLElement).innerText ?? cover.textContent ?? '').replace(/\s+/g, ' ').trim();
   return `<${cover.localName}${id}${classes}>${text ? ` "${text.length > 60 ? `${text.slice(0, 60)}…` : text}"` : ''}`;
 }

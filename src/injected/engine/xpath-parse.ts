@@ -147,7 +147,8 @@ function predicateEnd(body: string, open: number): number {
   let depth = 0;
   for (let i = open; i < body.length; i++) {
     const c = body[i];
-    if (c === '"' || c === "'") i = body.indexOf(c, i + 1); // stepEnd already proved it is terminated
+    if (c === '"' || c === "'")
+      i = body.indexOf(c, i + 1); // stepEnd already proved it is terminated
     else if (c === '[') depth++;
     else if (c === ']' && --depth === 0) return i;
   }
@@ -164,8 +165,7 @@ const PRED_NAME = new RegExp(`^(name|local-name)\\s*\\(\\s*\\)\\s*=\\s*${QUOTED}
 
 function parsePredicate(text: string, offset: number): Predicate {
   let m: RegExpExecArray | null;
-  if ((m = PRED_INDEX.exec(text)) || (m = PRED_POSITION.exec(text)))
-    return { kind: 'position', index: Number(m[1]), fromEnd: false };
+  if ((m = PRED_INDEX.exec(text)) || (m = PRED_POSITION.exec(text))) return { kind: 'position', index: Number(m[1]), fromEnd: false };
   if ((m = PRED_LAST.exec(text))) return { kind: 'position', index: Number(m[1] ?? 0), fromEnd: true };
   if ((m = PRED_ATTR.exec(text))) return { kind: 'attr', name: m[1], value: m[2] ?? m[3] ?? null };
   if ((m = PRED_NAME.exec(text))) return { kind: 'name', fn: m[1] as 'name' | 'local-name', value: m[2] ?? m[3] };

@@ -3,14 +3,7 @@
 // when native finds nothing.
 
 import type { Hop, Outcome } from './types.js';
-import {
-  ShadowRegistry,
-  isElement,
-  isFrameElement,
-  isHtmlElement,
-  isShadowRoot,
-  type TreeNode,
-} from './composed.js';
+import { ShadowRegistry, isElement, isFrameElement, isHtmlElement, isShadowRoot, type TreeNode } from './composed.js';
 import { parseXPath, stepsToSource, type NodeTest, type Predicate, type Step } from './xpath-parse.js';
 
 /** The first match; with `all`, every one (those native evaluation finds, else the composed tree's). */
@@ -37,9 +30,7 @@ export function resolveXPath(expr: string, shadows: ShadowRegistry, doc: Documen
   }
   const parsed = parseXPath(expr);
   if (!parsed.ok) {
-    return nativeSyntaxError
-      ? { kind: 'syntax', message: `invalid XPath ${JSON.stringify(expr)}: ${parsed.error}` }
-      : { kind: 'none' };
+    return nativeSyntaxError ? { kind: 'syntax', message: `invalid XPath ${JSON.stringify(expr)}: ${parsed.error}` } : { kind: 'none' };
   }
   return new ComposedEvaluator(shadows, doc).run(parsed.steps, all);
 }
@@ -198,9 +189,7 @@ function filter(list: TreeNode[], p: Predicate): TreeNode[] {
       return at >= 1 && at <= list.length ? [list[at - 1]] : [];
     }
     case 'attr':
-      return list.filter(
-        (n) => isElement(n) && (p.value === null ? n.hasAttribute(p.name) : n.getAttribute(p.name) === p.value),
-      );
+      return list.filter((n) => isElement(n) && (p.value === null ? n.hasAttribute(p.name) : n.getAttribute(p.name) === p.value));
     case 'name':
       return list.filter((n) => {
         if (!isElement(n)) return false;

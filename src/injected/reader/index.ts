@@ -23,10 +23,12 @@ export function run(engine: EngineLike, options: CaptureOptions, root: Element |
       return JSON.stringify(new XPathBuilder().of(frameElements[0]!));
     case 'xpaths': {
       const builder = new XPathBuilder();
-      return JSON.stringify((options.ids ?? []).map((id) => {
-        const el = engine.ids.byId(id);
-        return el ? builder.of(el) : null;
-      }));
+      return JSON.stringify(
+        (options.ids ?? []).map((id) => {
+          const el = engine.ids.byId(id);
+          return el ? builder.of(el) : null;
+        }),
+      );
     }
     default:
       return JSON.stringify(capture(engine, options, root, frameElements));

@@ -8,8 +8,23 @@ import { clean, textOf } from './text.js';
 
 /** Roles a user acts on by their nature. */
 const ACTING_ROLES = new Set([
-  'link', 'button', 'checkbox', 'radio', 'switch', 'textbox', 'searchbox', 'combobox', 'listbox', 'option',
-  'slider', 'spinbutton', 'tab', 'menuitem', 'menuitemcheckbox', 'menuitemradio', 'treeitem',
+  'link',
+  'button',
+  'checkbox',
+  'radio',
+  'switch',
+  'textbox',
+  'searchbox',
+  'combobox',
+  'listbox',
+  'option',
+  'slider',
+  'spinbutton',
+  'tab',
+  'menuitem',
+  'menuitemcheckbox',
+  'menuitemradio',
+  'treeitem',
 ]);
 /** Kept for what they hold: the page, and each frame (its content goes under its line). */
 const STRUCTURE = new Set(['RootWebArea', 'Iframe']);
@@ -17,8 +32,23 @@ const STRUCTURE = new Set(['RootWebArea', 'Iframe']);
 const ROWS = new Set(['row', 'listitem', 'treeitem']);
 /** Ancestors whose name says what an element is for. */
 const GROUPS = new Set([
-  'group', 'radiogroup', 'form', 'dialog', 'alertdialog', 'region', 'navigation', 'search', 'toolbar', 'menu',
-  'menubar', 'tablist', 'tabpanel', 'complementary', 'table', 'list', 'article',
+  'group',
+  'radiogroup',
+  'form',
+  'dialog',
+  'alertdialog',
+  'region',
+  'navigation',
+  'search',
+  'toolbar',
+  'menu',
+  'menubar',
+  'tablist',
+  'tabpanel',
+  'complementary',
+  'table',
+  'list',
+  'article',
 ]);
 const CONTEXT_MAX = 80;
 
@@ -46,7 +76,11 @@ export class InteractiveLens implements Lens {
     const chain = this.#chain;
     chain.length = level;
     const above = level > 0 ? (chain[level - 1]?.depth ?? 0) : 0;
-    const keep = STRUCTURE.has(role) || ACTING_ROLES.has(role) || actsOnClick(el) || (role === 'StaticText' && !!el.parentElement && actsOnClick(el.parentElement));
+    const keep =
+      STRUCTURE.has(role) ||
+      ACTING_ROLES.has(role) ||
+      actsOnClick(el) ||
+      (role === 'StaticText' && !!el.parentElement && actsOnClick(el.parentElement));
     chain[level] = { role, name, el, depth: keep ? above + 1 : above };
     if (role === 'heading') this.#heading = name;
     if (!keep) return;

@@ -188,4 +188,3 @@ export function pushNode(items: Item[], node: NodeItem | FrameItem): void {
   pushBreak(items);
   items.push(node, BREAK);
 }
-

@@ -38,4 +38,3 @@ export function hrefOf(el: Element): string | undefined {
     return raw;
   }
 }
-

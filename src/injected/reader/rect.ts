@@ -27,8 +27,10 @@ export function intersect(a: Rect, b: Rect): Rect {
  * of no width or height (an empty field, a line of zero height), which shows when it lies inside.
  */
 export function overlaps(box: Rect, region: Rect): boolean {
-  const across = box.right > box.left ? box.left < region.right && box.right > region.left : box.left >= region.left && box.left <= region.right;
-  const down = box.bottom > box.top ? box.top < region.bottom && box.bottom > region.top : box.top >= region.top && box.top <= region.bottom;
+  const across =
+    box.right > box.left ? box.left < region.right && box.right > region.left : box.left >= region.left && box.left <= region.right;
+  const down =
+    box.bottom > box.top ? box.top < region.bottom && box.bottom > region.top : box.top >= region.top && box.top <= region.bottom;
   return across && down;
 }
 

@@ -4,26 +4,81 @@ import { clean, quote, textOf, textOfIds } from './text.js';
 
 /** Roles whose name comes from their content and whose children add nothing once named. */
 export const LEAF_ROLES = new Set([
-  'button', 'link', 'checkbox', 'radio', 'switch', 'option', 'tab', 'menuitem', 'menuitemcheckbox',
-  'menuitemradio', 'treeitem', 'image', 'img', 'progressbar', 'slider', 'separator', 'scrollbar', 'tooltip',
+  'button',
+  'link',
+  'checkbox',
+  'radio',
+  'switch',
+  'option',
+  'tab',
+  'menuitem',
+  'menuitemcheckbox',
+  'menuitemradio',
+  'treeitem',
+  'image',
+  'img',
+  'progressbar',
+  'slider',
+  'separator',
+  'scrollbar',
+  'tooltip',
 ]);
 
 /** Roles that are kept even with no name and no children: a field is worth knowing about empty. */
 export const KEEP_EMPTY = new Set([
-  'textbox', 'searchbox', 'combobox', 'listbox', 'checkbox', 'radio', 'switch', 'slider', 'spinbutton',
-  'button', 'Iframe',
+  'textbox',
+  'searchbox',
+  'combobox',
+  'listbox',
+  'checkbox',
+  'radio',
+  'switch',
+  'slider',
+  'spinbutton',
+  'button',
+  'Iframe',
 ]);
 
 /** Containers that add nothing when they hold exactly one node and have no name of their own. */
 export const PASS_THROUGH = new Set(['listitem', 'paragraph', 'group', 'generic', 'blockquote', 'figure', 'term', 'definition']);
 
 const BY_TAG: Record<string, string> = {
-  article: 'article', aside: 'complementary', blockquote: 'blockquote', button: 'button', dd: 'definition',
-  details: 'group', dialog: 'dialog', dl: 'list', dt: 'term', fieldset: 'group', figure: 'figure',
-  h1: 'heading', h2: 'heading', h3: 'heading', h4: 'heading', h5: 'heading', h6: 'heading', li: 'listitem',
-  main: 'main', math: 'math', menu: 'list', meter: 'meter', nav: 'navigation', ol: 'list', optgroup: 'group',
-  output: 'status', p: 'paragraph', progress: 'progressbar', search: 'search', summary: 'button', table: 'table',
-  td: 'cell', th: 'columnheader', tr: 'row', ul: 'list', caption: 'caption',
+  article: 'article',
+  aside: 'complementary',
+  blockquote: 'blockquote',
+  button: 'button',
+  dd: 'definition',
+  details: 'group',
+  dialog: 'dialog',
+  dl: 'list',
+  dt: 'term',
+  fieldset: 'group',
+  figure: 'figure',
+  h1: 'heading',
+  h2: 'heading',
+  h3: 'heading',
+  h4: 'heading',
+  h5: 'heading',
+  h6: 'heading',
+  li: 'listitem',
+  main: 'main',
+  math: 'math',
+  menu: 'list',
+  meter: 'meter',
+  nav: 'navigation',
+  ol: 'list',
+  optgroup: 'group',
+  output: 'status',
+  p: 'paragraph',
+  progress: 'progressbar',
+  search: 'search',
+  summary: 'button',
+  table: 'table',
+  td: 'cell',
+  th: 'columnheader',
+  tr: 'row',
+  ul: 'list',
+  caption: 'caption',
 };
 
 /** The role of a non-form element, or '' for a generic one (which adds no line). */
@@ -45,7 +100,9 @@ export function roleOf(el: Element, tag: string): string {
     case 'section':
     case 'form':
       return el.hasAttribute('aria-label') || el.hasAttribute('aria-labelledby') || el.hasAttribute('title')
-        ? tag === 'form' ? 'form' : 'region'
+        ? tag === 'form'
+          ? 'form'
+          : 'region'
         : '';
     case 'th':
       return el.getAttribute('scope') === 'row' ? 'rowheader' : 'columnheader';
@@ -112,7 +169,9 @@ function disabled(el: Element): string {
 }
 
 const TEXT_INPUTS: Record<string, string> = {
-  search: 'searchbox', number: 'spinbutton', range: 'slider',
+  search: 'searchbox',
+  number: 'spinbutton',
+  range: 'slider',
 };
 
 export function describeControl(el: Element, tag: string): Control | null {
@@ -150,7 +209,7 @@ function describeInput(input: HTMLInputElement): Control | null {
       // The value of a password field never leaves the page.
       return field('textbox', labelOf(input), '', input.placeholder, off + (input.value ? ' [filled]' : ''));
     default: {
-      const role = explicitRole(input) || (input.hasAttribute('list') ? 'combobox' : TEXT_INPUTS[type] ?? 'textbox');
+      const role = explicitRole(input) || (input.hasAttribute('list') ? 'combobox' : (TEXT_INPUTS[type] ?? 'textbox'));
       return field(role, labelOf(input), input.value, input.placeholder, off);
     }
   }

@@ -42,12 +42,9 @@ export class ViewportLens implements Lens {
     // The child's window starts at its iframe's content box (inside border and padding).
     const box = el.getBoundingClientRect();
     const style = getComputedStyle(el);
-    const [padLeft, padTop, padRight, padBottom] = [style.paddingLeft, style.paddingTop, style.paddingRight, style.paddingBottom].map(parseFloat) as [
-      number,
-      number,
-      number,
-      number,
-    ];
+    const [padLeft, padTop, padRight, padBottom] = [style.paddingLeft, style.paddingTop, style.paddingRight, style.paddingBottom].map(
+      parseFloat,
+    ) as [number, number, number, number];
     const left = box.left + el.clientLeft + padLeft;
     const top = box.top + el.clientTop + padTop;
     const content = { left, top, right: left + el.clientWidth - padLeft - padRight, bottom: top + el.clientHeight - padTop - padBottom };

@@ -4,7 +4,21 @@
 
 import { authorName, ariaStates, describeControl, KEEP_EMPTY, LEAF_ROLES, PASS_THROUGH, roleOf } from './roles.js';
 import { clean, squash } from './text.js';
-import { BREAK, contentText, edge, inFlow, isBlank, onlyText, proseWithLinks, pushNode, pushText, startLists, type FrameItem, type Item, type NodeItem } from './items.js';
+import {
+  BREAK,
+  contentText,
+  edge,
+  inFlow,
+  isBlank,
+  onlyText,
+  proseWithLinks,
+  pushNode,
+  pushText,
+  startLists,
+  type FrameItem,
+  type Item,
+  type NodeItem,
+} from './items.js';
 import { hrefOf, startLinks } from './links.js';
 import type { EngineLike } from './types.js';
 
@@ -36,12 +50,45 @@ interface Open {
 }
 
 const SKIP = new Set([
-  'script', 'style', 'template', 'noscript', 'head', 'meta', 'link', 'title', 'base', 'param', 'source',
-  'track', 'hr', 'canvas', 'video', 'audio', 'object', 'embed', 'map', 'datalist',
+  'script',
+  'style',
+  'template',
+  'noscript',
+  'head',
+  'meta',
+  'link',
+  'title',
+  'base',
+  'param',
+  'source',
+  'track',
+  'hr',
+  'canvas',
+  'video',
+  'audio',
+  'object',
+  'embed',
+  'map',
+  'datalist',
 ]);
 const SHADOW_HOSTS = new Set([
-  'article', 'aside', 'blockquote', 'div', 'footer', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'header', 'main',
-  'nav', 'p', 'section', 'span',
+  'article',
+  'aside',
+  'blockquote',
+  'div',
+  'footer',
+  'h1',
+  'h2',
+  'h3',
+  'h4',
+  'h5',
+  'h6',
+  'header',
+  'main',
+  'nav',
+  'p',
+  'section',
+  'span',
 ]);
 const TABLE_PARTS = new Set(['row', 'cell', 'columnheader', 'rowheader', 'table']);
 const LANDMARKS = new Set(['navigation', 'banner', 'contentinfo', 'complementary', 'main', 'region', 'form', 'search']);
@@ -59,7 +106,20 @@ export class Walker {
   ) {}
 
   walk(root: Element): Item[] {
-    const top: Open = { el: root, tag: '', next: null, list: [root], i: 0, items: [], role: '', visible: true, inline: false, askFirstChild: false, layout: false, dropText: false };
+    const top: Open = {
+      el: root,
+      tag: '',
+      next: null,
+      list: [root],
+      i: 0,
+      items: [],
+      role: '',
+      visible: true,
+      inline: false,
+      askFirstChild: false,
+      layout: false,
+      dropText: false,
+    };
     startLists();
     startLinks();
     const stack: Open[] = [top];
@@ -70,7 +130,8 @@ export class Walker {
       else if ((node = open.next)) open.next = node.nextSibling;
       if (node) {
         if (node.nodeType === 3) {
-          if (open.visible && !open.dropText) pushText(open.items, squash((node as Text).data), open.list ? (node.parentElement ?? open.el) : open.el);
+          if (open.visible && !open.dropText)
+            pushText(open.items, squash((node as Text).data), open.list ? (node.parentElement ?? open.el) : open.el);
         } else if (node.nodeType === 1) {
           const child = this.enter(node as Element, open);
           if (child) stack.push(child);
@@ -154,7 +215,20 @@ export class Walker {
     let role = visible ? roleOf(el, tag) : '';
     if (layout && TABLE_PARTS.has(role) && !el.hasAttribute('role')) role = '';
     const dropText = tag === 'label' && !!(el as HTMLLabelElement).control;
-    const open: Open = { el, tag, next, list, i: 0, items: role ? [] : parent.items, role, visible, inline, askFirstChild, layout, dropText };
+    const open: Open = {
+      el,
+      tag,
+      next,
+      list,
+      i: 0,
+      items: role ? [] : parent.items,
+      role,
+      visible,
+      inline,
+      askFirstChild,
+      layout,
+      dropText,
+    };
     // A generic box adds no line, but a block one keeps its text apart from its neighbours'.
     if (!role) edge(open);
     return open;
@@ -250,7 +324,7 @@ function foldRow(cells: Item[]): [string, Item[]] | null {
   for (const cell of cells) {
     if (cell === BREAK || cell.k !== 0 || !CELLS.has(cell.role) || cell.states) return null;
     for (const kid of cell.kids) {
-      if (kid === BREAK || kid.k !== 0 || kid.kids.length > 0 && !KEEP_EMPTY.has(kid.role)) return null;
+      if (kid === BREAK || kid.k !== 0 || (kid.kids.length > 0 && !KEEP_EMPTY.has(kid.role))) return null;
       if (kid.role !== 'image') kids.push(kid);
     }
     texts.push(cell.name || contentText(cell.kids));
@@ -275,4 +349,3 @@ function isLayoutTable(table: HTMLTableElement): boolean {
   if (table.hasAttribute('role') || table.querySelector('th,caption,thead,tfoot')) return false;
   return table.rows.length <= 1 || table.querySelector('table') !== null;
 }
-

@@ -65,7 +65,10 @@ export function watchClosedRoots(binding: string): void {
   const parsed = (html: unknown) => {
     // Markup given as an object (TrustedHTML, or anything with a toString) is not converted a
     // second time: that would run the page's toString again. Other values' text has no markup.
-    const maybe = typeof html === 'string' ? apply(includes, apply(toLowerCase, html, []), ['shadowrootmode']) : typeof html === 'function' || (typeof html === 'object' && html !== null);
+    const maybe =
+      typeof html === 'string'
+        ? apply(includes, apply(toLowerCase, html, []), ['shadowrootmode'])
+        : typeof html === 'function' || (typeof html === 'object' && html !== null);
     if (maybe) send(`d${++declarative}`);
   };
 

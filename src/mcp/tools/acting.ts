@@ -28,14 +28,21 @@ export const ACTING_TOOLS: Tool[] = [
           items: { type: 'string' },
           description: 'With `ref`: the text to fill or type, the key to press, the option to pick.',
         },
-        instruction: { type: 'string', description: 'The action in plain words, when no id fits. Give one of `ref`, `instruction` or `action`.' },
+        instruction: {
+          type: 'string',
+          description: 'The action in plain words, when no id fits. Give one of `ref`, `instruction` or `action`.',
+        },
         action: {
           type: 'object',
           description: 'An action from observe (or from an earlier act). Give this or `instruction`.',
           properties: {
             selector: { type: 'string', description: SELECTOR_HELP },
             method: { type: 'string', enum: METHODS, description: 'Default click.' },
-            arguments: { type: 'array', items: { type: 'string' }, description: 'The text to fill or type, the key to press, the option to pick.' },
+            arguments: {
+              type: 'array',
+              items: { type: 'string' },
+              description: 'The text to fill or type, the key to press, the option to pick.',
+            },
             description: { type: 'string' },
           },
           required: ['selector'],

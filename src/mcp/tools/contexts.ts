@@ -40,7 +40,8 @@ export async function runContextTool(args: Record<string, unknown>, contexts: Cl
       return text(JSON.stringify({ context: await contexts.open(caller) }));
     case 'close': {
       const handle = optionalString(args.context);
-      if (!handle) return failure('InvalidOptionError', 'context "close" needs `context`, the handle "open" gave; call context "list" to see them.');
+      if (!handle)
+        return failure('InvalidOptionError', 'context "close" needs `context`, the handle "open" gave; call context "list" to see them.');
       await contexts.close(handle, caller);
       return text(`Closed context ${handle}: its tabs, cookies and storage are gone.`);
     }

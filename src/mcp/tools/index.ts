@@ -2,7 +2,14 @@
 // say what each tool is for and when to prefer another. Results are short text by default: an
 // agent pays for every byte it is sent, so page text comes only when asked for.
 
-import { fromJsonSchema, type CallToolResult, type JsonSchemaType, type McpServer, type ServerContext, type StandardSchemaWithJSON } from '@modelcontextprotocol/server';
+import {
+  fromJsonSchema,
+  type CallToolResult,
+  type JsonSchemaType,
+  type McpServer,
+  type ServerContext,
+  type StandardSchemaWithJSON,
+} from '@modelcontextprotocol/server';
 import { ConnectionClosedError, MissingLLMConfigurationError, TimeoutError } from '../../errors.js';
 import type { ModelConfiguration } from '../../types.js';
 import { clientSampling, samplingModelConfiguration, serverHasModel } from '../sampling.js';
@@ -43,7 +50,8 @@ const compiled = new Map<boolean, Map<string, Schema>>();
 function schemasFor(shared: boolean, idleMs: number): Map<string, Schema> {
   let schemas = compiled.get(shared);
   if (schemas) return schemas;
-  const compile = (schema: Record<string, unknown>) => fromJsonSchema<Record<string, unknown>>({ ...schema, additionalProperties: false } as JsonSchemaType);
+  const compile = (schema: Record<string, unknown>) =>
+    fromJsonSchema<Record<string, unknown>>({ ...schema, additionalProperties: false } as JsonSchemaType);
   schemas = new Map(
     TOOLS.map((tool) => {
       const properties = { ...(tool.inputSchema.properties as object), ...(shared ? {} : { context: CONTEXT_ARGUMENT }) };
@@ -67,7 +75,12 @@ export function registerTools(server: McpServer, contexts: ClientContexts, setti
     const tool = contextTool(idleMs);
     server.registerTool(
       tool.name,
-      { title: tool.title, description: tool.description, inputSchema: schemas.get(tool.name)!, annotations: { title: tool.title, readOnlyHint: false, openWorldHint: false } },
+      {
+        title: tool.title,
+        description: tool.description,
+        inputSchema: schemas.get(tool.name)!,
+        annotations: { title: tool.title, readOnlyHint: false, openWorldHint: false },
+      },
       (args, ctx) => runContextTool(args ?? {}, contexts, callerOf(ctx)).catch((error: unknown) => errorResult(error, false)),
     );
   }
@@ -96,7 +109,11 @@ export function registerTools(server: McpServer, contexts: ClientContexts, setti
           uploadDir: settings.uploadDir,
           modelOptions: () => {
             call.askedModel = true;
-            return modelOptions(session.options, settings, rounds ? { sample: rounds.sample, parallel: CHUNKS_PER_ROUND } : { sample: clientSampling(server, ctx) });
+            return modelOptions(
+              session.options,
+              settings,
+              rounds ? { sample: rounds.sample, parallel: CHUNKS_PER_ROUND } : { sample: clientSampling(server, ctx) },
+            );
           },
         };
         try {
@@ -129,7 +146,7 @@ async function modelOptions(
   if (!sample || (await serverHasModel(options))) return { timeout };
   if (!announced) {
     announced = true;
-    settings.log('the server has no model of its own (no key for it): extract, act and observe ask the client\'s model, through sampling');
+    settings.log("the server has no model of its own (no key for it): extract, act and observe ask the client's model, through sampling");
   }
   return { model: samplingModelConfiguration(sample, timeout, parallel), timeout };
 }
@@ -139,7 +156,7 @@ function errorResult(error: unknown, askedModel: boolean): CallToolResult {
   if (!(error instanceof Error)) return failure('Error', String(error));
   const hint =
     error instanceof MissingLLMConfigurationError
-      ? ' For the MCP server: start `tendril mcp` with --model (or MODEL_NAME) and the key in MODEL_API_KEY or the provider\'s variable;' +
+      ? " For the MCP server: start `tendril mcp` with --model (or MODEL_NAME) and the key in MODEL_API_KEY or the provider's variable;" +
         ' or use it from an MCP client that offers sampling (the `sampling` capability), whose own model is then asked.'
       : error instanceof ConnectionClosedError
         ? ' The next call starts a new browser.'

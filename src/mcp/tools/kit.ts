@@ -16,11 +16,24 @@ export interface ToolCall {
   askedModel: boolean;
 }
 
-export const METHODS = ['click', 'doubleClick', 'hover', 'fill', 'type', 'press', 'selectOption', 'scrollTo', 'scrollIntoView', 'nextChunk', 'prevChunk'];
+export const METHODS = [
+  'click',
+  'doubleClick',
+  'hover',
+  'fill',
+  'type',
+  'press',
+  'selectOption',
+  'scrollTo',
+  'scrollIntoView',
+  'nextChunk',
+  'prevChunk',
+];
 
 export const INCLUDE_PAGE_TEXT = {
   type: 'boolean',
-  description: 'Also return the page text after this step (default false: only a short confirmation). Call page_text later instead if unsure.',
+  description:
+    'Also return the page text after this step (default false: only a short confirmation). Call page_text later instead if unsure.',
 } as const;
 
 export const SELECTOR_HELP = 'XPath (starting with / or xpath=) or CSS; XPaths cross iframes and shadow roots';
@@ -42,7 +55,12 @@ export function text(value: string): CallToolResult {
   return { content: [{ type: 'text', text: value }] };
 }
 
-export async function withPageText(args: Record<string, unknown>, session: BrowserSession, page: Page, summary: string): Promise<CallToolResult> {
+export async function withPageText(
+  args: Record<string, unknown>,
+  session: BrowserSession,
+  page: Page,
+  summary: string,
+): Promise<CallToolResult> {
   if (args.include_page_text !== true) return text(summary);
   const { pageText } = await readPage(session, page, {});
   return text(`${summary}\n\n${pageText}`);
@@ -56,13 +74,18 @@ export async function readPage(session: BrowserSession, page: Page, args: Record
 
 export async function listTabs(session: BrowserSession): Promise<string> {
   const { pages, current } = await session.pages();
-  const lines = await Promise.all(pages.map(async (page, index) => `${page === current ? '*' : ' '} ${index}: ${await titleOf(page)} — ${page.url()}`));
+  const lines = await Promise.all(
+    pages.map(async (page, index) => `${page === current ? '*' : ' '} ${index}: ${await titleOf(page)} — ${page.url()}`),
+  );
   return `Tabs (* is current):\n${lines.join('\n')}`;
 }
 
 /** A page busy with a dialog or a navigation cannot say its title; that is no reason to fail. */
 export async function titleOf(page: Page): Promise<string> {
-  return page.title().then((title) => JSON.stringify(title), () => '(unknown)');
+  return page.title().then(
+    (title) => JSON.stringify(title),
+    () => '(unknown)',
+  );
 }
 
 export function optionalString(value: unknown): string | undefined {

@@ -29,9 +29,13 @@ export const MODEL_TOOLS: Tool[] = [
       const page = await session.page();
       const options: ExtractOptions = { page, selector: optionalString(args.selector), ...(await call.modelOptions()) };
       const instruction = String(args.instruction);
-      const result: unknown = args.schema === undefined ? await sdk.extract(instruction, options) : await sdk.extract(instruction, schemaFromJson(args.schema), options);
+      const result: unknown =
+        args.schema === undefined
+          ? await sdk.extract(instruction, options)
+          : await sdk.extract(instruction, schemaFromJson(args.schema), options);
       // The hosted cache's verdict is about the run, not the data.
-      if (result && typeof result === 'object' && !Array.isArray(result) && 'cacheStatus' in result) delete (result as { cacheStatus?: unknown }).cacheStatus;
+      if (result && typeof result === 'object' && !Array.isArray(result) && 'cacheStatus' in result)
+        delete (result as { cacheStatus?: unknown }).cacheStatus;
       return text(JSON.stringify(result, null, 2));
     },
   },

@@ -43,10 +43,15 @@ export function firstPart(page: Page, text: string, maxChars: number): PagePart 
 /** The part a cursor points at, from the read it was made from; a typed error when that read is no longer the tab's last. */
 export function nextPart(page: Page, cursor: string, maxChars: number): PagePart {
   const match = /^(\d+)\.([0-9a-f]{12})$/.exec(cursor);
-  if (!match) throw new InvalidOptionError(`\`cursor\` ${JSON.stringify(cursor)} is not one page_text gave; call page_text without a cursor to start again.`);
+  if (!match)
+    throw new InvalidOptionError(
+      `\`cursor\` ${JSON.stringify(cursor)} is not one page_text gave; call page_text without a cursor to start again.`,
+    );
   const read = reads.get(page);
   if (!read || read.fingerprint !== match[2]) {
-    throw new InvalidOptionError('This cursor belongs to an earlier read of the tab (it was read again since, or another tab is current): call page_text without a cursor to read it again.');
+    throw new InvalidOptionError(
+      'This cursor belongs to an earlier read of the tab (it was read again since, or another tab is current): call page_text without a cursor to read it again.',
+    );
   }
   return cut(read, Number(match[1]), maxChars);
 }
@@ -100,7 +105,10 @@ export function findLines(pageText: string, query: string, maxResults: number, m
     size += added;
     shown++;
   }
-  const text = [...keep].sort((a, b) => a - b).map((at) => lines[at]).join('\n');
+  const text = [...keep]
+    .sort((a, b) => a - b)
+    .map((at) => lines[at])
+    .join('\n');
   return { text, matches, shown };
 }
 

@@ -2,7 +2,19 @@
 // screenshot, back and tabs.
 
 import { DEFAULT_MAX_CHARS, findLines, firstPart, MIN_MAX_CHARS, nextPart } from './parts.js';
-import { absoluteUrl, failure, INCLUDE_PAGE_TEXT, listTabs, optionalString, readPage, SELECTOR_HELP, text, titleOf, withPageText, type Tool } from './kit.js';
+import {
+  absoluteUrl,
+  failure,
+  INCLUDE_PAGE_TEXT,
+  listTabs,
+  optionalString,
+  readPage,
+  SELECTOR_HELP,
+  text,
+  titleOf,
+  withPageText,
+  type Tool,
+} from './kit.js';
 
 export const READING_TOOLS: Tool[] = [
   {
@@ -12,7 +24,11 @@ export const READING_TOOLS: Tool[] = [
     inputSchema: {
       type: 'object',
       properties: {
-        url: { type: 'string', description: 'The address to open; a bare host is taken as https:// (example.org), or as http:// when it is this machine or a private network (localhost:3000, 127.0.0.1:8765, 192.168.1.1).' },
+        url: {
+          type: 'string',
+          description:
+            'The address to open; a bare host is taken as https:// (example.org), or as http:// when it is this machine or a private network (localhost:3000, 127.0.0.1:8765, 192.168.1.1).',
+        },
         include_page_text: INCLUDE_PAGE_TEXT,
       },
       required: ['url'],
@@ -50,7 +66,10 @@ export const READING_TOOLS: Tool[] = [
           minimum: MIN_MAX_CHARS,
           description: `The most characters of page text in one answer (default ${DEFAULT_MAX_CHARS}, about a quarter as many tokens). Lines are never cut.`,
         },
-        cursor: { type: 'string', description: 'From the end of an earlier answer: the next part of that same read, without reading the page again.' },
+        cursor: {
+          type: 'string',
+          description: 'From the end of an earlier answer: the next part of that same read, without reading the page again.',
+        },
       },
     },
     readOnly: true,
@@ -68,7 +87,7 @@ export const READING_TOOLS: Tool[] = [
     name: 'find',
     title: 'Find lines of the page',
     description:
-      'Search the current tab\'s page text: the lines holding every word of `query` (ignoring case), each with the lines it sits in ' +
+      "Search the current tab's page text: the lines holding every word of `query` (ignoring case), each with the lines it sits in " +
       '(its table row, list, form, dialog...), so you know where it is, and their ids, which act takes as `ref`. Use it on long pages ' +
       'instead of reading every part of page_text.',
     inputSchema: {
@@ -76,7 +95,11 @@ export const READING_TOOLS: Tool[] = [
       properties: {
         query: { type: 'string', description: 'Words to look for, e.g. "Add to cart" or "Item 7777".' },
         selector: { type: 'string', description: `Search only this element and what is inside it: ${SELECTOR_HELP}.` },
-        max_results: { type: 'integer', minimum: 1, description: 'The most matches to show (default 50); the answer says how many there are.' },
+        max_results: {
+          type: 'integer',
+          minimum: 1,
+          description: 'The most matches to show (default 50); the answer says how many there are.',
+        },
       },
       required: ['query'],
     },
@@ -87,7 +110,10 @@ export const READING_TOOLS: Tool[] = [
       const maxResults = typeof args.max_results === 'number' ? args.max_results : 50;
       const found = findLines(pageText, String(args.query), maxResults, DEFAULT_MAX_CHARS);
       if (!found.matches) return text(`Nothing on the page matches ${JSON.stringify(args.query)}.`);
-      const head = found.shown < found.matches ? `${found.matches} lines match; the first ${found.shown}:` : `${found.matches} line${found.matches === 1 ? '' : 's'} match:`;
+      const head =
+        found.shown < found.matches
+          ? `${found.matches} lines match; the first ${found.shown}:`
+          : `${found.matches} line${found.matches === 1 ? '' : 's'} match:`;
       return text(`${head}\n${found.text}`);
     },
   },
@@ -116,7 +142,7 @@ export const READING_TOOLS: Tool[] = [
     readOnly: false,
     async run(args, session) {
       const page = await session.page();
-      if (!(await page.goBack())) return failure('NavigationError', 'There is no earlier page in this tab\'s history.');
+      if (!(await page.goBack())) return failure('NavigationError', "There is no earlier page in this tab's history.");
       return withPageText(args, session, page, `Went back to ${page.url()}. Title: ${await titleOf(page)}`);
     },
   },

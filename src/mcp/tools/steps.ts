@@ -29,7 +29,8 @@ async function uploadable(paths: unknown, root: string | undefined): Promise<str
       const full = await realpath(path.resolve(base, given)).catch(() => {
         throw new InvalidOptionError(`upload: ${JSON.stringify(given)} is not a file in the upload directory.`);
       });
-      if (full !== base && !full.startsWith(base + path.sep)) throw new InvalidOptionError(`upload: ${JSON.stringify(given)} is outside the upload directory; only files inside it can be sent.`);
+      if (full !== base && !full.startsWith(base + path.sep))
+        throw new InvalidOptionError(`upload: ${JSON.stringify(given)} is outside the upload directory; only files inside it can be sent.`);
       return full;
     }),
   );
@@ -41,7 +42,11 @@ export const STEP_TOOLS: Tool[] = [
     title: 'Press a key',
     description:
       'Press a key or a chord ("Enter", "Escape", "Tab", "Control+A", "Shift+ArrowDown") in the current tab: into the element `ref` (focused first), or into whatever has the focus.',
-    inputSchema: { type: 'object', properties: { key: { type: 'string', description: 'The key or chord.' }, ref: REF, include_page_text: INCLUDE_PAGE_TEXT }, required: ['key'] },
+    inputSchema: {
+      type: 'object',
+      properties: { key: { type: 'string', description: 'The key or chord.' }, ref: REF, include_page_text: INCLUDE_PAGE_TEXT },
+      required: ['key'],
+    },
     readOnly: false,
     async run(args, session) {
       const page = await session.page();
@@ -55,10 +60,15 @@ export const STEP_TOOLS: Tool[] = [
   {
     name: 'upload',
     title: 'Choose files for a file input',
-    description: "Put files into the file input `ref` (<input type=file>), as a user choosing them would. Only files inside the server's upload directory (--upload-dir) can be sent.",
+    description:
+      "Put files into the file input `ref` (<input type=file>), as a user choosing them would. Only files inside the server's upload directory (--upload-dir) can be sent.",
     inputSchema: {
       type: 'object',
-      properties: { ref: REF, paths: { type: 'array', items: { type: 'string' }, description: 'Files, relative to the upload directory.' }, include_page_text: INCLUDE_PAGE_TEXT },
+      properties: {
+        ref: REF,
+        paths: { type: 'array', items: { type: 'string' }, description: 'Files, relative to the upload directory.' },
+        include_page_text: INCLUDE_PAGE_TEXT,
+      },
       required: ['ref', 'paths'],
     },
     readOnly: false,
@@ -66,7 +76,12 @@ export const STEP_TOOLS: Tool[] = [
       const files = await uploadable(args.paths, call.uploadDir);
       const page = await session.page();
       await locatorOf(page, String(args.ref)).setInputFiles(files);
-      return withPageText(args, session, page, `Chose ${files.length} file${files.length === 1 ? '' : 's'} for [${String(args.ref)}]: ${files.map((each) => path.basename(each)).join(', ')}.`);
+      return withPageText(
+        args,
+        session,
+        page,
+        `Chose ${files.length} file${files.length === 1 ? '' : 's'} for [${String(args.ref)}]: ${files.map((each) => path.basename(each)).join(', ')}.`,
+      );
     },
   },
   {
@@ -86,7 +101,8 @@ export const STEP_TOOLS: Tool[] = [
   {
     name: 'wait_for',
     title: 'Wait for a text',
-    description: 'Wait until `text` shows on the current tab (or, with `gone: true`, until it no longer does), up to `timeout_ms` (default 10000).',
+    description:
+      'Wait until `text` shows on the current tab (or, with `gone: true`, until it no longer does), up to `timeout_ms` (default 10000).',
     inputSchema: {
       type: 'object',
       properties: {
@@ -103,7 +119,10 @@ export const STEP_TOOLS: Tool[] = [
       const wanted = String(args.text);
       if (!wanted.trim()) return failure('InvalidOptionError', 'wait_for needs a `text` to wait for.');
       const gone = args.gone === true;
-      await page.waitForSelector(`text=${wanted}`, { state: gone ? 'hidden' : 'visible', timeout: typeof args.timeout_ms === 'number' ? args.timeout_ms : 10_000 });
+      await page.waitForSelector(`text=${wanted}`, {
+        state: gone ? 'hidden' : 'visible',
+        timeout: typeof args.timeout_ms === 'number' ? args.timeout_ms : 10_000,
+      });
       return withPageText(args, session, page, gone ? `${JSON.stringify(wanted)} is gone.` : `${JSON.stringify(wanted)} shows.`);
     },
   },
@@ -115,14 +134,19 @@ export const STEP_TOOLS: Tool[] = [
       'for a prompt) or "dismiss". Until set, alerts and beforeunload are accepted and confirm and prompt dismissed. Nothing ever waits on a dialog.',
     inputSchema: {
       type: 'object',
-      properties: { policy: { type: 'string', enum: ['accept', 'dismiss'] }, prompt_text: { type: 'string', description: 'What a prompt is answered with, when accepting.' } },
+      properties: {
+        policy: { type: 'string', enum: ['accept', 'dismiss'] },
+        prompt_text: { type: 'string', description: 'What a prompt is answered with, when accepting.' },
+      },
       required: ['policy'],
     },
     readOnly: false,
     async run(args, session) {
       const promptText = optionalString(args.prompt_text);
       await session.setDialogPolicy(args.policy === 'accept' ? { accept: true, promptText } : { accept: false });
-      return text(`Dialogs are ${args.policy === 'accept' ? `accepted${promptText ? ` (a prompt with ${JSON.stringify(promptText)})` : ''}` : 'dismissed'} from now on.`);
+      return text(
+        `Dialogs are ${args.policy === 'accept' ? `accepted${promptText ? ` (a prompt with ${JSON.stringify(promptText)})` : ''}` : 'dismissed'} from now on.`,
+      );
     },
   },
 ];

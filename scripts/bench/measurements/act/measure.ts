@@ -83,7 +83,8 @@ export async function runAct(ctx: ComparisonContext): Promise<ActRun> {
     received = model.fake.requests.length;
     if (arrived) throw new Error(`the fake model received ${arrived} request(s) by the end of this act(action)`);
     if (!success) throw new Error('act(action) resolved with success: false');
-    if (after !== before + 1) throw new Error(`the counter went from ${before} to ${after}, not ${before + 1}: act(action) did not click exactly once`);
+    if (after !== before + 1)
+      throw new Error(`the counter went from ${before} to ${after}, not ${before + 1}: act(action) did not click exactly once`);
     return ms;
   };
 

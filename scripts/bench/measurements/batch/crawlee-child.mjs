@@ -35,7 +35,16 @@ const crawler = new PlaywrightCrawler(
         // Start at the concurrency wanted instead of 1, and do not scale down on this busy machine's CPU snapshots.
         minConcurrency: given.concurrency,
         maxConcurrency: given.concurrency,
-        autoscaledPoolOptions: { desiredConcurrency: given.concurrency, maybeRunIntervalSecs: 0.05, systemStatusOptions: { maxCpuOverloadedRatio: 1, maxMemoryOverloadedRatio: 1, maxEventLoopOverloadedRatio: 1, maxClientOverloadedRatio: 1 } },
+        autoscaledPoolOptions: {
+          desiredConcurrency: given.concurrency,
+          maybeRunIntervalSecs: 0.05,
+          systemStatusOptions: {
+            maxCpuOverloadedRatio: 1,
+            maxMemoryOverloadedRatio: 1,
+            maxEventLoopOverloadedRatio: 1,
+            maxClientOverloadedRatio: 1,
+          },
+        },
         // No generated fingerprint injected into every page; one browser for the whole run.
         browserPoolOptions: { useFingerprints: false, retireBrowserAfterPageCount: 100000 },
         useSessionPool: false,

@@ -8,7 +8,8 @@ import { BATCH_END, BATCH_START, batchFailed, renderBatch } from './report.js';
 export const batch: Comparison = {
   id: BATCH_ID,
   usesLibraries: false,
-  plan: () => `${BATCH_ID}: pages per second on real pages: Tendril batch (1, 2, 3 workers), a loop over one Sdk, a playwright-core loop, Crawlee (defaults, tuned)`,
+  plan: () =>
+    `${BATCH_ID}: pages per second on real pages: Tendril batch (1, 2, 3 workers), a loop over one Sdk, a playwright-core loop, Crawlee (defaults, tuned)`,
   run: async (ctx) => {
     const run = await runBatch(ctx);
     return {

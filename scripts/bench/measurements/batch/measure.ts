@@ -68,7 +68,9 @@ export async function runBatch(ctx: ComparisonContext): Promise<BatchRun> {
         try {
           const result = await run(contender.id);
           results.get(contender.id)!.push(result);
-          ctx.log(`batch: round ${round + 1}/${rounds} ${contender.label}: ${urls.length} pages in ${(result.ms / 1000).toFixed(1)} s (${((result.pages * 1000) / result.ms).toFixed(2)} pages/s${result.failed ? `, ${result.failed} failed` : ''})`);
+          ctx.log(
+            `batch: round ${round + 1}/${rounds} ${contender.label}: ${urls.length} pages in ${(result.ms / 1000).toFixed(1)} s (${((result.pages * 1000) / result.ms).toFixed(2)} pages/s${result.failed ? `, ${result.failed} failed` : ''})`,
+          );
         } catch (error) {
           errors.get(contender.id)!.push(errorText(error));
           ctx.log(`batch: round ${round + 1}/${rounds} ${contender.label} failed: ${errorText(error)}`);

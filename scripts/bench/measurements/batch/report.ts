@@ -51,7 +51,14 @@ export function renderBatch(run: BatchRun, envLine: string): string {
     const failures = results.map((r) => r.failed).join(', ');
     const errors = run.errors.get(c.id)!.length;
     lines.push(
-      tableRow([c.label, String(c.browsers), String(c.browsers * run.concurrency), ms.length ? `${(median(ms) / 1000).toFixed(1)} s` : 'failed', fixed(pagesPerSecond(run, c.id)), `${results.length}${errors ? ` + ${errors} errors` : ''} (${failures || '—'})`]),
+      tableRow([
+        c.label,
+        String(c.browsers),
+        String(c.browsers * run.concurrency),
+        ms.length ? `${(median(ms) / 1000).toFixed(1)} s` : 'failed',
+        fixed(pagesPerSecond(run, c.id)),
+        `${results.length}${errors ? ` + ${errors} errors` : ''} (${failures || '—'})`,
+      ]),
     );
   }
   const goals = batchGoals(run);
@@ -61,14 +68,20 @@ export function renderBatch(run: BatchRun, envLine: string): string {
     '',
     verdict(`Tendril batch (best of 1–3 workers) ≥ 2× Crawlee tuned: ${fixed(goals.vsCrawleeTuned)}×`, goals.vsCrawleeTuned >= 2),
     '',
-    verdict(`the queue's cost per page, batch (1 worker) against the plain Sdk loop, ≤ 10%: ${fixed(goals.queueCost * 100, 0)}%`, goals.queueCost <= 0.1),
+    verdict(
+      `the queue's cost per page, batch (1 worker) against the plain Sdk loop, ≤ 10%: ${fixed(goals.queueCost * 100, 0)}%`,
+      goals.queueCost <= 0.1,
+    ),
   );
   for (const mode of ['crawlee-defaults', 'crawlee-tuned']) {
     const details = (run.results.get(mode) ?? []).map((r) => r.detail).filter((d) => d !== undefined);
     if (!details.length) continue;
     const first = details.map((d) => d.firstMs).filter((n): n is number => n !== null);
     const handler = details.flatMap((d) => d.handlerMs);
-    lines.push('', `${mode}: first page read ${fixed(median(first) / 1000, 1)} s after the crawler was created (median); its request handler (innerText) took ${fixed(median(handler), 0)} ms a page (median).`);
+    lines.push(
+      '',
+      `${mode}: first page read ${fixed(median(first) / 1000, 1)} s after the crawler was created (median); its request handler (innerText) took ${fixed(median(handler), 0)} ms a page (median).`,
+    );
   }
   for (const [id, errors] of run.errors) for (const error of errors) lines.push('', `${id} failed: ${error}`);
   return lines.join('\n');

@@ -31,7 +31,11 @@ export interface RunResult {
 }
 
 /** Runs `work` on every URL, `concurrency` at a time; counts the pages read and the failures. */
-async function pool(urls: readonly string[], concurrency: number, work: (url: string) => Promise<void>): Promise<{ pages: number; failed: number }> {
+async function pool(
+  urls: readonly string[],
+  concurrency: number,
+  work: (url: string) => Promise<void>,
+): Promise<{ pages: number; failed: number }> {
   let next = 0;
   let pages = 0;
   let failed = 0;
@@ -88,7 +92,10 @@ export async function sdkLoop(launch: LaunchSpec, urls: readonly string[], concu
 /** A worker process of `worker-child.ts`, resolved once it takes jobs. */
 async function startWorker(launch: LaunchSpec, queue: string, redisUrl: string, concurrency: number): Promise<ChildProcess> {
   const given = { queue, redisUrl, concurrency, executablePath: launch.executablePath, args: launch.args };
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(HERE, 'worker-child.ts'), JSON.stringify(given)], { cwd: REPO_ROOT, stdio: ['pipe', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(HERE, 'worker-child.ts'), JSON.stringify(given)], {
+    cwd: REPO_ROOT,
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
   let out = '';
   await new Promise<void>((resolve, reject) => {
     child.stdout!.on('data', (chunk: Buffer) => {
@@ -112,7 +119,13 @@ async function stopWorker(child: ChildProcess): Promise<void> {
 let queueRuns = 0;
 
 /** `workers` worker processes of `concurrency` each, all up before the jobs are added; timed from the add to the last job's end. */
-export async function batchRun(launch: LaunchSpec, redisUrl: string, urls: readonly string[], workers: number, concurrency: number): Promise<RunResult> {
+export async function batchRun(
+  launch: LaunchSpec,
+  redisUrl: string,
+  urls: readonly string[],
+  workers: number,
+  concurrency: number,
+): Promise<RunResult> {
   const name = `bench-${process.pid}-${++queueRuns}`;
   const queue = await BatchQueue.open({ queue: name, redisUrl });
   const children: ChildProcess[] = [];
@@ -126,7 +139,10 @@ export async function batchRun(launch: LaunchSpec, redisUrl: string, urls: reado
     const stops = [await queue.on('completed', () => (pages++, check())), await queue.on('failed', () => (failed++, check()))];
     const t0 = performance.now();
     // One attempt: a page that fails is counted as failed, as in the other contenders.
-    await queue.add(urls.map((url) => ({ url, timeout: JOB_TIMEOUT_MS })), { attempts: 1 });
+    await queue.add(
+      urls.map((url) => ({ url, timeout: JOB_TIMEOUT_MS })),
+      { attempts: 1 },
+    );
     const deadline = setTimeout(finish, urls.length * JOB_TIMEOUT_MS);
     await finished;
     const ms = performance.now() - t0;
@@ -146,18 +162,29 @@ export function prepareCrawlee(log: (line: string) => void): void {
       name: 'tendril-bench-crawlee',
       specs: [`crawlee@${CRAWLEE_VERSION}`, `playwright@${PLAYWRIGHT_VERSION}`],
       env: { ...process.env, PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD: '1' },
-      problem: () => (installedVersion('crawlee', CRAWLEE_DIR) === CRAWLEE_VERSION ? null : `npm install finished but crawlee@${CRAWLEE_VERSION} is not resolvable from ${CRAWLEE_DIR}`),
+      problem: () =>
+        installedVersion('crawlee', CRAWLEE_DIR) === CRAWLEE_VERSION
+          ? null
+          : `npm install finished but crawlee@${CRAWLEE_VERSION} is not resolvable from ${CRAWLEE_DIR}`,
     },
     log,
   );
 }
 
 /** One PlaywrightCrawler run in a child process; `mode` "defaults" or "tuned" (crawlee-child.mjs). */
-export async function crawleeRun(launch: LaunchSpec, urls: readonly string[], concurrency: number, mode: 'defaults' | 'tuned'): Promise<RunResult> {
+export async function crawleeRun(
+  launch: LaunchSpec,
+  urls: readonly string[],
+  concurrency: number,
+  mode: 'defaults' | 'tuned',
+): Promise<RunResult> {
   const entry = createRequire(path.join(CRAWLEE_DIR, 'package.json')).resolve('crawlee');
   const storageDir = path.join(CRAWLEE_DIR, 'storage', `${process.pid}-${++queueRuns}`);
   const given = { entry, urls, concurrency, mode, executablePath: launch.executablePath, args: launch.args, storageDir };
-  const child = spawn(process.execPath, [path.join(HERE, 'crawlee-child.mjs'), JSON.stringify(given)], { cwd: CRAWLEE_DIR, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [path.join(HERE, 'crawlee-child.mjs'), JSON.stringify(given)], {
+    cwd: CRAWLEE_DIR,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   let out = '';
   child.stdout!.on('data', (chunk: Buffer) => (out += chunk));
   const timer = setTimeout(() => child.kill('SIGKILL'), urls.length * JOB_TIMEOUT_MS);
@@ -167,5 +194,10 @@ export async function crawleeRun(launch: LaunchSpec, urls: readonly string[], co
   const line = out.trim().split('\n').pop() ?? '';
   if (code !== 0 || !line.startsWith('{')) throw new Error(`Crawlee (${mode}) exited ${code}: ${out.slice(-300)}`);
   const result = JSON.parse(line) as { ms: number; pages: number; failed: number; firstMs: number | null; handlerMs: number[] };
-  return { ms: result.ms, pages: result.pages, failed: urls.length - result.pages, detail: { firstMs: result.firstMs, handlerMs: result.handlerMs } };
+  return {
+    ms: result.ms,
+    pages: result.pages,
+    failed: urls.length - result.pages,
+    detail: { firstMs: result.firstMs, handlerMs: result.handlerMs },
+  };
 }

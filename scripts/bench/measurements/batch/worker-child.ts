@@ -4,12 +4,23 @@
 // "ready" once it takes jobs; closes (jobs in hand finish) and exits when its stdin closes.
 import { BatchWorker } from '../../../../src/batch/index.js';
 
-const given = JSON.parse(process.argv[2]!) as { queue: string; redisUrl: string; concurrency: number; executablePath: string; args: string[] };
+const given = JSON.parse(process.argv[2]!) as {
+  queue: string;
+  redisUrl: string;
+  concurrency: number;
+  executablePath: string;
+  args: string[];
+};
 const worker = await BatchWorker.start({
   queue: given.queue,
   redisUrl: given.redisUrl,
   concurrency: given.concurrency,
-  sdk: { env: 'LOCAL', verbose: 0, disablePino: true, localBrowserLaunchOptions: { executablePath: given.executablePath, headless: true, args: given.args } },
+  sdk: {
+    env: 'LOCAL',
+    verbose: 0,
+    disablePino: true,
+    localBrowserLaunchOptions: { executablePath: given.executablePath, headless: true, args: given.args },
+  },
   onError: (error) => process.stderr.write(`worker: ${error.message}\n`),
   onJob: (event) => event.kind === 'failed' && process.stderr.write(`failed ${event.url}: ${event.error.message}\n`),
 });

@@ -6,7 +6,8 @@ import { renderLlmSummary } from './report.js';
 
 export const extractLlm: Comparison = {
   id: EXTRACT_LLM_ID,
-  plan: (o) => `${EXTRACT_LLM_ID}: ${plural(o.extractIterations, 'timed call')} on the demo page, ${plural(o.corpusIterations, 'timed call')} per real page`,
+  plan: (o) =>
+    `${EXTRACT_LLM_ID}: ${plural(o.extractIterations, 'timed call')} on the demo page, ${plural(o.corpusIterations, 'timed call')} per real page`,
   run: async (ctx) => {
     const run = await runExtractLlm(ctx);
     return {

@@ -83,7 +83,8 @@ export async function runExtractLlm(ctx: ComparisonContext): Promise<LlmRun> {
       requestKinds.get(lib.id)!.add(`${r.endpoint}: ${props.join(', ') || 'no schema'}`);
     }
     // The fake answers "bench" for every string: anything else means the answer did not come back.
-    if ((value as { title?: unknown } | null)?.title !== 'bench') throw new Error(`unexpected result ${JSON.stringify(value)?.slice(0, 80)}`);
+    if ((value as { title?: unknown } | null)?.title !== 'bench')
+      throw new Error(`unexpected result ${JSON.stringify(value)?.slice(0, 80)}`);
     return { ms, modelMs, requests: requests.length, promptTokens: requests.reduce((sum, r) => sum + r.promptTokens, 0) };
   };
 

@@ -1,5 +1,19 @@
 // Markdown for the extract-llm measurement (stdout and the README block).
-import { atMost, FAILED, metaLine, NOT_RUN, plural, ratio, ratioCells, ratioHeading, tableHead, tableRow, targetCell, type Cell, type Column } from '../../core/format.js';
+import {
+  atMost,
+  FAILED,
+  metaLine,
+  NOT_RUN,
+  plural,
+  ratio,
+  ratioCells,
+  ratioHeading,
+  tableHead,
+  tableRow,
+  targetCell,
+  type Cell,
+  type Column,
+} from '../../core/format.js';
 import type { ReportContext } from '../../core/measurement.js';
 import { SETTLE_NOTE } from '../../core/settle.js';
 import { formatMs, median } from '../../core/stats.js';
@@ -38,7 +52,10 @@ function values(s: LlmSummary, id: string, f: (c: LlmCall) => number): number[] 
 export function renderLlmSummary(run: LlmRun, input: ReportContext): string {
   const { ours, theirs } = input;
   const all = [ours, ...theirs];
-  const s = summarizeLlm(run, all.map((col) => col.id));
+  const s = summarizeLlm(
+    run,
+    all.map((col) => col.id),
+  );
   const cell = (col: Column, f: (c: LlmCall) => number, show: (v: number[]) => string): Cell => {
     const v = values(s, col.id, f);
     if (!v.length) return s.failed.get(col.id)?.length ? FAILED : NOT_RUN;
@@ -55,7 +72,11 @@ export function renderLlmSummary(run: LlmRun, input: ReportContext): string {
     ['prompt tokens per extract (median over pages)', (c) => c.promptTokens, (v) => count(median(v)), 0.5],
     ['model requests per extract', (c) => c.requests, spread, null],
   ];
-  const lines = tableHead('`extract(instruction, schema)` with a fake model', [...all.map((col) => col.label), ...theirs.map(ratioHeading)], [`target (against ${theirs[0]!.label})`]);
+  const lines = tableHead(
+    '`extract(instruction, schema)` with a fake model',
+    [...all.map((col) => col.label), ...theirs.map(ratioHeading)],
+    [`target (against ${theirs[0]!.label})`],
+  );
   for (const [label, f, show, target] of rows) {
     const cells = all.map((col) => cell(col, f, show));
     const verdict = target === null ? '' : targetCell(`≤ ${target.toFixed(2)}×`, atMost(ratio(cells[0]!.value, cells[1]!.value), target));
@@ -89,7 +110,9 @@ function facts(run: LlmRun, input: ReportContext, s: LlmSummary): string {
     input.envLine,
     `Tendril and Stagehand 3.7.3 constructed with \`model: { modelName: "${run.modelName}", apiKey, baseURL, fetch }\` pointing at one fake OpenAI server on loopback (\`test/support/fake-model.ts\`) that answers every request at once with a value valid for the JSON schema it was sent`,
     ...(theirs.some((col) => col.id === 'stagehand4')
-      ? ['Stagehand 4.4.0 (no `baseURL` any more) with `model: { generate }`, a callback in its node 22 child process that the bench answers by sending the request to the same fake as a Responses request through the same `fetch`; its wall time and its model time (from calling back until the answer is back, the pipe included) are both taken in the child']
+      ? [
+          'Stagehand 4.4.0 (no `baseURL` any more) with `model: { generate }`, a callback in its node 22 child process that the bench answers by sending the request to the same fake as a Responses request through the same `fetch`; its wall time and its model time (from calling back until the answer is back, the pipe included) are both taken in the child',
+        ]
       : []),
     `overhead = wall time of one call minus the time its model requests took, timed by that \`fetch\` from sending to the whole reply${waited ? ` (median ${waited})` : ''}`,
     `prompt tokens = o200k_base tokens of the system and user text plus the JSON schema, summed over the call's requests`,

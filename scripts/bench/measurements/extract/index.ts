@@ -7,13 +7,18 @@ import { renderExtractSummary, renderPerPage } from './report.js';
 
 export const extract: Comparison = {
   id: 'extract',
-  plan: (o) => `extract: ${plural(o.extractIterations, 'timed call')} on the table and demo page, ${plural(o.corpusIterations, 'timed call')} per real page`,
+  plan: (o) =>
+    `extract: ${plural(o.extractIterations, 'timed call')} on the table and demo page, ${plural(o.corpusIterations, 'timed call')} per real page`,
   run: async (ctx) => {
     const run = await runExtract(ctx);
     return {
       notes: run.notes,
       failed: () => run.pages.some((p) => [...p.outcomes.values()].some((o) => !o.ok)),
-      report: (r) => withPerPageFile('extract-pages.md', r.log, (link) => ({ summary: renderExtractSummary(run, r, link), perPage: renderPerPage(run, r) })),
+      report: (r) =>
+        withPerPageFile('extract-pages.md', r.log, (link) => ({
+          summary: renderExtractSummary(run, r, link),
+          perPage: renderPerPage(run, r),
+        })),
     };
   },
 };

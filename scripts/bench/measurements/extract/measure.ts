@@ -63,7 +63,8 @@ export async function runExtract(ctx: ComparisonContext): Promise<ExtractRun> {
   const notes: string[] = [];
   const set = await openPages(env.server, { id: 'extract', table: true, demo: true, corpusLimit: opts.corpusLimit }, log);
   const { corpus } = set;
-  if (corpus && corpus.pages.length < corpus.total) log(`extract: first ${corpus.pages.length} of ${corpus.total} corpus pages (--corpus-limit)`);
+  if (corpus && corpus.pages.length < corpus.total)
+    log(`extract: first ${corpus.pages.length} of ${corpus.total} corpus pages (--corpus-limit)`);
   if (set.corpusMissing) notes.push(set.corpusMissing);
 
   const pool = new PagePool(env, { what: 'extract()', call: (_lib, s) => s.extract() });
@@ -119,7 +120,10 @@ async function runIdleTable(ctx: ComparisonContext, notes: string[]): Promise<Re
     set: tableOnly(ctx.env.server),
     pool,
     outcome: (_page, timed) => ({ ok: true, waitMs: timed.map((t) => t.waitMs), times: timed.map((t) => t.ms) }),
-    describe: (o) => (o.ok ? `evaluate ${o.waitMs.map((t) => t.toFixed(0)).join('/')} ms, then extract ${o.times.map((t) => t.toFixed(0)).join('/')} ms` : `FAILED: ${o.error}`),
+    describe: (o) =>
+      o.ok
+        ? `evaluate ${o.waitMs.map((t) => t.toFixed(0)).join('/')} ms, then extract ${o.times.map((t) => t.toFixed(0)).join('/')} ms`
+        : `FAILED: ${o.error}`,
   });
   for (const [lib, why] of pool.givenUp) notes.push(`${lib.label} (table after the idle probe): ${why}`);
   return result?.outcomes ?? new Map();

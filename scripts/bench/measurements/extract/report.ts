@@ -1,6 +1,20 @@
 // Markdown for the extraction measurement: the summary (stdout and README) and the per-page file.
 import { STAGEHAND4_DEADLINE_MS } from '../../core/config.js';
-import { formatBytes, medianCell, metaLine, outcomeCell, plural, ratio, ratioCells, ratioHeading, tableHead, tableRow, verdict, type Cell, type Column } from '../../core/format.js';
+import {
+  formatBytes,
+  medianCell,
+  metaLine,
+  outcomeCell,
+  plural,
+  ratio,
+  ratioCells,
+  ratioHeading,
+  tableHead,
+  tableRow,
+  verdict,
+  type Cell,
+  type Column,
+} from '../../core/format.js';
 import type { ReportContext } from '../../core/measurement.js';
 import { DEMO_PARTS, host } from '../../core/page-sets.js';
 import { SETTLE_NOTE } from '../../core/settle.js';
@@ -30,7 +44,9 @@ function pageId(p: PageResult): string {
 }
 
 function belowLine(b: Below): string {
-  const detail = Number.isNaN(b.ours) ? `failed; Stagehand ${pct(b.theirs)}` : `${pct(b.ours)} vs ${pct(b.theirs)}, ${pp(b.ours - b.theirs)}`;
+  const detail = Number.isNaN(b.ours)
+    ? `failed; Stagehand ${pct(b.theirs)}`
+    : `${pct(b.ours)} vs ${pct(b.theirs)}, ${pp(b.ours - b.theirs)}`;
   return `${pageId(b.page)} (${detail})`;
 }
 
@@ -57,7 +73,13 @@ export function renderExtractSummary(run: ExtractRun, input: ReportContext, perP
     const t = on(table).map(timeCell);
     const b = on(table).map(bytesCell);
     const vs4 = four >= 0 ? t[four + 1]!.value : Number.NaN;
-    row(`${label}: time (median ms)`, texts(t), ratioCells(t, 3), ratioTarget(ratio(t[0]!.value, t[1]!.value), TARGETS.tableTime), ratioTarget(ratio(t[0]!.value, vs4), TARGETS4.tableTime, STAGEHAND4_LABEL));
+    row(
+      `${label}: time (median ms)`,
+      texts(t),
+      ratioCells(t, 3),
+      ratioTarget(ratio(t[0]!.value, t[1]!.value), TARGETS.tableTime),
+      ratioTarget(ratio(t[0]!.value, vs4), TARGETS4.tableTime, STAGEHAND4_LABEL),
+    );
     row(`${label}: bytes`, texts(b), ratioCells(b, 3), ratioTarget(ratio(b[0]!.value, b[1]!.value), TARGETS.bytes));
     row(`${label}: recall of its words`, texts(on(table).map(recallCell)), recallDiffs(on(table).map(recallCell)));
     // The second pass (IdleOutcome): the evaluate that waits for Chrome, then extract().
@@ -70,7 +92,9 @@ export function renderExtractSummary(run: ExtractRun, input: ReportContext, perP
   if (demo) {
     const t = on(demo).map(timeCell);
     const b = on(demo).map(bytesCell);
-    const parts = on(demo).map((x) => outcomeCell(x, (v) => ({ text: `${DEMO_PARTS.length - (v.missing?.length ?? 0)}/${DEMO_PARTS.length}`, value: Number.NaN })));
+    const parts = on(demo).map((x) =>
+      outcomeCell(x, (v) => ({ text: `${DEMO_PARTS.length - (v.missing?.length ?? 0)}/${DEMO_PARTS.length}`, value: Number.NaN })),
+    );
     row('demo page: time (median ms)', texts(t), ratioCells(t, 3));
     row('demo page: bytes', texts(b), ratioCells(b, 3));
     row('demo page: parts whose text is there (page, open + closed shadow root, 2 iframes)', texts(parts));
@@ -78,7 +102,11 @@ export function renderExtractSummary(run: ExtractRun, input: ReportContext, perP
   if (c.count > 0) corpusRows(c, run, input, row);
 
   const targets = [`target (against ${primary.label})`, ...(four >= 0 ? [`target (against ${theirs[four]!.label})`] : [])];
-  const lines = [...tableHead('`extract()` page text', [...all.map((col) => col.label), ...theirs.map(ratioHeading)], targets), ...rows.map(tableRow), ''];
+  const lines = [
+    ...tableHead('`extract()` page text', [...all.map((col) => col.label), ...theirs.map(ratioHeading)], targets),
+    ...rows.map(tableRow),
+    '',
+  ];
   if (c.below.length) {
     const shown = c.below.slice(0, 10);
     const more = c.below.length - shown.length;
@@ -91,7 +119,10 @@ export function renderExtractSummary(run: ExtractRun, input: ReportContext, perP
   for (const [id, pages] of c.failed) {
     if (!pages.length) continue;
     const label = all.find((col) => col.id === id)?.label ?? id;
-    lines.push(`${label} failed on ${pages.length} real page(s): ${pages.slice(0, 10).map(pageId).join(', ')}${pages.length > 10 ? ', …' : ''}.`, '');
+    lines.push(
+      `${label} failed on ${pages.length} real page(s): ${pages.slice(0, 10).map(pageId).join(', ')}${pages.length > 10 ? ', …' : ''}.`,
+      '',
+    );
   }
   if (table) lines.push(IDLE_NOTE, '');
   if (theirs.some((col) => col.id === 'stagehand4')) lines.push(STAGEHAND4_NOTE, '');
@@ -106,7 +137,7 @@ const IDLE_NOTE =
   `The table's last two rows come from a second pass over it, in fresh browsers, the libraries alternating as above: after each untimed \`goto\`, ` +
   `each library's own \`evaluate("${IDLE_PROBE}")\`, timed, then its \`extract()\`, timed. ` +
   'Chrome answers no command until it has finished the work it does after firing `load` (on this page: laying out the 10,000 rows, then its first rendering update), ' +
-  'so that evaluate measures what the first command of every library waits for, and the extract() after it what is left: the library\'s own work. ' +
+  "so that evaluate measures what the first command of every library waits for, and the extract() after it what is left: the library's own work. " +
   'The time row and its targets above include that wait.';
 
 /** What stands for `extract()` in Stagehand 4.4.0, which has no page-text extract() any more. */
@@ -127,13 +158,20 @@ function corpusRows(c: CorpusSummary, run: ExtractRun, input: ReportContext, row
   const t = all.map((col) => of(c.timeMs, col));
   const b = all.map((col) => of(c.bytes, col));
   const r = all.map((col) => recallValue(c.recall.get(col.id)));
-  const against = <T,>(values: readonly number[], f: (a: number, x: number) => T): T[] => values.slice(1).map((x) => f(values[0]!, x));
+  const against = <T>(values: readonly number[], f: (a: number, x: number) => T): T[] => values.slice(1).map((x) => f(values[0]!, x));
   const iters = run.settings.corpusIterations;
   // The column of Stagehand 4.4.0 among all (ours first), for issue 18's targets.
   const at4 = theirs.findIndex((col) => col.id === 'stagehand4') + 1;
   // Labelled: the README's headline shows one target column for rows of both kinds.
-  const vs4 = (values: readonly number[], max: number) => (at4 > 0 ? ratioTarget(ratio(values[0]!, values[at4]!), max, STAGEHAND4_LABEL) : '');
-  row(`${label}: total time (s, ${iters === 1 ? 'one timed call' : `median of ${iters}`} per page)`, t.map(secs), against(t, ratio3), ratioTarget(ratio(t[0]!, t[1]!), TARGETS.corpusTime), vs4(t, TARGETS4.corpusTime));
+  const vs4 = (values: readonly number[], max: number) =>
+    at4 > 0 ? ratioTarget(ratio(values[0]!, values[at4]!), max, STAGEHAND4_LABEL) : '';
+  row(
+    `${label}: total time (s, ${iters === 1 ? 'one timed call' : `median of ${iters}`} per page)`,
+    t.map(secs),
+    against(t, ratio3),
+    ratioTarget(ratio(t[0]!, t[1]!), TARGETS.corpusTime),
+    vs4(t, TARGETS4.corpusTime),
+  );
   row(
     `${label}: median per-page time ratio`,
     all.map(() => ''),
@@ -142,7 +180,13 @@ function corpusRows(c: CorpusSummary, run: ExtractRun, input: ReportContext, row
       return Number.isFinite(m) ? `${m.toFixed(3)}×` : 'n/a';
     }),
   );
-  row(`${label}: total bytes`, b.map(formatBytes), against(b, ratio3), ratioTarget(ratio(b[0]!, b[1]!), TARGETS.bytes), vs4(b, TARGETS4.bytes));
+  row(
+    `${label}: total bytes`,
+    b.map(formatBytes),
+    against(b, ratio3),
+    ratioTarget(ratio(b[0]!, b[1]!), TARGETS.bytes),
+    vs4(b, TARGETS4.bytes),
+  );
   const recallPass = Number.isFinite(r[0]!) && Number.isFinite(r[1]!) ? r[0]! >= r[1]! : null;
   const recallPass4 = at4 > 0 && Number.isFinite(r[0]!) && Number.isFinite(r[at4]!) ? r[0]! >= r[at4]! : null;
   row(
@@ -213,8 +257,27 @@ export function renderPerPage(run: ExtractRun, input: ReportContext): string {
 
   const L = (what: string) => all.map((col) => `${col.label} ${what}`);
   const R = (what: string) => theirs.map((col) => `${what} ${ratioHeading(col).replace(/^ratio /, '')}`);
-  const heads = ['#', 'page', 'source', ...L('ms'), ...R('time ratio'), ...L('bytes'), ...R('bytes ratio'), ...L('recall'), ...R('recall difference')];
-  lines.push('', '## All pages', '', `| ${heads.join(' | ')} |`, `| ---: | --- | --- | ${heads.slice(3).map(() => '---:').join(' | ')} |`);
+  const heads = [
+    '#',
+    'page',
+    'source',
+    ...L('ms'),
+    ...R('time ratio'),
+    ...L('bytes'),
+    ...R('bytes ratio'),
+    ...L('recall'),
+    ...R('recall difference'),
+  ];
+  lines.push(
+    '',
+    '## All pages',
+    '',
+    `| ${heads.join(' | ')} |`,
+    `| ---: | --- | --- | ${heads
+      .slice(3)
+      .map(() => '---:')
+      .join(' | ')} |`,
+  );
   run.pages.forEach((p, i) => {
     const os = all.map((col) => p.outcomes.get(col.id));
     const [t, b, r] = [os.map(timeCell), os.map(bytesCell), os.map(recallCell)];

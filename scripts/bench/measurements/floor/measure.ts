@@ -92,7 +92,12 @@ export async function runFloor(ctx: ComparisonContext): Promise<FloorRun | null>
         await deadline(p.goto(page.url, { waitUntil: 'load' }), 'goto');
         const a = await timed(async () => (await s.extract()).pageText, 'extract()');
         const b = await timed(async () => (await s.extract()).pageText, 'extract()');
-        return { first: a.ms, second: b.ms, bytes: Buffer.byteLength(a.value), recall: page.truth ? recall(wordCounts(page.truth), a.value) : null };
+        return {
+          first: a.ms,
+          second: b.ms,
+          bytes: Buffer.byteLength(a.value),
+          recall: page.truth ? recall(wordCounts(page.truth), a.value) : null,
+        };
       };
       const innerLoad = async (): Promise<Reads> => {
         await deadline(p.goto(page.url, { waitUntil: 'load' }), 'goto');

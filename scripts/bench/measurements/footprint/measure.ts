@@ -27,7 +27,8 @@ export type FootprintOutcome = { ok: true; value: Footprint } | { ok: false; lab
 
 function run(command: string, args: string[], cwd: string): string {
   const result = spawnSync(command, args, { cwd, encoding: 'utf8', timeout: 300_000, stdio: ['ignore', 'pipe', 'pipe'] });
-  if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} failed: ${(result.stderr || result.error?.message || '').trim().slice(-400)}`);
+  if (result.status !== 0)
+    throw new Error(`${command} ${args.join(' ')} failed: ${(result.stderr || result.error?.message || '').trim().slice(-400)}`);
   return result.stdout;
 }
 

@@ -11,7 +11,8 @@ const TARGET_AGAINST = 'Stagehand 4.4.0';
 
 export function renderFootprint(outcomes: readonly FootprintOutcome[], envLine: string): string {
   const labels = outcomes.map((o) => (o.ok ? o.value.label : o.label));
-  const cell = (o: FootprintOutcome, pick: (v: Extract<FootprintOutcome, { ok: true }>['value']) => string) => (o.ok ? pick(o.value) : 'failed');
+  const cell = (o: FootprintOutcome, pick: (v: Extract<FootprintOutcome, { ok: true }>['value']) => string) =>
+    o.ok ? pick(o.value) : 'failed';
   const ours = outcomes[0];
   const theirs = outcomes.find((o) => (o.ok ? o.value.label : o.label) === TARGET_AGAINST);
   const ratio = (pick: (v: Extract<FootprintOutcome, { ok: true }>['value']) => number) =>
@@ -25,9 +26,15 @@ export function renderFootprint(outcomes: readonly FootprintOutcome[], envLine: 
   ];
   const bytesRatio = ratio((v) => v.bytes);
   const packagesRatio = ratio((v) => v.packages);
-  lines.push(`| installed bytes | ${outcomes.map((o) => cell(o, (v) => formatBytes(v.bytes))).join(' | ')} | ${Number.isFinite(bytesRatio) ? `${bytesRatio.toFixed(3)}×` : 'n/a'} | ${verdict(bytesRatio)} |`);
-  lines.push(`| packages | ${outcomes.map((o) => cell(o, (v) => String(v.packages))).join(' | ')} | ${Number.isFinite(packagesRatio) ? `${packagesRatio.toFixed(3)}×` : 'n/a'} | ${verdict(packagesRatio)} |`);
-  lines.push(`| largest packages | ${outcomes.map((o) => cell(o, (v) => v.largest.map((p) => `${p.name} ${formatBytes(p.bytes)}`).join(', '))).join(' | ')} | | |`);
+  lines.push(
+    `| installed bytes | ${outcomes.map((o) => cell(o, (v) => formatBytes(v.bytes))).join(' | ')} | ${Number.isFinite(bytesRatio) ? `${bytesRatio.toFixed(3)}×` : 'n/a'} | ${verdict(bytesRatio)} |`,
+  );
+  lines.push(
+    `| packages | ${outcomes.map((o) => cell(o, (v) => String(v.packages))).join(' | ')} | ${Number.isFinite(packagesRatio) ? `${packagesRatio.toFixed(3)}×` : 'n/a'} | ${verdict(packagesRatio)} |`,
+  );
+  lines.push(
+    `| largest packages | ${outcomes.map((o) => cell(o, (v) => v.largest.map((p) => `${p.name} ${formatBytes(p.bytes)}`).join(', '))).join(' | ')} | | |`,
+  );
   lines.push('');
   for (const o of outcomes) if (!o.ok) lines.push(failedLine(o.label, o.error), '');
   return lines.join('\n');

@@ -29,7 +29,12 @@ export interface ColdStart {
 export type Variables = Record<string, string>;
 
 /** Each function's environment, as a platform would give it: its own variables and nothing else of ours. */
-export function functionVariables(page: string, model: BenchModelServer, server: HostedServer, proxy: HeaderProxy): Record<string, (i: Instructions) => Variables> {
+export function functionVariables(
+  page: string,
+  model: BenchModelServer,
+  server: HostedServer,
+  proxy: HeaderProxy,
+): Record<string, (i: Instructions) => Variables> {
   const base = (i: Instructions): Variables => ({
     ...(process.env.PATH ? { PATH: process.env.PATH } : {}),
     ...(process.env.HOME ? { HOME: process.env.HOME } : {}),
@@ -41,7 +46,13 @@ export function functionVariables(page: string, model: BenchModelServer, server:
     MODEL_BASE_URL: model.model.baseURL,
   });
   return {
-    tendril: (i) => ({ ...base(i), HOSTED_API_KEY: API_KEY, HOSTED_PROJECT_ID: PROJECT_ID, HOSTED_API_URL: server.url, HOSTED_REGION: REGION }),
+    tendril: (i) => ({
+      ...base(i),
+      HOSTED_API_KEY: API_KEY,
+      HOSTED_PROJECT_ID: PROJECT_ID,
+      HOSTED_API_URL: server.url,
+      HOSTED_REGION: REGION,
+    }),
     stagehand: (i) => ({
       ...base(i),
       BROWSERBASE_API_KEY: API_KEY,
@@ -88,7 +99,10 @@ export async function coldStart(
   }
   const requests = model.fake.requests.slice(requestsBefore);
   if (!requests.some((r) => r.prompt.includes(instructions.act))) throw new Error('act() sent the model no request with its instruction');
-  if (id === 'stagehand' && !proxy.calls.slice(callsBefore).some((c) => c.method === 'POST' && c.path === '/v1/sessions' && c.status === 201)) {
+  if (
+    id === 'stagehand' &&
+    !proxy.calls.slice(callsBefore).some((c) => c.method === 'POST' && c.path === '/v1/sessions' && c.status === 201)
+  ) {
     throw new Error('Stagehand did not create its session through the header proxy');
   }
   return { importMs: child.importMs!, totalMs: child.totalMs!, modelRequests: requests.length };
@@ -125,4 +139,3 @@ function runChild(file: string, variables: Variables, timeoutMs: number): Promis
     });
   });
 }
-

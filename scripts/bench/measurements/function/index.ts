@@ -6,7 +6,8 @@ import { renderFunctionSummary } from './report.js';
 
 export const serverlessFunction: Comparison = {
   id: FUNCTION_ID,
-  plan: (o) => `${FUNCTION_ID}: ${plural(o.iterations, 'timed cold start')} and ${plural(o.warmups, 'warm-up')} per library, each in a fresh process`,
+  plan: (o) =>
+    `${FUNCTION_ID}: ${plural(o.iterations, 'timed cold start')} and ${plural(o.warmups, 'warm-up')} per library, each in a fresh process`,
   run: async (ctx) => {
     const run = await runFunction(ctx);
     return (

@@ -140,12 +140,14 @@ export async function runFunction(ctx: ComparisonContext): Promise<FunctionRun |
           const left = await releaseLeftovers(server);
           if (left) sessionsLeft.set(id, sessionsLeft.get(id)! + left);
           const killed = await reapChromeSince(env, chromeBefore);
-          if (killed) notes.push(`${FUNCTION_ID}: ${killed} Chrome process(es) of a ${label(id)} session outlived its release and were killed.`);
+          if (killed)
+            notes.push(`${FUNCTION_ID}: ${killed} Chrome process(es) of a ${label(id)} session outlived its release and were killed.`);
         }
       }
       if (shown.length) log(`${FUNCTION_ID} ${phase}: ${shown.join(' | ')}`);
     }
-    for (const call of proxy.calls) proxied.add(`${call.method} ${call.path.replace(/\/v1\/sessions\/[^/?]+/, '/v1/sessions/:id')} → ${call.status}`);
+    for (const call of proxy.calls)
+      proxied.add(`${call.method} ${call.path.replace(/\/v1\/sessions\/[^/?]+/, '/v1/sessions/:id')} → ${call.status}`);
   } catch (err) {
     for (const id of ids) if (!failures.has(id)) fail(id, errorText(err));
   } finally {
@@ -185,4 +187,3 @@ async function releaseLeftovers(server: HostedServer): Promise<number> {
   for (const id of left) await server.sessions.release(id).catch(() => undefined);
   return left.length;
 }
-

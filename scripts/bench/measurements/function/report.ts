@@ -3,7 +3,22 @@ import path from 'node:path';
 // @ts-expect-error: a plain ES module shared with esbuild.config.mjs, without types
 import { EXTENSION_SIZE_TARGET } from '../../../extension-bundle.mjs';
 import { REPO_ROOT } from '../../core/config.js';
-import { atMost, FAILED, failedLine, formatBytes, medianCell, metaLine, NOT_RUN, plural, ratio, tableHead, tableRow, targetCell, type Cell, type Column } from '../../core/format.js';
+import {
+  atMost,
+  FAILED,
+  failedLine,
+  formatBytes,
+  medianCell,
+  metaLine,
+  NOT_RUN,
+  plural,
+  ratio,
+  tableHead,
+  tableRow,
+  targetCell,
+  type Cell,
+  type Column,
+} from '../../core/format.js';
 import type { ReportContext } from '../../core/measurement.js';
 import { formatRatio } from '../../core/stats.js';
 import { STAGEHAND_FUNCTION } from './bundles.js';
@@ -34,7 +49,11 @@ export function renderFunctionSummary(run: FunctionRun, input: ReportContext): s
   const col4 = input.theirs.find((col) => col.id === 'stagehand4');
   const notRun = col4 && { col: col4, why: NOT_WRITTEN_ON_4 };
   const [a, b] = [run.outcomes.get(ours.id), run.outcomes.get(theirs.id)];
-  const lines = tableHead('the reference function (`examples/serverless`), bundled by esbuild', [ours.label, theirs.label, ...(notRun ? [notRun.col.label] : []), 'ratio'], ['target']);
+  const lines = tableHead(
+    'the reference function (`examples/serverless`), bundled by esbuild',
+    [ours.label, theirs.label, ...(notRun ? [notRun.col.label] : []), 'ratio'],
+    ['target'],
+  );
   const none = notRun ? 'n/a | ' : '';
   const row = (label: string, x: Cell, y: Cell, target?: number) =>
     lines.push(
@@ -48,13 +67,24 @@ export function renderFunctionSummary(run: FunctionRun, input: ReportContext): s
       ]),
     );
   row('bundle: one minified ES module for Node', bytesCell(a), bytesCell(b), TARGETS.bytes);
-  row('cold start: `import()` + first request, median (ms)', msCell(a, (c) => c.totalMs), msCell(b, (c) => c.totalMs), TARGETS.coldStart);
-  row('… of which `import()`, median (ms)', msCell(a, (c) => c.importMs), msCell(b, (c) => c.importMs));
+  row(
+    'cold start: `import()` + first request, median (ms)',
+    msCell(a, (c) => c.totalMs),
+    msCell(b, (c) => c.totalMs),
+    TARGETS.coldStart,
+  );
+  row(
+    '… of which `import()`, median (ms)',
+    msCell(a, (c) => c.importMs),
+    msCell(b, (c) => c.importMs),
+  );
   if (run.extensionBytes !== undefined) {
     const bytes = run.extensionBytes;
     const cell = bytes === null ? 'failed' : `${formatBytes(bytes)} (${bytes.toLocaleString('en-US')} B)`;
     const target = `< ${formatBytes(EXTENSION_TARGET_BYTES)}${bytes === null ? '' : `: ${bytes < EXTENSION_TARGET_BYTES ? 'pass' : 'FAIL'}`}`;
-    lines.push(`| \`tendril/extension\` (for Chrome extensions): one minified ES module, the AI SDK left out | ${cell} | — | ${none}| ${target} |`);
+    lines.push(
+      `| \`tendril/extension\` (for Chrome extensions): one minified ES module, the AI SDK left out | ${cell} | — | ${none}| ${target} |`,
+    );
   }
   lines.push('');
   if (notRun) lines.push(`${notRun.col.label}: n/a, ${notRun.why}.`, '');

@@ -9,8 +9,15 @@ const ratio = (hit: number, miss: number): string => formatRatio(hit, miss, hit 
 
 export function renderHostedCacheSummary(run: HostedCacheRun, input: ReportContext): string {
   const o = run.outcome;
-  const lines = tableHead('`extract(instruction, schema)` in env "HOSTED", server cache (Tendril only)', ['MISS, median (ms)', 'HIT, median (ms)', 'HIT / MISS']);
-  const rows: Array<[string, (p: { page: string }) => boolean]> = run.pages.map((page) => [`\`${page.replace(/^\//, '')}\``, (p) => p.page === page]);
+  const lines = tableHead('`extract(instruction, schema)` in env "HOSTED", server cache (Tendril only)', [
+    'MISS, median (ms)',
+    'HIT, median (ms)',
+    'HIT / MISS',
+  ]);
+  const rows: Array<[string, (p: { page: string }) => boolean]> = run.pages.map((page) => [
+    `\`${page.replace(/^\//, '')}\``,
+    (p) => p.page === page,
+  ]);
   if (run.pages.length > 1) rows.push(['all pages', () => true]);
   for (const [label, keep] of rows) {
     if (!o.ok) {
@@ -27,7 +34,7 @@ export function renderHostedCacheSummary(run: HostedCacheRun, input: ReportConte
     '',
   );
   lines.push(
-    '**Tendril only**: neither Stagehand 3.7.3 nor 4.4.0 has a hosted server one can run oneself (4.4.0\'s `apiUrl` is Browserbase\'s regional service), so unlike every other table here this one is no ratio against Stagehand (n/a for both); the ratio is HIT / MISS.',
+    "**Tendril only**: neither Stagehand 3.7.3 nor 4.4.0 has a hosted server one can run oneself (4.4.0's `apiUrl` is Browserbase's regional service), so unlike every other table here this one is no ratio against Stagehand (n/a for both); the ratio is HIT / MISS.",
     '',
   );
   if (!o.ok) lines.push(failedLine('Tendril', o.error), '');

@@ -77,7 +77,11 @@ export class McpConnection {
   async call(tool: string, args: Record<string, unknown> = {}): Promise<Answer> {
     const t0 = performance.now();
     const label = `${this.spec.label}: ${tool}`;
-    const result = await withTimeout(label, this.env.opTimeoutMs, this.client.callTool({ name: tool, arguments: args }, { timeout: this.env.opTimeoutMs }));
+    const result = await withTimeout(
+      label,
+      this.env.opTimeoutMs,
+      this.client.callTool({ name: tool, arguments: args }, { timeout: this.env.opTimeoutMs }),
+    );
     const ms = performance.now() - t0;
     const content = (result.content ?? []) as Array<{ type: string; text?: string }>;
     const text = content.map((part) => (part.type === 'text' ? (part.text ?? '') : '')).join('\n');
@@ -98,7 +102,8 @@ export class McpConnection {
     const browsers = pid ? chromeDescendants(pid) : [];
     await this.client.close().catch(() => undefined);
     const { survivors } = await this.env.reaper.settle(browsers, 10_000);
-    if (survivors.length) this.env.notes.push(`${this.spec.label}: ${survivors.length} Chrome process(es) outlived the server's exit and were killed.`);
+    if (survivors.length)
+      this.env.notes.push(`${this.spec.label}: ${survivors.length} Chrome process(es) outlived the server's exit and were killed.`);
   }
 
   /** The end of the server's stderr, for an error message. */

@@ -35,7 +35,8 @@ const all = (text: string, pattern: RegExp): string[] => [...text.matchAll(patte
 function shopRefs(text: string, add: RegExp, viewCart: RegExp): { add: [string, string]; viewCart: string } {
   const adds = all(text, add);
   const cart = all(text, viewCart)[0];
-  if (adds.length < 2 || !cart) throw new Error(`the first read shows ${adds.length} Add button(s) and ${cart ? 'a' : 'no'} View cart button`);
+  if (adds.length < 2 || !cart)
+    throw new Error(`the first read shows ${adds.length} Add button(s) and ${cart ? 'a' : 'no'} View cart button`);
   // The cart is hidden until View cart is clicked: a read that already shows it would prove nothing.
   if (text.includes('in your cart')) throw new Error('the first read already shows the cart');
   return { add: [adds[0]!, adds[1]!], viewCart: cart };
@@ -89,7 +90,11 @@ const playwright: Dialect = {
     // 0.0.83 writes the snapshot an action takes to a file and answers with its name, so reading the
     // page is always a browser_snapshot of its own.
     await c.call('browser_navigate', { url });
-    const refs = shopRefs((await c.call('browser_snapshot')).text, /button "Add" \[ref=(\w+)\]/g, /button "View cart" (?:\[[^\]]*\] )*\[ref=(\w+)\]/g);
+    const refs = shopRefs(
+      (await c.call('browser_snapshot')).text,
+      /button "Add" \[ref=(\w+)\]/g,
+      /button "View cart" (?:\[[^\]]*\] )*\[ref=(\w+)\]/g,
+    );
     for (const [i, target] of refs.add.entries()) await c.call('browser_click', { element: `Add button of ${CART_ITEMS[i]}`, target });
     await c.call('browser_click', { element: 'View cart button', target: refs.viewCart });
     confirmCart((await c.call('browser_snapshot')).text);
@@ -118,7 +123,11 @@ function devtools(): Dialect {
       // new_page opens the URL and lists the pages with their ids in one call; navigate_page would
       // need list_pages first to learn the id of the page it is to navigate.
       const page = selected((await c.call('new_page', { url })).text);
-      const refs = shopRefs((await c.call('take_snapshot', { pageId: page })).text, /uid=(\S+) button "Add"(?= |$)/gm, /uid=(\S+) button "View cart"(?= |$)/gm);
+      const refs = shopRefs(
+        (await c.call('take_snapshot', { pageId: page })).text,
+        /uid=(\S+) button "Add"(?= |$)/gm,
+        /uid=(\S+) button "View cart"(?= |$)/gm,
+      );
       for (const uid of refs.add) await c.call('click', { pageId: page, uid });
       confirmCart((await c.call('click', { pageId: page, uid: refs.viewCart, includeSnapshot: true })).text);
     },

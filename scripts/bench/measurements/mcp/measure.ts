@@ -75,8 +75,9 @@ function received(answers: readonly Answer[]): Received {
 /** A read that does not hold what the page surely shows did not read it. */
 function checkRead(page: McpPage, answers: readonly Answer[]): void {
   const text = answers.map((a) => a.text).join('\n');
-  if (page.kind === 'table' && !text.includes(`Item number ${TABLE_ROWS}`)) throw new Error(`the read lacks the table's last row, "Item number ${TABLE_ROWS}"`);
-  if (page.kind === 'shop' && !text.includes('Watering can')) throw new Error('the read lacks the shop\'s products');
+  if (page.kind === 'table' && !text.includes(`Item number ${TABLE_ROWS}`))
+    throw new Error(`the read lacks the table's last row, "Item number ${TABLE_ROWS}"`);
+  if (page.kind === 'shop' && !text.includes('Watering can')) throw new Error("the read lacks the shop's products");
   if (!text.trim()) throw new Error('the read is empty');
 }
 
@@ -86,7 +87,11 @@ function checkFind(answer: Answer): void {
 }
 
 /** Every page read in full by one server over one connection (replaced after a failure), and the find on the table. */
-async function readAll(spec: McpServerSpec, pages: readonly McpPage[], ctx: ComparisonContext): Promise<{ reads: Map<string, Outcome>; find: Outcome | null; dialect: Dialect }> {
+async function readAll(
+  spec: McpServerSpec,
+  pages: readonly McpPage[],
+  ctx: ComparisonContext,
+): Promise<{ reads: Map<string, Outcome>; find: Outcome | null; dialect: Dialect }> {
   const { env, log } = ctx;
   const reads = new Map<string, Outcome>();
   let dialect = dialectOf(spec.id);
@@ -101,7 +106,8 @@ async function readAll(spec: McpServerSpec, pages: readonly McpPage[], ctx: Comp
         checkRead(page, answers);
         const got = received(answers);
         reads.set(page.id, { ok: true, ...got });
-        if (page.kind !== 'article' || (i + 1) % 5 === 0) log(`${MCP_ID} ${spec.label}: ${page.label}: ${got.bytes} B, ${got.tokens} tokens in ${got.calls} call(s)`);
+        if (page.kind !== 'article' || (i + 1) % 5 === 0)
+          log(`${MCP_ID} ${spec.label}: ${page.label}: ${got.bytes} B, ${got.tokens} tokens in ${got.calls} call(s)`);
         if (page.kind === 'table' && dialect.findTool) {
           try {
             const answer = await dialect.find(connection, FIND_QUERY);
@@ -156,7 +162,10 @@ export async function runMcp(ctx: ComparisonContext): Promise<McpRun> {
   const table: McpPage = { id, kind: 'table', label, url };
   const shop: McpPage = { id: 'shop', kind: 'shop', label: 'shop page', url: env.server.url(SHOP_PATH) };
   // The cart comes from the other loopback name; a machine where it does not resolve cannot run the task.
-  const cart = await fetch(new URL('/cart.html', env.server.otherOrigin), { signal: AbortSignal.timeout(5_000) }).then((r) => r.ok, () => false);
+  const cart = await fetch(new URL('/cart.html', env.server.otherOrigin), { signal: AbortSignal.timeout(5_000) }).then(
+    (r) => r.ok,
+    () => false,
+  );
   if (!cart) notes.push(`${MCP_ID}: ${env.server.otherOrigin} does not answer here, so the shop's cart cannot load`);
   const articles = (corpus?.pages ?? []).map((p): McpPage => ({ id: p.id, kind: 'article', label: p.label, url: p.url }));
   const pages = [table, shop, ...articles];

@@ -34,7 +34,8 @@ function scratchPeer(pkg: string, version: string, dir: string, log: (line: stri
       name: `tendril-bench-${path.basename(dir)}`,
       specs: [`${pkg}@${version}`],
       env: { ...process.env, ...NO_BROWSER_DOWNLOADS },
-      problem: () => (installedVersion(pkg, dir) === version ? null : `npm install finished but ${pkg}@${version} is not resolvable from ${dir}`),
+      problem: () =>
+        installedVersion(pkg, dir) === version ? null : `npm install finished but ${pkg}@${version} is not resolvable from ${dir}`,
     },
     log,
   );
@@ -95,12 +96,15 @@ export const PLAYWRIGHT: McpServerSpec = {
       command: process.execPath,
       args: [
         path.join(packageDir(PLAYWRIGHT_PKG, PLAYWRIGHT_SCRATCH), 'cli.js'),
-        '--config', config,
-        '--executable-path', launch.executablePath,
+        '--config',
+        config,
+        '--executable-path',
+        launch.executablePath,
         '--headless',
         '--isolated',
         '--no-sandbox',
-        '--output-dir', output,
+        '--output-dir',
+        output,
       ],
       cwd,
       env: {},
@@ -121,7 +125,8 @@ export const DEVTOOLS: McpServerSpec = {
     command: process.execPath,
     args: [
       path.join(packageDir(DEVTOOLS_PKG, DEVTOOLS_SCRATCH), 'build', 'src', 'bin', 'chrome-devtools-mcp.js'),
-      '--executablePath', launch.executablePath,
+      '--executablePath',
+      launch.executablePath,
       '--headless',
       '--isolated',
       '--no-usage-statistics',

@@ -15,7 +15,10 @@ export const realPages: Comparison = {
       // Stagehand failing a real page is part of the comparison; the target is Tendril's.
       failed: (r) => summarizeRealPages(run, r.ours, r.theirs).target === false,
       report: (r) =>
-        withPerPageFile('real-pages.md', r.log, (link) => ({ summary: renderRealPagesSummary(run, r, link), perPage: renderRealPagesPerPage(run, r) })),
+        withPerPageFile('real-pages.md', r.log, (link) => ({
+          summary: renderRealPagesSummary(run, r, link),
+          perPage: renderRealPagesPerPage(run, r),
+        })),
     };
   },
 };

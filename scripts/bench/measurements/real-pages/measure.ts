@@ -69,7 +69,8 @@ export async function runRealPages(ctx: ComparisonContext): Promise<RealPagesRun
   const notes: string[] = [];
   const set = await openPages(env.server, { id: REAL_PAGES_ID, table: false, demo: false, corpusLimit: opts.corpusLimit }, log);
   const { corpus } = set;
-  if (corpus && corpus.pages.length < corpus.total) log(`${REAL_PAGES_ID}: first ${corpus.pages.length} of ${corpus.total} corpus pages (--corpus-limit)`);
+  if (corpus && corpus.pages.length < corpus.total)
+    log(`${REAL_PAGES_ID}: first ${corpus.pages.length} of ${corpus.total} corpus pages (--corpus-limit)`);
   if (set.corpusMissing) notes.push(`${REAL_PAGES_ID}: ${set.corpusMissing}`);
 
   // Per library: how many dialogs its session had seen when the current page's goto started.

@@ -1,6 +1,18 @@
 // Markdown for the real-pages measurement: the summary (stdout and README) and the per-page file.
 import { STAGEHAND4_DEADLINE_MS } from '../../core/config.js';
-import { formatBytes, metaLine, NOT_RUN, plural, ratioCells, ratioHeading, tableHead, tableRow, verdict, type Cell, type Column } from '../../core/format.js';
+import {
+  formatBytes,
+  metaLine,
+  NOT_RUN,
+  plural,
+  ratioCells,
+  ratioHeading,
+  tableHead,
+  tableRow,
+  verdict,
+  type Cell,
+  type Column,
+} from '../../core/format.js';
 import type { Failed, ReportContext } from '../../core/measurement.js';
 import { host } from '../../core/page-sets.js';
 import { SETTLE_NOTE } from '../../core/settle.js';
@@ -64,21 +76,36 @@ export function renderRealPagesSummary(run: RealPagesRun, input: ReportContext, 
   const row = (label: string, cells: readonly string[], ratios: readonly string[] = [], target = '') =>
     rows.push([label, ...cells, ...theirs.map((_, i) => ratios[i] ?? ''), target]);
 
-  row('pages read', cols.map((col) => (ran(col) ? `${s.read.get(col.id)} / ${s.count}` : '—')), [], verdict(`every page read by ${ours.label}`, s.target));
+  row(
+    'pages read',
+    cols.map((col) => (ran(col) ? `${s.read.get(col.id)} / ${s.count}` : '—')),
+    [],
+    verdict(`every page read by ${ours.label}`, s.target),
+  );
   // One row per cause any library failed with; a library without that failure shows 0.
   const allCauses = new Map<string, number>();
-  for (const byCause of s.causes.values()) for (const [cause, pages] of byCause) allCauses.set(cause, (allCauses.get(cause) ?? 0) + pages.length);
+  for (const byCause of s.causes.values())
+    for (const [cause, pages] of byCause) allCauses.set(cause, (allCauses.get(cause) ?? 0) + pages.length);
   const failedCell = (col: Column, cause: string | null) => {
     if (!ran(col)) return '—';
     const byCause = s.causes.get(col.id)!;
     return String(cause === null ? [...byCause.values()].reduce((n, pages) => n + pages.length, 0) : (byCause.get(cause)?.length ?? 0));
   };
-  if (allCauses.size === 0) row('pages failed', cols.map((col) => failedCell(col, null)));
-  for (const [cause] of [...allCauses].sort((a, b) => b[1] - a[1])) row(`failed: ${cause}`, cols.map((col) => failedCell(col, cause)));
+  if (allCauses.size === 0)
+    row(
+      'pages failed',
+      cols.map((col) => failedCell(col, null)),
+    );
+  for (const [cause] of [...allCauses].sort((a, b) => b[1] - a[1]))
+    row(
+      `failed: ${cause}`,
+      cols.map((col) => failedCell(col, cause)),
+    );
 
   const n = s.comparable.length;
   if (n > 0) {
-    const label = n === s.count ? `${s.count} pages` : `${n} of ${s.count} pages (those ${cols.filter(ran).length > 1 ? 'all' : 'it'} read)`;
+    const label =
+      n === s.count ? `${s.count} pages` : `${n} of ${s.count} pages (those ${cols.filter(ran).length > 1 ? 'all' : 'it'} read)`;
     // Over the comparable pages, `of` the per-page values `f` takes, shown by `show`.
     const stat = (f: (o: RealRead) => number, of: (v: number[]) => number, show: (v: number) => string) =>
       cols.map((col): Cell => {
@@ -89,16 +116,31 @@ export function renderRealPagesSummary(run: RealPagesRun, input: ReportContext, 
     const sum = (v: number[]) => v.reduce((t, x) => t + x, 0);
     const goto = (o: RealRead) => o.gotoMs;
     const extract = (o: RealRead) => o.extractMs;
-    for (const [what, f] of [['`goto(url)`', goto], ['`extract()`', extract]] as const) {
+    for (const [what, f] of [
+      ['`goto(url)`', goto],
+      ['`extract()`', extract],
+    ] as const) {
       const totals = stat(f, sum, secs);
       const medians = stat(f, median, formatMs);
-      row(`${label}: ${what} total (s)`, totals.map((c) => c.text), ratioCells(totals));
-      row(`${label}: ${what} median per page (ms)`, medians.map((c) => c.text), ratioCells(medians));
+      row(
+        `${label}: ${what} total (s)`,
+        totals.map((c) => c.text),
+        ratioCells(totals),
+      );
+      row(
+        `${label}: ${what} median per page (ms)`,
+        medians.map((c) => c.text),
+        ratioCells(medians),
+      );
     }
   }
 
   const lines = [
-    ...tableHead("`goto(url)` with each library's default, then `extract()`, on the real pages", [...cols.map((col) => col.label), ...theirs.map(ratioHeading)], ['target']),
+    ...tableHead(
+      "`goto(url)` with each library's default, then `extract()`, on the real pages",
+      [...cols.map((col) => col.label), ...theirs.map(ratioHeading)],
+      ['target'],
+    ),
     ...rows.map(tableRow),
     '',
   ];
@@ -136,7 +178,9 @@ function facts(run: RealPagesRun, input: ReportContext, s: RealPagesSummary): st
     `a page not done within ${st.pageDeadlineMs / 1000} s counts as failed (its browser is replaced); an \`extract()\` with no text too`,
     `times over the pages all read · ratio = ${ours.label} / that Stagehand`,
     ...(theirs.some((col) => col.id === 'stagehand4')
-      ? [`Stagehand 4.4.0: its own \`page.goto(url)\`, then \`page.snapshot({ includeIframes: true, timeout: ${STAGEHAND4_DEADLINE_MS} }).formattedTree\` for \`extract()\` (it has no page-text \`extract()\`), both timed in its node 22 child process; its dialogs are not watched`]
+      ? [
+          `Stagehand 4.4.0: its own \`page.goto(url)\`, then \`page.snapshot({ includeIframes: true, timeout: ${STAGEHAND4_DEADLINE_MS} }).formattedTree\` for \`extract()\` (it has no page-text \`extract()\`), both timed in its node 22 child process; its dialogs are not watched`,
+        ]
       : []),
   ];
   if (run.corpusTotal === null) parts.push('**corpus missing: real pages not run**');
@@ -185,14 +229,24 @@ export function renderRealPagesPerPage(run: RealPagesRun, input: ReportContext):
     `## JavaScript dialogs (${dialogLines.length})`,
     '',
     `${ours.label} answers every dialog itself and says so in its log; ${theirs[0]!.label} answers none, so one it leaves open holds the page.` +
-      (theirs.some((col) => col.id === 'stagehand4') ? ' Stagehand 4.4.0\'s dialogs are not watched.' : ''),
+      (theirs.some((col) => col.id === 'stagehand4') ? " Stagehand 4.4.0's dialogs are not watched." : ''),
     '',
     ...(dialogLines.length ? dialogLines : ['None.']),
   );
 
   const L = (what: string) => cols.map((col) => `${col.label} ${what}`);
   const R = (what: string) => theirs.map((col) => `${what} ${ratioHeading(col).replace(/^ratio /, '')}`);
-  const heads = ['#', 'page', 'source', ...L('result'), ...L('goto ms'), ...R('goto ratio'), ...L('extract ms'), ...R('extract ratio'), ...L('bytes')];
+  const heads = [
+    '#',
+    'page',
+    'source',
+    ...L('result'),
+    ...L('goto ms'),
+    ...R('goto ratio'),
+    ...L('extract ms'),
+    ...R('extract ratio'),
+    ...L('bytes'),
+  ];
   const aligns = heads.map((h, i) => (i === 0 ? '---:' : i < 3 || h.endsWith(' result') ? '---' : '---:'));
   lines.push('', '## All pages', '', `| ${heads.join(' | ')} |`, `| ${aligns.join(' | ')} |`);
   const result = (o: RealOutcome | undefined) => (!o ? '—' : o.ok ? 'read' : `failed: ${causeOf(o)}`);

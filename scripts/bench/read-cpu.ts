@@ -38,7 +38,10 @@ type Read = (typeof READS)[number];
 /** Marks around operations and, once the trace is in, the main thread's CPU time between each pair. */
 class Meter {
   readonly #events: TraceEvent[] = [];
-  readonly #marks: Array<{ id: string; read: Read }> = [];
+  readonly #marks: Array<{ id: string; read: Read; article: number }> = [];
+  /** Articles not read whole (a load that failed): left out on both sides. */
+  readonly failed = new Set<number>();
+  article = 0;
   #complete: Promise<void> | undefined;
 
   constructor(private readonly page: Page) {}
@@ -55,7 +58,7 @@ class Meter {
 
   async time(read: Read, f: () => Promise<unknown>): Promise<void> {
     const id = `tendril-cpu-${this.#marks.length}`;
-    this.#marks.push({ id, read });
+    this.#marks.push({ id, read, article: this.article });
     await this.page.sendCDP('Runtime.evaluate', { expression: `performance.mark('${id}:start')` });
     await f();
     await this.page.sendCDP('Runtime.evaluate', { expression: `performance.mark('${id}:end')` });
@@ -72,7 +75,8 @@ class Meter {
     for (const e of this.#events) if (e.cat.includes('user_timing') && !marks.has(e.name)) marks.set(e.name, e);
     const tasks = this.#events.filter((e) => e.ph === 'X' && e.name === 'ThreadControllerImpl::RunTask' && main.has(`${e.pid}:${e.tid}`));
     const out = new Map<Read, number[]>();
-    for (const { id, read } of this.#marks) {
+    for (const { id, read, article } of this.#marks) {
+      if (this.failed.has(article)) continue;
       const start = marks.get(`${id}:start`);
       const end = marks.get(`${id}:end`);
       if (!start || !end) continue;
@@ -99,6 +103,7 @@ async function main(): Promise<void> {
   const launch = launchSpec();
   const sdk = new Sdk(clientOptions({ ...launch, args: [...launch.args, OFFLINE_ARG] }));
   let cpu: Map<Read, number[]>;
+  let counted = ids.length;
   try {
     await sdk.init();
     const page = sdk.context.pages()[0]!;
@@ -115,20 +120,29 @@ async function main(): Promise<void> {
     };
     for (const [i, id] of ids.entries()) {
       const url = server.url(`/corpus/html/${id}.html`);
-      for (const reader of i % 2 === 0 ? [tendril, innerText] : [innerText, tendril]) {
-        await page.goto(url, { waitUntil: 'load' });
-        await reader();
+      meter.article = i;
+      try {
+        for (const reader of i % 2 === 0 ? [tendril, innerText] : [innerText, tendril]) {
+          await page.goto(url, { waitUntil: 'load' });
+          await reader();
+        }
+        process.stdout.write(`${i + 1}/${ids.length} ${id.slice(0, 12)}\n`);
+      } catch (error) {
+        meter.failed.add(i);
+        process.stdout.write(
+          `${i + 1}/${ids.length} ${id.slice(0, 12)} left out: ${error instanceof Error ? error.message : String(error)}\n`,
+        );
       }
-      process.stdout.write(`${i + 1}/${ids.length} ${id.slice(0, 12)}\n`);
     }
     cpu = await meter.stop();
+    counted -= meter.failed.size;
   } finally {
     await sdk.close().catch(() => undefined);
     await server.close();
   }
   const total = (read: Read) => (cpu.get(read) ?? []).reduce((a, b) => a + b, 0);
   const inner = { first: total('innerText 1'), second: total('innerText 2') };
-  process.stdout.write(`\nrenderer main-thread CPU over ${ids.length} articles (ms, and against innerText's read of the same rank):\n`);
+  process.stdout.write(`\nrenderer main-thread CPU over ${counted} articles (ms, and against innerText's read of the same rank):\n`);
   for (const read of READS) {
     const against = read === 'innerText 1' || read === 'Tendril 1' ? inner.first : inner.second;
     const ratio = read.startsWith('Tendril') ? ` (${(total(read) / against).toFixed(1)}x)` : '';

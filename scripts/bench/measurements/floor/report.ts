@@ -57,7 +57,7 @@ export function renderFloor(run: FloorRun, r: ReportContext): string {
     '',
     metaLine([
       r.envLine,
-      'reads timed in this process, round trips included',
+      "reads timed in this process, round trips included (their ratio moves with the machine's load; `scripts/bench/read-cpu.ts` counts the renderer's CPU instead)",
       `largest first-read ratios: ${worst.join('; ') || '—'}`,
       `\`npm run bench -- --only ${'floor'}\``,
     ]),

@@ -3,6 +3,7 @@
 // stretch of this shared machine does not fall on one contender only); medians per contender.
 import type { ComparisonContext } from '../../core/measurement.js';
 import { errorText } from '../../core/measurement.js';
+import { loadavg } from 'node:os';
 import { OFFLINE_ARG } from '../../core/config.js';
 import { loadCorpus } from '../../core/page-sets.js';
 import { freePort, startRedis } from '../../../../test/support/redis.js';
@@ -13,7 +14,7 @@ export const BATCH_ID = 'batch';
 export interface Contender {
   readonly id: string;
   readonly label: string;
-  /** Browsers reading at once and pages each reads at once. */
+  /** Browsers reading at once; the pages in flight are shared among them. */
   readonly browsers: number;
 }
 
@@ -29,7 +30,8 @@ export const CONTENDERS: readonly Contender[] = [
 
 export interface BatchRun {
   readonly pages: number;
-  readonly concurrency: number;
+  /** Pages being read at once, the same for every contender (a batch worker reads its share). */
+  readonly inFlight: number;
   readonly rounds: number;
   readonly results: ReadonlyMap<string, RunResult[]>;
   readonly errors: ReadonlyMap<string, string[]>;
@@ -43,7 +45,14 @@ const envInt = (name: string, fallback: number): number => {
 };
 
 export async function runBatch(ctx: ComparisonContext): Promise<BatchRun> {
-  const concurrency = envInt('BENCH_BATCH_CONCURRENCY', 4);
+  // Like is compared with like: K workers read inFlight / K pages each, so every contender has
+  // the same pages in flight at any moment, and only how it reads them differs.
+  const inFlight = envInt('BENCH_BATCH_IN_FLIGHT', 6);
+  const workerCounts = CONTENDERS.filter((c) => c.id.startsWith('batch-')).map((c) => c.browsers);
+  if (workerCounts.some((k) => inFlight % k !== 0))
+    throw new Error(
+      `BENCH_BATCH_IN_FLIGHT must be a multiple of ${workerCounts.join(', ')} (each worker reads an equal share), not ${inFlight}`,
+    );
   const rounds = envInt('BENCH_BATCH_ROUNDS', 3);
   const wanted = Math.min(envInt('BENCH_BATCH_PAGES', 120), ctx.opts.corpusLimit ?? Infinity);
   const corpus = loadCorpus(ctx.env.server, wanted);
@@ -56,20 +65,22 @@ export async function runBatch(ctx: ComparisonContext): Promise<BatchRun> {
   const results = new Map<string, RunResult[]>(CONTENDERS.map((c) => [c.id, []]));
   const errors = new Map<string, string[]>(CONTENDERS.map((c) => [c.id, []]));
   const run = (id: string): Promise<RunResult> => {
-    if (id.startsWith('batch-')) return batchRun(launch, redisUrl, urls, Number(id.slice(6)), concurrency);
-    if (id === 'sdk') return sdkLoop(launch, urls, concurrency);
-    if (id === 'playwright') return playwrightLoop(launch, urls, concurrency);
-    return crawleeRun(launch, urls, concurrency, id === 'crawlee-tuned' ? 'tuned' : 'defaults');
+    const workers = Number(id.slice(6));
+    if (id.startsWith('batch-')) return batchRun(launch, redisUrl, urls, workers, inFlight / workers);
+    if (id === 'sdk') return sdkLoop(launch, urls, inFlight);
+    if (id === 'playwright') return playwrightLoop(launch, urls, inFlight);
+    return crawleeRun(launch, urls, inFlight, id === 'crawlee-tuned' ? 'tuned' : 'defaults');
   };
   try {
     for (let round = 0; round < rounds; round++) {
       const order = CONTENDERS.map((_, i) => CONTENDERS[(i + round) % CONTENDERS.length]!);
       for (const contender of order) {
         try {
-          const result = await run(contender.id);
+          const before = loadavg()[0]!;
+          const result: RunResult = { ...(await run(contender.id)), load: [before, loadavg()[0]!] };
           results.get(contender.id)!.push(result);
           ctx.log(
-            `batch: round ${round + 1}/${rounds} ${contender.label}: ${urls.length} pages in ${(result.ms / 1000).toFixed(1)} s (${((result.pages * 1000) / result.ms).toFixed(2)} pages/s${result.failed ? `, ${result.failed} failed` : ''})`,
+            `batch: round ${round + 1}/${rounds} ${contender.label}: ${urls.length} pages in ${(result.ms / 1000).toFixed(1)} s (${((result.pages * 1000) / result.ms).toFixed(2)} pages/s${result.failed ? `, ${result.failed} failed` : ''}, load average ${result.load!.map((n) => n.toFixed(0)).join(' → ')})`,
           );
         } catch (error) {
           errors.get(contender.id)!.push(errorText(error));
@@ -80,5 +91,5 @@ export async function runBatch(ctx: ComparisonContext): Promise<BatchRun> {
   } finally {
     await redis.stop();
   }
-  return { pages: urls.length, concurrency, rounds, results, errors, notes: [] };
+  return { pages: urls.length, inFlight, rounds, results, errors, notes: [] };
 }

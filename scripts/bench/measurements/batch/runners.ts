@@ -2,7 +2,8 @@
 // the same Chromium, and each timed from the moment its browser(s) are up until every page is read:
 // Tendril's batch queue with K real worker processes, a plain loop over one Sdk (runJob, the
 // queue's per-job work without the queue), a hand-written playwright-core loop, and Crawlee's
-// PlaywrightCrawler in a child process (which times itself, its browser launch included).
+// PlaywrightCrawler in a child process (which times itself from its browser's launch on, as it
+// launches it lazily inside run()).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { rmSync } from 'node:fs';
@@ -26,8 +27,10 @@ export interface RunResult {
   readonly ms: number;
   readonly pages: number;
   readonly failed: number;
-  /** What else the contender reports (Crawlee: time to its first page, per-page handler times). */
-  readonly detail?: { firstMs: number | null; handlerMs: number[] };
+  /** What else the contender reports (Crawlee: its browser's launch, time to its first page, per-page handler times). */
+  readonly detail?: { launchMs: number | null; firstMs: number | null; handlerMs: number[] };
+  /** The machine's 1-minute load average when the run started and when it ended. */
+  readonly load?: readonly [number, number];
 }
 
 /** Runs `work` on every URL, `concurrency` at a time; counts the pages read and the failures. */
@@ -193,11 +196,18 @@ export async function crawleeRun(
   rmSync(storageDir, { recursive: true, force: true });
   const line = out.trim().split('\n').pop() ?? '';
   if (code !== 0 || !line.startsWith('{')) throw new Error(`Crawlee (${mode}) exited ${code}: ${out.slice(-300)}`);
-  const result = JSON.parse(line) as { ms: number; pages: number; failed: number; firstMs: number | null; handlerMs: number[] };
+  const result = JSON.parse(line) as {
+    ms: number;
+    pages: number;
+    failed: number;
+    launchMs: number | null;
+    firstMs: number | null;
+    handlerMs: number[];
+  };
   return {
     ms: result.ms,
     pages: result.pages,
     failed: urls.length - result.pages,
-    detail: { firstMs: result.firstMs, handlerMs: result.handlerMs },
+    detail: { launchMs: result.launchMs, firstMs: result.firstMs, handlerMs: result.handlerMs },
   };
 }

@@ -1,5 +1,5 @@
 // Errors as the hosted protocol carries them. One table of the classes a server sends and a client
-// raises again, by name, with the protocol code each travels under: the server encodes with it,
+// raises again, by name, grouped by the protocol code each travels under: the server encodes with it,
 // the hosted client and the model-server client decode with it, so the sides cannot disagree.
 
 import type { ErrorBody, ErrorCode } from '../protocol/index.js';
@@ -51,59 +51,75 @@ export type WireError = ErrorBody['error'];
 // Every constructor takes the message first; the fields after it are set again from the wire.
 type ErrorClass = new (message: string, ...rest: never[]) => SdkError;
 
-/** Each class a server may send, by its name, and the protocol code it goes under. */
-const TABLE: Record<string, [ErrorClass, ErrorCode]> = {
-  SchemaValidationError: [SchemaValidationError, 'schema_validation'],
-  TimeoutError: [TimeoutError, 'timeout'],
-  LLMResponseError: [LLMResponseError, 'model_error'],
-  ActionFailedError: [ActionFailedError, 'conflict'],
-  ElementNotFoundError: [ElementNotFoundError, 'conflict'],
-  XPathResolutionError: [XPathResolutionError, 'conflict'],
-  ElementIdNotFoundError: [ElementIdNotFoundError, 'conflict'],
-  ElementNotActionableError: [ElementNotActionableError, 'conflict'],
-  ElementObscuredError: [ElementObscuredError, 'conflict'],
-  ConnectionClosedError: [ConnectionClosedError, 'browser_gone'],
-  PageClosedError: [PageClosedError, 'browser_gone'],
-  PageNotFoundError: [PageNotFoundError, 'browser_gone'],
-  ContextClosedError: [ContextClosedError, 'browser_gone'],
-  UrlNotAllowedError: [UrlNotAllowedError, 'forbidden'],
-  DomainPolicyError: [DomainPolicyError, 'forbidden'],
-  // Spending more is not allowed; retrying as it is would be refused again.
-  BudgetExceededError: [BudgetExceededError, 'forbidden'],
-  InvalidOptionError: [InvalidOptionError, 'bad_request'],
-  UnknownKeyError: [UnknownKeyError, 'bad_request'],
-  CookieValidationError: [CookieValidationError, 'bad_request'],
-  MissingLLMConfigurationError: [MissingLLMConfigurationError, 'bad_request'],
-  UnsupportedModelError: [UnsupportedModelError, 'bad_request'],
-  UnsupportedProviderError: [UnsupportedProviderError, 'bad_request'],
-  InvalidAISDKModelFormatError: [InvalidAISDKModelFormatError, 'bad_request'],
-  NavigationError: [NavigationError, 'bad_request'],
-  PageStatusError: [PageStatusError, 'bad_request'],
-  SelectorSyntaxError: [SelectorSyntaxError, 'bad_request'],
-  SdkError: [SdkError, 'internal'],
-  SdkDomProcessError: [SdkDomProcessError, 'internal'],
-  SdkEvalError: [SdkEvalError, 'internal'],
-  SdkIframeError: [SdkIframeError, 'internal'],
-  ContentFrameNotFoundError: [ContentFrameNotFoundError, 'internal'],
-  SdkShadowRootMissingError: [SdkShadowRootMissingError, 'internal'],
-  ProtocolError: [ProtocolError, 'internal'],
-  BrowserLaunchError: [BrowserLaunchError, 'internal'],
-  BrowserConnectError: [BrowserConnectError, 'internal'],
-  SdkStateError: [SdkStateError, 'internal'],
-  SdkClosedError: [SdkClosedError, 'internal'],
-  TargetClosedError: [TargetClosedError, 'internal'],
-  CookieSetError: [CookieSetError, 'internal'],
-};
+/**
+ * The classes a server may send, by the protocol code each goes under. A class travels under its
+ * errors' name (errors.ts writes each out), so the wire's names cannot disagree with the classes'.
+ */
+const BY_CODE: Array<[ErrorCode, ErrorClass[]]> = [
+  ['schema_validation', [SchemaValidationError]],
+  ['timeout', [TimeoutError]],
+  ['model_error', [LLMResponseError]],
+  [
+    'conflict',
+    [
+      ActionFailedError,
+      ElementNotFoundError,
+      XPathResolutionError,
+      ElementIdNotFoundError,
+      ElementNotActionableError,
+      ElementObscuredError,
+    ],
+  ],
+  ['browser_gone', [ConnectionClosedError, PageClosedError, PageNotFoundError, ContextClosedError]],
+  // A spent budget: spending more is not allowed; retrying as it is would be refused again.
+  ['forbidden', [UrlNotAllowedError, DomainPolicyError, BudgetExceededError]],
+  [
+    'bad_request',
+    [
+      InvalidOptionError,
+      UnknownKeyError,
+      CookieValidationError,
+      MissingLLMConfigurationError,
+      UnsupportedModelError,
+      UnsupportedProviderError,
+      InvalidAISDKModelFormatError,
+      NavigationError,
+      PageStatusError,
+      SelectorSyntaxError,
+    ],
+  ],
+  [
+    'internal',
+    [
+      SdkError,
+      SdkDomProcessError,
+      SdkEvalError,
+      SdkIframeError,
+      ContentFrameNotFoundError,
+      SdkShadowRootMissingError,
+      ProtocolError,
+      BrowserLaunchError,
+      BrowserConnectError,
+      SdkStateError,
+      SdkClosedError,
+      TargetClosedError,
+      CookieSetError,
+    ],
+  ],
+];
 
 const KEPT = new Set(['name', 'message', 'stack', 'cause', '__proto__', 'constructor']);
 
-const NAME_OF = new Map<Function, string>(Object.entries(TABLE).map(([name, [type]]) => [type, name]));
+const CODE_OF = new Map<Function, ErrorCode>(BY_CODE.flatMap(([code, types]) => types.map((type) => [type, code])));
+/** The name a class's errors have; errors.ts sets it in the constructor, so an instance tells. */
+const nameOf = (type: ErrorClass): string => new type('').name;
+/** The table's classes by name, made when the first wire error is decoded. */
+let classOf: Map<string, ErrorClass> | undefined;
 
-/** The table's name for the error's class, or for the nearest class above it that has one. */
-function tableName(error: SdkError): string | undefined {
+/** The error's class if the table has it, else the nearest class above it that it has. */
+function tableClass(error: SdkError): ErrorClass | undefined {
   for (let type: Function | null = error.constructor; type && type !== Error; type = Object.getPrototypeOf(type) as Function | null) {
-    const name = NAME_OF.get(type);
-    if (name) return name;
+    if (CODE_OF.has(type)) return type as ErrorClass;
   }
   return undefined;
 }
@@ -111,8 +127,8 @@ function tableName(error: SdkError): string | undefined {
 /** The protocol code an error is sent under, and the class name the client raises it as. */
 export function codeOf(error: unknown): { code: ErrorCode; name?: string } {
   if (error instanceof HostedServiceError) return { code: error.code as ErrorCode };
-  const name = error instanceof SdkError ? tableName(error) : undefined;
-  return { code: name ? TABLE[name]![1] : 'internal', name };
+  const type = error instanceof SdkError ? tableClass(error) : undefined;
+  return type ? { code: CODE_OF.get(type)!, name: nameOf(type) } : { code: 'internal', name: undefined };
 }
 
 /** The error as the wire carries it: code, message, class name and the class's own fields. */
@@ -134,10 +150,11 @@ export function toWire(error: unknown): WireError {
 
 /** The client's own error for a wire error whose class it knows; undefined for any other. */
 export function fromWire(wire: WireError): SdkError | undefined {
-  const entry = wire.name && Object.hasOwn(TABLE, wire.name) ? TABLE[wire.name] : undefined;
-  if (!entry) return undefined;
+  classOf ??= new Map(BY_CODE.flatMap(([, types]) => types.map((type) => [nameOf(type), type])));
+  const type = wire.name ? classOf.get(wire.name) : undefined;
+  if (!type) return undefined;
   const { issues, url, host, policy } = wire;
-  const error = new entry[0](wire.message);
+  const error = new type(wire.message);
   for (const [key, value] of Object.entries({ issues, url, host, policy, ...wire.fields })) {
     // Only the class's data: never what makes it an error (or its prototype, which `__proto__` would set).
     if (value !== undefined && !KEPT.has(key)) (error as unknown as Record<string, unknown>)[key] = value;

@@ -97,6 +97,11 @@ describe('tendril mcp over stdio', () => {
       // Listing the tools does not start a browser: the first tool call does.
       expect(browsersOf(transport.pid!)).toEqual([]);
 
+      // back: the browser's first tab has nothing before its blank page.
+      const nothingBefore = await call(client, 'back');
+      expect(nothingBefore.isError).toBe(true);
+      expect(textOf(nothingBefore)).toBe("NavigationError: There is no earlier page in this tab's history.");
+
       // navigate: a short confirmation, no page text unless asked.
       const opened = await ok(client, 'navigate', { url: fixtures.a.url('frames.html') });
       expect(opened).toBe(`Opened ${fixtures.a.url('frames.html')} (HTTP 200). Title: "Frames"`);

@@ -37,16 +37,18 @@ describe('page.screenshot()', () => {
 });
 
 describe('page.goBack()', () => {
-  it('goes back a document, and within a document, and says false when there is nothing before', async () => {
+  it('goes back a document, and within a document, and resolves null doing nothing when there is nothing before', async () => {
     const { sdk, servers } = fixture;
     const page = await sdk.context.newPage();
     try {
-      expect(await page.goBack()).toBe(false);
+      expect(await page.goBack()).toBeNull();
       expect(page.url()).toBe('about:blank');
 
       await page.goto(servers.a.url('frames.html'));
       await page.goto(servers.b.url('oop.html'));
-      expect(await page.goBack()).toBe(true);
+      // The document's response, or null when the back-forward cache gave the page back.
+      const back = await page.goBack();
+      if (back) expect(back.url()).toBe(servers.a.url('frames.html'));
       expect(page.url()).toBe(servers.a.url('frames.html'));
       // The document it went back to is read whole, its out-of-process iframe included (a page
       // restored from the back-forward cache brings its frames back with it).
@@ -61,7 +63,8 @@ describe('page.goBack()', () => {
       // An entry of the same document (goto's of a fragment returns before Chrome reports it).
       await page.evaluate(() => history.pushState(null, '', '#further'));
       expect(page.url()).toBe(servers.a.url('leaf.html#further'));
-      expect(await page.goBack()).toBe(true);
+      // Nothing is fetched within a document.
+      expect(await page.goBack()).toBeNull();
       expect(page.url()).toBe(servers.a.url('leaf.html'));
     } finally {
       await page.close();

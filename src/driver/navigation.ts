@@ -219,10 +219,10 @@ export class Navigation {
   /**
    * Goes `step` entries through the page's history (-1 back, 1 forward), as the browser's buttons
    * do. With `waitUntil` it waits for that state, as goto() does with it; without, as the default
-   * goto() does. Resolves `moved: false`, doing nothing, when there is no such entry; else with the
-   * document's response (null when nothing was fetched: the back-forward cache, a fragment).
+   * goto() does. Resolves with the document's response, as goto() does; null, doing nothing, when
+   * there is no such entry, and null when nothing was fetched (the back-forward cache, a fragment).
    */
-  async traverse(step: -1 | 1, options: HistoryOptions = {}): Promise<{ moved: boolean; response: NavigationResponse | null }> {
+  async traverse(step: -1 | 1, options: HistoryOptions = {}): Promise<NavigationResponse | null> {
     const what = step < 0 ? 'goBack' : 'goForward';
     this.page.assertOpen(`${what}()`);
     const { waitUntil, timeoutMs } = checkLoadOptions(options?.waitUntil, options?.timeoutMs, what);
@@ -230,22 +230,22 @@ export class Navigation {
     const remaining = () => (timeoutMs === 0 ? 0 : Math.max(1, timeoutMs - (Date.now() - started)));
     const { currentIndex, entries } = await this.page.session.send('Page.getNavigationHistory', undefined, { timeoutMs: remaining() });
     const entry = entries[currentIndex + step];
-    if (!entry) return { moved: false, response: null };
+    if (!entry) return null;
     const loaderId = await this.#commit(
       () => this.page.session.send('Page.navigateToHistoryEntry', { entryId: entry.id }, { timeoutMs: remaining() }),
       remaining,
       entry.url,
       what,
     );
-    if (loaderId === undefined) return { moved: true, response: null };
+    if (loaderId === undefined) return null;
     // From the back-forward cache: loaded already; its frames are being read again.
     const restored = this.page.frameManager.restored;
     if (restored?.loaderId === loaderId) {
       await withDeadline(restored.frames, remaining(), `Going to ${entry.url}`);
-      return { moved: true, response: null };
+      return null;
     }
     await this.#waitFor(loaderId, waitUntil, remaining, entry.url);
-    return { moved: true, response: this.responses.responseOf(loaderId) };
+    return this.responses.responseOf(loaderId);
   }
 
   /** Reloads the page and waits as traverse() does; resolves with the new document's response. */

@@ -14,7 +14,7 @@ import { FrameManager } from './frameManager.js';
 import { initScriptSource, type InitScript, type ReadTextFile } from './initScripts.js';
 import type { FrameLocator, Locator } from './locator.js';
 import { deepTarget, FrameLocator as FrameLocatorOf, locatorOn, type LocatorDriver } from './locatorApi.js';
-import { Navigation } from './navigation.js';
+import { Navigation, type HistoryOptions } from './navigation.js';
 import type { DomainGuard } from './policy.js';
 import { DocumentResponses, type NavigationResponse } from './response.js';
 import { ConsoleMessage } from './console.js';
@@ -186,21 +186,18 @@ export class Page extends Emitter<PageEvents> {
   }
 
   /**
-   * Goes one entry back in the page's history, as the browser's Back button does, and waits as the
-   * default goto() does. Resolves false, doing nothing, when there is no earlier entry. With
-   * `waitUntil` (Stagehand's form) it waits for that state and resolves with the document's response,
-   * null when there is no earlier entry or nothing was fetched.
+   * Goes one entry back in the page's history, as the browser's Back button does, and waits as
+   * goto() does (the default wait, or `waitUntil`). Resolves with the document's response, as
+   * goto() does; null when there is no earlier entry (nothing is done) or nothing was fetched (a page
+   * from the back-forward cache, a fragment).
    */
-  goBack(options?: { timeoutMs?: number }): Promise<boolean>;
-  goBack(options: { waitUntil: WaitUntil; timeoutMs?: number }): Promise<NavigationResponse | null>;
-  async goBack(options: { waitUntil?: WaitUntil; timeoutMs?: number } = {}): Promise<boolean | NavigationResponse | null> {
-    const { moved, response } = await this.#navigation.traverse(-1, options);
-    return options?.waitUntil === undefined ? moved : response;
+  goBack(options?: HistoryOptions): Promise<NavigationResponse | null> {
+    return this.#navigation.traverse(-1, options);
   }
 
-  /** Goes one entry forward in the page's history, and waits as goBack() does; resolves as goBack with `waitUntil`. */
-  async goForward(options: { waitUntil?: WaitUntil; timeoutMs?: number } = {}): Promise<NavigationResponse | null> {
-    return (await this.#navigation.traverse(1, options)).response;
+  /** Goes one entry forward in the page's history; waits and resolves as goBack() does. */
+  goForward(options?: HistoryOptions): Promise<NavigationResponse | null> {
+    return this.#navigation.traverse(1, options);
   }
 
   /** Loads the page's document again, and waits as goBack() does; resolves with its response. */

@@ -38,10 +38,10 @@ export class NavigationResponse {
     return Object.fromEntries(Object.entries(this.response.headers).map(([name, value]) => [name.toLowerCase(), String(value)]));
   }
 
-  /** The server's address, when Chrome knows it. */
-  remoteAddress(): { ip: string; port: number } | undefined {
-    const { remoteIPAddress: ip, remotePort: port } = this.response;
-    return ip && port !== undefined ? { ip, port } : undefined;
+  /** The server's IP address and port, when Chrome knows them (Playwright's and Stagehand's shape); else null. */
+  async serverAddr(): Promise<{ ipAddress: string; port: number } | null> {
+    const { remoteIPAddress: ipAddress, remotePort: port } = this.response;
+    return ipAddress && port !== undefined ? { ipAddress, port } : null;
   }
 }
 

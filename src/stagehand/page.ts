@@ -11,6 +11,7 @@ import type { FrameLocator } from '../driver/locator.js';
 import type { Locator, LocatorDriver, LocatorTarget } from '../driver/locatorApi.js';
 import { Page, type PageEvents } from '../driver/page.js';
 import type { ConsoleMessage } from '../driver/console.js';
+import type { HistoryOptions } from '../driver/navigation.js';
 import type { NavigationResponse } from '../driver/response.js';
 import { ElementNotFoundError, InvalidOptionError } from '../errors.js';
 import type { GotoOptions, NewContextOptions, WaitUntil } from '../types.js';
@@ -88,13 +89,11 @@ export class StagehandPage extends Page {
     return super.reload(options) as Promise<StagehandResponse | null>;
   }
 
-  override goBack(options?: { timeoutMs?: number }): Promise<boolean>;
-  override goBack(options: { waitUntil: WaitUntil; timeoutMs?: number }): Promise<StagehandResponse | null>;
-  override goBack(options?: { waitUntil?: WaitUntil; timeoutMs?: number }): Promise<boolean | StagehandResponse | null> {
-    return super.goBack(options as { waitUntil: WaitUntil }) as Promise<boolean | StagehandResponse | null>;
+  override goBack(options?: HistoryOptions): Promise<StagehandResponse | null> {
+    return super.goBack(options) as Promise<StagehandResponse | null>;
   }
 
-  override goForward(options?: { waitUntil?: WaitUntil; timeoutMs?: number }): Promise<StagehandResponse | null> {
+  override goForward(options?: HistoryOptions): Promise<StagehandResponse | null> {
     return super.goForward(options) as Promise<StagehandResponse | null>;
   }
 

@@ -1,7 +1,8 @@
 // Stagehand 3's Response, what a Stagehand's goto(), reload() and history moves resolve with:
 // Tendril's NavigationResponse plus the headers as a list and by name, the body (bytes, text, JSON),
-// the frame, the server's address and TLS details, and finished(). A subclass of the Stagehand entry
-// (StagehandPage names it as its responseClass, page.ts), so tendril/extension carries none of it.
+// the frame, TLS details and finished(), and headers() joining a repeated header's values as 3.7.3
+// does. A subclass of the Stagehand entry (StagehandPage names it as its responseClass, page.ts), so
+// tendril/extension carries none of it.
 
 import type { Protocol } from 'devtools-protocol';
 import type { Frame } from '../driver/frame.js';
@@ -41,10 +42,9 @@ export class StagehandResponse extends NavigationResponse {
     return this.response.securityDetails ?? null;
   }
 
-  /** The server's IP address and port, when Chrome knows them. */
-  async serverAddr(): Promise<{ ipAddress: string; port: number } | null> {
-    const { remoteIPAddress: ipAddress, remotePort: port } = this.response;
-    return ipAddress && port !== undefined ? { ipAddress, port } : null;
+  /** Names in lower case, as Tendril's; a repeated header's values joined with ", ", as Stagehand's headers() joins them. */
+  override headers(): Record<string, string> {
+    return Object.fromEntries(Object.entries(super.headers()).map(([name, value]) => [name, valuesOf(value).join(', ')]));
   }
 
   /** The headers with their names as the server sent them. */

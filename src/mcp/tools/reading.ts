@@ -142,7 +142,10 @@ export const READING_TOOLS: Tool[] = [
     readOnly: false,
     async run(args, session) {
       const page = await session.page();
-      if (!(await page.goBack())) return failure('NavigationError', "There is no earlier page in this tab's history.");
+      // goBack() resolves null both when there is nothing to go back to and for a page the back-forward cache gives back: the history tells.
+      const { currentIndex } = await page.session.send('Page.getNavigationHistory');
+      if (currentIndex < 1) return failure('NavigationError', "There is no earlier page in this tab's history.");
+      await page.goBack();
       return withPageText(args, session, page, `Went back to ${page.url()}. Title: ${await titleOf(page)}`);
     },
   },

@@ -3,40 +3,42 @@
 // `tendril` and `tendril/batch` are checked for import and require (profile node16);
 // `tendril/extension` and `tendril/extension-relay` are ESM only (docs/extension.md), checked as such.
 //   node scripts/pack-check.mjs [--no-build]
-import { execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const bin = (name) => join(root, 'node_modules', '.bin', name);
 
-function run(file, args, options = {}) {
-  return execFileSync(file, args, { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], ...options });
+async function run(file, args) {
+  const { stdout } = await promisify(execFile)(file, args, { cwd: root, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  return stdout;
 }
 
 /**
  * Builds (unless `build` is false) and packs; returns the tarball's path, in a new folder under the
  * OS's temp dir. The build is `npm run build`'s, except that a stale API report fails it (api:check).
  */
-export function pack({ build = true } = {}) {
+export async function pack({ build = true } = {}) {
   if (build) {
-    run(process.execPath, ['esbuild.config.mjs']);
-    run(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json']);
+    await run(process.execPath, ['esbuild.config.mjs']);
+    await run(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json']);
     try {
-      run(process.execPath, ['scripts/api-report.mjs']);
+      await run(process.execPath, ['scripts/api-report.mjs']);
     } catch (error) {
       throw new Error(`${error.stderr}`.trim() || String(error));
     }
   }
   const into = mkdtempSync(join(tmpdir(), 'tendril-pack-'));
-  const [{ filename }] = JSON.parse(run('npm', ['pack', '--json', '--silent', '--pack-destination', into]));
+  const [{ filename }] = JSON.parse(await run('npm', ['pack', '--json', '--silent', '--pack-destination', into]));
   return join(into, filename);
 }
 
 /** publint's and arethetypeswrong's findings on `tarball`: an empty list when there is none. */
-export function checkTarball(tarball) {
+export async function checkTarball(tarball) {
   const problems = [];
   const tools = [
     ['publint', [bin('publint'), 'run', tarball, '--strict', '--level', 'suggestion']],
@@ -59,7 +61,7 @@ export function checkTarball(tarball) {
   ];
   for (const [name, [file, ...args]] of tools) {
     try {
-      const out = run(file, args);
+      const out = await run(file, args);
       // publint exits 0 with suggestions printed; any line past its header is a finding.
       if (name === 'publint' && !/All good!/.test(out)) problems.push(`${name}:\n${out}`);
     } catch (error) {
@@ -70,8 +72,8 @@ export function checkTarball(tarball) {
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const tarball = pack({ build: !process.argv.includes('--no-build') });
-  const problems = checkTarball(tarball);
+  const tarball = await pack({ build: !process.argv.includes('--no-build') });
+  const problems = await checkTarball(tarball);
   if (problems.length) {
     console.error(problems.join('\n'));
     process.exit(1);

@@ -20,16 +20,15 @@ export async function serveDemo(): Promise<{ url: string; close: () => void }> {
   const origins: string[] = [];
   for (const host of ['127.0.0.1', 'localhost']) {
     const self = origins.length;
-    const server = http.createServer(async (req, res) => {
+    const server = http.createServer((req, res) => {
       const name = path.basename(new URL(req.url ?? '/', 'http://x').pathname) || 'index.html';
-      try {
-        const html = (await readFile(path.join(DEMO_DIR, name), 'utf8'))
-          .replaceAll('{{SELF}}', origins[self]!)
-          .replaceAll('{{OTHER}}', origins[1 - self]!);
-        res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(html);
-      } catch {
-        res.writeHead(404).end();
-      }
+      readFile(path.join(DEMO_DIR, name), 'utf8').then(
+        (html) =>
+          res
+            .writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
+            .end(html.replaceAll('{{SELF}}', origins[self]!).replaceAll('{{OTHER}}', origins[1 - self]!)),
+        () => res.writeHead(404).end(),
+      );
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     servers.push(server);

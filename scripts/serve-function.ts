@@ -48,7 +48,9 @@ function toRequest(req: http.IncomingMessage, base: string, body: Buffer): Reque
 export async function startFunctionServer(port: number, host: string): Promise<{ url: string; close(): Promise<void> }> {
   const [node, edge] = await Promise.all([nodeHandlers(), edgeHandler()]);
   let base = '';
-  const server = http.createServer(async (req, res) => {
+  // A request whose client goes away mid-body rejects; it ends that response, not the server.
+  const server = http.createServer((req, res) => void answer(req, res).catch((error: unknown) => res.destroy(error as Error)));
+  async function answer(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const request = toRequest(req, base, Buffer.concat(chunks));
@@ -68,7 +70,7 @@ export async function startFunctionServer(port: number, host: string): Promise<{
       response = new Response(`FUNCTION_INVOCATION_FAILED: ${(error as Error).message}`, { status: 500 });
     }
     res.writeHead(response.status, Object.fromEntries(response.headers)).end(Buffer.from(await response.arrayBuffer()));
-  });
+  }
   await new Promise<void>((resolve) => server.listen(port, host, resolve));
   base = `http://${host}:${(server.address() as AddressInfo).port}`;
   return {

@@ -6,7 +6,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { runScript, type Run } from './support/child.js';
+import { runScript } from './support/child.js';
 import { startLoginSite, type LoginSite } from './support/login-site.js';
 import { CLI, useBatchCli } from './support/batch-cli.js';
 

@@ -1,16 +1,16 @@
 // The fake model server, driven by the real AI SDK (`ai` + `@ai-sdk/openai`) over loopback HTTP.
 import { createOpenAI } from '@ai-sdk/openai';
-import { generateText, jsonSchema, Output, streamText } from 'ai';
+import { generateText, type JSONSchema7, jsonSchema, Output, streamText } from 'ai';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeModel, type FakeModel } from './support/fake-model.js';
 
 type Product = { name: string; price: number };
-const productSchema = {
+const productSchema: JSONSchema7 = {
   type: 'object',
   properties: { name: { type: 'string' }, price: { type: 'number' } },
   required: ['name', 'price'],
   additionalProperties: false,
-} as const;
+};
 const output = () => Output.object({ schema: jsonSchema<Product>(productSchema) });
 
 let fake: FakeModel;

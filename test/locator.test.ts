@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ElementNotFoundError, SelectorSyntaxError, XPathResolutionError, type Page } from '../src/index.js';
+import { ElementNotFoundError, SelectorSyntaxError, XPathResolutionError } from '../src/index.js';
 import { useBrowser } from './helpers.js';
 
 const fixture = useBrowser();

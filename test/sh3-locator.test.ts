@@ -141,7 +141,7 @@ describe.each(places)('Locator in $name', (place) => {
         all.map((each) => each.world.session.send('DOM.describeNode', { objectId: each.objectId }).then(({ node }) => node.localName)),
       ),
     ).toEqual(['li', 'li', 'li']);
-    for (const each of all) each.world.session.sendQuiet('Runtime.releaseObject', { objectId: each.objectId });
+    for (const each of all) void each.world.session.sendQuiet('Runtime.releaseObject', { objectId: each.objectId });
     expect(await items.nth(2).resolveAll()).toHaveLength(1);
   });
 

@@ -93,7 +93,7 @@ export async function askVerdict(request: VerdictRequest): Promise<Verdict> {
   const { model } = request;
   const ai = request.ai as typeof import('ai');
   const wanted = outputSchema(request.output);
-  const properties: Record<string, unknown> = {
+  const properties: Record<string, import('ai').JSONSchema7> = {
     reasoning: { type: 'string', description: 'A short summary of what was done and how it ended.' },
     taskComplete: { type: 'boolean', description: 'true only if the whole task was carried out.' },
   };

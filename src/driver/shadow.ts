@@ -169,7 +169,7 @@ class SlicedScan {
   readonly #closed: number[] = [];
   readonly #stopAt: number;
   #depth = SLICE_DEPTH;
-  #failure: unknown;
+  #failure: { error: unknown } | undefined;
 
   constructor(
     private readonly session: CdpSession,
@@ -195,7 +195,7 @@ class SlicedScan {
                 for (const backendNodeId of cut) pending.push({ backendNodeId });
               },
               (error: unknown) => {
-                this.#failure ??= error;
+                this.#failure ??= { error };
               },
             )
             .finally(() => {
@@ -204,7 +204,7 @@ class SlicedScan {
             });
         }
         if (active > 0) return;
-        if (this.#failure !== undefined) reject(this.#failure);
+        if (this.#failure) reject(this.#failure.error);
         else resolve(this.#closed);
       };
       pump();

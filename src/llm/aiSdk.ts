@@ -5,8 +5,8 @@ import { MissingLLMConfigurationError } from '../errors.js';
 
 /** `load()`, or, when the package is not installed, an error that says what to install. */
 export function importAiSdk<T>(name: string, load: () => Promise<T>): Promise<T> {
-  return load().catch((error: { code?: string }) => {
-    throw /MODULE_NOT_FOUND/.test(error.code ?? '')
+  return load().catch((error: unknown) => {
+    throw /MODULE_NOT_FOUND/.test(String((error as { code?: unknown } | null)?.code ?? ''))
       ? new MissingLLMConfigurationError(`Model calls need the AI SDK (${name} is missing): \`npm install ai @ai-sdk/openai\`.`, {
           cause: error,
         })

@@ -96,7 +96,7 @@ export class TokenMeter {
     hold(1);
     try {
       // An account may be remote (Redis): the call's deadline bounds asking it too.
-      const left = await bounded(Promise.all(this.accounts.map((account) => account.remaining())), signal);
+      const left = await bounded(Promise.all(this.accounts.map(async (account) => account.remaining())), signal);
       this.accounts.forEach((account, index) => {
         const used = inFlight.get(account) ?? 0;
         if (!(left[index]! >= used + needed)) refuse('account', Number(left[index]), used);
@@ -113,7 +113,7 @@ export class TokenMeter {
         release();
         const usage = { promptTokens: prompt, completionTokens: completion, totalTokens: prompt + completion };
         for (const limit of this.limits) limit.used += usage.totalTokens;
-        await bounded(Promise.all(this.accounts.map((account) => account.spend(usage))), within);
+        await bounded(Promise.all(this.accounts.map(async (account) => account.spend(usage))), within);
       },
     };
   }

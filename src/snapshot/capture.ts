@@ -173,7 +173,7 @@ class Capture {
         await Promise.all(next.map((frame) => this.#part(frame, false, null)));
         level = next;
       }
-      return this.#snapshot(scope.frame);
+      return await this.#snapshot(scope.frame);
     } finally {
       void scope.world.session.sendQuiet('Runtime.releaseObject', { objectId: scope.objectId });
     }

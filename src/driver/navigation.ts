@@ -222,7 +222,7 @@ export class Navigation {
    * goto() does. Resolves with the document's response, as goto() does; null, doing nothing, when
    * there is no such entry, and null when nothing was fetched (the back-forward cache, a fragment).
    */
-  async traverse(step: -1 | 1, options: HistoryOptions = {}): Promise<NavigationResponse | null> {
+  async traverse(step: -1 | 1, options: GotoOptions = {}): Promise<NavigationResponse | null> {
     const what = step < 0 ? 'goBack' : 'goForward';
     this.page.assertOpen(`${what}()`);
     const { waitUntil, timeoutMs } = checkLoadOptions(options?.waitUntil, options?.timeoutMs, what);
@@ -249,7 +249,7 @@ export class Navigation {
   }
 
   /** Reloads the page and waits as traverse() does; resolves with the new document's response. */
-  async reload(options: HistoryOptions & { ignoreCache?: boolean } = {}): Promise<NavigationResponse | null> {
+  async reload(options: GotoOptions & { ignoreCache?: boolean } = {}): Promise<NavigationResponse | null> {
     this.page.assertOpen('reload()');
     const { waitUntil, timeoutMs } = checkLoadOptions(options?.waitUntil, options?.timeoutMs, 'reload');
     if (options?.ignoreCache !== undefined && typeof options.ignoreCache !== 'boolean')
@@ -308,12 +308,6 @@ export class Navigation {
     await this.page.frameManager.waitForLifecycle(frame, loaderId, 'domcontentloaded', remaining(), url);
     await this.#loadGrace(frame, loaderId, remaining(), url);
   }
-}
-
-export interface HistoryOptions {
-  waitUntil?: WaitUntil;
-  /** Default 30000 ms; 0 for no limit. */
-  timeoutMs?: number;
 }
 
 /** Checks waitUntil and timeoutMs as extract() checks its options: at once, naming the field. 0 ms is no limit. */

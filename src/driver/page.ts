@@ -14,7 +14,7 @@ import { FrameManager } from './frameManager.js';
 import { initScriptSource, type InitScript, type ReadTextFile } from './initScripts.js';
 import type { FrameLocator, Locator } from './locator.js';
 import { deepTarget, FrameLocator as FrameLocatorOf, locatorOn, type LocatorDriver } from './locatorApi.js';
-import { Navigation, type HistoryOptions } from './navigation.js';
+import { Navigation } from './navigation.js';
 import type { DomainGuard } from './policy.js';
 import { DocumentResponses, type NavigationResponse } from './response.js';
 import { ConsoleMessage } from './console.js';
@@ -191,12 +191,12 @@ export class Page extends Emitter<PageEvents> {
    * goto() does; null when there is no earlier entry (nothing is done) or nothing was fetched (a page
    * from the back-forward cache, a fragment).
    */
-  goBack(options?: HistoryOptions): Promise<NavigationResponse | null> {
+  goBack(options?: GotoOptions): Promise<NavigationResponse | null> {
     return this.#navigation.traverse(-1, options);
   }
 
   /** Goes one entry forward in the page's history; waits and resolves as goBack() does. */
-  goForward(options?: HistoryOptions): Promise<NavigationResponse | null> {
+  goForward(options?: GotoOptions): Promise<NavigationResponse | null> {
     return this.#navigation.traverse(1, options);
   }
 

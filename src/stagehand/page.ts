@@ -11,7 +11,6 @@ import type { FrameLocator } from '../driver/locator.js';
 import type { Locator, LocatorDriver, LocatorTarget } from '../driver/locatorApi.js';
 import { Page, type PageEvents } from '../driver/page.js';
 import type { ConsoleMessage } from '../driver/console.js';
-import type { HistoryOptions } from '../driver/navigation.js';
 import type { NavigationResponse } from '../driver/response.js';
 import { ElementNotFoundError, InvalidOptionError } from '../errors.js';
 import type { GotoOptions, NewContextOptions, WaitUntil } from '../types.js';
@@ -89,11 +88,11 @@ export class StagehandPage extends Page {
     return super.reload(options) as Promise<StagehandResponse | null>;
   }
 
-  override goBack(options?: HistoryOptions): Promise<StagehandResponse | null> {
+  override goBack(options?: GotoOptions): Promise<StagehandResponse | null> {
     return super.goBack(options) as Promise<StagehandResponse | null>;
   }
 
-  override goForward(options?: HistoryOptions): Promise<StagehandResponse | null> {
+  override goForward(options?: GotoOptions): Promise<StagehandResponse | null> {
     return super.goForward(options) as Promise<StagehandResponse | null>;
   }
 

@@ -77,7 +77,8 @@ export interface NavigatedDocument {
 
 /**
  * How long the default goto's wait for `load` goes on without progress (a frame appearing, going,
- * committing a document, or firing DOMContentLoaded or load; paints and network signals are not).
+ * committing a document, starting or stopping loading, or firing DOMContentLoaded or load; paints
+ * and network signals are not).
  */
 export interface QuietWindows {
   /** While a frame's document is on its way: not committed yet, or committed and not parsed. */

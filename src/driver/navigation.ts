@@ -29,11 +29,12 @@ const DEFAULT_NAVIGATION_TIMEOUT_MS = 30_000;
 /**
  * Once the document is interactive, the default goto() waits for `load` as long as the page makes
  * progress (a frame appears, goes, commits a document, starts or stops loading, or fires
- * DOMContentLoaded or load) and stops after LOAD_GRACE_MS in all, or without progress for LOAD_QUIET_MS while a frame's document is on
- * its way, LOAD_SUBRESOURCE_QUIET_MS once every document is parsed. A tracker or ad frame that never
- * answers, or an image that fails and is asked for again forever, holds `load` for good; an agent
- * should not fail on, nor wait for, a page that a person would already be reading, and a page still
- * bringing in its frames on a busy machine is still read whole.
+ * DOMContentLoaded or load) and stops after LOAD_GRACE_MS in all, or without progress for
+ * LOAD_QUIET_MS while a frame's document is on its way, LOAD_SUBRESOURCE_QUIET_MS once every
+ * document is parsed. A tracker or ad frame that never answers, or an image that fails and is asked
+ * for again forever, holds `load` for good; an agent should not fail on, nor wait for, a page that a
+ * person would already be reading, and a page still bringing in its frames on a busy machine is
+ * still read whole.
  */
 export const LOAD_QUIET_MS = 3000;
 export const LOAD_SUBRESOURCE_QUIET_MS = 500;

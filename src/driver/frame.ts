@@ -83,6 +83,8 @@ export class Frame {
    * not Chrome's error page): only such frames hold a navigation's `load`.
    */
   hasDocument = false;
+  /** @internal Between Chrome's frameStartedLoading and frameStoppedLoading: a navigation or the document's subresources. */
+  loading = false;
   /** @internal */ mainWorld: World | undefined;
   /** @internal */ isolatedWorld: World | undefined;
   /** @internal */ detached = false;

@@ -10,7 +10,14 @@ import type { Viewport, WaitUntil } from '../types.js';
 import { watchDialogs, type DialogPage } from './dialog.js';
 import type { Frame } from './frame.js';
 import { FrameTree, type TreePage } from './frameTree.js';
-import { stillLoading, waitForLifecycle, watchLifecycle } from './lifecycle.js';
+import {
+  pendingDocuments,
+  stillLoading,
+  waitForLifecycle,
+  watchLifecycle,
+  type NavigatedDocument,
+  type QuietWindows,
+} from './lifecycle.js';
 import { releaseTarget, type GuardedPage } from './policy.js';
 import { extrasSetup, type SessionExtras } from './sessionExtras.js';
 import { Worlds } from './worlds.js';
@@ -90,13 +97,18 @@ export class FrameManager {
   /** See lifecycle.ts waitForLifecycle. */
   waitForLifecycle(
     frame: Frame,
-    loaderId: string | undefined,
+    navigated: NavigatedDocument | undefined,
     waitUntil: WaitUntil,
     timeoutMs: number,
     url: string,
-    quietMs?: number,
+    quiet?: QuietWindows,
   ): Promise<boolean> {
-    return waitForLifecycle(this.page, this.#tree, frame, loaderId, waitUntil, timeoutMs, url, quietMs);
+    return waitForLifecycle(this.page, this.#tree, frame, navigated, waitUntil, timeoutMs, url, quiet);
+  }
+
+  /** See lifecycle.ts pendingDocuments. */
+  pendingDocuments(frame: Frame, limit = Infinity): string[] {
+    return pendingDocuments(frame, limit);
   }
 
   /** URLs of `frame` and the frames in it that have not reached `waitUntil` yet, at most `limit` of them. */

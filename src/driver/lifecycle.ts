@@ -42,11 +42,18 @@ export function watchLifecycle(session: CdpSession, frameOf: (frameId: string) =
     frame.lifecycle.add(event.name);
     frame.changed.emit('change', undefined);
   });
+  session.on('Page.frameStartedLoading', (event) => {
+    const frame = frameOf(event.frameId);
+    if (!frame) return;
+    frame.loading = true;
+    frame.changed.emit('change', undefined);
+  });
   // A requested navigation that stays in the document, or that ends without a new one (a
   // download, a 204, a cancelled one), leaves the document where it was.
   session.on('Page.frameStoppedLoading', (event) => {
     const frame = frameOf(event.frameId);
     if (!frame) return;
+    frame.loading = false;
     frame.setReplacing('');
     // A document that stopped loading (window.stop() while it was parsed, the user's Esc) will
     // never fire DOMContentLoaded or load, yet it is all there is to read: it counts as loaded.
@@ -58,36 +65,60 @@ export function watchLifecycle(session: CdpSession, frameOf: (frameId: string) =
 }
 
 /**
- * Resolves once `frame` runs the document of `loaderId` (any committed document when undefined)
+ * The document a navigation waits for: the loader Chrome started for it, and the document the frame
+ * showed before the navigation was sent. A document committed after that, other than `loaderId`,
+ * replaced the navigated one (a redirect by script, Chrome's error page after it) and is waited for
+ * instead: the replaced one will never fire its events.
+ */
+export interface NavigatedDocument {
+  readonly loaderId: string;
+  readonly before: string;
+}
+
+/**
+ * How long the default goto's wait for `load` goes on without progress (a frame appearing, going,
+ * committing a document, starting or stopping loading, or firing DOMContentLoaded or load; paints
+ * and network signals are not).
+ */
+export interface QuietWindows {
+  /** While a frame's document is on its way: not committed yet, or committed and not parsed. */
+  readonly documentsMs: number;
+  /** Once every frame's document is parsed, when only their subresources (images, scripts) hold `load`. */
+  readonly subresourcesMs: number;
+}
+
+/**
+ * Resolves once `frame` runs the navigated document (any committed document when undefined)
  * and reached `waitUntil`: `domcontentloaded` is the frame's own; `load` and `networkidle` also
  * take every frame inside it that committed a document (OOPIFs included). A frame whose
  * navigation never committed, or ended on an error page, never holds it.
  *
- * With `quietMs`, it also ends (resolving false instead of true) once no frame of the page has
- * changed in any way (a lifecycle event, a commit, a new frame or world) for that long: a page that
- * is still making progress is waited for, one stuck on a request that never answers is not.
+ * With `quiet`, it also ends (resolving false instead of true) once the page made no progress
+ * (QuietWindows) for that long: a page still bringing in its documents is waited for, one whose
+ * `load` is held by a request that never answers is not.
  */
 export function waitForLifecycle(
   page: { isClosed(): boolean },
   tree: WatchedFrames,
   frame: Frame,
-  loaderId: string | undefined,
+  navigated: NavigatedDocument | undefined,
   waitUntil: WaitUntil,
   timeoutMs: number,
   url: string,
-  quietMs?: number,
+  quiet?: QuietWindows,
 ): Promise<boolean> {
-  // The document that was there before this navigation, and the one we wait for. When the page
-  // replaces the navigated document before it finished (a script redirect, an error page after
-  // one), the newest document is the one to wait for: the old one will never fire its events.
-  const previous = loaderId ? frame.committedLoaderId : undefined;
-  let target = loaderId;
+  // The document before the navigation, not the one committed when this wait starts: an error page
+  // that replaced the navigated document before (while an earlier wait of the same goto ran) is the
+  // newest document, to be waited for, not the old one.
+  const before = navigated?.before;
+  let target = navigated?.loaderId;
   const done = new Promise<boolean>((resolve, reject) => {
     const offs: Array<() => void> = [];
-    let quiet: ReturnType<typeof setTimeout> | undefined;
+    let quietTimer: ReturnType<typeof setTimeout> | undefined;
+    let progress: string | undefined;
     const finish = (error: Error | undefined, reached = true) => {
       for (const off of offs) off();
-      clearTimeout(quiet);
+      clearTimeout(quietTimer);
       if (error) reject(error);
       else resolve(reached);
     };
@@ -95,7 +126,7 @@ export function waitForLifecycle(
       if (page.isClosed()) return finish(new PageClosedError(`The page closed while navigating to ${url}.`));
       if (frame.detached) return finish(new NavigationError(`The frame was detached while navigating to ${url}.`, url));
       const committed = frame.committedLoaderId;
-      if (target && committed && committed !== target && committed !== previous) target = committed;
+      if (target && committed && committed !== target && committed !== before) target = committed;
       const expected = target ?? committed;
       if (
         expected &&
@@ -105,9 +136,12 @@ export function waitForLifecycle(
       ) {
         return finish(undefined);
       }
-      if (quietMs !== undefined) {
-        clearTimeout(quiet);
-        quiet = setTimeout(() => finish(undefined, false), quietMs);
+      if (quiet) {
+        const now = progressOf(frame);
+        if (now.state === progress) return;
+        progress = now.state;
+        clearTimeout(quietTimer);
+        quietTimer = setTimeout(() => finish(undefined, false), now.documentsPending ? quiet.documentsMs : quiet.subresourcesMs);
       }
     };
     // Any frame of the page may be the one we wait for, so listen on all, including new ones.
@@ -122,6 +156,43 @@ export function waitForLifecycle(
     `Navigation to ${url} (waiting for ${waitUntil})`,
     'Raise timeoutMs, or wait for an earlier state such as "domcontentloaded".',
   );
+}
+
+/** A frame's document is parsed (for an out-of-process one, Chrome may leave out what came before we attached). */
+const parsed = (f: Frame): boolean => f.lifecycle.has('DOMContentLoaded') || f.lifecycle.has('load') || f.lifecycle.has('networkIdle');
+
+/**
+ * Where `frame` and the frames in it are, as a string that changes only with progress towards
+ * `load` (QuietWindows), and whether a document is still on its way (pendingDocuments).
+ */
+function progressOf(frame: Frame): { state: string; documentsPending: boolean } {
+  const parts: string[] = [];
+  const visit = (f: Frame) => {
+    const done = f.showsErrorPage() || parsed(f);
+    parts.push(`${f.id} ${f.committedLoaderId} ${f.replacing} ${f.loading ? 1 : 0}${done ? 1 : 0}${f.lifecycle.has('load') ? 1 : 0}`);
+    for (const child of f.children) visit(child);
+  };
+  visit(frame);
+  return { state: parts.join(','), documentsPending: pendingDocuments(frame, 1).length > 0 };
+}
+
+/**
+ * URLs (ids when they have none yet) of the frames of `frame` whose document is on its way, at most
+ * `limit`: a frame that asked for a navigation; inside `frame`, one that committed a web document
+ * and has not parsed it, or one still loading that shows none yet (its initial empty document, or
+ * about:blank, while its `src` is fetched). `frame` itself is past DOMContentLoaded when this is
+ * asked; a frame on Chrome's error page is done.
+ */
+export function pendingDocuments(frame: Frame, limit = Infinity): string[] {
+  const out: string[] = [];
+  const visit = (f: Frame) => {
+    if (out.length >= limit) return;
+    const web = f.hasDocument && f.url() !== 'about:blank';
+    if (f.replacing || (f !== frame && !f.showsErrorPage() && (web ? !parsed(f) : f.loading))) out.push(f.url() || f.id);
+    for (const child of f.children) visit(child);
+  };
+  visit(frame);
+  return out;
 }
 
 /** URLs of `frame` and the frames in it that have not reached `waitUntil` yet, at most `limit` of them. */

@@ -18,6 +18,7 @@ import type { Logger } from '../logger.js';
 import type { GotoOptions, WaitUntil } from '../types.js';
 import { withDeadline } from '../util/time.js';
 import type { Frame } from './frame.js';
+import type { NavigatedDocument, QuietWindows } from './lifecycle.js';
 import type { FrameManager } from './frameManager.js';
 import { enableNetwork } from './network.js';
 import type { Decision, DomainGuard } from './policy.js';
@@ -27,13 +28,18 @@ import { tunnelHint, upstreamFailure } from './upstream.js';
 const DEFAULT_NAVIGATION_TIMEOUT_MS = 30_000;
 /**
  * Once the document is interactive, the default goto() waits for `load` as long as the page makes
- * progress (a frame commits, fires a lifecycle event, appears) and stops after LOAD_QUIET_MS without
- * any, or LOAD_GRACE_MS in all. A tracker or ad frame that never answers holds `load` forever; an
- * agent should not fail on a page that a person would already be reading, and a page still
- * bringing in its frames on a busy machine is still read whole.
+ * progress (a frame appears, goes, commits a document, starts or stops loading, or fires
+ * DOMContentLoaded or load) and stops after LOAD_GRACE_MS in all, or without progress for
+ * LOAD_QUIET_MS while a frame's document is on its way, LOAD_SUBRESOURCE_QUIET_MS once every
+ * document is parsed. A tracker or ad frame that never answers, or an image that fails and is asked
+ * for again forever, holds `load` for good; an agent should not fail on, nor wait for, a page that a
+ * person would already be reading, and a page still bringing in its frames on a busy machine is
+ * still read whole.
  */
 export const LOAD_QUIET_MS = 3000;
+export const LOAD_SUBRESOURCE_QUIET_MS = 500;
 export const LOAD_GRACE_MS = 15_000;
+const QUIET: QuietWindows = { documentsMs: LOAD_QUIET_MS, subresourcesMs: LOAD_SUBRESOURCE_QUIET_MS };
 /** Frames whose reader a navigation prepares while it waits for `load` (see #prepareReader). */
 const PREPARED_FRAMES = 20;
 const PREPARE_TIMEOUT_MS = 10_000;
@@ -98,6 +104,7 @@ export class Navigation {
     // navigation anyway, but a document that lands in a new renderer process before that process has
     // the domain on is one whose body Chrome does not keep (response.body(), src/stagehand/response.ts).
     await enableNetwork(this.page.session);
+    const before = frame.committedLoaderId;
     const result = await this.page.session
       .send('Page.navigate', { url, frameId: frame.id }, { timeoutMs })
       .catch((error: Error) => {
@@ -135,12 +142,7 @@ export class Navigation {
     const remaining = () => (timeoutMs === 0 ? 0 : Math.max(1, timeoutMs - (Date.now() - started)));
     const offPrepare = waitUntil === 'commit' || waitUntil === 'domcontentloaded' ? undefined : this.#prepareReader(frame, result.loaderId);
     try {
-      if (waitUntil) {
-        await this.page.frameManager.waitForLifecycle(frame, result.loaderId, waitUntil, remaining(), url);
-      } else {
-        await this.page.frameManager.waitForLifecycle(frame, result.loaderId, 'domcontentloaded', remaining(), url);
-        await this.#loadGrace(frame, result.loaderId, remaining(), url);
-      }
+      await this.#waitFor({ loaderId: result.loaderId, before }, waitUntil, remaining, url);
     } finally {
       offPrepare?.();
     }
@@ -187,12 +189,12 @@ export class Navigation {
   }
 
   /** The default goto's bounded wait for `load` once the document is interactive. */
-  async #loadGrace(frame: Frame, loaderId: string, remaining: number, url: string): Promise<void> {
+  async #loadGrace(frame: Frame, navigated: NavigatedDocument, remaining: number, url: string): Promise<void> {
     const graceMs = remaining === 0 ? LOAD_GRACE_MS : Math.min(LOAD_GRACE_MS, remaining);
     const started = Date.now();
     let reached: boolean;
     try {
-      reached = await this.page.frameManager.waitForLifecycle(frame, loaderId, 'load', graceMs, url, LOAD_QUIET_MS);
+      reached = await this.page.frameManager.waitForLifecycle(frame, navigated, 'load', graceMs, url, QUIET);
     } catch (error) {
       if (!(error instanceof TimeoutError)) throw error;
       reached = false;
@@ -202,6 +204,8 @@ export class Navigation {
       url,
       waitedMs: Date.now() - started,
       stillLoading: this.page.frameManager.stillLoading(frame, 'load').slice(0, 10),
+      // Empty when every frame's document was in and parsed, and only subresources held `load`.
+      documentsOnTheirWay: this.page.frameManager.pendingDocuments(frame, 10),
     });
   }
 
@@ -231,21 +235,21 @@ export class Navigation {
     const { currentIndex, entries } = await this.page.session.send('Page.getNavigationHistory', undefined, { timeoutMs: remaining() });
     const entry = entries[currentIndex + step];
     if (!entry) return null;
-    const loaderId = await this.#commit(
+    const navigated = await this.#commit(
       () => this.page.session.send('Page.navigateToHistoryEntry', { entryId: entry.id }, { timeoutMs: remaining() }),
       remaining,
       entry.url,
       what,
     );
-    if (loaderId === undefined) return null;
+    if (navigated === undefined) return null;
     // From the back-forward cache: loaded already; its frames are being read again.
     const restored = this.page.frameManager.restored;
-    if (restored?.loaderId === loaderId) {
+    if (restored?.loaderId === navigated.loaderId) {
       await withDeadline(restored.frames, remaining(), `Going to ${entry.url}`);
       return null;
     }
-    await this.#waitFor(loaderId, waitUntil, remaining, entry.url);
-    return this.responses.responseOf(loaderId);
+    await this.#waitFor(navigated, waitUntil, remaining, entry.url);
+    return this.responses.responseOf(navigated.loaderId);
   }
 
   /** Reloads the page and waits as traverse() does; resolves with the new document's response. */
@@ -257,22 +261,27 @@ export class Navigation {
     const started = Date.now();
     const remaining = () => (timeoutMs === 0 ? 0 : Math.max(1, timeoutMs - (Date.now() - started)));
     const url = this.page.mainFrame().url();
-    const loaderId = await this.#commit(
+    const navigated = await this.#commit(
       () => this.page.session.send('Page.reload', { ignoreCache: options?.ignoreCache ?? false }, { timeoutMs: remaining() }),
       remaining,
       url,
       'reload',
     );
-    if (loaderId === undefined) return null;
-    await this.#waitFor(loaderId, waitUntil, remaining, url);
-    return this.responses.responseOf(loaderId);
+    if (navigated === undefined) return null;
+    await this.#waitFor(navigated, waitUntil, remaining, url);
+    return this.responses.responseOf(navigated.loaderId);
   }
 
   /**
-   * Sends `command` and resolves once the main frame committed another document (its loader), or
-   * undefined when Chrome reports a move within the same document (a fragment, pushState).
+   * Sends `command` and resolves once the main frame committed another document, or undefined when
+   * Chrome reports a move within the same document (a fragment, pushState).
    */
-  async #commit(command: () => Promise<unknown>, remaining: () => number, url: string, what: string): Promise<string | undefined> {
+  async #commit(
+    command: () => Promise<unknown>,
+    remaining: () => number,
+    url: string,
+    what: string,
+  ): Promise<NavigatedDocument | undefined> {
     const frame = this.page.mainFrame();
     const before = frame.committedLoaderId;
     // Not awaited: the session runs it before the command, which is all the response needs.
@@ -298,15 +307,15 @@ export class Navigation {
       for (const off of offs) off();
     }
     this.page.assertOpen(`${what}()`);
-    return sameDocument && frame.committedLoaderId === before ? undefined : frame.committedLoaderId;
+    return sameDocument && frame.committedLoaderId === before ? undefined : { loaderId: frame.committedLoaderId, before };
   }
 
   /** With `waitUntil`, strictly that state; without, as the default goto() waits. */
-  async #waitFor(loaderId: string, waitUntil: WaitUntil | undefined, remaining: () => number, url: string): Promise<void> {
+  async #waitFor(navigated: NavigatedDocument, waitUntil: WaitUntil | undefined, remaining: () => number, url: string): Promise<void> {
     const frame = this.page.mainFrame();
-    if (waitUntil) return void (await this.page.frameManager.waitForLifecycle(frame, loaderId, waitUntil, remaining(), url));
-    await this.page.frameManager.waitForLifecycle(frame, loaderId, 'domcontentloaded', remaining(), url);
-    await this.#loadGrace(frame, loaderId, remaining(), url);
+    if (waitUntil) return void (await this.page.frameManager.waitForLifecycle(frame, navigated, waitUntil, remaining(), url));
+    await this.page.frameManager.waitForLifecycle(frame, navigated, 'domcontentloaded', remaining(), url);
+    await this.#loadGrace(frame, navigated, remaining(), url);
   }
 }
 

@@ -217,9 +217,8 @@ export interface DomainPolicy {
 /** When a navigation counts as done. */
 export type WaitUntil = 'commit' | 'domcontentloaded' | 'load' | 'networkidle';
 
-/** How goto(), goBack(), goForward() and reload() wait for the document they bring. */
 export interface GotoOptions {
-  /** Default `load`: the page and every frame in it, out-of-process ones included, fired `load`. */
+  /** For goto, goBack, goForward, reload. Default `load`: the page and every frame in it, out-of-process ones included, fired `load`. */
   waitUntil?: WaitUntil;
   /** Default 30000 ms; 0 for no limit. */
   timeoutMs?: number;

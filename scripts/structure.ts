@@ -1,4 +1,4 @@
-// `npm run check:structure` (and test/structure.test.ts): the rules of the house that a reader
+// `npm run check:structure` (and test/project/structure.test.ts): the rules of the house that a reader
 // would otherwise have to take on trust, checked over the sources as the TypeScript compiler reads
 // their imports (type-only ones included).
 // - no import circle in src/;

@@ -3,8 +3,8 @@
 // latest read does not have, or no longer has, is ElementIdNotFoundError, and the page still works.
 
 import { describe, expect, it } from 'vitest';
-import { ElementIdNotFoundError, ElementNotFoundError, InvalidOptionError } from '../src/index.js';
-import { useBrowser } from './helpers.js';
+import { ElementIdNotFoundError, ElementNotFoundError, InvalidOptionError } from '../../src/index.js';
+import { useBrowser } from '../helpers.js';
 
 const browser = useBrowser();
 

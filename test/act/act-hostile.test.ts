@@ -4,10 +4,10 @@
 
 import CDP from 'chrome-remote-interface';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { type ModelConfiguration, type Page, type Sdk } from '../src/index.js';
-import type { FixtureServers } from './fixtures/server.js';
-import { useAttachedBrowser, type AttachedBrowser } from './support/attached.js';
-import type { FakeModel, FakeRequest } from './support/fake-model.js';
+import { type ModelConfiguration, type Page, type Sdk } from '../../src/index.js';
+import type { FixtureServers } from '../fixtures/server.js';
+import { useAttachedBrowser, type AttachedBrowser } from '../support/attached.js';
+import type { FakeModel, FakeRequest } from '../support/fake-model.js';
 
 let chrome: AttachedBrowser['chrome'];
 let servers: FixtureServers;

@@ -2,10 +2,10 @@
 // an independent DevTools client (chrome-remote-interface) reading what the actions did.
 
 import { beforeEach, describe, expect, it } from 'vitest';
-import { ActionFailedError, TimeoutError, type ModelConfiguration, type Page, type Sdk } from '../src/index.js';
-import type { FixtureServers } from './fixtures/server.js';
-import { useAttachedBrowser, type AttachedBrowser } from './support/attached.js';
-import type { FakeModel, FakeRequest } from './support/fake-model.js';
+import { ActionFailedError, TimeoutError, type ModelConfiguration, type Page, type Sdk } from '../../src/index.js';
+import type { FixtureServers } from '../fixtures/server.js';
+import { useAttachedBrowser, type AttachedBrowser } from '../support/attached.js';
+import type { FakeModel, FakeRequest } from '../support/fake-model.js';
 
 let servers: FixtureServers;
 let fake: FakeModel;

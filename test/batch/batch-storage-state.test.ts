@@ -6,9 +6,9 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { runScript } from './support/child.js';
-import { startLoginSite, type LoginSite } from './support/login-site.js';
-import { CLI, useBatchCli } from './support/batch-cli.js';
+import { runScript } from '../support/child.js';
+import { startLoginSite, type LoginSite } from '../support/login-site.js';
+import { CLI, useBatchCli } from '../support/batch-cli.js';
 
 const batch = useBatchCli('tendril-batch-state-');
 const { workers, env, cli } = batch;

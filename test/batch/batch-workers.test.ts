@@ -5,9 +5,9 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startBatchSite, type BatchSite } from './support/batch-site.js';
-import { runScript, waitForLine, type Run } from './support/child.js';
-import { CLI, useBatchCli } from './support/batch-cli.js';
+import { startBatchSite, type BatchSite } from '../support/batch-site.js';
+import { runScript, waitForLine, type Run } from '../support/child.js';
+import { CLI, useBatchCli } from '../support/batch-cli.js';
 
 const JOBS = 100;
 const batch = useBatchCli('tendril-batch-');

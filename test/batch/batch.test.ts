@@ -3,16 +3,16 @@
 // token account. The multi-process run (three workers, one killed) is batch-workers.test.ts.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { QueueAccount } from '../src/batch/account.js';
-import { connectRedis } from '../src/batch/connection.js';
-import { BatchQueue, BatchWorker, type BatchResult, type WorkerJobEvent } from '../src/batch/index.js';
-import { jobId } from '../src/batch/job.js';
-import { HostLimits } from '../src/batch/limits.js';
-import { InvalidOptionError } from '../src/errors.js';
-import { CHROME, TEST_ARGS } from './helpers.js';
-import { startBatchSite, type BatchSite } from './support/batch-site.js';
-import { startFakeModel, type FakeModel } from './support/fake-model.js';
-import { freePort, startRedis, type RedisServer } from './support/redis.js';
+import { QueueAccount } from '../../src/batch/account.js';
+import { connectRedis } from '../../src/batch/connection.js';
+import { BatchQueue, BatchWorker, type BatchResult, type WorkerJobEvent } from '../../src/batch/index.js';
+import { jobId } from '../../src/batch/job.js';
+import { HostLimits } from '../../src/batch/limits.js';
+import { InvalidOptionError } from '../../src/errors.js';
+import { CHROME, TEST_ARGS } from '../helpers.js';
+import { startBatchSite, type BatchSite } from '../support/batch-site.js';
+import { startFakeModel, type FakeModel } from '../support/fake-model.js';
+import { freePort, startRedis, type RedisServer } from '../support/redis.js';
 
 let redis: RedisServer;
 let site: BatchSite;

@@ -4,10 +4,10 @@
 
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { BudgetExceededError, InvalidOptionError, Sdk, Stagehand, type TokenAccount, type TokenUsage } from '../src/index.js';
-import { startFixtureServers, type FixtureServers } from './fixtures/server.js';
-import { CHROME, sdkOptions, TEST_ARGS } from './helpers.js';
-import { startFakeModel, type FakeModel, type FakeReply, type FakeRequest } from './support/fake-model.js';
+import { BudgetExceededError, InvalidOptionError, Sdk, Stagehand, type TokenAccount, type TokenUsage } from '../../src/index.js';
+import { startFixtureServers, type FixtureServers } from '../fixtures/server.js';
+import { CHROME, sdkOptions, TEST_ARGS } from '../helpers.js';
+import { startFakeModel, type FakeModel, type FakeReply, type FakeRequest } from '../support/fake-model.js';
 
 let servers: FixtureServers;
 let fake: FakeModel;

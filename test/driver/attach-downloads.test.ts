@@ -7,10 +7,10 @@ import os from 'node:os';
 import path from 'node:path';
 import CDP from 'chrome-remote-interface';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Sdk, type Download, type Page } from '../src/index.js';
-import { withDeadline } from '../src/util/time.js';
-import { startFixtureServers, type FixtureServers } from './fixtures/server.js';
-import { startDebugChrome, type DebugChrome } from './helpers.js';
+import { Sdk, type Download, type Page } from '../../src/index.js';
+import { withDeadline } from '../../src/util/time.js';
+import { startFixtureServers, type FixtureServers } from '../fixtures/server.js';
+import { startDebugChrome, type DebugChrome } from '../helpers.js';
 
 let servers: FixtureServers;
 let chrome: DebugChrome;

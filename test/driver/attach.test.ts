@@ -4,9 +4,9 @@ import path from 'node:path';
 import CDP from 'chrome-remote-interface';
 import WebSocket, { WebSocketServer } from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BrowserConnectError, InvalidOptionError, Sdk } from '../src/index.js';
-import { startFixtureServers, type FixtureServers } from './fixtures/server.js';
-import { startDebugChrome, type DebugChrome } from './helpers.js';
+import { BrowserConnectError, InvalidOptionError, Sdk } from '../../src/index.js';
+import { startFixtureServers, type FixtureServers } from '../fixtures/server.js';
+import { startDebugChrome, type DebugChrome } from '../helpers.js';
 
 let servers: FixtureServers;
 let chrome: DebugChrome;

@@ -2,7 +2,7 @@
 // a public host, http:// for this machine and private networks, whose servers seldom have a certificate.
 
 import { describe, expect, it } from 'vitest';
-import { withScheme } from '../src/util/bareUrl.js';
+import { withScheme } from '../../src/util/bareUrl.js';
 
 describe('an address without a scheme', () => {
   it('is http:// on loopback, private and link-local addresses and localhost, https:// elsewhere, and left alone with a scheme', () => {

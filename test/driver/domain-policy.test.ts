@@ -6,13 +6,13 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { readServerConfig } from '../src/hosted/server/config.js';
-import { startHostedServer, type HostedServer } from '../src/hosted/server/http.js';
-import { DomainPolicyError, InvalidOptionError, NavigationError, Sdk, type LogLine, type Page } from '../src/index.js';
-import { Logger } from '../src/logger.js';
-import { startFixtureServers, type FixtureServers } from './fixtures/server.js';
-import { CHROME, sdkOptions, TEST_ARGS, HOSTED_TEST_ENV } from './helpers.js';
-import { startFakeModel, type FakeModel, type FakeRequest } from './support/fake-model.js';
+import { readServerConfig } from '../../src/hosted/server/config.js';
+import { startHostedServer, type HostedServer } from '../../src/hosted/server/http.js';
+import { DomainPolicyError, InvalidOptionError, NavigationError, Sdk, type LogLine, type Page } from '../../src/index.js';
+import { Logger } from '../../src/logger.js';
+import { startFixtureServers, type FixtureServers } from '../fixtures/server.js';
+import { CHROME, sdkOptions, TEST_ARGS, HOSTED_TEST_ENV } from '../helpers.js';
+import { startFakeModel, type FakeModel, type FakeRequest } from '../support/fake-model.js';
 
 let servers: FixtureServers;
 let fake: FakeModel;

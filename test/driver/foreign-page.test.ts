@@ -5,9 +5,9 @@ import { chromium } from 'playwright-core';
 import puppeteer from 'puppeteer-core';
 import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { InvalidOptionError, Sdk } from '../src/index.js';
-import { startFixtureServers, type FixtureServers } from './fixtures/server.js';
-import { sdkOptions, startDebugChrome } from './helpers.js';
+import { InvalidOptionError, Sdk } from '../../src/index.js';
+import { startFixtureServers, type FixtureServers } from '../fixtures/server.js';
+import { sdkOptions, startDebugChrome } from '../helpers.js';
 
 let servers: FixtureServers;
 let sdk: Sdk;

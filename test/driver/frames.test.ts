@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { Frame, LogLine, Page } from '../src/index.js';
-import { useBrowser } from './helpers.js';
+import type { Frame, LogLine, Page } from '../../src/index.js';
+import { useBrowser } from '../helpers.js';
 
 const lines: LogLine[] = [];
 const fixture = useBrowser({ verbose: 2, logger: (line) => lines.push(line) });
@@ -127,7 +127,7 @@ describe('frame tree', () => {
   });
 
   it('reports navigation failures and deadlines as typed errors, and stays usable', async () => {
-    const { NavigationError, TimeoutError } = await import('../src/index.js');
+    const { NavigationError, TimeoutError } = await import('../../src/index.js');
     await expect(fixture.page.goto('http://127.0.0.1:1/')).rejects.toBeInstanceOf(NavigationError);
     await expect(fixture.page.goto(fixture.servers.a.url('/leaf.html?delay=5000'), { timeoutMs: 300 })).rejects.toBeInstanceOf(
       TimeoutError,
@@ -137,7 +137,7 @@ describe('frame tree', () => {
   });
 
   it('surfaces page exceptions as SdkEvalError', async () => {
-    const { SdkEvalError } = await import('../src/index.js');
+    const { SdkEvalError } = await import('../../src/index.js');
     await fixture.page.goto(fixture.servers.a.url('/leaf.html'));
     await expect(
       fixture.page.evaluate(() => {

@@ -1,10 +1,10 @@
 // What the default goto (no waitUntil) waits for once the main document is interactive: every
 // frame's document, and `load` while the page makes progress (docs/browsers.md, "When it resolves").
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LOAD_QUIET_MS } from '../src/driver/navigation.js';
-import { Sdk, type LogLine, type Page } from '../src/index.js';
-import { startFixtureServers, type FixtureServers } from './fixtures/server.js';
-import { sdkOptions } from './helpers.js';
+import { LOAD_QUIET_MS } from '../../src/driver/navigation.js';
+import { Sdk, type LogLine, type Page } from '../../src/index.js';
+import { startFixtureServers, type FixtureServers } from '../fixtures/server.js';
+import { sdkOptions } from '../helpers.js';
 
 let servers: FixtureServers;
 let sdk: Sdk;

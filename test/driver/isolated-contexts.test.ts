@@ -8,10 +8,10 @@ import os from 'node:os';
 import path from 'node:path';
 import CDP from 'chrome-remote-interface';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ContextClosedError, DomainPolicyError, InvalidOptionError, Sdk, type Download, type Page } from '../src/index.js';
-import { withDeadline } from '../src/util/time.js';
-import { startFixtureServers, type FixtureServers } from './fixtures/server.js';
-import { sdkOptions, startDebugChrome } from './helpers.js';
+import { ContextClosedError, DomainPolicyError, InvalidOptionError, Sdk, type Download, type Page } from '../../src/index.js';
+import { withDeadline } from '../../src/util/time.js';
+import { startFixtureServers, type FixtureServers } from '../fixtures/server.js';
+import { sdkOptions, startDebugChrome } from '../helpers.js';
 
 let servers: FixtureServers;
 let sdk: Sdk;

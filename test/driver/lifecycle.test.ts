@@ -11,9 +11,9 @@ import {
   TargetClosedError,
   TimeoutError,
   type LogLine,
-} from '../src/index.js';
-import { startFixtureServers, type FixtureServers } from './fixtures/server.js';
-import { descendants, processAlive, profileOf, sdkOptions, waitUntilGone } from './helpers.js';
+} from '../../src/index.js';
+import { startFixtureServers, type FixtureServers } from '../fixtures/server.js';
+import { descendants, processAlive, profileOf, sdkOptions, waitUntilGone } from '../helpers.js';
 
 let servers: FixtureServers;
 beforeAll(async () => {

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ElementNotFoundError, SelectorSyntaxError, XPathResolutionError } from '../src/index.js';
-import { useBrowser } from './helpers.js';
+import { ElementNotFoundError, SelectorSyntaxError, XPathResolutionError } from '../../src/index.js';
+import { useBrowser } from '../helpers.js';
 
 const fixture = useBrowser();
 

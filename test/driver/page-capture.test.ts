@@ -1,9 +1,9 @@
 // page.screenshot() and page.goBack(), which the MCP server's screenshot and back tools use.
 
 import { describe, expect, it } from 'vitest';
-import { ElementNotFoundError, SelectorSyntaxError } from '../src/index.js';
-import { useBrowser } from './helpers.js';
-import { readPng } from './support/png.js';
+import { ElementNotFoundError, SelectorSyntaxError } from '../../src/index.js';
+import { useBrowser } from '../helpers.js';
+import { readPng } from '../support/png.js';
 
 const fixture = useBrowser();
 

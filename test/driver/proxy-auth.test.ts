@@ -11,11 +11,11 @@ import { connect, createServer as createNetServer, type AddressInfo, type Socket
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startProxyForwarder } from '../src/browser/proxyForwarder.js';
-import { Logger } from '../src/logger.js';
-import { InvalidOptionError, NavigationError, Sdk, Stagehand, type LogLine } from '../src/index.js';
-import { startFixtureServers, type FixtureServers } from './fixtures/server.js';
-import { sdkOptions } from './helpers.js';
+import { startProxyForwarder } from '../../src/browser/proxyForwarder.js';
+import { Logger } from '../../src/logger.js';
+import { InvalidOptionError, NavigationError, Sdk, Stagehand, type LogLine } from '../../src/index.js';
+import { startFixtureServers, type FixtureServers } from '../fixtures/server.js';
+import { sdkOptions } from '../helpers.js';
 
 const USER = 'agent-7';
 const SECRET = 'pa55-Word-only-here';

@@ -9,9 +9,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CookieValidationError, InvalidOptionError, Sdk, type Page, type StorageState } from '../src/index.js';
-import { sdkOptions } from './helpers.js';
-import { startLoginSite, type LoginSite } from './support/login-site.js';
+import { CookieValidationError, InvalidOptionError, Sdk, type Page, type StorageState } from '../../src/index.js';
+import { sdkOptions } from '../helpers.js';
+import { startLoginSite, type LoginSite } from '../support/login-site.js';
 
 let site: LoginSite;
 let sdk: Sdk;

@@ -8,13 +8,13 @@ import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-ho
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ElementNotFoundError, Sdk } from '../src/index.js';
-import { readServerConfig } from '../src/hosted/server/config.js';
-import { startHostedServer, type HostedServer } from '../src/hosted/server/http.js';
-import { Logger } from '../src/logger.js';
-import { startFixtureServers, type FixtureServers } from './fixtures/server.js';
-import { CHROME, HOSTED_TEST_ENV, sdkOptions, TEST_ARGS } from './helpers.js';
-import { startFakeModel, type FakeModel } from './support/fake-model.js';
+import { ElementNotFoundError, Sdk } from '../../src/index.js';
+import { readServerConfig } from '../../src/hosted/server/config.js';
+import { startHostedServer, type HostedServer } from '../../src/hosted/server/http.js';
+import { Logger } from '../../src/logger.js';
+import { startFixtureServers, type FixtureServers } from '../fixtures/server.js';
+import { CHROME, HOSTED_TEST_ENV, sdkOptions, TEST_ARGS } from '../helpers.js';
+import { startFakeModel, type FakeModel } from '../support/fake-model.js';
 
 const KEY = 'tracing-test-key';
 const MODEL_KEY = 'sk-tracing-model-51b2';

@@ -2,9 +2,9 @@
 // no watch at all; of the browser, what a Chrome with a debugging port shows it (navigator.webdriver).
 import CDP from 'chrome-remote-interface';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Sdk } from '../src/index.js';
-import { sdkOptions, startDebugChrome, TEST_ARGS, useBrowser, type DebugChrome } from './helpers.js';
-import { excerpt } from './snapshot-text.js';
+import { Sdk } from '../../src/index.js';
+import { sdkOptions, startDebugChrome, TEST_ARGS, useBrowser, type DebugChrome } from '../helpers.js';
+import { excerpt } from '../support/snapshot-text.js';
 
 const fixture = useBrowser();
 const PAGE = '/shadow-watch-stealth.html';

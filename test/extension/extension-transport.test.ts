@@ -4,17 +4,17 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 // @ts-expect-error: a plain ES module shared with esbuild.config.mjs, without types
-import { EDGE_OPTIONS, edgeStubs } from '../scripts/edge-stubs.mjs';
+import { EDGE_OPTIONS, edgeStubs } from '../../scripts/edge-stubs.mjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { BrowserHandle } from '../src/browser/browser.js';
-import { launchChrome } from '../src/browser/launch.js';
-import { Context } from '../src/driver/context.js';
-import { Logger } from '../src/logger.js';
-import { captureSnapshot } from '../src/snapshot/index.js';
-import { READER_SOURCE } from '../src/generated/reader.js';
-import { startFixtureServers, type FixtureServers } from './fixtures/server.js';
-import { CHROME, TEST_ARGS } from './helpers.js';
-import { loadExtension, type LoadedExtension } from './extension/load.js';
+import type { BrowserHandle } from '../../src/browser/browser.js';
+import { launchChrome } from '../../src/browser/launch.js';
+import { Context } from '../../src/driver/context.js';
+import { Logger } from '../../src/logger.js';
+import { captureSnapshot } from '../../src/snapshot/index.js';
+import { READER_SOURCE } from '../../src/generated/reader.js';
+import { startFixtureServers, type FixtureServers } from '../fixtures/server.js';
+import { CHROME, TEST_ARGS } from '../helpers.js';
+import { loadExtension, type LoadedExtension } from './load.js';
 
 /*
  * ExtensionTransport in a real extension: a manifest v3 extension whose service worker (test/extension/
@@ -35,7 +35,7 @@ let extension: LoadedExtension;
 async function buildExtension(): Promise<string> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'tendril-test-extension-'));
   await build({
-    entryPoints: [path.join(HERE, 'extension/worker.ts')],
+    entryPoints: [path.join(HERE, 'worker.ts')],
     bundle: true,
     format: 'iife',
     // As the edge bundle: no Node built-in may reach a service worker (the build fails naming it).

@@ -4,21 +4,21 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 // @ts-expect-error: a plain ES module shared with esbuild.config.mjs, without types
-import { bundleExtensionEntry, EXTENSION_OPTIONS, EXTENSION_SIZE_TARGET, extensionPlugins } from '../scripts/extension-bundle.mjs';
+import { bundleExtensionEntry, EXTENSION_OPTIONS, EXTENSION_SIZE_TARGET, extensionPlugins } from '../../scripts/extension-bundle.mjs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { BrowserHandle } from '../src/browser/browser.js';
-import { launchChrome } from '../src/browser/launch.js';
-import { Sdk as ExtensionSdk } from '../src/extension.js';
-import { BrowserConnectError, InvalidOptionError, Sdk } from '../src/index.js';
-import { Logger } from '../src/logger.js';
-import { startFixtureServers, type FixtureServers } from './fixtures/server.js';
-import { CHROME, HOSTED_TEST_ENV, TEST_ARGS } from './helpers.js';
-import { readServerConfig } from '../src/hosted/server/config.js';
-import { startHostedServer } from '../src/hosted/server/http.js';
-import { loadExtension, type LoadedExtension } from './extension/load.js';
+import type { BrowserHandle } from '../../src/browser/browser.js';
+import { launchChrome } from '../../src/browser/launch.js';
+import { Sdk as ExtensionSdk } from '../../src/extension.js';
+import { BrowserConnectError, InvalidOptionError, Sdk } from '../../src/index.js';
+import { Logger } from '../../src/logger.js';
+import { startFixtureServers, type FixtureServers } from '../fixtures/server.js';
+import { CHROME, HOSTED_TEST_ENV, TEST_ARGS } from '../helpers.js';
+import { readServerConfig } from '../../src/hosted/server/config.js';
+import { startHostedServer } from '../../src/hosted/server/http.js';
+import { loadExtension, type LoadedExtension } from './load.js';
 // @ts-expect-error: a plain ES module, without types
-import { buildExampleExtension } from '../scripts/build-extension.mjs';
-import { startFakeModel, type FakeModel, type FakeRequest } from './support/fake-model.js';
+import { buildExampleExtension } from '../../scripts/build-extension.mjs';
+import { startFakeModel, type FakeModel, type FakeRequest } from '../support/fake-model.js';
 
 /*
  * `new Sdk({ env: "EXTENSION" })` from `tendril/extension`, running in a real extension's service
@@ -94,7 +94,7 @@ describe('the tendril/extension bundle', () => {
       const entry = path.join(dir, 'entry.ts');
       writeFileSync(
         entry,
-        `export { Sdk } from ${JSON.stringify(path.join(HERE, '..', 'src', 'extension.ts'))};\nexport { readFileSync } from 'node:fs';\n`,
+        `export { Sdk } from ${JSON.stringify(path.join(HERE, '..', '..', 'src', 'extension.ts'))};\nexport { readFileSync } from 'node:fs';\n`,
       );
       const error = await bundleExtensionEntry({ entry }).catch((e: unknown) => e);
       expect((error as Error).message).toMatch(/"node:fs" is a Node built-in, imported by .*entry\.ts: a Chrome extension has no Node/);
@@ -119,7 +119,7 @@ const extractedKettle = () => ({ ...KETTLE, link: servers.a.url('products/blue-k
 async function buildTestExtension(): Promise<string> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'tendril-test-sdk-extension-'));
   await build({
-    entryPoints: [path.join(HERE, 'extension/sdk-worker.ts')],
+    entryPoints: [path.join(HERE, 'sdk-worker.ts')],
     bundle: true,
     format: 'iife',
     // What an extension's own bundler does with tendril/extension: everything in one script, the AI

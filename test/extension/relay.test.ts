@@ -10,19 +10,19 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import CDP from 'chrome-remote-interface';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BrowserConnectError, ConnectionClosedError, PageClosedError, Sdk, TargetClosedError } from '../src/index.js';
+import { BrowserConnectError, ConnectionClosedError, PageClosedError, Sdk, TargetClosedError } from '../../src/index.js';
 // @ts-expect-error: a plain ES module, without types
-import { buildExampleExtension } from '../scripts/build-extension.mjs';
-import type { BrowserHandle } from '../src/browser/browser.js';
-import { launchChrome } from '../src/browser/launch.js';
-import { Logger } from '../src/logger.js';
-import { startFixtureServers, type FixtureServers } from './fixtures/server.js';
-import { CHROME, TEST_ARGS } from './helpers.js';
-import { loadExtension, type LoadedExtension } from './extension/load.js';
-import { startFakeModel, type FakeModel, type FakeRequest } from './support/fake-model.js';
+import { buildExampleExtension } from '../../scripts/build-extension.mjs';
+import type { BrowserHandle } from '../../src/browser/browser.js';
+import { launchChrome } from '../../src/browser/launch.js';
+import { Logger } from '../../src/logger.js';
+import { startFixtureServers, type FixtureServers } from '../fixtures/server.js';
+import { CHROME, TEST_ARGS } from '../helpers.js';
+import { loadExtension, type LoadedExtension } from './load.js';
+import { startFakeModel, type FakeModel, type FakeRequest } from '../support/fake-model.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
-const ROOT = path.join(HERE, '..');
+const ROOT = path.join(HERE, '..', '..');
 const STEP_TIMEOUT_MS = 15_000;
 
 interface RelayProcess {

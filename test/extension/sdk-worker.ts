@@ -1,4 +1,4 @@
-// The service worker of the test extension of test/extension.test.ts (which bundles it, zod and the AI
+// The service worker of the test extension of test/extension/extension.test.ts (which bundles it, zod and the AI
 // SDK included, from `tendril/extension`'s source). It runs `new Sdk({ env: "EXTENSION" })` and exposes
 // `globalThis.harness`, whose methods the test calls with Runtime.evaluate. They never reject: each
 // returns plain values, errors included, so the test asserts on them and the worker never sees an

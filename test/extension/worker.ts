@@ -1,4 +1,4 @@
-// The service worker of the test extension (test/extension-transport.test.ts bundles it with esbuild).
+// The service worker of the test extension (test/extension/extension-transport.test.ts bundles it with esbuild).
 // It drives tabs through ExtensionTransport and our Connection, and exposes `globalThis.harness`,
 // whose methods the test calls with Runtime.evaluate. They never reject: each returns plain values,
 // errors included, so the test asserts on them and the worker never sees an unhandled rejection.

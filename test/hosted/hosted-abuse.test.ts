@@ -7,11 +7,11 @@ import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ErrorBody, HEADERS } from '../protocol/index.js';
-import { readServerConfig } from '../src/hosted/server/config.js';
-import { startHostedServer, type HostedServer } from '../src/hosted/server/http.js';
-import { Logger } from '../src/logger.js';
-import { CHROME, TEST_ARGS, HOSTED_TEST_ENV } from './helpers.js';
+import { ErrorBody, HEADERS } from '../../protocol/index.js';
+import { readServerConfig } from '../../src/hosted/server/config.js';
+import { startHostedServer, type HostedServer } from '../../src/hosted/server/http.js';
+import { Logger } from '../../src/logger.js';
+import { CHROME, TEST_ARGS, HOSTED_TEST_ENV } from '../helpers.js';
 
 const KEY = 'abuse-test-key-5d2e';
 const WRONG_KEY = 'not-a-key-of-this-server';

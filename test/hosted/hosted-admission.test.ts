@@ -11,12 +11,12 @@ import { open } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HEADERS } from '../protocol/index.js';
-import { readServerConfig } from '../src/hosted/server/config.js';
-import { startHostedServer, type HostedServer } from '../src/hosted/server/http.js';
-import { HostedServiceError, Sdk } from '../src/index.js';
-import { Logger } from '../src/logger.js';
-import { CHROME, HOSTED_TEST_ENV, TEST_ARGS } from './helpers.js';
+import { HEADERS } from '../../protocol/index.js';
+import { readServerConfig } from '../../src/hosted/server/config.js';
+import { startHostedServer, type HostedServer } from '../../src/hosted/server/http.js';
+import { HostedServiceError, Sdk } from '../../src/index.js';
+import { Logger } from '../../src/logger.js';
+import { CHROME, HOSTED_TEST_ENV, TEST_ARGS } from '../helpers.js';
 
 const KEY = 'admission-test-key-41aa';
 let dir: string;

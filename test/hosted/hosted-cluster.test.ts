@@ -10,16 +10,16 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { HostedApi } from '../src/hosted/client/api.js';
-import { ConnectionClosedError, HostedServiceError, Sdk, SdkError } from '../src/index.js';
-import { startFixtureServers, type FixtureServers } from './fixtures/server.js';
-import { CHROME, HOSTED_TEST_ENV, TEST_ARGS } from './helpers.js';
-import { runScript, waitForLine, type Run } from './support/child.js';
-import { startFakeModel, type FakeModel } from './support/fake-model.js';
-import { startNginx, type Nginx } from './support/nginx.js';
-import { freePort, startRedis, type RedisServer } from './support/redis.js';
+import { HostedApi } from '../../src/hosted/client/api.js';
+import { ConnectionClosedError, HostedServiceError, Sdk, SdkError } from '../../src/index.js';
+import { startFixtureServers, type FixtureServers } from '../fixtures/server.js';
+import { CHROME, HOSTED_TEST_ENV, TEST_ARGS } from '../helpers.js';
+import { runScript, waitForLine, type Run } from '../support/child.js';
+import { startFakeModel, type FakeModel } from '../support/fake-model.js';
+import { startNginx, type Nginx } from '../support/nginx.js';
+import { freePort, startRedis, type RedisServer } from '../support/redis.js';
 
-const ROOT = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
+const ROOT = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const KEY = 'cluster-test-key';
 /** Concurrent sessions in each round. */
 const SESSIONS = 8;

@@ -3,12 +3,12 @@
 // the context's page by its target id; its cookies stay its own.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readServerConfig } from '../src/hosted/server/config.js';
-import { startHostedServer, type HostedServer } from '../src/hosted/server/http.js';
-import { Sdk } from '../src/index.js';
-import { Logger } from '../src/logger.js';
-import { startFixtureServers, type FixtureServers } from './fixtures/server.js';
-import { CHROME, HOSTED_TEST_ENV, TEST_ARGS } from './helpers.js';
+import { readServerConfig } from '../../src/hosted/server/config.js';
+import { startHostedServer, type HostedServer } from '../../src/hosted/server/http.js';
+import { Sdk } from '../../src/index.js';
+import { Logger } from '../../src/logger.js';
+import { startFixtureServers, type FixtureServers } from '../fixtures/server.js';
+import { CHROME, HOSTED_TEST_ENV, TEST_ARGS } from '../helpers.js';
 
 const KEY = 'hosted-contexts-key-5d2e';
 let server: HostedServer;

@@ -1,17 +1,17 @@
 // SdkOptions.modelServer and POST /v1/model: model requests run by a hosted Tendril server instead of
 // this process. The client here is a local Sdk (its browser is its own); only its model calls go to
 // the server, which calls the provider (Anthropic's Messages API, served by the fake model) with the
-// key the client sent in a header. The extension uses the same path (test/extension.test.ts).
+// key the client sent in a header. The extension uses the same path (test/extension/extension.test.ts).
 
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { HostedServiceError, InvalidOptionError, LLMResponseError, Sdk, TimeoutError } from '../src/index.js';
-import { readServerConfig } from '../src/hosted/server/config.js';
-import { startHostedServer, type HostedServer } from '../src/hosted/server/http.js';
-import { Logger } from '../src/logger.js';
-import { startFixtureServers, type FixtureServers } from './fixtures/server.js';
-import { CHROME, HOSTED_TEST_ENV, sdkOptions, TEST_ARGS } from './helpers.js';
-import { startFakeModel, type FakeModel, type FakeRequest } from './support/fake-model.js';
+import { HostedServiceError, InvalidOptionError, LLMResponseError, Sdk, TimeoutError } from '../../src/index.js';
+import { readServerConfig } from '../../src/hosted/server/config.js';
+import { startHostedServer, type HostedServer } from '../../src/hosted/server/http.js';
+import { Logger } from '../../src/logger.js';
+import { startFixtureServers, type FixtureServers } from '../fixtures/server.js';
+import { CHROME, HOSTED_TEST_ENV, sdkOptions, TEST_ARGS } from '../helpers.js';
+import { startFakeModel, type FakeModel, type FakeRequest } from '../support/fake-model.js';
 
 const KEY = 'model-route-test-key';
 const MODEL_KEY = 'sk-ant-model-route-7f3e';

@@ -12,15 +12,15 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readServerConfig } from '../src/hosted/server/config.js';
-import { startHostedServer, type HostedServer } from '../src/hosted/server/http.js';
+import { readServerConfig } from '../../src/hosted/server/config.js';
+import { startHostedServer, type HostedServer } from '../../src/hosted/server/http.js';
 import { chromium } from 'playwright-core';
 import WebSocket from 'ws';
-import { HostedApi } from '../src/hosted/client/api.js';
-import { DomainPolicyError, InvalidOptionError, Sdk } from '../src/index.js';
-import { Logger } from '../src/logger.js';
-import { CHROME, TEST_ARGS } from './helpers.js';
-import { startDnsServer, type DnsServer } from './support/dns-server.js';
+import { HostedApi } from '../../src/hosted/client/api.js';
+import { DomainPolicyError, InvalidOptionError, Sdk } from '../../src/index.js';
+import { Logger } from '../../src/logger.js';
+import { CHROME, TEST_ARGS } from '../helpers.js';
+import { startDnsServer, type DnsServer } from '../support/dns-server.js';
 
 const KEY = 'net-test-key-5d1e';
 

@@ -2,14 +2,14 @@
 // other answers from the cache, as behind a load balancer.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readServerConfig } from '../src/hosted/server/config.js';
-import { startHostedServer, type HostedServer } from '../src/hosted/server/http.js';
-import { InvalidOptionError, Sdk } from '../src/index.js';
-import { Logger } from '../src/logger.js';
-import { startFixtureServers, type FixtureServers } from './fixtures/server.js';
-import { CHROME, TEST_ARGS, HOSTED_TEST_ENV } from './helpers.js';
-import { startFakeModel, type FakeModel } from './support/fake-model.js';
-import { freePort, startRedis, type RedisServer } from './support/redis.js';
+import { readServerConfig } from '../../src/hosted/server/config.js';
+import { startHostedServer, type HostedServer } from '../../src/hosted/server/http.js';
+import { InvalidOptionError, Sdk } from '../../src/index.js';
+import { Logger } from '../../src/logger.js';
+import { startFixtureServers, type FixtureServers } from '../fixtures/server.js';
+import { CHROME, TEST_ARGS, HOSTED_TEST_ENV } from '../helpers.js';
+import { startFakeModel, type FakeModel } from '../support/fake-model.js';
+import { freePort, startRedis, type RedisServer } from '../support/redis.js';
 
 const KEY = 'redis-test-key';
 let redis: RedisServer;

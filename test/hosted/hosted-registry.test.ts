@@ -4,16 +4,16 @@
 
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import WebSocket from 'ws';
-import { HEADERS } from '../protocol/index.js';
-import { HostedApi } from '../src/hosted/client/api.js';
-import { readServerConfig } from '../src/hosted/server/config.js';
-import { FORWARDED_TO } from '../src/hosted/server/forward.js';
-import { startHostedServer, type HostedServer } from '../src/hosted/server/http.js';
-import { HostedServiceError, Sdk } from '../src/index.js';
-import { Logger } from '../src/logger.js';
-import type { LogLine } from '../src/types.js';
-import { CHROME, HOSTED_TEST_ENV, TEST_ARGS } from './helpers.js';
-import { freePort, startRedis, type RedisServer } from './support/redis.js';
+import { HEADERS } from '../../protocol/index.js';
+import { HostedApi } from '../../src/hosted/client/api.js';
+import { readServerConfig } from '../../src/hosted/server/config.js';
+import { FORWARDED_TO } from '../../src/hosted/server/forward.js';
+import { startHostedServer, type HostedServer } from '../../src/hosted/server/http.js';
+import { HostedServiceError, Sdk } from '../../src/index.js';
+import { Logger } from '../../src/logger.js';
+import type { LogLine } from '../../src/types.js';
+import { CHROME, HOSTED_TEST_ENV, TEST_ARGS } from '../helpers.js';
+import { freePort, startRedis, type RedisServer } from '../support/redis.js';
 
 const KEY = 'registry-test-key';
 let redis: RedisServer;

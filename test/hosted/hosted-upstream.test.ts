@@ -6,12 +6,12 @@
 import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HostedApi } from '../src/hosted/client/api.js';
-import { readServerConfig } from '../src/hosted/server/config.js';
-import { startHostedServer, type HostedServer } from '../src/hosted/server/http.js';
-import { NavigationError, Sdk, TimeoutError } from '../src/index.js';
-import { Logger } from '../src/logger.js';
-import { CHROME, HOSTED_TEST_ENV, TEST_ARGS } from './helpers.js';
+import { HostedApi } from '../../src/hosted/client/api.js';
+import { readServerConfig } from '../../src/hosted/server/config.js';
+import { startHostedServer, type HostedServer } from '../../src/hosted/server/http.js';
+import { NavigationError, Sdk, TimeoutError } from '../../src/index.js';
+import { Logger } from '../../src/logger.js';
+import { CHROME, HOSTED_TEST_ENV, TEST_ARGS } from '../helpers.js';
 
 const KEY = 'upstream-test-key-8b2c';
 

@@ -3,18 +3,18 @@
 
 import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HEADERS } from '../protocol/index.js';
-import { HostedApi } from '../src/hosted/client/api.js';
-import { readServerConfig } from '../src/hosted/server/config.js';
-import { startHostedServer, type HostedServer } from '../src/hosted/server/http.js';
-import { ActionFailedError, ConnectionClosedError, HostedServiceError, Sdk, TargetClosedError } from '../src/index.js';
-import { Logger } from '../src/logger.js';
+import { HEADERS } from '../../protocol/index.js';
+import { HostedApi } from '../../src/hosted/client/api.js';
+import { readServerConfig } from '../../src/hosted/server/config.js';
+import { startHostedServer, type HostedServer } from '../../src/hosted/server/http.js';
+import { ActionFailedError, ConnectionClosedError, HostedServiceError, Sdk, TargetClosedError } from '../../src/index.js';
+import { Logger } from '../../src/logger.js';
 import { z } from 'zod';
-import { startFixtureServers, type FixtureServers } from './fixtures/server.js';
-import { CHROME, processAlive, TEST_ARGS, HOSTED_TEST_ENV } from './helpers.js';
-import { startDnsServer, TEST_HOSTS, type DnsServer } from './support/dns-server.js';
-import { startFakeModel, type FakeModel, type FakeRequest } from './support/fake-model.js';
-import { SchemaValidationError } from '../src/index.js';
+import { startFixtureServers, type FixtureServers } from '../fixtures/server.js';
+import { CHROME, processAlive, TEST_ARGS, HOSTED_TEST_ENV } from '../helpers.js';
+import { startDnsServer, TEST_HOSTS, type DnsServer } from '../support/dns-server.js';
+import { startFakeModel, type FakeModel, type FakeRequest } from '../support/fake-model.js';
+import { SchemaValidationError } from '../../src/index.js';
 
 const KEY = 'hosted-test-key-1f3a';
 let server: HostedServer;

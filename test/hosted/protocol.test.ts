@@ -3,8 +3,8 @@
 
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import * as wire from '../protocol/index.js';
-import { buildOpenApi, OPENAPI_PATH } from '../scripts/openapi.js';
+import * as wire from '../../protocol/index.js';
+import { buildOpenApi, OPENAPI_PATH } from '../../scripts/openapi.js';
 
 describe('protocol schemas', () => {
   it('sessions: a full request, a minimal one, and what is refused', () => {

@@ -9,15 +9,15 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { InvalidOptionError } from '../src/errors.js';
-import { MemoryCache, openResultCache } from '../src/hosted/server/cache.js';
-import { readServerConfig } from '../src/hosted/server/config.js';
-import { loadRedis, RedisCache, type RedisCacheOptions } from '../src/hosted/server/redis.js';
-import { readRedisConfig } from '../src/hosted/server/redis-config.js';
-import { runScript } from './support/child.js';
-import { freePort, startRedis, type RedisServer } from './support/redis.js';
-import { Logger } from '../src/logger.js';
-import type { LogLine } from '../src/types.js';
+import { InvalidOptionError } from '../../src/errors.js';
+import { MemoryCache, openResultCache } from '../../src/hosted/server/cache.js';
+import { readServerConfig } from '../../src/hosted/server/config.js';
+import { loadRedis, RedisCache, type RedisCacheOptions } from '../../src/hosted/server/redis.js';
+import { readRedisConfig } from '../../src/hosted/server/redis-config.js';
+import { runScript } from '../support/child.js';
+import { freePort, startRedis, type RedisServer } from '../support/redis.js';
+import { Logger } from '../../src/logger.js';
+import type { LogLine } from '../../src/types.js';
 
 const PASSWORD = 'pw-7Hq2-not-for-logs';
 /** Of an ACL user, so AUTH must carry the user name; with characters a URL must percent-encode. */
@@ -53,7 +53,7 @@ async function runChild(
   env: Record<string, string> = {},
   code = 0,
 ): Promise<{ before: unknown; after: unknown; resources: string[]; stderr: string }> {
-  const run = runScript(fileURLToPath(new URL('./support/redis-child.ts', import.meta.url)), [url], env);
+  const run = runScript(fileURLToPath(new URL('../support/redis-child.ts', import.meta.url)), [url], env);
   const exit = await Promise.race([run.exit, new Promise((resolve) => setTimeout(resolve, 20_000, 'no exit within 20 s'))]);
   if (exit !== code) run.child.kill('SIGKILL');
   expect(exit, run.stderr()).toBe(code);

@@ -3,14 +3,14 @@
 // nodes, shared between instances, ACL users on every node, and a node that hangs or dies.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { InvalidOptionError } from '../src/errors.js';
-import { openResultCache } from '../src/hosted/server/cache.js';
-import { readServerConfig } from '../src/hosted/server/config.js';
-import { RedisCache, type RedisCacheOptions } from '../src/hosted/server/redis.js';
-import { readRedisConfig } from '../src/hosted/server/redis-config.js';
-import { Logger } from '../src/logger.js';
-import type { LogLine } from '../src/types.js';
-import { freePort, startRedis, startRedisCluster, startSentinel, type RedisCluster, type RedisServer } from './support/redis.js';
+import { InvalidOptionError } from '../../src/errors.js';
+import { openResultCache } from '../../src/hosted/server/cache.js';
+import { readServerConfig } from '../../src/hosted/server/config.js';
+import { RedisCache, type RedisCacheOptions } from '../../src/hosted/server/redis.js';
+import { readRedisConfig } from '../../src/hosted/server/redis-config.js';
+import { Logger } from '../../src/logger.js';
+import type { LogLine } from '../../src/types.js';
+import { freePort, startRedis, startRedisCluster, startSentinel, type RedisCluster, type RedisServer } from '../support/redis.js';
 
 const APP_PASSWORD = 'cluster-app-pw-not-for-logs';
 /** An ACL user on every node; the default user stays open for redis-cli and cluster creation. */

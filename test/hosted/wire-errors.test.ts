@@ -2,9 +2,9 @@
 // exports leaves the server and comes back to the client as itself, fields included.
 
 import { describe, expect, it } from 'vitest';
-import { ErrorBody } from '../protocol/index.js';
-import * as errors from '../src/errors.js';
-import { codeOf, fromWire, toWire } from '../src/wireErrors.js';
+import { ErrorBody } from '../../protocol/index.js';
+import * as errors from '../../src/errors.js';
+import { codeOf, fromWire, toWire } from '../../src/wireErrors.js';
 
 type AnyClass = new (...args: never[]) => errors.SdkError;
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { runScript } from './support/child.js';
+import { runScript } from '../support/child.js';
 
 describe('an endpoint that accepts the connection and then says nothing', () => {
   // In a child process with no 'uncaughtException' handler: an error thrown after init() rejected

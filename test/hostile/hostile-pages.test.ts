@@ -2,7 +2,7 @@
 // loading, a read given up on and tried again at once.
 
 import { describe, expect, it } from 'vitest';
-import { useBrowser } from './helpers.js';
+import { useBrowser } from '../helpers.js';
 
 const browser = useBrowser();
 

@@ -3,9 +3,9 @@
 // hold, a page flooding its own task queue, and a field the page replaces while it is typed into.
 
 import { describe, expect, it } from 'vitest';
-import { ActionFailedError, ElementNotActionableError, InvalidOptionError, Sdk, TimeoutError, UnknownKeyError } from '../src/index.js';
-import { sdkOptions, useBrowser } from './helpers.js';
-import { readPng } from './support/png.js';
+import { ActionFailedError, ElementNotActionableError, InvalidOptionError, Sdk, TimeoutError, UnknownKeyError } from '../../src/index.js';
+import { sdkOptions, useBrowser } from '../helpers.js';
+import { readPng } from '../support/png.js';
 
 const browser = useBrowser();
 const open = (path: string) => browser.page.goto(browser.servers.a.url(path));

@@ -14,9 +14,9 @@ import {
   type Download,
   type LogLine,
   type Page,
-} from '../src/index.js';
-import { startFixtureServers, type FixtureServers } from './fixtures/server.js';
-import { sdkOptions, startDebugChrome } from './helpers.js';
+} from '../../src/index.js';
+import { startFixtureServers, type FixtureServers } from '../fixtures/server.js';
+import { sdkOptions, startDebugChrome } from '../helpers.js';
 
 let servers: FixtureServers;
 let sdk: Sdk;

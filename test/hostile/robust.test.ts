@@ -16,9 +16,9 @@ import {
   UnknownKeyError,
   type ActionInput,
   type LogLine,
-} from '../src/index.js';
-import { descendants, profileOf, sdkOptions, useBrowser, waitUntilGone } from './helpers.js';
-import { WRAPPER } from '../src/browser/launch.js';
+} from '../../src/index.js';
+import { descendants, profileOf, sdkOptions, useBrowser, waitUntilGone } from '../helpers.js';
+import { WRAPPER } from '../../src/browser/launch.js';
 
 const browser = useBrowser();
 

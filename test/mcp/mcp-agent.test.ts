@@ -5,9 +5,9 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFixtureServers, type FixtureServers } from './fixtures/server.js';
-import { runScript, waitForLine, type Run } from './support/child.js';
-import { browserEnv, call, ok, textOf } from './support/mcp.js';
+import { startFixtureServers, type FixtureServers } from '../fixtures/server.js';
+import { runScript, waitForLine, type Run } from '../support/child.js';
+import { browserEnv, call, ok, textOf } from '../support/mcp.js';
 
 let fixtures: FixtureServers;
 beforeAll(async () => {

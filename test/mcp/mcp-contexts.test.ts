@@ -7,11 +7,11 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import CDP from 'chrome-remote-interface';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { withDeadline } from '../src/util/time.js';
-import { startFixtureServers, type FixtureServers } from './fixtures/server.js';
-import { startDebugChrome, type DebugChrome } from './helpers.js';
-import { runScript, waitForLine, type Run } from './support/child.js';
-import { browserEnv, call, idOf, ok, textOf } from './support/mcp.js';
+import { withDeadline } from '../../src/util/time.js';
+import { startFixtureServers, type FixtureServers } from '../fixtures/server.js';
+import { startDebugChrome, type DebugChrome } from '../helpers.js';
+import { runScript, waitForLine, type Run } from '../support/child.js';
+import { browserEnv, call, idOf, ok, textOf } from '../support/mcp.js';
 
 const TOKEN = 'tok-contexts';
 const CLIENTS = 10;

@@ -6,9 +6,9 @@
 
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFixtureServers, type FixtureServers } from './fixtures/server.js';
-import { browserEnv, call, idOf, nameOf, ok, textOf, type Result } from './support/mcp.js';
-import { runScript, waitForLine, type Run } from './support/child.js';
+import { startFixtureServers, type FixtureServers } from '../fixtures/server.js';
+import { browserEnv, call, idOf, nameOf, ok, textOf, type Result } from '../support/mcp.js';
+import { runScript, waitForLine, type Run } from '../support/child.js';
 
 let fixtures: FixtureServers;
 let server: Run;

@@ -6,9 +6,9 @@
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFixtureServers, type FixtureServers } from './fixtures/server.js';
-import { browserEnv, call, idOf, nameOf, ok, textOf } from './support/mcp.js';
-import { startFakeModel, type FakeModel } from './support/fake-model.js';
+import { startFixtureServers, type FixtureServers } from '../fixtures/server.js';
+import { browserEnv, call, idOf, nameOf, ok, textOf } from '../support/mcp.js';
+import { startFakeModel, type FakeModel } from '../support/fake-model.js';
 
 let fixtures: FixtureServers;
 let fake: FakeModel;

@@ -7,8 +7,8 @@ import { mkdtempSync, writeFileSync, symlinkSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFixtureServers, type FixtureServers } from './fixtures/server.js';
-import { browserEnv, call, ok, textOf } from './support/mcp.js';
+import { startFixtureServers, type FixtureServers } from '../fixtures/server.js';
+import { browserEnv, call, ok, textOf } from '../support/mcp.js';
 
 let fixtures: FixtureServers;
 let client: Client;
@@ -48,7 +48,7 @@ describe('the step tools', () => {
 
     // Files only from the upload directory: a path out of it, or a link leading out, is refused.
     const input = idOf(pageText, /button: Attachment/);
-    expect(textOf(await call(client, 'upload', { ref: input, paths: ['../' + path.basename(outside) + '/secret.txt'] }))).toMatch(
+    expect(textOf(await call(client, 'upload', { ref: input, paths: ['../..' + path.basename(outside) + '/secret.txt'] }))).toMatch(
       /^InvalidOptionError: .*outside the upload directory/,
     );
     expect(textOf(await call(client, 'upload', { ref: input, paths: ['link.txt'] }))).toMatch(

@@ -6,12 +6,12 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { readFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFixtureServers, type FixtureServers } from './fixtures/server.js';
-import { browserEnv, call, idOf, ok, textOf } from './support/mcp.js';
-import { descendants, processAlive, waitUntilGone } from './helpers.js';
-import { runScript, waitForLine } from './support/child.js';
-import { startFakeModel, type FakeModel } from './support/fake-model.js';
-import { readPng } from './support/png.js';
+import { startFixtureServers, type FixtureServers } from '../fixtures/server.js';
+import { browserEnv, call, idOf, ok, textOf } from '../support/mcp.js';
+import { descendants, processAlive, waitUntilGone } from '../helpers.js';
+import { runScript, waitForLine } from '../support/child.js';
+import { startFakeModel, type FakeModel } from '../support/fake-model.js';
+import { readPng } from '../support/png.js';
 
 const TOOLS = [
   'act',

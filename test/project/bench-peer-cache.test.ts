@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { corpusHash, PeerCache } from '../scripts/bench/core/peer-cache.js';
+import { corpusHash, PeerCache } from '../../scripts/bench/core/peer-cache.js';
 
 const dirs: string[] = [];
 const tmp = () => {

@@ -4,14 +4,14 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HostedApi } from '../src/hosted/client/api.js';
-import { startFixtureServers, type FixtureServers } from './fixtures/server.js';
-import { CHROME, processAlive, startDebugChrome, TEST_ARGS, HOSTED_TEST_ENV } from './helpers.js';
-import { readServerConfig } from '../src/hosted/server/config.js';
-import { startHostedServer } from '../src/hosted/server/http.js';
-import { Logger } from '../src/logger.js';
-import { runScript, waitForLine, type Run } from './support/child.js';
-import { startFakeModel, type FakeModel, type FakeRequest } from './support/fake-model.js';
+import { HostedApi } from '../../src/hosted/client/api.js';
+import { startFixtureServers, type FixtureServers } from '../fixtures/server.js';
+import { CHROME, processAlive, startDebugChrome, TEST_ARGS, HOSTED_TEST_ENV } from '../helpers.js';
+import { readServerConfig } from '../../src/hosted/server/config.js';
+import { startHostedServer } from '../../src/hosted/server/http.js';
+import { Logger } from '../../src/logger.js';
+import { runScript, waitForLine, type Run } from '../support/child.js';
+import { startFakeModel, type FakeModel, type FakeRequest } from '../support/fake-model.js';
 
 const run = (args: string[], env: Record<string, string> = {}): Run => runScript('src/cli/main.ts', args, env);
 

@@ -1,13 +1,13 @@
 // The docs' commands, run as a reader runs them in a clone: each page's runnable blocks in order,
 // against fixture pages and the fake model (test/support/docs-journeys.ts says what stands in for
-// the internet). test/docs.test.ts checks that every shell block is marked run, start or skip.
+// the internet). test/project/docs.test.ts checks that every shell block is marked run, start or skip.
 
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runJourney } from './support/docs-journeys.js';
-import { BLOCKS, ROOT, runnable } from './support/docs-pages.js';
+import { runJourney } from '../support/docs-journeys.js';
+import { BLOCKS, ROOT, runnable } from '../support/docs-pages.js';
 
 const journeys = [...new Set(BLOCKS.filter(runnable).map((block) => block.page))];
 // Where the blocks run (what they write stays there), inside the clone as a reader's shell would be.

@@ -9,7 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { BLOCKS, PAGES, ROOT } from './support/docs-pages.js';
+import { BLOCKS, PAGES, ROOT } from '../support/docs-pages.js';
 
 // Inside the repository, so that the checked blocks resolve `tendril` as the repository's tsconfig says.
 const WORK = path.join(ROOT, 'test', '.docs-blocks');

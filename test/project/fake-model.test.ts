@@ -2,7 +2,7 @@
 import { createOpenAI } from '@ai-sdk/openai';
 import { generateText, type JSONSchema7, jsonSchema, Output, streamText } from 'ai';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeModel, type FakeModel } from './support/fake-model.js';
+import { startFakeModel, type FakeModel } from '../support/fake-model.js';
 
 type Product = { name: string; price: number };
 const productSchema: JSONSchema7 = {

@@ -9,9 +9,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkTarball, pack } from '../scripts/pack-check.mjs';
+import { checkTarball, pack } from '../../scripts/pack-check.mjs';
 
-const ROOT = path.resolve(import.meta.dirname, '..');
+const ROOT = path.resolve(import.meta.dirname, '..', '..');
 const TSC = path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
 // Building, installing and type-checking take about two minutes on an idle 2-core machine, and
 // several times that when other work shares it; nothing here waits on a timer.

@@ -3,7 +3,7 @@
 // and the env read in one place.
 
 import { describe, expect, it } from 'vitest';
-import { patchesIn, structureProblems } from '../scripts/structure.js';
+import { patchesIn, structureProblems } from '../../scripts/structure.js';
 
 describe('the structure of src/', () => {
   it('has no import circle, no file over 400 lines, self-contained page code and one env chooser', () => {

@@ -5,14 +5,14 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import * as zm from 'zod/mini';
 import { z as z3 } from 'zod3';
-import { splitIntoChunks } from '../src/extract/chunk.js';
-import { fromJsonSchema, toJsonSchema } from '../src/extract/jsonSchema.js';
-import { schemaFromJson } from '../src/extract/jsonSchemaInput.js';
-import { readSchema } from '../src/extract/schema.js';
-import { fromModel, mergeChunks, modelSchema } from '../src/extract/shape.js';
-import { estimateTokens } from '../src/llm/budget.js';
-import { parseModelConfiguration } from '../src/llm/config.js';
-import { InvalidAISDKModelFormatError, InvalidOptionError } from '../src/index.js';
+import { splitIntoChunks } from '../../src/extract/chunk.js';
+import { fromJsonSchema, toJsonSchema } from '../../src/extract/jsonSchema.js';
+import { schemaFromJson } from '../../src/extract/jsonSchemaInput.js';
+import { readSchema } from '../../src/extract/schema.js';
+import { fromModel, mergeChunks, modelSchema } from '../../src/extract/shape.js';
+import { estimateTokens } from '../../src/llm/budget.js';
+import { parseModelConfiguration } from '../../src/llm/config.js';
+import { InvalidAISDKModelFormatError, InvalidOptionError } from '../../src/index.js';
 
 describe('reading schemas', () => {
   enum Numeric {

@@ -14,9 +14,9 @@ import {
   TimeoutError,
   UnsupportedModelError,
   type LogLine,
-} from '../src/index.js';
-import { sdkOptions, useBrowser } from './helpers.js';
-import { startFakeModel, type FakeModel, type FakeRequest } from './support/fake-model.js';
+} from '../../src/index.js';
+import { sdkOptions, useBrowser } from '../helpers.js';
+import { startFakeModel, type FakeModel, type FakeRequest } from '../support/fake-model.js';
 
 const KEY = 'sk-test-secret-7d1f0c';
 const lines: LogLine[] = [];

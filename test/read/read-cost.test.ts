@@ -1,8 +1,8 @@
 // What a read sends the browser: closed-root scans only where the watch says a root may hide, iframe elements looked up once.
 import { describe, expect, it } from 'vitest';
-import type { LogLine } from '../src/index.js';
-import { useBrowser } from './helpers.js';
-import { excerpt } from './snapshot-text.js';
+import type { LogLine } from '../../src/index.js';
+import { useBrowser } from '../helpers.js';
+import { excerpt } from '../support/snapshot-text.js';
 
 // What the browser was asked, at verbose 2: one line per CDP command sent ("→ <session> <method>").
 const sent: string[] = [];

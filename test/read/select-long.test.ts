@@ -3,11 +3,11 @@
 // the instruction names, so it can pick "Option 7777" without the whole list in its prompt.
 
 import { beforeEach, describe, expect, it } from 'vitest';
-import { shortenOptionLists } from '../src/act/options.js';
-import { ActionFailedError, type ModelConfiguration, type Page, type Sdk } from '../src/index.js';
-import type { FixtureServers } from './fixtures/server.js';
-import { useAttachedBrowser, type AttachedBrowser } from './support/attached.js';
-import type { FakeModel, FakeRequest } from './support/fake-model.js';
+import { shortenOptionLists } from '../../src/act/options.js';
+import { ActionFailedError, type ModelConfiguration, type Page, type Sdk } from '../../src/index.js';
+import type { FixtureServers } from '../fixtures/server.js';
+import { useAttachedBrowser, type AttachedBrowser } from '../support/attached.js';
+import type { FakeModel, FakeRequest } from '../support/fake-model.js';
 
 let servers: FixtureServers;
 let fake: FakeModel;

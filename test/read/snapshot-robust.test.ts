@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { TimeoutError, type Page } from '../src/index.js';
-import { useBrowser } from './helpers.js';
-import { excerpt, findLines, lines, mustFind, parentOf } from './snapshot-text.js';
+import { TimeoutError, type Page } from '../../src/index.js';
+import { useBrowser } from '../helpers.js';
+import { excerpt, findLines, lines, mustFind, parentOf } from '../support/snapshot-text.js';
 
 const fixture = useBrowser();
 

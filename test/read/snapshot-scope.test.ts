@@ -1,8 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ElementNotFoundError, XPathResolutionError } from '../src/index.js';
-import { captureSnapshot } from '../src/snapshot/index.js';
-import { useBrowser } from './helpers.js';
-import { lines, mustFind } from './snapshot-text.js';
+import { ElementNotFoundError, XPathResolutionError } from '../../src/index.js';
+import { captureSnapshot } from '../../src/snapshot/index.js';
+import { useBrowser } from '../helpers.js';
+import { lines, mustFind } from '../support/snapshot-text.js';
 
 const fixture = useBrowser();
 

@@ -1,8 +1,8 @@
 import CDP from 'chrome-remote-interface';
 import { describe, expect, it } from 'vitest';
-import { Sdk, type Page } from '../src/index.js';
-import { captureSnapshot } from '../src/snapshot/index.js';
-import { sdkOptions, startDebugChrome, useBrowser } from './helpers.js';
+import { Sdk, type Page } from '../../src/index.js';
+import { captureSnapshot } from '../../src/snapshot/index.js';
+import { sdkOptions, startDebugChrome, useBrowser } from '../helpers.js';
 import {
   ancestorsOf,
   descendantsOf,
@@ -19,7 +19,7 @@ import {
   parentOf,
   stateValue,
   type Line,
-} from './snapshot-text.js';
+} from '../support/snapshot-text.js';
 
 const fixture = useBrowser();
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { clean, squash } from '../src/injected/reader/text.js';
+import { clean, squash } from '../../src/injected/reader/text.js';
 
 // The reference: every run of whitespace or control characters becomes one space.
 const reference = (text: string) => text.replace(/[\s\u0000-\u001f\u007f\u00a0\u200b]+/g, ' ');

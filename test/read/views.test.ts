@@ -2,10 +2,10 @@
 // applyDelta on its own, on texts shaped like page text.
 
 import { describe, expect, it } from 'vitest';
-import { applyDelta, InvalidOptionError, type Page } from '../src/index.js';
-import { diffPageText } from '../src/snapshot/delta.js';
-import { formatId, idKey, shownId } from '../src/snapshot/ids.js';
-import { useBrowser } from './helpers.js';
+import { applyDelta, InvalidOptionError, type Page } from '../../src/index.js';
+import { diffPageText } from '../../src/snapshot/delta.js';
+import { formatId, idKey, shownId } from '../../src/snapshot/ids.js';
+import { useBrowser } from '../helpers.js';
 
 const fixture = useBrowser();
 

@@ -17,13 +17,13 @@ import {
   StreamingCallbacksInNonStreamingModeError,
   tool,
   type AgentStep,
-} from '../src/index.js';
+} from '../../src/index.js';
 import { createOpenAI } from '@ai-sdk/openai';
 import { chromium } from 'playwright-core';
-import { MODEL_OBJECT } from '../src/llm/ask.js';
-import { startFixtureServers, type FixtureServers } from './fixtures/server.js';
-import { CHROME, TEST_ARGS } from './helpers.js';
-import { startFakeModel, type FakeModel, type FakeReply, type FakeRequest } from './support/fake-model.js';
+import { MODEL_OBJECT } from '../../src/llm/ask.js';
+import { startFixtureServers, type FixtureServers } from '../fixtures/server.js';
+import { CHROME, TEST_ARGS } from '../helpers.js';
+import { startFakeModel, type FakeModel, type FakeReply, type FakeRequest } from '../support/fake-model.js';
 
 let servers: FixtureServers;
 let fake: FakeModel;

@@ -6,11 +6,11 @@
 
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { ResponseBodyError, ResponseParseError, Stagehand, StagehandError, type StagehandLogLine } from '../src/index.js';
-import { startFixtureServers, type FixtureServers } from './fixtures/server.js';
-import { CHROME, startDebugChrome, TEST_ARGS } from './helpers.js';
-import { startFakeModel, type FakeModel } from './support/fake-model.js';
-import { readPng } from './support/png.js';
+import { ResponseBodyError, ResponseParseError, Stagehand, StagehandError, type StagehandLogLine } from '../../src/index.js';
+import { startFixtureServers, type FixtureServers } from '../fixtures/server.js';
+import { CHROME, startDebugChrome, TEST_ARGS } from '../helpers.js';
+import { startFakeModel, type FakeModel } from '../support/fake-model.js';
+import { readPng } from '../support/png.js';
 
 let servers: FixtureServers;
 let fake: FakeModel;

@@ -3,9 +3,9 @@
 // active page when none is given.
 
 import { describe, expect, it } from 'vitest';
-import { InvalidOptionError, PageClosedError, PageNotFoundError, Sdk, type Page } from '../src/index.js';
-import { startFixtureServers } from './fixtures/server.js';
-import { processAlive, sdkOptions, useBrowser } from './helpers.js';
+import { InvalidOptionError, PageClosedError, PageNotFoundError, Sdk, type Page } from '../../src/index.js';
+import { startFixtureServers } from '../fixtures/server.js';
+import { processAlive, sdkOptions, useBrowser } from '../helpers.js';
 
 const fixture = useBrowser();
 

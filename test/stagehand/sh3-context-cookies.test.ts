@@ -4,8 +4,8 @@
 // the typed errors for cookies it could not take.
 
 import { beforeEach, describe, expect, it } from 'vitest';
-import { CookieSetError, CookieValidationError, InvalidOptionError, type Cookie, type CookieParam, type Page } from '../src/index.js';
-import { useBrowser } from './helpers.js';
+import { CookieSetError, CookieValidationError, InvalidOptionError, type Cookie, type CookieParam, type Page } from '../../src/index.js';
+import { useBrowser } from '../helpers.js';
 
 const fixture = useBrowser();
 

@@ -4,8 +4,8 @@
 // request logs say what left the browser.
 
 import { describe, expect, it } from 'vitest';
-import { DomainPolicyError, InvalidOptionError, type Frame, type Page } from '../src/index.js';
-import { useBrowser } from './helpers.js';
+import { DomainPolicyError, InvalidOptionError, type Frame, type Page } from '../../src/index.js';
+import { useBrowser } from '../helpers.js';
 
 const fixture = useBrowser();
 

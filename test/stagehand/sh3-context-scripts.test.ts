@@ -8,8 +8,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { InvalidOptionError, type Frame, type Page } from '../src/index.js';
-import { useBrowser } from './helpers.js';
+import { InvalidOptionError, type Frame, type Page } from '../../src/index.js';
+import { useBrowser } from '../helpers.js';
 
 const fixture = useBrowser();
 

@@ -4,9 +4,9 @@
 // context's too), and a frameLocator() whose frame is not there fails in Stagehand's words.
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { NavigationError, Sdk, Stagehand, StagehandElementNotFoundError, type StagehandPage } from '../src/index.js';
-import { startFixtureServers, type FixtureServers } from './fixtures/server.js';
-import { sdkOptions } from './helpers.js';
+import { NavigationError, Sdk, Stagehand, StagehandElementNotFoundError, type StagehandPage } from '../../src/index.js';
+import { startFixtureServers, type FixtureServers } from '../fixtures/server.js';
+import { sdkOptions } from '../helpers.js';
 
 /** nowhere.invalid never resolves, without asking a DNS server. */
 const NO_SUCH_HOST = '--host-resolver-rules=MAP nowhere.invalid ~NOTFOUND';

@@ -1,7 +1,7 @@
 // Stagehand 3's entry without a browser: its error classes keep Stagehand's constructors and names
 // and match Tendril's errors of the same meaning only, every option Tendril cannot honour fails at
 // construction with an InvalidOptionError naming the fix, and the options that map onto Tendril's
-// map as they should. test/sh3-entry.test.ts runs the rest in real Chromium.
+// map as they should. test/stagehand/sh3-entry.test.ts runs the rest in real Chromium.
 
 import { createOpenAI } from '@ai-sdk/openai';
 import { describe, expect, it } from 'vitest';
@@ -19,8 +19,8 @@ import {
   StagehandError,
   StagehandInvalidArgumentError,
   type V3Options,
-} from '../src/index.js';
-import { toSdkOptions } from '../src/stagehand/options.js';
+} from '../../src/index.js';
+import { toSdkOptions } from '../../src/stagehand/options.js';
 
 const quiet = { verbose: 0, disablePino: true } as const;
 

@@ -1,7 +1,7 @@
 // Stagehand 3's entry on Tendril: a Stagehand-style program with only the import swapped runs
 // (constructor options, init, context.pages(), goto, extract/act/observe through the fake model,
 // metrics, history, logger, close), Stagehand's error classes catch what Tendril throws, and every
-// option Tendril cannot honour fails at once (test/sh3-entry-options.test.ts, with the error classes).
+// option Tendril cannot honour fails at once (test/stagehand/sh3-entry-options.test.ts, with the error classes).
 
 import { createOpenAI } from '@ai-sdk/openai';
 import { execFileSync } from 'node:child_process';
@@ -34,11 +34,11 @@ import {
   type HistoryEntry,
   type StagehandLogLine,
   type V3Options,
-} from '../src/index.js';
-import { Sdk } from '../src/sdk.js';
-import { startFixtureServers, type FixtureServers } from './fixtures/server.js';
-import { CHROME, startDebugChrome, TEST_ARGS, type DebugChrome } from './helpers.js';
-import { startFakeModel, type FakeModel, type FakeRequest } from './support/fake-model.js';
+} from '../../src/index.js';
+import { Sdk } from '../../src/sdk.js';
+import { startFixtureServers, type FixtureServers } from '../fixtures/server.js';
+import { CHROME, startDebugChrome, TEST_ARGS, type DebugChrome } from '../helpers.js';
+import { startFakeModel, type FakeModel, type FakeRequest } from '../support/fake-model.js';
 
 let servers: FixtureServers;
 let fake: FakeModel;
@@ -411,6 +411,6 @@ describe('Stagehand options that change act(), observe() and the model requests'
     })();
     expect(after).toBeInstanceOf(StagehandClosedError);
     expect(after).toBeInstanceOf(SdkError);
-    // As in Stagehand, init() starts it again (test/sh3-reinit.test.ts).
+    // As in Stagehand, init() starts it again (test/stagehand/sh3-reinit.test.ts).
   });
 });

@@ -4,9 +4,9 @@
 // message read. The table below is the whole list of pairs; a pair added or lost fails here.
 
 import { describe, expect, it } from 'vitest';
-import * as errors from '../src/errors.js';
-import * as entry from '../src/index.js';
-import { languageModel } from '../src/llm/providers.js';
+import * as errors from '../../src/errors.js';
+import * as entry from '../../src/index.js';
+import { languageModel } from '../../src/llm/providers.js';
 
 type AnyClass = abstract new (...args: never[]) => Error;
 

@@ -18,8 +18,8 @@ import {
   type Page,
   type SnapshotResult,
   type StagehandPage,
-} from '../src/index.js';
-import { sdkOptions, useBrowser } from './helpers.js';
+} from '../../src/index.js';
+import { sdkOptions, useBrowser } from '../helpers.js';
 
 const fixture = useBrowser({}, { stagehand: true });
 

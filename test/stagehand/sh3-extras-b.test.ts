@@ -16,8 +16,8 @@ import {
   TimeoutError,
   type Frame,
   type StagehandLocator,
-} from '../src/index.js';
-import { useBrowser } from './helpers.js';
+} from '../../src/index.js';
+import { useBrowser } from '../helpers.js';
 
 const fixture = useBrowser({}, { stagehand: true });
 const frame = (query: string): Frame => fixture.page.frames().find((each) => each.url().includes(query))!;

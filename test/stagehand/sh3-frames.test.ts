@@ -14,9 +14,9 @@ import {
   SdkIframeError,
   TimeoutError,
   type Frame,
-} from '../src/index.js';
-import { startFixtureServers, type FixtureServers } from './fixtures/server.js';
-import { startDebugChrome, useBrowser, type DebugChrome } from './helpers.js';
+} from '../../src/index.js';
+import { startFixtureServers, type FixtureServers } from '../fixtures/server.js';
+import { startDebugChrome, useBrowser, type DebugChrome } from '../helpers.js';
 
 const fixture = useBrowser();
 const frame = (query: string): Frame => fixture.page.frames().find((each) => each.url().includes(query))!;

@@ -7,9 +7,9 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ElementNotActionableError, ElementNotFoundError, InvalidOptionError, type Frame, type Locator } from '../src/index.js';
-import { useBrowser } from './helpers.js';
-import { readPng } from './support/png.js';
+import { ElementNotActionableError, ElementNotFoundError, InvalidOptionError, type Frame, type Locator } from '../../src/index.js';
+import { useBrowser } from '../helpers.js';
+import { readPng } from '../support/png.js';
 
 const fixture = useBrowser();
 

@@ -3,9 +3,9 @@
 // focus; in the top document, a same-origin iframe, an out-of-process iframe and open and closed
 // shadow roots, and in a tab that is not in front.
 import { beforeEach, describe, expect, it } from 'vitest';
-import { InvalidOptionError, UnknownKeyError, type Frame, type Page } from '../src/index.js';
-import { withDeadline } from '../src/util/time.js';
-import { useBrowser } from './helpers.js';
+import { InvalidOptionError, UnknownKeyError, type Frame, type Page } from '../../src/index.js';
+import { withDeadline } from '../../src/util/time.js';
+import { useBrowser } from '../helpers.js';
 
 const fixture = useBrowser();
 

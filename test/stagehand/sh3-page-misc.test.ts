@@ -2,8 +2,8 @@
 // out-of-process ones too), sendCDP, targetId() beside Tendril's string field, mainFrameId,
 // setViewportSize, reload, goForward, goBack with and without waitUntil, waitForLoadState's numeric deadline.
 import { describe, expect, it } from 'vitest';
-import { InvalidOptionError, ProtocolError, Sdk, type ConsoleMessage, type Frame, type Page, type StagehandPage } from '../src/index.js';
-import { sdkOptions, useBrowser } from './helpers.js';
+import { InvalidOptionError, ProtocolError, Sdk, type ConsoleMessage, type Frame, type Page, type StagehandPage } from '../../src/index.js';
+import { sdkOptions, useBrowser } from '../helpers.js';
 
 const fixture = useBrowser({}, { stagehand: true });
 

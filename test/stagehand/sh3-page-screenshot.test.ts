@@ -6,9 +6,9 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
-import { InvalidOptionError, TimeoutError, type Frame, type Page } from '../src/index.js';
-import { useBrowser } from './helpers.js';
-import { jpegSize, readPng } from './support/png.js';
+import { InvalidOptionError, TimeoutError, type Frame, type Page } from '../../src/index.js';
+import { useBrowser } from '../helpers.js';
+import { jpegSize, readPng } from '../support/png.js';
 
 const fixture = useBrowser();
 const folder = mkdtempSync(path.join(os.tmpdir(), 'tendril-test-shots-'));

@@ -2,8 +2,8 @@
 // iframe, an out-of-process iframe (` >> ` and an XPath past the <iframe>), open and closed shadow
 // roots, an iframe that comes later; timeouts, bad selectors and bad options.
 import { beforeEach, describe, expect, it } from 'vitest';
-import { InvalidOptionError, SelectorSyntaxError, TimeoutError, type Frame, type Page } from '../src/index.js';
-import { useBrowser } from './helpers.js';
+import { InvalidOptionError, SelectorSyntaxError, TimeoutError, type Frame, type Page } from '../../src/index.js';
+import { useBrowser } from '../helpers.js';
 
 const fixture = useBrowser();
 

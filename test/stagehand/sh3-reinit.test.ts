@@ -2,10 +2,10 @@
 // act() and extract() work; the Sdk's close() stays final.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { Sdk, SdkStateError, Stagehand, StagehandClosedError } from '../src/index.js';
-import { startFixtureServers, type FixtureServers } from './fixtures/server.js';
-import { processAlive, sdkOptions, waitUntilGone } from './helpers.js';
-import { startFakeModel, type FakeModel, type FakeRequest } from './support/fake-model.js';
+import { Sdk, SdkStateError, Stagehand, StagehandClosedError } from '../../src/index.js';
+import { startFixtureServers, type FixtureServers } from '../fixtures/server.js';
+import { processAlive, sdkOptions, waitUntilGone } from '../helpers.js';
+import { startFakeModel, type FakeModel, type FakeRequest } from '../support/fake-model.js';
 
 let servers: FixtureServers;
 let fake: FakeModel;

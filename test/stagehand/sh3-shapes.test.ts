@@ -17,8 +17,8 @@ import {
   type StagehandLocator,
   type StagehandPage,
   type StagehandResponse,
-} from '../src/index.js';
-import { sdkOptions } from './helpers.js';
+} from '../../src/index.js';
+import { sdkOptions } from '../helpers.js';
 
 const NO_BFCACHE = '--disable-features=BackForwardCache';
 

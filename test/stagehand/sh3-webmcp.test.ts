@@ -5,10 +5,10 @@
 // same-origin iframe are not among them (the page's own getTools() shows them with the top's).
 
 import { beforeAll, describe, expect, it } from 'vitest';
-import { chromeArgs } from '../src/browser/launch.js';
-import { InvalidOptionError, PageClosedError, Stagehand, StagehandInvalidArgumentError, TimeoutError } from '../src/index.js';
-import { toSdkOptions } from '../src/stagehand/options.js';
-import { startDebugChrome, TEST_ARGS, useBrowser } from './helpers.js';
+import { chromeArgs } from '../../src/browser/launch.js';
+import { InvalidOptionError, PageClosedError, Stagehand, StagehandInvalidArgumentError, TimeoutError } from '../../src/index.js';
+import { toSdkOptions } from '../../src/stagehand/options.js';
+import { startDebugChrome, TEST_ARGS, useBrowser } from '../helpers.js';
 
 // A Stagehand's launch adds the WebMCP switch; the caller's own names features too: Chrome reads
 // only the last --enable-features, so the launcher must merge them for the pages to keep

@@ -1,5 +1,5 @@
-// The pages of the docs and their fenced blocks, for test/docs.test.ts (checks) and
-// test/docs-journeys.test.ts (runs): the README, docs/*.md and the examples' READMEs.
+// The pages of the docs and their fenced blocks, for test/project/docs.test.ts (checks) and
+// test/project/docs-journeys.test.ts (runs): the README, docs/*.md and the examples' READMEs.
 
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';

@@ -1,4 +1,4 @@
-// Run as a child process by test/redis-cache.test.ts: opens a RedisCache on the REDIS_URL given
+// Run as a child process by test/hosted/redis-cache.test.ts: opens a RedisCache on the REDIS_URL given
 // (with this process's environment, NODE_EXTRA_CA_CERTS included), uses it, closes it, and prints
 // what still holds the event loop. Alone in its process, nothing else adds sockets or timers, so
 // what is left is what close() left.

@@ -32,9 +32,7 @@ export interface LocalBrowserLaunchOptions {
   userDataDir?: string;
   /** Keep the temporary profile after close (for debugging). Default `false`. */
   preserveUserDataDir?: boolean;
-  /**
-   * Run Chrome's sandbox. Default: on, except when running as root, where Chrome cannot start with it.
-   */
+  /** Run Chrome's sandbox. Default: on, except when running as root, where Chrome cannot start with it. */
   chromiumSandbox?: boolean;
   /** Size of every page's viewport (CSS pixels). Default: the window's, 1280x720 when we launch. */
   viewport?: Viewport;
@@ -217,8 +215,9 @@ export interface DomainPolicy {
 /** When a navigation counts as done. */
 export type WaitUntil = 'commit' | 'domcontentloaded' | 'load' | 'networkidle';
 
+/** How goto(), goBack(), goForward() and reload() wait for the document they bring. */
 export interface GotoOptions {
-  /** For goto, goBack, goForward, reload. Default `load`: the page and every frame in it, out-of-process ones included, fired `load`. */
+  /** Default `load`: the page and every frame in it, out-of-process ones included, fired `load`. */
   waitUntil?: WaitUntil;
   /** Default 30000 ms; 0 for no limit. */
   timeoutMs?: number;

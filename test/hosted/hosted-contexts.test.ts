@@ -45,7 +45,9 @@ describe('env "HOSTED": sdk.newContext()', () => {
       expect(await sdk.act({ selector: '#top', method: 'click' }, { page })).toMatchObject({ success: true });
       expect(await page.evaluate(`document.getElementById('top-state').textContent`)).toBe('top clicked 1');
       await page.evaluate(`document.cookie = 'who=isolated; path=/'`);
-      expect((await context.cookies()).map((cookie) => cookie.name)).toEqual(['who']);
+      // The renderer hands document.cookie's write to the browser's cookie store asynchronously, and
+      // CDP has no event for it: ask until the store has it.
+      await expect.poll(async () => (await context.cookies()).map((cookie) => cookie.name), { timeout: 5000 }).toEqual(['who']);
       await main.goto(fixtures.a.url('leaf.html'));
       expect(await main.evaluate('document.cookie')).toBe('');
       await context.close();

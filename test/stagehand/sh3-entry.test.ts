@@ -345,8 +345,13 @@ describe('Stagehand options that change act(), observe() and the model requests'
     const stagehand = await open({ model: model(), systemPrompt: 'Answer in the customs of the shop.', actTimeoutMs: 400 });
     const page = stagehand.context.pages()[0]!;
     expect(
-      (await stagehand.act('write %quantity% pieces into the note', { variables: { quantity: { value: 3, description: 'how many' } } }))
-        .success,
+      // Its own timeout: the 400 ms default is for the hanging call below, and a loaded machine can take longer than that here.
+      (
+        await stagehand.act('write %quantity% pieces into the note', {
+          variables: { quantity: { value: 3, description: 'how many' } },
+          timeout: 15_000,
+        })
+      ).success,
     ).toBe(true);
     expect(await page.evaluate(() => (document.getElementById('note') as HTMLInputElement).value)).toBe('3 pieces');
     expect(fake.requests[0]!.system).toContain('Answer in the customs of the shop.');

@@ -71,9 +71,16 @@ export async function runBatch(ctx: ComparisonContext): Promise<BatchRun> {
     if (id === 'playwright') return playwrightLoop(launch, urls, inFlight);
     return crawleeRun(launch, urls, inFlight, id === 'crawlee-tuned' ? 'tuned' : 'defaults');
   };
+  // A subset (BENCH_BATCH_CONTENDERS=batch-1,sdk) measures one question, such as the queue's own
+  // cost, in more rounds in the same time; the others' rows are then empty.
+  const only = process.env.BENCH_BATCH_CONTENDERS?.split(',').map((id) => id.trim());
+  const unknown = only?.filter((id) => !CONTENDERS.some((c) => c.id === id)) ?? [];
+  if (unknown.length > 0)
+    throw new Error(`BENCH_BATCH_CONTENDERS: no contender ${unknown.join(', ')} (there are ${CONTENDERS.map((c) => c.id).join(', ')})`);
+  const chosen = only ? CONTENDERS.filter((c) => only.includes(c.id)) : CONTENDERS;
   try {
     for (let round = 0; round < rounds; round++) {
-      const order = CONTENDERS.map((_, i) => CONTENDERS[(i + round) % CONTENDERS.length]!);
+      const order = chosen.map((_, i) => chosen[(i + round) % chosen.length]!);
       for (const contender of order) {
         try {
           const before = loadavg()[0]!;

@@ -62,8 +62,6 @@ export async function runBatch(ctx: ComparisonContext): Promise<BatchRun> {
   prepareCrawlee(ctx.log);
   const redis = await startRedis(await freePort());
   const redisUrl = `redis://127.0.0.1:${redis.port}`;
-  const results = new Map<string, RunResult[]>(CONTENDERS.map((c) => [c.id, []]));
-  const errors = new Map<string, string[]>(CONTENDERS.map((c) => [c.id, []]));
   const run = (id: string): Promise<RunResult> => {
     const workers = Number(id.slice(6));
     if (id.startsWith('batch-')) return batchRun(launch, redisUrl, urls, workers, inFlight / workers);
@@ -78,6 +76,9 @@ export async function runBatch(ctx: ComparisonContext): Promise<BatchRun> {
   if (unknown.length > 0)
     throw new Error(`BENCH_BATCH_CONTENDERS: no contender ${unknown.join(', ')} (there are ${CONTENDERS.map((c) => c.id).join(', ')})`);
   const chosen = only ? CONTENDERS.filter((c) => only.includes(c.id)) : CONTENDERS;
+  // Only the chosen contenders have rows: the report leaves the others out rather than calling them failed.
+  const results = new Map<string, RunResult[]>(chosen.map((c) => [c.id, []]));
+  const errors = new Map<string, string[]>(chosen.map((c) => [c.id, []]));
   try {
     for (let round = 0; round < rounds; round++) {
       const order = chosen.map((_, i) => chosen[(i + round) % chosen.length]!);

@@ -64,6 +64,8 @@ export function renderBatch(run: BatchRun, envLine: string): string {
     '| --- | ---: | ---: | ---: | ---: | --- |',
   ];
   for (const c of CONTENDERS) {
+    // Not chosen this run (BENCH_BATCH_CONTENDERS): no row, rather than one that says failed.
+    if (!run.results.has(c.id)) continue;
     const results = run.results.get(c.id) ?? [];
     const ms = results.map((r) => r.ms);
     const failures = results.map((r) => r.failed).join(', ');
@@ -85,7 +87,7 @@ export function renderBatch(run: BatchRun, envLine: string): string {
     '',
     verdict(
       `Tendril batch ≥ 2× the playwright-core loop at the same ${run.inFlight} pages in flight: ${ratios(goals.vsPlaywright)}`,
-      best(goals.vsPlaywright) >= 2,
+      Number.isFinite(best(goals.vsPlaywright)) ? best(goals.vsPlaywright) >= 2 : null,
     ),
     '',
     verdict(

@@ -106,6 +106,15 @@ const attach = () => new Sdk({ verbose: 0, disablePino: true, localBrowserLaunch
 type Answer = { ok: boolean; error?: string; view: { connection: string; driven: boolean; shared: Array<{ id: number; url: string }> } };
 const ask = (request: Record<string, unknown>) => ext.call<Answer>('relay', request);
 
+/** `promise`, or a failure naming `what` after STEP_TIMEOUT_MS. */
+function step<T>(promise: Promise<T>, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} did not finish within ${STEP_TIMEOUT_MS} ms`)), STEP_TIMEOUT_MS);
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
+
 /** Evaluates `expression` (a promise) in the extension's service worker. */
 async function inWorker<T>(expression: string): Promise<T> {
   const { result, exceptionDetails } = await ext.worker.send(
@@ -235,8 +244,10 @@ describe('tendril relay', () => {
   });
 
   it('opens new tabs in the user browser, and a tab the user stops sharing detaches with a clear error', async () => {
-    const second = await sdk!.context.newPage(servers.b.url('/leaf.html'));
-    await second.waitForLoadState('load');
+    // Each hop (tabs.create, the debugger's attach, the relay, the client) is slow on a loaded machine:
+    // every step has a deadline of its own, shorter than the test's, so a failure names its step.
+    const second = await step(sdk!.context.newPage(servers.b.url('/leaf.html')), 'newPage()');
+    await second.waitForLoadState('load', { timeoutMs: STEP_TIMEOUT_MS });
     expect(await second.evaluate(() => document.getElementById('leaf')!.textContent)).toBe('leaf text');
     const secondTab = (await openTabs()).find((tab) => tab.url === servers.b.url('/leaf.html'))!;
     expect(secondTab).toBeDefined();
@@ -245,7 +256,7 @@ describe('tendril relay', () => {
     // The user presses "Stop sharing" on it.
     const closed = new Promise<void>((resolve) => second.once('close', () => resolve()));
     expect((await ask({ kind: 'unshare', tabId: secondTab.id })).ok).toBe(true);
-    await closed;
+    await step(closed, "the page's close event after unshare");
     const error = await second.evaluate(() => 1).catch((e: unknown) => e);
     expect(error instanceof PageClosedError || error instanceof TargetClosedError, String(error)).toBe(true);
     expect((error as Error).message).toMatch(/stopped sharing/);
@@ -253,7 +264,7 @@ describe('tendril relay', () => {
     expect((await openTabs()).some((tab) => tab.id === secondTab.id)).toBe(true);
     expect(sdk!.context.pages()).toHaveLength(1);
     expect(await sdk!.context.pages()[0]!.evaluate(() => document.title)).toBeTruthy();
-  });
+  }, 4 * STEP_TIMEOUT_MS);
 
   it('close() only detaches, and chrome-remote-interface as another client lists the shared tab', async () => {
     await sdk!.close();

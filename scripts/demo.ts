@@ -12,7 +12,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const DEMO_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'demo');
+export const DEMO_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'demo');
 
 /** Serves the demo page on two loopback origins, so its partner iframe is cross-origin. */
 export async function serveDemo(): Promise<{ url: string; close: () => void }> {

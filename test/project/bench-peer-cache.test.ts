@@ -37,6 +37,24 @@ describe('bench peer cache', () => {
     ]);
   });
 
+  it("names what a kept id stands for: the batch measurement keeps a peer's runs round by round", () => {
+    const dir = tmp();
+    const first = new PeerCache(base, true, dir);
+    const round = { result: { ms: 30_000, pages: 120, failed: 0 } };
+    first.store('batch', 'playwright', 'playwright-core 1.65.1', 's1', 'round 1', round);
+    first.store('batch', 'playwright', 'playwright-core 1.65.1', 's1', 'round 2', { error: 'the browser did not start' });
+    first.save();
+    const second = new PeerCache(base, true, dir);
+    expect(second.lookup('batch', 'playwright', 'playwright-core 1.65.1', 's1', 'round 1', 'round')).toEqual(round);
+    expect(second.lookup('batch', 'playwright', 'playwright-core 1.65.1', 's1', 'round 2', 'round')).toEqual({
+      error: 'the browser did not start',
+    });
+    expect(second.lookup('batch', 'playwright', 'playwright-core 1.65.1', 's1', 'round 3', 'round')).toBeUndefined();
+    expect(second.notes('batch')).toEqual([
+      expect.stringMatching(/^batch: playwright-core 1\.65\.1's results reused on 2 rounds, measured /),
+    ]);
+  });
+
   it('reuses nothing when the version, corpus, Chromium, machine or settings differ, or when told to measure anew', () => {
     const dir = tmp();
     const run = new PeerCache(base, true, dir);

@@ -178,12 +178,15 @@ export async function runPages<S, O>(ctx: ComparisonContext, loop: PageLoop<S, O
       const warmups = article ? 0 : opts.warmups;
       const outcomes = new Map<string, O | Failed>(unavailableOutcomes(unavailable));
       const samples = new Map<string, S[]>(libs.map((lib) => [lib.id, []]));
-      // A peer's result on an article is reused while its key holds (core/peer-cache.ts); Tendril's never is.
+      // A peer's result on an article, or on one of the bench's own pages while it serves the same
+      // thing, is reused while its key holds (core/peer-cache.ts); Tendril's never is.
       const settings = `timed ${timed}, warm-ups ${warmups}, page deadline ${opts.pageDeadlineMs} ms`;
+      const keptId = article ? page.id : page.version ? `${page.id} ${page.version}` : '';
+      const unit = article ? 'corpus article' : 'bench page';
       const kept = new Set<string>();
-      for (const lib of article ? libs : []) {
+      for (const lib of keptId ? libs : []) {
         if (lib.id === OURS_ID || outcomes.has(lib.id)) continue;
-        const reused = env.peers.lookup<O | Failed>(loop.id, lib.id, lib.label, settings, page.id);
+        const reused = env.peers.lookup<O | Failed>(loop.id, lib.id, lib.label, settings, keptId, unit);
         if (reused === undefined) continue;
         outcomes.set(lib.id, reused);
         kept.add(lib.id);
@@ -203,8 +206,8 @@ export async function runPages<S, O>(ctx: ComparisonContext, loop: PageLoop<S, O
         }
       }
       for (const lib of libs) if (!outcomes.has(lib.id)) outcomes.set(lib.id, loop.outcome(page, samples.get(lib.id)!));
-      for (const lib of article ? libs : []) {
-        if (lib.id !== OURS_ID && !kept.has(lib.id)) env.peers.store(loop.id, lib.id, lib.label, settings, page.id, outcomes.get(lib.id));
+      for (const lib of keptId ? libs : []) {
+        if (lib.id !== OURS_ID && !kept.has(lib.id)) env.peers.store(loop.id, lib.id, lib.label, settings, keptId, outcomes.get(lib.id));
       }
       results.push({ page, outcomes });
       log(

@@ -1,5 +1,6 @@
 // The pages the page measurements (extract, extract-llm, real-pages) read: a generated 10,000-row
 // table, the demo page and the real article corpus (read in place).
+import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { CORPUS_DIR } from './config.js';
@@ -16,7 +17,19 @@ export interface ExtractPage {
   readonly truth?: string;
   /** Where an article was originally published (its ground-truth `url`). */
   readonly source?: string;
+  /**
+   * The bench's own pages (table, demo): a hash of what they serve, so a peer's kept result on one
+   * (core/peer-cache.ts) is reused only while the page is the same. Articles have the corpus hash.
+   */
+  readonly version?: string;
 }
+
+/** 16 hex digits of sha256 over `parts`: a version for pages kept results depend on. */
+export const shortHash = (...parts: string[]): string => {
+  const hash = createHash('sha256');
+  for (const part of parts) hash.update(part).update('\0');
+  return hash.digest('hex').slice(0, 16);
+};
 
 export const TABLE_ROWS = 10_000;
 export const TABLE_PATH = '/generated/table.html';
@@ -58,6 +71,7 @@ export function tablePage(server: BenchServer): ExtractPage {
     label: `${TABLE_ROWS.toLocaleString('en-US')}-row table`,
     url: server.url(TABLE_PATH),
     truth: tableText(),
+    version: shortHash(tableHtml()),
   };
 }
 
@@ -89,10 +103,12 @@ export interface DemoServer {
  * cross-origin), by importing its server; loaded lazily because demo.ts pulls in src/.
  */
 export async function startDemo(): Promise<DemoServer> {
-  const { serveDemo } = await import('../../demo.js');
+  const { serveDemo, DEMO_DIR } = await import('../../demo.js');
   const demo = await serveDemo();
+  const files = readdirSync(DEMO_DIR).sort();
+  const version = shortHash(...files.flatMap((name) => [name, readFileSync(path.join(DEMO_DIR, name), 'utf8')]));
   return {
-    page: { id: 'demo', kind: 'demo', label: 'demo page', url: demo.url },
+    page: { id: 'demo', kind: 'demo', label: 'demo page', url: demo.url, version },
     close: demo.close,
   };
 }

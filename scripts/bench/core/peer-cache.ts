@@ -67,7 +67,7 @@ export function machineKey(): string {
 export class PeerCache {
   readonly #files = new Map<string, PeerFile>();
   /** Pages reused in this run, by measurement and peer label: count and the dates they came from. */
-  readonly #reused = new Map<string, { measurement: string; peer: string; pages: number; dates: Set<string> }>();
+  readonly #reused = new Map<string, { measurement: string; peer: string; unit: string; pages: number; dates: Set<string> }>();
   readonly #today = new Date().toISOString().slice(0, 10);
 
   /**
@@ -105,13 +105,16 @@ export class PeerCache {
     return file;
   }
 
-  /** The kept result of `peer` on `pageId`, when its key matches; counted as reused. */
-  lookup<O>(measurement: string, libId: string, peer: string, settings: string, pageId: string): O | undefined {
+  /**
+   * The kept result of `peer` on `pageId`, when its key matches; counted as reused. `unit` names
+   * what a page id stands for in the notes (a round, for the batch measurement).
+   */
+  lookup<O>(measurement: string, libId: string, peer: string, settings: string, pageId: string, unit = 'corpus article'): O | undefined {
     if (!this.enabled || !this.base.corpus) return undefined;
     const file = this.#file(measurement, libId, this.#key(peer, settings));
     if (!(pageId in file.pages)) return undefined;
-    const id = `${measurement}\0${peer}`;
-    const seen = this.#reused.get(id) ?? { measurement, peer, pages: 0, dates: new Set<string>() };
+    const id = `${measurement}\0${peer}\0${unit}`;
+    const seen = this.#reused.get(id) ?? { measurement, peer, unit, pages: 0, dates: new Set<string>() };
     seen.pages++;
     seen.dates.add(file.dates[pageId] ?? 'unknown date');
     this.#reused.set(id, seen);
@@ -142,7 +145,7 @@ export class PeerCache {
       .map((r) => {
         const dates = [...r.dates].sort();
         const when = dates.length === 1 ? dates[0] : `${dates[0]} to ${dates[dates.length - 1]}`;
-        return `${r.measurement}: ${r.peer}'s results reused on ${r.pages} corpus article${r.pages === 1 ? '' : 's'}, measured ${when} (same version, corpus, Chromium and machine; BENCH_FRESH_PEERS=1 measures them anew)`;
+        return `${r.measurement}: ${r.peer}'s results reused on ${r.pages} ${r.unit}${r.pages === 1 ? '' : 's'}, measured ${when} (same version, corpus, Chromium and machine; BENCH_FRESH_PEERS=1 measures them anew)`;
       });
   }
 }

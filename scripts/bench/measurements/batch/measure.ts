@@ -7,7 +7,17 @@ import { loadavg } from 'node:os';
 import { OFFLINE_ARG } from '../../core/config.js';
 import { loadCorpus } from '../../core/page-sets.js';
 import { freePort, startRedis } from '../../../../test/support/redis.js';
-import { batchRun, crawleeRun, playwrightLoop, prepareCrawlee, sdkLoop, type RunResult } from './runners.js';
+import {
+  JOB_TIMEOUT_MS,
+  batchRun,
+  CRAWLEE_VERSION,
+  crawleeRun,
+  playwrightLoop,
+  playwrightVersion,
+  prepareCrawlee,
+  sdkLoop,
+  type RunResult,
+} from './runners.js';
 
 export const BATCH_ID = 'batch';
 
@@ -28,6 +38,19 @@ export const CONTENDERS: readonly Contender[] = [
   { id: 'crawlee-tuned', label: 'Crawlee PlaywrightCrawler, tuned', browsers: 1 },
 ];
 
+/**
+ * The peers' runs are kept between bench runs (core/peer-cache.ts) as the other measurements' are,
+ * round by round: Crawlee's defaults alone take minutes. Tendril's contenders are always run.
+ */
+function peerLabel(id: string): string | undefined {
+  if (id === 'playwright') return `playwright-core ${playwrightVersion()}`;
+  if (id.startsWith('crawlee-')) return `Crawlee ${CRAWLEE_VERSION} ${id.slice('crawlee-'.length)}`;
+  return undefined;
+}
+
+/** A peer's round as kept: its result, or why it failed (a peer that always fails is not rerun either). */
+type KeptRound = { result: RunResult } | { error: string };
+
 export interface BatchRun {
   readonly pages: number;
   /** Pages being read at once, the same for every contender (a batch worker reads its share). */
@@ -35,6 +58,10 @@ export interface BatchRun {
   readonly rounds: number;
   readonly results: ReadonlyMap<string, RunResult[]>;
   readonly errors: ReadonlyMap<string, string[]>;
+  /** Contenders whose rounds were kept from an earlier run (peers only). */
+  readonly reused: ReadonlySet<string>;
+  /** Which peers' rounds were kept, and from when: said under the table (the bench's notes say it too). */
+  readonly keptNotes: readonly string[];
   readonly notes: string[];
 }
 
@@ -53,8 +80,10 @@ export async function runBatch(ctx: ComparisonContext): Promise<BatchRun> {
     throw new Error(
       `BENCH_BATCH_IN_FLIGHT must be a multiple of ${workerCounts.join(', ')} (each worker reads an equal share), not ${inFlight}`,
     );
-  const rounds = envInt('BENCH_BATCH_ROUNDS', 3);
-  const wanted = Math.min(envInt('BENCH_BATCH_PAGES', 120), ctx.opts.corpusLimit ?? Infinity);
+  // Sized so that the whole bench fits in 20 minutes with the peers' rounds kept (issue 37): the
+  // Tendril rows, four runs a round, are measured every time. Larger runs say so in the env.
+  const rounds = envInt('BENCH_BATCH_ROUNDS', 2);
+  const wanted = Math.min(envInt('BENCH_BATCH_PAGES', 60), ctx.opts.corpusLimit ?? Infinity);
   const corpus = loadCorpus(ctx.env.server, wanted);
   if (!corpus) throw new Error('batch: the corpus folder is absent; this measurement needs its real pages');
   const urls = corpus.pages.map((page) => page.url);
@@ -79,25 +108,45 @@ export async function runBatch(ctx: ComparisonContext): Promise<BatchRun> {
   // Only the chosen contenders have rows: the report leaves the others out rather than calling them failed.
   const results = new Map<string, RunResult[]>(chosen.map((c) => [c.id, []]));
   const errors = new Map<string, string[]>(chosen.map((c) => [c.id, []]));
+  const { peers } = ctx.env;
+  const settings = JSON.stringify({ pages: urls.length, inFlight, jobTimeoutMs: JOB_TIMEOUT_MS });
+  const reused = new Set<string>();
   try {
     for (let round = 0; round < rounds; round++) {
       const order = chosen.map((_, i) => chosen[(i + round) % chosen.length]!);
       for (const contender of order) {
-        try {
-          const before = loadavg()[0]!;
-          const result: RunResult = { ...(await run(contender.id)), load: [before, loadavg()[0]!] };
-          results.get(contender.id)!.push(result);
-          ctx.log(
-            `batch: round ${round + 1}/${rounds} ${contender.label}: ${urls.length} pages in ${(result.ms / 1000).toFixed(1)} s (${((result.pages * 1000) / result.ms).toFixed(2)} pages/s${result.failed ? `, ${result.failed} failed` : ''}, load average ${result.load!.map((n) => n.toFixed(0)).join(' → ')})`,
-          );
-        } catch (error) {
-          errors.get(contender.id)!.push(errorText(error));
-          ctx.log(`batch: round ${round + 1}/${rounds} ${contender.label} failed: ${errorText(error)}`);
+        const prefix = `batch: round ${round + 1}/${rounds} ${contender.label}`;
+        const peer = peerLabel(contender.id);
+        const roundId = `round ${round + 1}`;
+        const kept = peer ? peers.lookup<KeptRound>(BATCH_ID, contender.id, peer, settings, roundId, 'round') : undefined;
+        let outcome: KeptRound;
+        if (kept) {
+          reused.add(contender.id);
+          outcome = kept;
+        } else {
+          try {
+            const before = loadavg()[0]!;
+            outcome = { result: { ...(await run(contender.id)), load: [before, loadavg()[0]!] } };
+          } catch (error) {
+            outcome = { error: errorText(error) };
+          }
+          if (peer) peers.store(BATCH_ID, contender.id, peer, settings, roundId, outcome);
         }
+        const was = kept ? ' (kept from an earlier run)' : '';
+        if ('error' in outcome) {
+          errors.get(contender.id)!.push(outcome.error);
+          ctx.log(`${prefix} failed${was}: ${outcome.error}`);
+          continue;
+        }
+        const { result } = outcome;
+        results.get(contender.id)!.push(result);
+        ctx.log(
+          `${prefix}${was}: ${urls.length} pages in ${(result.ms / 1000).toFixed(1)} s (${((result.pages * 1000) / result.ms).toFixed(2)} pages/s${result.failed ? `, ${result.failed} failed` : ''}, load average ${(result.load ?? []).map((n) => n.toFixed(0)).join(' → ')})`,
+        );
       }
     }
   } finally {
     await redis.stop();
   }
-  return { pages: urls.length, inFlight, rounds, results, errors, notes: [] };
+  return { pages: urls.length, inFlight, rounds, results, errors, reused, keptNotes: peers.notes(BATCH_ID), notes: [] };
 }

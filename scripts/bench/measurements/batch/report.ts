@@ -40,9 +40,12 @@ export function batchFailed(run: BatchRun): boolean {
   return WORKERS.some((k) => !Number.isFinite(pagesPerSecond(run, `batch-${k}`)));
 }
 
-/** "12–31" over every run's load average at its start and end. */
+/** "12–31" over every run's load average at its start and end (this run's: kept rounds have their own). */
 function loadRange(run: BatchRun): string {
-  const loads = [...run.results.values()].flat().flatMap((r) => r.load ?? []);
+  const loads = [...run.results]
+    .filter(([id]) => !run.reused.has(id))
+    .flatMap(([, results]) => results)
+    .flatMap((r) => r.load ?? []);
   return loads.length ? `${Math.min(...loads).toFixed(0)}–${Math.max(...loads).toFixed(0)}` : '—';
 }
 
@@ -73,7 +76,7 @@ export function renderBatch(run: BatchRun, envLine: string): string {
     const perBrowser = c.browsers > 1 ? ` (${run.inFlight / c.browsers} each)` : '';
     lines.push(
       tableRow([
-        c.label,
+        run.reused.has(c.id) ? `${c.label} (kept, see below)` : c.label,
         String(c.browsers),
         `${run.inFlight}${perBrowser}`,
         ms.length ? `${(median(ms) / 1000).toFixed(1)} s` : 'failed',
@@ -112,5 +115,6 @@ export function renderBatch(run: BatchRun, envLine: string): string {
     );
   }
   for (const [id, errors] of run.errors) for (const error of errors) lines.push('', `${id} failed: ${error}`);
+  for (const note of run.keptNotes) lines.push('', note);
   return lines.join('\n');
 }

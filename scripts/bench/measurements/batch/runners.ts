@@ -21,7 +21,12 @@ export const CRAWLEE_VERSION = '3.18.1';
 export const PLAYWRIGHT_VERSION = '1.65.1';
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const CRAWLEE_DIR = path.join(SCRATCH_ROOT, 'crawlee');
-const JOB_TIMEOUT_MS = 60_000;
+export const JOB_TIMEOUT_MS = 60_000;
+
+/** The playwright-core the loop contender runs: the project's own (a test dependency). */
+export function playwrightVersion(): string {
+  return (createRequire(import.meta.url)('playwright-core/package.json') as { version: string }).version;
+}
 
 export interface RunResult {
   readonly ms: number;

@@ -3,9 +3,11 @@
 // read tool (Tendril: page_text and each part after it; the peers: their snapshot tool) and searches
 // the 10,000-row table with its find tool where it has one; then a fresh connection runs the
 // scripted shop task. Servers run one after the other, so one browser at a time is up.
-import { OFFLINE_ARG } from '../../core/config.js';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { OFFLINE_ARG, PAGES_DIR } from '../../core/config.js';
 import { errorText, type ComparisonContext, type Failed } from '../../core/measurement.js';
-import { loadCorpus, TABLE_ROWS, tablePage } from '../../core/page-sets.js';
+import { loadCorpus, shortHash, TABLE_ROWS, tablePage } from '../../core/page-sets.js';
 import { McpConnection, tokens, type Answer } from './connection.js';
 import { dialectOf, type Dialect } from './dialects.js';
 import { SERVERS, type McpServerSpec } from './peers.js';
@@ -51,6 +53,15 @@ export interface ServerRun {
   readonly task: TaskOutcome;
 }
 
+/** A peer's run as kept between bench runs (core/peer-cache.ts): everything but its spec. */
+interface KeptServer {
+  readonly reads: Array<[string, Outcome]>;
+  readonly find: Outcome | null;
+  readonly findTool: string | null;
+  readonly readTool: string;
+  readonly task: TaskOutcome;
+}
+
 export interface McpRun {
   readonly servers: readonly ServerRun[];
   readonly table: McpPage;
@@ -58,6 +69,8 @@ export interface McpRun {
   readonly articles: readonly McpPage[];
   /** Articles in the corpus (before the limit); null when its folder is absent. */
   readonly corpusTotal: number | null;
+  /** Which peers' runs were kept from an earlier run, and from when (said under the tables). */
+  readonly kept: readonly string[];
   readonly notes: readonly string[];
 }
 
@@ -170,8 +183,18 @@ export async function runMcp(ctx: ComparisonContext): Promise<McpRun> {
   const articles = (corpus?.pages ?? []).map((p): McpPage => ({ id: p.id, kind: 'article', label: p.label, url: p.url }));
   const pages = [table, shop, ...articles];
 
+  // A peer's whole run is kept while its version, the pages (the table's and the shop's contents,
+  // the articles read) and the corpus, Chromium and machine are the same; Tendril always runs.
+  const shopFiles = ['shop.html', 'cart.html'].map((name) => readFileSync(path.join(PAGES_DIR, name), 'utf8'));
+  const settings = JSON.stringify({ pages: pages.map((p) => p.id), table: tablePage(env.server).version, shop: shortHash(...shopFiles) });
   const servers: ServerRun[] = [];
   for (const spec of SERVERS) {
+    const kept = spec.id === 'tendril' ? undefined : env.peers.lookup<KeptServer>(MCP_ID, spec.id, spec.label, settings, 'run', 'run');
+    if (kept) {
+      log(`${MCP_ID} ${spec.label}: kept from an earlier run`);
+      servers.push({ ...kept, spec, reads: new Map(kept.reads) });
+      continue;
+    }
     try {
       spec.prepare(log);
     } catch (err) {
@@ -184,6 +207,10 @@ export async function runMcp(ctx: ComparisonContext): Promise<McpRun> {
     const { reads, find, dialect } = await readAll(spec, pages, ctx);
     const task = await runTask(spec, shop.url, ctx);
     servers.push({ spec, reads, find, findTool: dialect.findTool, readTool: dialect.readTool, task });
+    if (spec.id !== 'tendril') {
+      const keep: KeptServer = { reads: [...reads], find, findTool: dialect.findTool, readTool: dialect.readTool, task };
+      env.peers.store(MCP_ID, spec.id, spec.label, settings, 'run', keep);
+    }
   }
-  return { servers, table, shop, articles, corpusTotal: corpus?.total ?? null, notes };
+  return { servers, table, shop, articles, corpusTotal: corpus?.total ?? null, kept: env.peers.notes(MCP_ID), notes };
 }

@@ -139,6 +139,7 @@ export function renderMcp(run: McpRun, envLine: string): string {
     '',
   );
   for (const s of servers) for (const failure of failures(run, s)) lines.push(failure, '');
+  for (const kept of run.kept) lines.push(kept, '');
   lines.push(
     metaLine([
       envLine,

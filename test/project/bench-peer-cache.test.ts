@@ -69,6 +69,13 @@ describe('bench peer cache', () => {
     expect(new PeerCache(base, false, dir).lookup('extract', 'stagehand', 'Stagehand 3.7.3', 's1', 'page-a')).toBeUndefined();
   });
 
+  it("refuses a second key for one file in the same run, which would throw away the first one's pages", () => {
+    const run = new PeerCache(base, true, tmp());
+    run.store('extract', 'stagehand', 'Stagehand 3.7.3', 'timed 3', 'table 1a2b', outcome);
+    expect(() => run.lookup('extract', 'stagehand', 'Stagehand 3.7.3', 'timed 1', 'page-a')).toThrow(/under two keys in one run/);
+    expect(run.lookup('extract-own-pages', 'stagehand', 'Stagehand 3.7.3', 'timed 1', 'page-a')).toBeUndefined();
+  });
+
   it('replaces a file kept under another key once a page is measured under the new one', () => {
     const dir = tmp();
     const old = new PeerCache(base, true, dir);

@@ -183,10 +183,12 @@ export async function runPages<S, O>(ctx: ComparisonContext, loop: PageLoop<S, O
       const settings = `timed ${timed}, warm-ups ${warmups}, page deadline ${opts.pageDeadlineMs} ms`;
       const keptId = article ? page.id : page.version ? `${page.id} ${page.version}` : '';
       const unit = article ? 'corpus article' : 'bench page';
+      // The bench's own pages are timed more often than articles: other settings, so a file of their own.
+      const keptIn = article ? loop.id : `${loop.id}-own-pages`;
       const kept = new Set<string>();
       for (const lib of keptId ? libs : []) {
         if (lib.id === OURS_ID || outcomes.has(lib.id)) continue;
-        const reused = env.peers.lookup<O | Failed>(loop.id, lib.id, lib.label, settings, keptId, unit);
+        const reused = env.peers.lookup<O | Failed>(keptIn, lib.id, lib.label, settings, keptId, unit);
         if (reused === undefined) continue;
         outcomes.set(lib.id, reused);
         kept.add(lib.id);
@@ -207,7 +209,7 @@ export async function runPages<S, O>(ctx: ComparisonContext, loop: PageLoop<S, O
       }
       for (const lib of libs) if (!outcomes.has(lib.id)) outcomes.set(lib.id, loop.outcome(page, samples.get(lib.id)!));
       for (const lib of keptId ? libs : []) {
-        if (lib.id !== OURS_ID && !kept.has(lib.id)) env.peers.store(loop.id, lib.id, lib.label, settings, keptId, outcomes.get(lib.id));
+        if (lib.id !== OURS_ID && !kept.has(lib.id)) env.peers.store(keptIn, lib.id, lib.label, settings, keptId, outcomes.get(lib.id));
       }
       results.push({ page, outcomes });
       log(

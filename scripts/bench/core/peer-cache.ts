@@ -91,6 +91,12 @@ export class PeerCache {
   #file(measurement: string, libId: string, key: PeerKey): PeerFile {
     const name = this.#name(measurement, libId);
     let file = this.#files.get(name);
+    // One key per file: a second one in the same run would replace the first one's pages.
+    if (file && JSON.stringify(file.key) !== JSON.stringify(key)) {
+      throw new Error(
+        `peer cache: ${name} is used under two keys in one run (${JSON.stringify(file.key.settings)} and ${JSON.stringify(key.settings)}); give each its own measurement id`,
+      );
+    }
     if (!file) {
       const where = path.join(this.dir, name);
       try {

@@ -72,14 +72,7 @@ export function renderExtractSummary(run: ExtractRun, input: ReportContext, perP
     const label = table.page.label;
     const t = on(table).map(timeCell);
     const b = on(table).map(bytesCell);
-    const vs4 = four >= 0 ? t[four + 1]!.value : Number.NaN;
-    row(
-      `${label}: time (median ms)`,
-      texts(t),
-      ratioCells(t, 3),
-      ratioTarget(ratio(t[0]!.value, t[1]!.value), TARGETS.tableTime),
-      ratioTarget(ratio(t[0]!.value, vs4), TARGETS4.tableTime, STAGEHAND4_LABEL),
-    );
+    row(`${label}: time (median ms)`, texts(t), ratioCells(t, 3), ratioTarget(ratio(t[0]!.value, t[1]!.value), TARGETS.tableTime));
     row(`${label}: bytes`, texts(b), ratioCells(b, 3), ratioTarget(ratio(b[0]!.value, b[1]!.value), TARGETS.bytes));
     row(`${label}: recall of its words`, texts(on(table).map(recallCell)), recallDiffs(on(table).map(recallCell)));
     // The second pass (IdleOutcome): the evaluate that waits for Chrome, then extract().
@@ -87,7 +80,16 @@ export function renderExtractSummary(run: ExtractRun, input: ReportContext, perP
     const wait = idle.map((x) => medianCell(x, (v) => v.waitMs));
     const after = idle.map((x) => medianCell(x, (v) => v.times));
     row(`${label}: Chrome still at work after \`load\`: \`evaluate("${IDLE_PROBE}")\` sent as \`goto\` resolves (median ms)`, texts(wait));
-    row(`${label}: \`extract()\` sent once that \`evaluate\` is back (median ms)`, texts(after), ratioCells(after, 3));
+    // Issue 18's table target against 4.4.0 is judged here, after Chrome's own post-load layout,
+    // which every library's first command waits for alike (decided in issue 37).
+    const after4 = four >= 0 ? after[four + 1]!.value : Number.NaN;
+    row(
+      `${label}: \`extract()\` sent once that \`evaluate\` is back (median ms)`,
+      texts(after),
+      ratioCells(after, 3),
+      '',
+      ratioTarget(ratio(after[0]!.value, after4), TARGETS4.tableTime, STAGEHAND4_LABEL),
+    );
   }
   if (demo) {
     const t = on(demo).map(timeCell);

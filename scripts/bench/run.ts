@@ -94,11 +94,14 @@ async function main(): Promise<number> {
 
   let results: RowResult[] = [];
   const finished: Finished[] = [];
+  /** Measurements whose tables go to blocks of their own (which say themselves what was kept). */
+  const ownBlockIds = new Set<string>();
   try {
     results = await runTimings(timing, ctx);
     for (const c of comparisons) {
       const done = await c.run(ctx);
       if (done) finished.push(done);
+      if (done?.block) ownBlockIds.add(c.id);
     }
   } finally {
     peers.save();
@@ -126,6 +129,10 @@ async function main(): Promise<number> {
     else blocks.push(done.report(report));
     env.notes.push(...done.notes);
   }
+  // Which peers' columns of these tables were kept from an earlier run, and from when.
+  const kept = peers.notes().filter((note) => !ownBlockIds.has(note.slice(0, note.indexOf(':'))));
+  if (blocks.length && kept.length)
+    blocks.push(["**Peers' results kept from an earlier run:**", '', ...kept.map((note) => `- ${note}`), ''].join('\n'));
   const table = blocks.join('\n');
   process.stdout.write(`\n${[table, ...ownBlocks.map((b) => b.text)].filter(Boolean).join('\n')}`);
   if (opts.updateReadme) {

@@ -243,28 +243,32 @@ describe('tendril relay', () => {
     expect(await page.evaluate(() => (document.getElementById('closed-host') as HTMLElement).dataset.state)).toBe('shadow clicked');
   });
 
-  it('opens new tabs in the user browser, and a tab the user stops sharing detaches with a clear error', async () => {
-    // Each hop (tabs.create, the debugger's attach, the relay, the client) is slow on a loaded machine:
-    // every step has a deadline of its own, shorter than the test's, so a failure names its step.
-    const second = await step(sdk!.context.newPage(servers.b.url('/leaf.html')), 'newPage()');
-    await second.waitForLoadState('load', { timeoutMs: STEP_TIMEOUT_MS });
-    expect(await second.evaluate(() => document.getElementById('leaf')!.textContent)).toBe('leaf text');
-    const secondTab = (await openTabs()).find((tab) => tab.url === servers.b.url('/leaf.html'))!;
-    expect(secondTab).toBeDefined();
-    expect((await ask({ kind: 'status' })).view.shared.map((tab) => tab.id).sort()).toEqual([sharedTab, secondTab.id].sort());
+  it(
+    'opens new tabs in the user browser, and a tab the user stops sharing detaches with a clear error',
+    async () => {
+      // Each hop (tabs.create, the debugger's attach, the relay, the client) is slow on a loaded machine:
+      // every step has a deadline of its own, shorter than the test's, so a failure names its step.
+      const second = await step(sdk!.context.newPage(servers.b.url('/leaf.html')), 'newPage()');
+      await second.waitForLoadState('load', { timeoutMs: STEP_TIMEOUT_MS });
+      expect(await second.evaluate(() => document.getElementById('leaf')!.textContent)).toBe('leaf text');
+      const secondTab = (await openTabs()).find((tab) => tab.url === servers.b.url('/leaf.html'))!;
+      expect(secondTab).toBeDefined();
+      expect((await ask({ kind: 'status' })).view.shared.map((tab) => tab.id).sort()).toEqual([sharedTab, secondTab.id].sort());
 
-    // The user presses "Stop sharing" on it.
-    const closed = new Promise<void>((resolve) => second.once('close', () => resolve()));
-    expect((await ask({ kind: 'unshare', tabId: secondTab.id })).ok).toBe(true);
-    await step(closed, "the page's close event after unshare");
-    const error = await second.evaluate(() => 1).catch((e: unknown) => e);
-    expect(error instanceof PageClosedError || error instanceof TargetClosedError, String(error)).toBe(true);
-    expect((error as Error).message).toMatch(/stopped sharing/);
-    // The tab itself stays open, and the first page works on.
-    expect((await openTabs()).some((tab) => tab.id === secondTab.id)).toBe(true);
-    expect(sdk!.context.pages()).toHaveLength(1);
-    expect(await sdk!.context.pages()[0]!.evaluate(() => document.title)).toBeTruthy();
-  }, 4 * STEP_TIMEOUT_MS);
+      // The user presses "Stop sharing" on it.
+      const closed = new Promise<void>((resolve) => second.once('close', () => resolve()));
+      expect((await ask({ kind: 'unshare', tabId: secondTab.id })).ok).toBe(true);
+      await step(closed, "the page's close event after unshare");
+      const error = await second.evaluate(() => 1).catch((e: unknown) => e);
+      expect(error instanceof PageClosedError || error instanceof TargetClosedError, String(error)).toBe(true);
+      expect((error as Error).message).toMatch(/stopped sharing/);
+      // The tab itself stays open, and the first page works on.
+      expect((await openTabs()).some((tab) => tab.id === secondTab.id)).toBe(true);
+      expect(sdk!.context.pages()).toHaveLength(1);
+      expect(await sdk!.context.pages()[0]!.evaluate(() => document.title)).toBeTruthy();
+    },
+    4 * STEP_TIMEOUT_MS,
+  );
 
   it('close() only detaches, and chrome-remote-interface as another client lists the shared tab', async () => {
     await sdk!.close();

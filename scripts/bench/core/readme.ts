@@ -94,7 +94,10 @@ export function renderHeadline(tables: string): string {
         ? "real pages, each library's default `goto` then `extract()`: pages read"
         : /^(bundle|cold start)/.test(cells[0]!)
           ? `the serverless function's ${cells[0]}`
-          : cells[0]!.replace(/`extract\(\)` sent once that `evaluate` is back/, '`extract()` after Chrome\'s post-load layout (an `evaluate` waits it out first)');
+          : cells[0]!.replace(
+              /`extract\(\)` sent once that `evaluate` is back/,
+              "`extract()` after Chrome's post-load layout (an `evaluate` waits it out first)",
+            );
     rows.push(`| ${[label, ...out].join(' | ')} |`);
   }
   return [

@@ -171,7 +171,7 @@ export async function runMcp(ctx: ComparisonContext): Promise<McpRun> {
   const corpus = loadCorpus(env.server, limits.length ? Math.min(...limits) : null);
   if (corpus) log(`${MCP_ID}: first ${corpus.pages.length} of ${corpus.total} corpus pages (BENCH_MCP_PAGES, --corpus-limit)`);
   else notes.push(`${MCP_ID}: the corpus folder is missing: real pages skipped`);
-  const { id, label, url } = tablePage(env.server);
+  const { id, label, url, version: tableVersion } = tablePage(env.server);
   const table: McpPage = { id, kind: 'table', label, url };
   const shop: McpPage = { id: 'shop', kind: 'shop', label: 'shop page', url: env.server.url(SHOP_PATH) };
   // The cart comes from the other loopback name; a machine where it does not resolve cannot run the task.
@@ -186,7 +186,7 @@ export async function runMcp(ctx: ComparisonContext): Promise<McpRun> {
   // A peer's whole run is kept while its version, the pages (the table's and the shop's contents,
   // the articles read) and the corpus, Chromium and machine are the same; Tendril always runs.
   const shopFiles = ['shop.html', 'cart.html'].map((name) => readFileSync(path.join(PAGES_DIR, name), 'utf8'));
-  const settings = JSON.stringify({ pages: pages.map((p) => p.id), table: tablePage(env.server).version, shop: shortHash(...shopFiles) });
+  const settings = JSON.stringify({ pages: pages.map((p) => p.id), table: tableVersion, shop: shortHash(...shopFiles) });
   const servers: ServerRun[] = [];
   for (const spec of SERVERS) {
     const kept = spec.id === 'tendril' ? undefined : env.peers.lookup<KeptServer>(MCP_ID, spec.id, spec.label, settings, 'run', 'run');

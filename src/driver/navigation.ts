@@ -42,6 +42,8 @@ export const LOAD_GRACE_MS = 15_000;
 const QUIET: QuietWindows = { documentsMs: LOAD_QUIET_MS, subresourcesMs: LOAD_SUBRESOURCE_QUIET_MS };
 /** Frames whose reader a navigation prepares while it waits for `load` (see #prepareReader). */
 const PREPARED_FRAMES = 20;
+/** How long goto() waits for a hosted proxy's own error page before it raises the error it reports. */
+const UPSTREAM_PAGE_MS = 5000;
 const PREPARE_TIMEOUT_MS = 10_000;
 const WAIT_UNTIL: readonly WaitUntil[] = ['commit', 'domcontentloaded', 'load', 'networkidle'];
 
@@ -136,10 +138,16 @@ export class Navigation {
         );
     }
     if (!result.loaderId) return null; // Same-document navigation (a fragment change), javascript: URLs: nothing loads.
+    const remaining = () => (timeoutMs === 0 ? 0 : Math.max(1, timeoutMs - (Date.now() - started)));
     const upstream = () => upstreamFailure(this.responses.responseOf(result.loaderId!), url);
     const failed = upstream();
-    if (failed) throw failed;
-    const remaining = () => (timeoutMs === 0 ? 0 : Math.max(1, timeoutMs - (Date.now() - started)));
+    if (failed) {
+      // The proxy's page replaces the document all the same: wait until it is in, so that what the
+      // caller reads after the error is that page, not the one before it (or an empty one).
+      const wait = () => (timeoutMs === 0 ? UPSTREAM_PAGE_MS : Math.min(remaining(), UPSTREAM_PAGE_MS));
+      await this.#waitFor({ loaderId: result.loaderId, before }, 'domcontentloaded', wait, url).catch(() => undefined);
+      throw failed;
+    }
     const offPrepare = waitUntil === 'commit' || waitUntil === 'domcontentloaded' ? undefined : this.#prepareReader(frame, result.loaderId);
     try {
       await this.#waitFor({ loaderId: result.loaderId, before }, waitUntil, remaining, url);

@@ -8,7 +8,7 @@ const CALL = 'function (options, root, ...frames) { return this.read(this, optio
 
 /**
  * Runs the snapshot page script in the frame's isolated world, the frame's selector engine as `this`,
- * and parses its JSON answer. The script itself went into the page with the engine (ContextOptions.reader).
+ * and parses its answer. The script itself went into the page with the engine (ContextOptions.reader).
  */
 export async function callPageScript<T>(
   frame: Frame,
@@ -32,5 +32,9 @@ export async function callPageScript<T>(
       `Reading the page in frame ${frame.url() || frame.id} failed: ${describeException(response.exceptionDetails)}`,
     );
   }
-  return JSON.parse(String(response.result.value)) as T;
+  const answer = String(response.result.value);
+  if (options.mode !== 'capture') return JSON.parse(answer) as T;
+  // A capture's text follows its JSON header raw (src/injected/reader/index.ts).
+  const cut = answer.indexOf('\n');
+  return { ...JSON.parse(answer.slice(0, cut)), text: answer.slice(cut + 1) } as T;
 }

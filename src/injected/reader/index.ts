@@ -14,8 +14,10 @@ import { XPathBuilder } from './xpath.js';
 export type { CaptureOptions, CaptureResult } from './types.js';
 
 /**
- * Returns JSON text: one string crosses the protocol far faster than the same data as a tree of
- * protocol values (a large page has hundreds of thousands of them).
+ * Returns one string: it crosses the protocol far faster than the same data as a tree of protocol
+ * values (a large page has hundreds of thousands of them). A capture's text, most of the answer,
+ * follows its JSON header raw after the first newline (JSON.stringify writes none of its own):
+ * inside JSON it would be escaped twice on the wire, once more by the protocol, and parsed twice.
  */
 export function run(engine: EngineLike, options: CaptureOptions, root: Element | null, frameElements: Element[]): string {
   switch (options.mode) {
@@ -30,8 +32,10 @@ export function run(engine: EngineLike, options: CaptureOptions, root: Element |
         }),
       );
     }
-    default:
-      return JSON.stringify(capture(engine, options, root, frameElements));
+    default: {
+      const { text, ...header } = capture(engine, options, root, frameElements);
+      return `${JSON.stringify(header)}\n${text}`;
+    }
   }
 }
 

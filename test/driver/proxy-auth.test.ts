@@ -3,8 +3,7 @@
 // real proxy is one on loopback that answers 407 to anything without the right Proxy-Authorization,
 // and sends what it lets through to the fixture server (plain HTTP) or a TLS server (CONNECT).
 
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, request, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import { connect, createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
@@ -16,6 +15,7 @@ import { Logger } from '../../src/logger.js';
 import { InvalidOptionError, NavigationError, Sdk, Stagehand, type LogLine } from '../../src/index.js';
 import { startFixtureServers, type FixtureServers } from '../fixtures/server.js';
 import { sdkOptions } from '../helpers.js';
+import { selfSigned } from '../support/tls.js';
 
 const USER = 'agent-7';
 const SECRET = 'pa55-Word-only-here';
@@ -40,32 +40,11 @@ const listen = (server: Server) =>
 beforeAll(async () => {
   servers = await startFixtureServers();
   const fixture = new URL(servers.a.url('/'));
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'rsa:2048',
-      '-nodes',
-      '-keyout',
-      path.join(work, 'key.pem'),
-      '-out',
-      path.join(work, 'cert.pem'),
-      '-days',
-      '1',
-      '-subj',
-      '/CN=secure.example',
-    ],
-    { stdio: 'ignore' },
-  );
-  tls = createHttpsServer(
-    { key: readFileSync(path.join(work, 'key.pem')), cert: readFileSync(path.join(work, 'cert.pem')) },
-    (_req, res) => {
-      res.setHeader('content-type', 'text/html');
-      res.end('<title>over tls</title><p id="t">tunnelled</p>');
-    },
-  );
+  const { key, cert } = await selfSigned(work, 'secure.example');
+  tls = createHttpsServer({ key, cert }, (_req, res) => {
+    res.setHeader('content-type', 'text/html');
+    res.end('<title>over tls</title><p id="t">tunnelled</p>');
+  });
   const tlsPort = await listen(tls);
   proxy = createServer((req, res) => {
     const authorized = req.headers['proxy-authorization'] === GOOD;

@@ -1,13 +1,11 @@
 // The hosted server's Redis result cache against a real redis-server (Debian's package; CI installs
 // it): round trips, sharing between instances, expiry, AUTH, and Redis dying, hanging and coming back.
 
-import { execFile } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { InvalidOptionError } from '../../src/errors.js';
 import { MemoryCache, openResultCache } from '../../src/hosted/server/cache.js';
@@ -16,6 +14,7 @@ import { loadRedis, RedisCache, type RedisCacheOptions } from '../../src/hosted/
 import { readRedisConfig } from '../../src/hosted/server/redis-config.js';
 import { runScript } from '../support/child.js';
 import { freePort, startRedis, type RedisServer } from '../support/redis.js';
+import { selfSigned } from '../support/tls.js';
 import { Logger } from '../../src/logger.js';
 import type { LogLine } from '../../src/types.js';
 
@@ -341,22 +340,7 @@ describe('RedisCache over TLS (rediss://)', () => {
   let dir: string;
   beforeAll(async () => {
     dir = mkdtempSync(path.join(os.tmpdir(), 'tendril-redis-tls-'));
-    const [cert, key] = [path.join(dir, 'cert.pem'), path.join(dir, 'key.pem')];
-    const subject = ['-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'];
-    await promisify(execFile)('openssl', [
-      'req',
-      '-x509',
-      '-newkey',
-      'rsa:2048',
-      '-nodes',
-      '-days',
-      '1',
-      '-keyout',
-      key,
-      '-out',
-      cert,
-      ...subject,
-    ]);
+    const { certPath: cert, keyPath: key } = await selfSigned(dir, '127.0.0.1', 'IP:127.0.0.1');
     tlsPort = await freePort();
     const tls = [
       '--tls-port',

@@ -4,7 +4,6 @@
 // option Tendril cannot honour fails at once (test/stagehand/sh3-entry-options.test.ts, with the error classes).
 
 import { createOpenAI } from '@ai-sdk/openai';
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
@@ -39,6 +38,7 @@ import { Sdk } from '../../src/sdk.js';
 import { startFixtureServers, type FixtureServers } from '../fixtures/server.js';
 import { CHROME, startDebugChrome, TEST_ARGS, type DebugChrome } from '../helpers.js';
 import { startFakeModel, type FakeModel, type FakeRequest } from '../support/fake-model.js';
+import { selfSigned } from '../support/tls.js';
 
 let servers: FixtureServers;
 let fake: FakeModel;
@@ -95,32 +95,11 @@ describe('a Stagehand program with only the import swapped', () => {
       res.setHeader('content-type', 'text/html');
       res.end('<title>through the proxy</title><p>proxied</p>');
     });
-    execFileSync(
-      'openssl',
-      [
-        'req',
-        '-x509',
-        '-newkey',
-        'rsa:2048',
-        '-nodes',
-        '-keyout',
-        path.join(work, 'key.pem'),
-        '-out',
-        path.join(work, 'cert.pem'),
-        '-days',
-        '1',
-        '-subj',
-        '/CN=localhost',
-      ],
-      { stdio: 'ignore' },
-    );
-    tls = createHttpsServer(
-      { key: readFileSync(path.join(work, 'key.pem')), cert: readFileSync(path.join(work, 'cert.pem')) },
-      (_req, res) => {
-        res.setHeader('content-type', 'text/html');
-        res.end('<title>self-signed</title><p>secret page</p>');
-      },
-    );
+    const { key, cert } = await selfSigned(work, 'localhost');
+    tls = createHttpsServer({ key, cert }, (_req, res) => {
+      res.setHeader('content-type', 'text/html');
+      res.end('<title>self-signed</title><p>secret page</p>');
+    });
     [, tlsHost, port] = await Promise.all([listen(proxy), listen(tls), freePort()]);
     const proxyHost = `127.0.0.1:${(proxy.address() as AddressInfo).port}`;
     stagehand = new Stagehand({

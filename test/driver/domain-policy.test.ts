@@ -6,13 +6,12 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { readServerConfig } from '../../src/hosted/server/config.js';
-import { startHostedServer, type HostedServer } from '../../src/hosted/server/http.js';
+import type { HostedServer } from '../../src/hosted/server/http.js';
 import { DomainPolicyError, InvalidOptionError, NavigationError, Sdk, type LogLine, type Page } from '../../src/index.js';
-import { Logger } from '../../src/logger.js';
 import { startFixtureServers, type FixtureServers } from '../fixtures/server.js';
-import { CHROME, sdkOptions, TEST_ARGS, HOSTED_TEST_ENV } from '../helpers.js';
+import { sdkOptions, HOSTED_TEST_ENV } from '../helpers.js';
 import { startFakeModel, type FakeModel, type FakeRequest } from '../support/fake-model.js';
+import { startTestHostedServer } from '../support/hosted.js';
 
 let servers: FixtureServers;
 let fake: FakeModel;
@@ -265,15 +264,7 @@ describe('env "HOSTED"', () => {
   const created: unknown[] = [];
 
   beforeAll(async () => {
-    const config = readServerConfig({
-      ...HOSTED_TEST_ENV,
-      PORT: '0',
-      HOSTED_API_KEYS: 'policy-key-7d2e',
-      MAX_SESSIONS: '2',
-      CHROME_PATH: CHROME,
-      CHROME_ARGS: TEST_ARGS.join(' '),
-    });
-    server = await startHostedServer(config, new Logger({ verbose: 0, disablePino: true }));
+    server = await startTestHostedServer({ ...HOSTED_TEST_ENV, HOSTED_API_KEYS: 'policy-key-7d2e', MAX_SESSIONS: '2' });
     // In front of the service: notes each session-create body, passes everything through.
     const target = new URL(server.url);
     proxy = http.createServer((req, res) => {

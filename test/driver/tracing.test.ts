@@ -9,12 +9,11 @@ import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ElementNotFoundError, Sdk } from '../../src/index.js';
-import { readServerConfig } from '../../src/hosted/server/config.js';
-import { startHostedServer, type HostedServer } from '../../src/hosted/server/http.js';
-import { Logger } from '../../src/logger.js';
+import type { HostedServer } from '../../src/hosted/server/http.js';
 import { startFixtureServers, type FixtureServers } from '../fixtures/server.js';
-import { CHROME, HOSTED_TEST_ENV, sdkOptions, TEST_ARGS } from '../helpers.js';
+import { HOSTED_TEST_ENV, sdkOptions } from '../helpers.js';
 import { startFakeModel, type FakeModel } from '../support/fake-model.js';
+import { startTestHostedServer } from '../support/hosted.js';
 
 const KEY = 'tracing-test-key';
 const MODEL_KEY = 'sk-tracing-model-51b2';
@@ -42,15 +41,8 @@ beforeAll(async () => {
   trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] }));
   context.setGlobalContextManager(contextManager.enable());
   propagation.setGlobalPropagator(new W3CTraceContextPropagator());
-  const config = readServerConfig({
-    ...HOSTED_TEST_ENV,
-    PORT: '0',
-    HOSTED_API_KEYS: KEY,
-    CHROME_PATH: CHROME,
-    CHROME_ARGS: TEST_ARGS.join(' '),
-  });
   [server, fixtures, fake] = await Promise.all([
-    startHostedServer(config, new Logger({ verbose: 0, disablePino: true })),
+    startTestHostedServer({ ...HOSTED_TEST_ENV, HOSTED_API_KEYS: KEY }),
     startFixtureServers(),
     startFakeModel(),
   ]);

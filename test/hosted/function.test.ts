@@ -8,13 +8,12 @@ import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readServerConfig } from '../../src/hosted/server/config.js';
-import { startHostedServer, type HostedServer } from '../../src/hosted/server/http.js';
-import { Logger } from '../../src/logger.js';
+import type { HostedServer } from '../../src/hosted/server/http.js';
 import { startFixtureServers, type FixtureServers } from '../fixtures/server.js';
-import { CHROME, TEST_ARGS, HOSTED_TEST_ENV } from '../helpers.js';
+import { HOSTED_TEST_ENV } from '../helpers.js';
 import { runScript, waitForLine } from '../support/child.js';
 import { startFakeModel, type FakeModel, type FakeRequest } from '../support/fake-model.js';
+import { startTestHostedServer } from '../support/hosted.js';
 
 const KEY = 'function-test-key';
 const CRON_SECRET = 'cron-secret-2b7d';
@@ -69,17 +68,7 @@ async function call(
 
 beforeAll(async () => {
   [fixtures, fake] = await Promise.all([startFixtureServers(), startFakeModel()]);
-  hosted = await startHostedServer(
-    readServerConfig({
-      ...HOSTED_TEST_ENV,
-      PORT: '0',
-      HOSTED_API_KEYS: KEY,
-      MAX_SESSIONS: '4',
-      CHROME_PATH: CHROME,
-      CHROME_ARGS: TEST_ARGS.join(' '),
-    }),
-    new Logger({ verbose: 0, disablePino: true }),
-  );
+  hosted = await startTestHostedServer({ ...HOSTED_TEST_ENV, HOSTED_API_KEYS: KEY, MAX_SESSIONS: '4' });
 });
 afterAll(async () => {
   for (const child of children) child.kill('SIGKILL');

@@ -8,10 +8,9 @@ import http from 'node:http';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ErrorBody, HEADERS } from '../../protocol/index.js';
-import { readServerConfig } from '../../src/hosted/server/config.js';
-import { startHostedServer, type HostedServer } from '../../src/hosted/server/http.js';
-import { Logger } from '../../src/logger.js';
-import { CHROME, TEST_ARGS, HOSTED_TEST_ENV } from '../helpers.js';
+import type { HostedServer } from '../../src/hosted/server/http.js';
+import { HOSTED_TEST_ENV } from '../helpers.js';
+import { startTestHostedServer } from '../support/hosted.js';
 
 const KEY = 'abuse-test-key-5d2e';
 const WRONG_KEY = 'not-a-key-of-this-server';
@@ -25,15 +24,7 @@ const EXCHANGE_DEADLINE_MS = 10_000;
 let server: HostedServer;
 
 beforeAll(async () => {
-  const config = readServerConfig({
-    ...HOSTED_TEST_ENV,
-    PORT: '0',
-    HOSTED_API_KEYS: KEY,
-    MAX_SESSIONS: '1',
-    CHROME_PATH: CHROME,
-    CHROME_ARGS: TEST_ARGS.join(' '),
-  });
-  server = await startHostedServer(config, new Logger({ verbose: 0, disablePino: true }));
+  server = await startTestHostedServer({ ...HOSTED_TEST_ENV, HOSTED_API_KEYS: KEY, MAX_SESSIONS: '1' });
 });
 afterAll(async () => {
   await server?.close();

@@ -3,27 +3,21 @@
 // the context's page by its target id; its cookies stay its own.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readServerConfig } from '../../src/hosted/server/config.js';
-import { startHostedServer, type HostedServer } from '../../src/hosted/server/http.js';
+import type { HostedServer } from '../../src/hosted/server/http.js';
 import { Sdk } from '../../src/index.js';
-import { Logger } from '../../src/logger.js';
 import { startFixtureServers, type FixtureServers } from '../fixtures/server.js';
-import { CHROME, HOSTED_TEST_ENV, TEST_ARGS } from '../helpers.js';
+import { HOSTED_TEST_ENV } from '../helpers.js';
+import { startTestHostedServer } from '../support/hosted.js';
 
 const KEY = 'hosted-contexts-key-5d2e';
 let server: HostedServer;
 let fixtures: FixtureServers;
 
 beforeAll(async () => {
-  const config = readServerConfig({
-    ...HOSTED_TEST_ENV,
-    PORT: '0',
-    HOSTED_API_KEYS: KEY,
-    MAX_SESSIONS: '2',
-    CHROME_PATH: CHROME,
-    CHROME_ARGS: TEST_ARGS.join(' '),
-  });
-  [server, fixtures] = await Promise.all([startHostedServer(config, new Logger({ verbose: 0, disablePino: true })), startFixtureServers()]);
+  [server, fixtures] = await Promise.all([
+    startTestHostedServer({ ...HOSTED_TEST_ENV, HOSTED_API_KEYS: KEY, MAX_SESSIONS: '2' }),
+    startFixtureServers(),
+  ]);
 });
 afterAll(async () => {
   await server?.close();

@@ -6,12 +6,11 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { HostedServiceError, InvalidOptionError, LLMResponseError, Sdk, TimeoutError } from '../../src/index.js';
-import { readServerConfig } from '../../src/hosted/server/config.js';
-import { startHostedServer, type HostedServer } from '../../src/hosted/server/http.js';
-import { Logger } from '../../src/logger.js';
+import type { HostedServer } from '../../src/hosted/server/http.js';
 import { startFixtureServers, type FixtureServers } from '../fixtures/server.js';
-import { CHROME, HOSTED_TEST_ENV, sdkOptions, TEST_ARGS } from '../helpers.js';
+import { HOSTED_TEST_ENV, sdkOptions } from '../helpers.js';
 import { startFakeModel, type FakeModel, type FakeRequest } from '../support/fake-model.js';
+import { startTestHostedServer } from '../support/hosted.js';
 
 const KEY = 'model-route-test-key';
 const MODEL_KEY = 'sk-ant-model-route-7f3e';
@@ -21,11 +20,7 @@ let fixtures: FixtureServers;
 let fake: FakeModel;
 let sdk: Sdk;
 
-const startServer = (env: Record<string, string>) =>
-  startHostedServer(
-    readServerConfig({ PORT: '0', HOSTED_API_KEYS: KEY, CHROME_PATH: CHROME, CHROME_ARGS: TEST_ARGS.join(' '), ...env }),
-    new Logger({ verbose: 0, disablePino: true }),
-  );
+const startServer = (env: Record<string, string>) => startTestHostedServer({ HOSTED_API_KEYS: KEY, ...env });
 
 /** What a model would answer: the lines of the page text the prompt carries that hold `word`. */
 function linesWith(request: FakeRequest, word: string): string[] {

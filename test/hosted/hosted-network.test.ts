@@ -13,14 +13,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readServerConfig } from '../../src/hosted/server/config.js';
-import { startHostedServer, type HostedServer } from '../../src/hosted/server/http.js';
+import type { HostedServer } from '../../src/hosted/server/http.js';
 import { chromium } from 'playwright-core';
 import WebSocket from 'ws';
 import { HostedApi } from '../../src/hosted/client/api.js';
-import { DomainPolicyError, InvalidOptionError, Sdk } from '../../src/index.js';
-import { Logger } from '../../src/logger.js';
-import { CHROME, TEST_ARGS } from '../helpers.js';
+import { DomainPolicyError, InvalidOptionError } from '../../src/index.js';
 import { startDnsServer, type DnsServer } from '../support/dns-server.js';
+import { hostedSession, startTestHostedServer } from '../support/hosted.js';
 
 const KEY = 'net-test-key-5d1e';
 
@@ -80,28 +79,18 @@ let service: Site;
 let servers: HostedServer[] = [];
 
 async function startServer(env: Record<string, string> = {}): Promise<HostedServer> {
-  const server = await startHostedServer(
-    readServerConfig({
-      PORT: '0',
-      HOSTED_API_KEYS: KEY,
-      MAX_SESSIONS: '2',
-      CHROME_PATH: CHROME,
-      CHROME_ARGS: TEST_ARGS.join(' '),
-      HOSTED_DNS_SERVERS: dns.address,
-      HOSTED_ALLOW_NETWORKS: '127.0.0.2',
-      ...env,
-    }),
-    new Logger({ verbose: 0, disablePino: true }),
-  );
+  const server = await startTestHostedServer({
+    HOSTED_API_KEYS: KEY,
+    MAX_SESSIONS: '2',
+    HOSTED_DNS_SERVERS: dns.address,
+    HOSTED_ALLOW_NETWORKS: '127.0.0.2',
+    ...env,
+  });
   servers.push(server);
   return server;
 }
 
-async function session(server: HostedServer) {
-  const sdk = new Sdk({ env: 'HOSTED', apiKey: KEY, projectId: 'p', hostedApiUrl: server.url, verbose: 0, disablePino: true });
-  await sdk.init();
-  return { sdk, page: sdk.context.pages()[0]! };
-}
+const session = (server: HostedServer) => hostedSession(server, KEY);
 
 /** What a page's fetch() of each URL gave: the body's text, or "failed". */
 function fetchAll(page: Awaited<ReturnType<typeof session>>['page'], urls: string[]): Promise<string[]> {

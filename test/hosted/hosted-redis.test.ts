@@ -2,13 +2,12 @@
 // other answers from the cache, as behind a load balancer.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readServerConfig } from '../../src/hosted/server/config.js';
-import { startHostedServer, type HostedServer } from '../../src/hosted/server/http.js';
+import type { HostedServer } from '../../src/hosted/server/http.js';
 import { InvalidOptionError, Sdk } from '../../src/index.js';
-import { Logger } from '../../src/logger.js';
 import { startFixtureServers, type FixtureServers } from '../fixtures/server.js';
-import { CHROME, TEST_ARGS, HOSTED_TEST_ENV } from '../helpers.js';
+import { HOSTED_TEST_ENV } from '../helpers.js';
 import { startFakeModel, type FakeModel } from '../support/fake-model.js';
+import { startTestHostedServer } from '../support/hosted.js';
 import { freePort, startRedis, type RedisServer } from '../support/redis.js';
 
 const KEY = 'redis-test-key';
@@ -17,18 +16,7 @@ let fixtures: FixtureServers;
 let fake: FakeModel;
 const servers: HostedServer[] = [];
 
-const start = (redisUrl: string) =>
-  startHostedServer(
-    readServerConfig({
-      ...HOSTED_TEST_ENV,
-      PORT: '0',
-      HOSTED_API_KEYS: KEY,
-      REDIS_URL: redisUrl,
-      CHROME_PATH: CHROME,
-      CHROME_ARGS: TEST_ARGS.join(' '),
-    }),
-    new Logger({ verbose: 0, disablePino: true }),
-  );
+const start = (redisUrl: string) => startTestHostedServer({ ...HOSTED_TEST_ENV, HOSTED_API_KEYS: KEY, REDIS_URL: redisUrl });
 
 beforeAll(async () => {
   [redis, fixtures, fake] = await Promise.all([freePort().then((port) => startRedis(port)), startFixtureServers(), startFakeModel()]);

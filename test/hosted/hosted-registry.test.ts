@@ -6,13 +6,12 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import WebSocket from 'ws';
 import { HEADERS } from '../../protocol/index.js';
 import { HostedApi } from '../../src/hosted/client/api.js';
-import { readServerConfig } from '../../src/hosted/server/config.js';
 import { FORWARDED_TO } from '../../src/hosted/server/forward.js';
-import { startHostedServer, type HostedServer } from '../../src/hosted/server/http.js';
+import type { HostedServer } from '../../src/hosted/server/http.js';
 import { HostedServiceError, Sdk } from '../../src/index.js';
-import { Logger } from '../../src/logger.js';
 import type { LogLine } from '../../src/types.js';
-import { CHROME, HOSTED_TEST_ENV, TEST_ARGS } from '../helpers.js';
+import { HOSTED_TEST_ENV } from '../helpers.js';
+import { startTestHostedServer } from '../support/hosted.js';
 import { freePort, startRedis, type RedisServer } from '../support/redis.js';
 
 const KEY = 'registry-test-key';
@@ -20,18 +19,9 @@ let redis: RedisServer;
 const servers: HostedServer[] = [];
 
 const start = (env: Record<string, string>) =>
-  startHostedServer(
-    readServerConfig({
-      ...HOSTED_TEST_ENV,
-      PORT: '0',
-      HOSTED_API_KEYS: KEY,
-      HOSTED_SIGNING_SECRET: 'registry-test-secret',
-      CHROME_PATH: CHROME,
-      CHROME_ARGS: TEST_ARGS.join(' '),
-      ...env,
-    }),
-    new Logger({ verbose: 0, disablePino: true }),
-  ).then((server) => (servers.push(server), server));
+  startTestHostedServer({ ...HOSTED_TEST_ENV, HOSTED_API_KEYS: KEY, HOSTED_SIGNING_SECRET: 'registry-test-secret', ...env }).then(
+    (server) => (servers.push(server), server),
+  );
 
 const send = (server: HostedServer, method: string, path: string, headers: Record<string, string> = {}) =>
   fetch(server.url + path, {

@@ -7,11 +7,10 @@ import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HostedApi } from '../../src/hosted/client/api.js';
-import { readServerConfig } from '../../src/hosted/server/config.js';
-import { startHostedServer, type HostedServer } from '../../src/hosted/server/http.js';
-import { NavigationError, Sdk, TimeoutError } from '../../src/index.js';
-import { Logger } from '../../src/logger.js';
-import { CHROME, HOSTED_TEST_ENV, TEST_ARGS } from '../helpers.js';
+import type { HostedServer } from '../../src/hosted/server/http.js';
+import { NavigationError, TimeoutError } from '../../src/index.js';
+import { HOSTED_TEST_ENV } from '../helpers.js';
+import { hostedSession, startTestHostedServer } from '../support/hosted.js';
 
 const KEY = 'upstream-test-key-8b2c';
 
@@ -22,27 +21,12 @@ const abandoned: Array<(path: string) => void> = [];
 const servers: HostedServer[] = [];
 
 async function startServer(env: Record<string, string> = {}): Promise<HostedServer> {
-  const server = await startHostedServer(
-    readServerConfig({
-      ...HOSTED_TEST_ENV,
-      PORT: '0',
-      HOSTED_API_KEYS: KEY,
-      MAX_SESSIONS: '2',
-      CHROME_PATH: CHROME,
-      CHROME_ARGS: TEST_ARGS.join(' '),
-      ...env,
-    }),
-    new Logger({ verbose: 0, disablePino: true }),
-  );
+  const server = await startTestHostedServer({ ...HOSTED_TEST_ENV, HOSTED_API_KEYS: KEY, MAX_SESSIONS: '2', ...env });
   servers.push(server);
   return server;
 }
 
-async function session(server: HostedServer) {
-  const sdk = new Sdk({ env: 'HOSTED', apiKey: KEY, projectId: 'p', hostedApiUrl: server.url, verbose: 0, disablePino: true });
-  await sdk.init();
-  return { sdk, page: sdk.context.pages()[0]! };
-}
+const session = (server: HostedServer) => hostedSession(server, KEY);
 
 function nextAbandoned(): Promise<string> {
   return new Promise((resolve) => abandoned.push(resolve));

@@ -5,15 +5,14 @@ import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HEADERS } from '../../protocol/index.js';
 import { HostedApi } from '../../src/hosted/client/api.js';
-import { readServerConfig } from '../../src/hosted/server/config.js';
-import { startHostedServer, type HostedServer } from '../../src/hosted/server/http.js';
+import type { HostedServer } from '../../src/hosted/server/http.js';
 import { ActionFailedError, ConnectionClosedError, HostedServiceError, Sdk, TargetClosedError } from '../../src/index.js';
-import { Logger } from '../../src/logger.js';
 import { z } from 'zod';
 import { startFixtureServers, type FixtureServers } from '../fixtures/server.js';
-import { CHROME, processAlive, TEST_ARGS, HOSTED_TEST_ENV } from '../helpers.js';
+import { processAlive, HOSTED_TEST_ENV } from '../helpers.js';
 import { startDnsServer, TEST_HOSTS, type DnsServer } from '../support/dns-server.js';
 import { startFakeModel, type FakeModel, type FakeRequest } from '../support/fake-model.js';
+import { startTestHostedServer } from '../support/hosted.js';
 import { SchemaValidationError } from '../../src/index.js';
 
 const KEY = 'hosted-test-key-1f3a';
@@ -24,17 +23,13 @@ let dns: DnsServer;
 const MODEL_KEY = 'sk-hosted-model-77c1';
 
 async function startServer(maxSessions: number): Promise<HostedServer> {
-  const config = readServerConfig({
+  return startTestHostedServer({
     ...HOSTED_TEST_ENV,
-    PORT: '0',
     HOSTED_API_KEYS: `other-key,${KEY}`,
     MAX_SESSIONS: String(maxSessions),
-    CHROME_PATH: CHROME,
-    CHROME_ARGS: TEST_ARGS.join(' '),
     // Two made-up hosts on loopback: one on the ad block list, one not.
     HOSTED_DNS_SERVERS: dns.address,
   });
-  return startHostedServer(config, new Logger({ verbose: 0, disablePino: true }));
 }
 
 const clientOptions = () => ({

@@ -1,0 +1,23 @@
+// A hosted server for a test, as the tests start one: on a free port, launching the test Chromium
+// with the test flags, its log silent. What a suite varies (keys, limits, networks) is its `env`.
+import { readServerConfig } from '../../src/hosted/server/config.js';
+import { startHostedServer, type HostedServer } from '../../src/hosted/server/http.js';
+import { Sdk } from '../../src/index.js';
+import { Logger } from '../../src/logger.js';
+import { CHROME, TEST_ARGS } from '../helpers.js';
+
+/** The hosted server's environment a test starts from; `env` adds to it or overrides it. */
+export function hostedEnv(env: Record<string, string> = {}): Record<string, string> {
+  return { PORT: '0', CHROME_PATH: CHROME, CHROME_ARGS: TEST_ARGS.join(' '), ...env };
+}
+
+export function startTestHostedServer(env: Record<string, string>): Promise<HostedServer> {
+  return startHostedServer(readServerConfig(hostedEnv(env)), new Logger({ verbose: 0, disablePino: true }));
+}
+
+/** A client's session on `server`, initialised, and its first page. */
+export async function hostedSession(server: HostedServer, apiKey: string, projectId = 'p') {
+  const sdk = new Sdk({ env: 'HOSTED', apiKey, projectId, hostedApiUrl: server.url, verbose: 0, disablePino: true });
+  await sdk.init();
+  return { sdk, page: sdk.context.pages()[0]! };
+}

@@ -7,6 +7,7 @@ import { afterAll, beforeAll } from 'vitest';
 import { findChrome } from '../src/browser/findChrome.js';
 import { Sdk, Stagehand, type Page, type SdkOptions, type StagehandPage } from '../src/index.js';
 import { startFixtureServers, type FixtureServers } from './fixtures/server.js';
+import { startFakeModel, type FakeModel } from './support/fake-model.js';
 
 export const CHROME = findChrome();
 
@@ -176,4 +177,36 @@ export function useBrowser(options: SdkOptions = {}, { stagehand = false } = {})
     await fixture.servers?.close();
   });
   return fixture;
+}
+
+type StagehandOptions = NonNullable<ConstructorParameters<typeof Stagehand>[0]>;
+
+/** The Stagehand entry's options for a test: quiet, on the test Chromium, and `extra`. */
+export function stagehandOptions(extra: StagehandOptions = {}): StagehandOptions {
+  return {
+    env: 'LOCAL',
+    verbose: 0,
+    disablePino: true,
+    ...extra,
+    localBrowserLaunchOptions: { headless: true, executablePath: CHROME, args: TEST_ARGS },
+  };
+}
+
+/**
+ * For a suite of the Stagehand entry against the fake model: starts the fixture servers and a fake
+ * model, then `make` gives the instance (it knows the model's URL only then), which is initialised
+ * here; all three are closed after the suite.
+ */
+export function useStagehandWithModel(make: (servers: FixtureServers, fake: FakeModel) => Stagehand): void {
+  let parts: { servers: FixtureServers; fake: FakeModel; stagehand?: Stagehand } | undefined;
+  beforeAll(async () => {
+    const [servers, fake] = await Promise.all([startFixtureServers(), startFakeModel()]);
+    parts = { servers, fake };
+    parts.stagehand = make(servers, fake);
+    await parts.stagehand.init();
+  });
+  afterAll(async () => {
+    await parts?.stagehand?.close();
+    await Promise.all([parts?.servers.close(), parts?.fake.close()]);
+  });
 }

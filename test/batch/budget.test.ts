@@ -5,9 +5,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { BudgetExceededError, InvalidOptionError, Sdk, Stagehand, type TokenAccount, type TokenUsage } from '../../src/index.js';
-import { startFixtureServers, type FixtureServers } from '../fixtures/server.js';
-import { CHROME, sdkOptions, TEST_ARGS } from '../helpers.js';
-import { startFakeModel, type FakeModel, type FakeReply, type FakeRequest } from '../support/fake-model.js';
+import type { FixtureServers } from '../fixtures/server.js';
+import { sdkOptions, stagehandOptions, useStagehandWithModel } from '../helpers.js';
+import type { FakeModel, FakeReply, FakeRequest } from '../support/fake-model.js';
 
 let servers: FixtureServers;
 let fake: FakeModel;
@@ -53,21 +53,10 @@ async function refusal(work: Promise<unknown>): Promise<BudgetExceededError> {
   return error as BudgetExceededError;
 }
 
-beforeAll(async () => {
-  [servers, fake] = await Promise.all([startFixtureServers(), startFakeModel()]);
-  stagehand = new Stagehand({
-    env: 'LOCAL',
-    verbose: 0,
-    disablePino: true,
-    experimental: true,
-    model: model(),
-    localBrowserLaunchOptions: { headless: true, executablePath: CHROME, args: TEST_ARGS },
-  });
-  await stagehand.init();
-});
-afterAll(async () => {
-  await stagehand?.close();
-  await Promise.all([servers?.close(), fake?.close()]);
+useStagehandWithModel((startedServers, startedModel) => {
+  [servers, fake] = [startedServers, startedModel];
+  stagehand = new Stagehand(stagehandOptions({ experimental: true, model: model() }));
+  return stagehand;
 });
 beforeEach(async () => {
   fake.reset();

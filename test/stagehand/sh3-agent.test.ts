@@ -6,7 +6,7 @@
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
   AgentAbortError,
@@ -21,9 +21,9 @@ import {
 import { createOpenAI } from '@ai-sdk/openai';
 import { chromium } from 'playwright-core';
 import { MODEL_OBJECT } from '../../src/llm/ask.js';
-import { startFixtureServers, type FixtureServers } from '../fixtures/server.js';
-import { CHROME, TEST_ARGS } from '../helpers.js';
-import { startFakeModel, type FakeModel, type FakeReply, type FakeRequest } from '../support/fake-model.js';
+import type { FixtureServers } from '../fixtures/server.js';
+import { CHROME, stagehandOptions, TEST_ARGS, useStagehandWithModel } from '../helpers.js';
+import type { FakeModel, FakeReply, FakeRequest } from '../support/fake-model.js';
 
 let servers: FixtureServers;
 let fake: FakeModel;
@@ -75,22 +75,11 @@ function script(
   });
 }
 
-beforeAll(async () => {
-  [servers, fake] = await Promise.all([startFixtureServers(), startFakeModel()]);
+useStagehandWithModel((startedServers, startedModel) => {
+  [servers, fake] = [startedServers, startedModel];
   // experimental: Stagehand lets callbacks, signals, messages, tools, streaming and output through only with it.
-  stagehand = new Stagehand({
-    env: 'LOCAL',
-    verbose: 0,
-    disablePino: true,
-    experimental: true,
-    model: model(),
-    localBrowserLaunchOptions: { headless: true, executablePath: CHROME, args: TEST_ARGS },
-  });
-  await stagehand.init();
-});
-afterAll(async () => {
-  await stagehand?.close();
-  await Promise.all([servers?.close(), fake?.close()]);
+  stagehand = new Stagehand(stagehandOptions({ experimental: true, model: model() }));
+  return stagehand;
 });
 beforeEach(async () => {
   fake.reset();

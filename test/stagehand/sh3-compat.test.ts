@@ -4,32 +4,22 @@
 // elements in the top layer (a modal dialog, a popover) too; goto()'s response has Stagehand's
 // Response methods, and a data: URL gives null; init() logs under the category "init".
 
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ResponseBodyError, ResponseParseError, Stagehand, StagehandError, type StagehandLogLine } from '../../src/index.js';
-import { startFixtureServers, type FixtureServers } from '../fixtures/server.js';
-import { CHROME, startDebugChrome, TEST_ARGS } from '../helpers.js';
-import { startFakeModel, type FakeModel } from '../support/fake-model.js';
+import type { FixtureServers } from '../fixtures/server.js';
+import { CHROME, startDebugChrome, stagehandOptions, TEST_ARGS, useStagehandWithModel } from '../helpers.js';
+import type { FakeModel } from '../support/fake-model.js';
 import { readPng } from '../support/png.js';
 
 let servers: FixtureServers;
 let fake: FakeModel;
 let stagehand: Stagehand;
 
-beforeAll(async () => {
-  [servers, fake] = await Promise.all([startFixtureServers(), startFakeModel()]);
-  stagehand = new Stagehand({
-    env: 'LOCAL',
-    verbose: 0,
-    disablePino: true,
-    model: { modelName: 'openai/gpt-4.1-mini', apiKey: 'sk-sh3-test', baseURL: fake.url },
-    localBrowserLaunchOptions: { headless: true, executablePath: CHROME, args: TEST_ARGS },
-  });
-  await stagehand.init();
-});
-afterAll(async () => {
-  await stagehand?.close();
-  await Promise.all([servers?.close(), fake?.close()]);
+useStagehandWithModel((startedServers, startedModel) => {
+  [servers, fake] = [startedServers, startedModel];
+  stagehand = new Stagehand(stagehandOptions({ model: { modelName: 'openai/gpt-4.1-mini', apiKey: 'sk-sh3-test', baseURL: fake.url } }));
+  return stagehand;
 });
 beforeEach(() => fake.reset());
 

@@ -1,6 +1,6 @@
 // Carries out one action (an element's XPath, a method and its arguments) with real input.
 
-import { ElementNotActionableError, InvalidOptionError } from '../errors.js';
+import { ElementNotActionableError, InvalidOptionError, TimeoutError } from '../errors.js';
 import {
   clickElement,
   fillElement,
@@ -127,10 +127,17 @@ export async function perform(page: Page, action: Action, timeoutMs: number): Pr
   // action ends on time even while a step waits on the page (see docs/errors.md).
   const until = Date.now() + timeoutMs;
   const left = () => Math.max(1, until - Date.now());
+  const what = `The action ${method}`;
   await withDeadline(
-    watchedAction(page, timeoutMs, () => performMethod(page, method, action, left)),
+    watchedAction(page, timeoutMs, () => performMethod(page, method, action, left)).catch((error: unknown) => {
+      // A step given what was left ran out with the deadline, maybe a moment before its timer: the
+      // action timed out, and says so as its own deadline would.
+      if (error instanceof TimeoutError && Date.now() >= until - 1)
+        throw new TimeoutError(`${what} timed out after ${timeoutMs} ms. ${BUSY_HINT}`, timeoutMs);
+      throw error;
+    }),
     timeoutMs,
-    `The action ${method}`,
+    what,
     BUSY_HINT,
   );
 }

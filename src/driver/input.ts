@@ -2,7 +2,7 @@
 // events, all sent to the page's top-level session, which routes them as a user's would (into
 // out-of-process iframes too).
 
-import { ElementNotActionableError, InvalidOptionError } from '../errors.js';
+import { ConnectionClosedError, ElementNotActionableError, InvalidOptionError, TimeoutError } from '../errors.js';
 import type { CdpSession } from '../cdp/session.js';
 import type { Frame } from './frame.js';
 import type { ResolvedElement } from './locator.js';
@@ -98,11 +98,23 @@ export interface Owner {
   frame: Frame;
 }
 
+/**
+ * Chrome's refusal of a command about the element says the element cannot be acted on. A command
+ * that ran out of time, or a browser gone, says nothing of the element: it stays what it is, so an
+ * action whose deadline passed during the step ends as the TimeoutError it is.
+ */
+function notActionable(why: string): (error: Error) => never {
+  return (error) => {
+    if (error instanceof TimeoutError || error instanceof ConnectionClosedError) throw error;
+    throw new ElementNotActionableError(`${why} (${error.message})`);
+  };
+}
+
 /** Scrolls the element into view in its frame, then its frame in each out-of-process frame above. */
 async function scrollIntoView(element: ResolvedElement, owners: Owner[], timeoutMs: number): Promise<void> {
-  await element.world.session.send('DOM.scrollIntoViewIfNeeded', { objectId: element.objectId }, { timeoutMs }).catch((error: Error) => {
-    throw new ElementNotActionableError(`it is not rendered (${error.message})`);
-  });
+  await element.world.session
+    .send('DOM.scrollIntoViewIfNeeded', { objectId: element.objectId }, { timeoutMs })
+    .catch(notActionable('it is not rendered'));
   for (const owner of owners) await owner.session.sendQuiet('DOM.scrollIntoViewIfNeeded', { backendNodeId: owner.backendNodeId });
 }
 
@@ -125,9 +137,7 @@ export async function ownerChain(frame: Frame, timeoutMs: number): Promise<Owner
 async function measureBox(element: ResolvedElement, owners: Owner[], timeoutMs: number): Promise<{ box: Box; offsets: Point[] }> {
   const { quads } = await element.world.session
     .send('DOM.getContentQuads', { objectId: element.objectId }, { timeoutMs })
-    .catch((error: Error) => {
-      throw new ElementNotActionableError(`it has no layout box (${error.message})`);
-    });
+    .catch(notActionable('it has no layout box'));
   const box = quads.map(toBox).find((each) => each.width >= 1 && each.height >= 1);
   if (!box) throw new ElementNotActionableError('it has no visible size');
   return { box, offsets: await toTopPage(box, owners, timeoutMs) };

@@ -143,18 +143,32 @@ describe('evaluate() of values JSON cannot hold', () => {
   });
 });
 
+/** How long a plain timer of `ms`, set now, takes to fire: the host's own lateness, which no deadline can beat. */
+function plainTimer(ms: number): Promise<number> {
+  const set = Date.now();
+  return new Promise((resolve) => setTimeout(() => resolve(Date.now() - set), ms));
+}
+
+/**
+ * The margin docs/errors.md gives: a call ends within 250 ms of its deadline, the lateness of the
+ * host's timers. On a machine busy enough to make those later still (CI's two cores, this page
+ * holding one), the call must end no later than a plain timer for the same deadline allows.
+ */
+function expectOnTime(took: number, timerTook: number): void {
+  expect(took).toBeLessThan(Math.max(3000 + 250, timerTook + 100));
+}
+
 describe('deadlines on a page that floods its own task queue', () => {
   it('act(click) ends by its deadline, and no click lands after it; with the page merely busy, the click lands', async () => {
     const { sdk, page, servers } = browser;
     // Hundreds of messages in flight, each a little work: every command to the page waits behind them.
     await page.goto(servers.a.url('/hostile-flood.html?chains=400&work=2'));
     const started = Date.now();
+    const timer = plainTimer(3000);
     const outcome = await sdk
       .act({ selector: '#go', method: 'click', arguments: [] }, { timeout: 3000 })
       .catch((caught: unknown) => caught);
-    const took = Date.now() - started;
-    // The margin docs/errors.md gives.
-    expect(took).toBeLessThan(3000 + 250);
+    expectOnTime(Date.now() - started, await timer);
     expect(outcome).toBeInstanceOf(TimeoutError);
     expect((outcome as Error).message).toMatch(/timed out after 3000 ms\. The page may be too busy to answer/);
     // Read through the page's queue, after anything the action had sent: no press came late.
@@ -173,6 +187,7 @@ describe('deadlines on a page that floods its own task queue', () => {
       const page = sdk.context.pages()[0]!;
       await page.goto(browser.servers.a.url('/hostile-input.html'));
       const started = Date.now();
+      const timer = plainTimer(3000);
       // The first try's document is replaced a second in; the try again never ends.
       const error = await page
         .evaluate(
@@ -184,7 +199,7 @@ describe('deadlines on a page that floods its own task queue', () => {
         )
         .catch((caught: unknown) => caught);
       expect(error).toBeInstanceOf(TimeoutError);
-      expect(Date.now() - started).toBeLessThan(3000 + 250);
+      expectOnTime(Date.now() - started, await timer);
       // A result with values JSON cannot hold is read in a second round trip, within the same deadline.
       await page.goto(browser.servers.a.url('/hostile-flood.html?chains=50&work=1'));
       expect(await page.evaluate(() => [NaN, (window as unknown as { clicks: number }).clicks])).toEqual([NaN, 0]);

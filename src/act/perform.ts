@@ -16,7 +16,7 @@ import { NetworkTracker } from '../driver/network.js';
 import type { Page } from '../driver/page.js';
 import { watchedAction } from '../driver/policy.js';
 import type { ActionInput } from '../types.js';
-import { BUSY_HINT, withDeadline } from '../util/time.js';
+import { beforeDeadline, BUSY_HINT, withDeadline } from '../util/time.js';
 
 export const METHODS = [
   'click',
@@ -132,8 +132,7 @@ export async function perform(page: Page, action: Action, timeoutMs: number): Pr
     watchedAction(page, timeoutMs, () => performMethod(page, method, action, left)).catch((error: unknown) => {
       // A step given what was left ran out with the deadline, maybe a moment before its timer: the
       // action timed out, and says so as its own deadline would.
-      if (error instanceof TimeoutError && Date.now() >= until - 1)
-        throw new TimeoutError(`${what} timed out after ${timeoutMs} ms. ${BUSY_HINT}`, timeoutMs);
+      if (error instanceof TimeoutError) beforeDeadline(until - 1, timeoutMs, what);
       throw error;
     }),
     timeoutMs,

@@ -103,10 +103,10 @@ export interface Owner {
  * that ran out of time, or a browser gone, says nothing of the element: it stays what it is, so an
  * action whose deadline passed during the step ends as the TimeoutError it is.
  */
-function notActionable(why: string): (error: Error) => never {
+export function notActionable(why: string, end = ''): (error: Error) => never {
   return (error) => {
     if (error instanceof TimeoutError || error instanceof ConnectionClosedError) throw error;
-    throw new ElementNotActionableError(`${why} (${error.message})`);
+    throw new ElementNotActionableError(`${why} (${error.message})${end}`);
   };
 }
 

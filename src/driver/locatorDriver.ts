@@ -2,14 +2,13 @@
 // the element actions every other caller uses (elementActions.ts, input.ts). Made by the context
 // for each page (page.ts cannot import this module: the element actions need the whole Page).
 
-import { ElementNotActionableError } from '../errors.js';
 import type { HighlightOptions } from '../types.js';
 import { sleep } from '../util/time.js';
 import { clickElement, fillElement, hoverElement, scrollElement, typeIntoElement } from './elementActions.js';
 import { callFunction } from './evaluate.js';
 import { setInputFiles } from './fileInput.js';
 import type { Frame, ResolvedElement } from './frame.js';
-import { clickablePoint, ownerChain, tap, toBox, toTopPage, type Box } from './input.js';
+import { clickablePoint, notActionable, ownerChain, tap, toBox, toTopPage, type Box } from './input.js';
 import { onEngine } from './pointerCheck.js';
 import { contentFrameOf, countSelector, releaseElement, resolveSelector } from './locator.js';
 import type { LocatorDriver, LocatorTarget } from './locatorApi.js';
@@ -85,9 +84,7 @@ export function createLocatorDriver(page: Page): LocatorDriver<Frame, ResolvedEl
 async function borderBox(element: ResolvedElement, timeoutMs: number): Promise<Box> {
   const { model } = await element.world.session
     .send('DOM.getBoxModel', { objectId: element.objectId }, { timeoutMs })
-    .catch((error: Error) => {
-      throw new ElementNotActionableError(`Cannot measure the element: it has no layout box (${error.message}).`);
-    });
+    .catch(notActionable('Cannot measure the element: it has no layout box', '.'));
   const box = toBox(model.border);
   await toTopPage(box, await ownerChain(element.frame, timeoutMs), timeoutMs);
   return box;

@@ -6,13 +6,10 @@ import { Sdk } from '../../src/index.js';
 import { Logger } from '../../src/logger.js';
 import { CHROME, TEST_ARGS } from '../helpers.js';
 
-/** The hosted server's environment a test starts from; `env` adds to it or overrides it. */
-export function hostedEnv(env: Record<string, string> = {}): Record<string, string> {
-  return { PORT: '0', CHROME_PATH: CHROME, CHROME_ARGS: TEST_ARGS.join(' '), ...env };
-}
-
+/** `env` adds to the environment a test's server starts from, or overrides it. */
 export function startTestHostedServer(env: Record<string, string>): Promise<HostedServer> {
-  return startHostedServer(readServerConfig(hostedEnv(env)), new Logger({ verbose: 0, disablePino: true }));
+  const config = readServerConfig({ PORT: '0', CHROME_PATH: CHROME, CHROME_ARGS: TEST_ARGS.join(' '), ...env });
+  return startHostedServer(config, new Logger({ verbose: 0, disablePino: true }));
 }
 
 /** A client's session on `server`, initialised, and its first page. */

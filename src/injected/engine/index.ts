@@ -20,6 +20,8 @@ export function createEngine(): Engine {
   let stashedFrame: Element | null = null;
   let suspects: Element[] = [];
   const scanned = new WeakSet<Element>();
+  // Until a first scan, isScanned() needs no lookup (a fresh wrapper's first WeakSet lookup is dear).
+  let anyScanned = false;
   const ids = new Ids();
 
   // What a search that must not enter shadow roots uses instead of `shadows`.
@@ -62,10 +64,11 @@ export function createEngine(): Engine {
     },
     markSuspectsScanned(): void {
       for (const el of suspects) scanned.add(el);
+      anyScanned ||= suspects.length > 0;
       suspects = [];
     },
     isScanned(el: Element): boolean {
-      return scanned.has(el);
+      return anyScanned && scanned.has(el);
     },
     ids,
     aim,

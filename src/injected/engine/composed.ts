@@ -23,7 +23,9 @@ export class ShadowRegistry {
   }
 
   rootOf(el: Element): ShadowRoot | null {
-    return el.shadowRoot ?? this.closed.get(el) ?? null;
+    // With none registered, no lookup: a first WeakMap lookup keyed by a fresh wrapper is dear, and
+    // the reader asks about every element of a document it reads for the first time.
+    return el.shadowRoot ?? (this.registered ? (this.closed.get(el) ?? null) : null);
   }
 
   /**

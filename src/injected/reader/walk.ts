@@ -105,15 +105,10 @@ export class Walker {
   /** Rendered elements seen: a measure of the document's size. */
   elements = 0;
 
-  /** No closed root is known in this document: an element's root is its open one, no lookup needed. */
-  readonly #openRootsOnly: boolean;
-
   constructor(
     private readonly engine: EngineLike,
     private readonly frames: Map<Element, string>,
-  ) {
-    this.#openRootsOnly = engine.closedRootCount() === 0;
-  }
+  ) {}
 
   walk(root: Element): Item[] {
     const top: Open = {
@@ -206,7 +201,7 @@ export class Walker {
         if (visible) pushText(parent.items, ' ', el);
         return null;
     }
-    const root = this.#openRootsOnly ? el.shadowRoot : this.engine.rootOf(el);
+    const root = this.engine.rootOf(el);
     let next: Node | null = null;
     let list: Node[] | null = null;
     let askFirstChild = false;

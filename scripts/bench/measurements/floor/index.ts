@@ -7,7 +7,7 @@ export const floor: Comparison = {
   id: FLOOR_ID,
   usesLibraries: false,
   plan: (o) =>
-    `${FLOOR_ID}: Tendril extract() against document.body.innerText on ${o.corpusLimit ?? 'all'} corpus articles, each loaded twice (who reads first alternates), two reads per load`,
+    `${FLOOR_ID}: Tendril extract() against document.body.innerText and a bare walk (the bound of any DOM-walking reader) on ${o.corpusLimit ?? 'all'} corpus articles, each loaded anew per reader (who reads first rotates), two reads per load`,
   run: async (ctx) => {
     const run = await runFloor(ctx);
     return (

@@ -3,9 +3,14 @@
 //
 // Tendril only (no Stagehand): the question is how far Tendril's reader is from the cheapest text
 // the browser has. The first command after `load` pays for whatever layout and rendering Chrome
-// still owes the page, whoever sends it, so each page is loaded twice: once Tendril reads first
-// (extract(), then extract() again), once innerText does (evaluate, then again). Which load comes
-// first alternates page by page.
+// still owes the page, whoever sends it, so each reader loads the page anew and reads it twice
+// (Tendril: extract(), then extract() again; innerText: evaluate, then again). Which reader loads
+// the page first rotates page by page.
+//
+// The third reader is a bound rather than a reader: a bare walk (BARE_WALK) that does only what
+// any reader walking the DOM in page script must do, visit every node and ask each element whether
+// it shows, and sends the text nodes' data back as they are. What it costs beyond innerText is
+// time no such reader wins back by doing its own work faster.
 import { Sdk } from '../../../../src/index.js';
 import { clientOptions, OFFLINE_ARG } from '../../core/config.js';
 import { errorText, type ComparisonContext } from '../../core/measurement.js';
@@ -25,7 +30,7 @@ export interface Reads {
 }
 
 export type FloorPage =
-  | { readonly page: ExtractPage; readonly ok: true; readonly tendril: Reads; readonly innerText: Reads }
+  | { readonly page: ExtractPage; readonly ok: true; readonly tendril: Reads; readonly innerText: Reads; readonly bare: Reads }
   | { readonly page: ExtractPage; readonly ok: false; readonly error: string };
 
 export interface FloorRun {
@@ -49,6 +54,28 @@ function plainRecall(truth: string | undefined, text: string): Recall | null {
 }
 
 const INNER_TEXT = 'document.body ? document.body.innerText : ""';
+
+/**
+ * The bound: every node of the document in order (no shadow roots, no frames), one visibility check
+ * per element (an element that does not show is skipped with all it holds), and the text nodes'
+ * data joined as they are. No roles, names, ids or whitespace handling. It runs as innerText is
+ * asked, in the page's own world: an isolated world made for it after `load` would take on the
+ * layout the first command pays for, and the page's world, where the page's scripts may have made
+ * wrappers already, only makes the bound lower.
+ */
+const BARE_WALK = `(() => {
+  const visible = { visibilityProperty: true };
+  const stack = [document.documentElement];
+  let out = '';
+  while (stack.length) {
+    const node = stack.pop();
+    if (node.nodeType === 3) out += node.data;
+    else if (node.nodeType === 1 && node.checkVisibility(visible)) {
+      for (let child = node.lastChild; child; child = child.previousSibling) stack.push(child);
+    }
+  }
+  return out;
+})()`;
 
 /** Null when the corpus is absent (the measurement has nothing else to read). */
 export async function runFloor(ctx: ComparisonContext): Promise<FloorRun | null> {
@@ -109,20 +136,29 @@ export async function runFloor(ctx: ComparisonContext): Promise<FloorRun | null>
         const b = await timed(read, 'innerText');
         return { first: a.ms, second: b.ms, bytes: Buffer.byteLength(a.value), recall: plainRecall(page.truth, a.value) };
       };
+      const bareLoad = async (): Promise<Reads> => {
+        await deadline(p.goto(page.url, { waitUntil: 'load' }), 'goto');
+        const read = async () => {
+          const r = await p.sendCDP<{ result: { value?: unknown } }>('Runtime.evaluate', { expression: BARE_WALK, returnByValue: true });
+          return String(r.result.value ?? '');
+        };
+        const a = await timed(read, 'bare walk');
+        const b = await timed(read, 'bare walk');
+        return { first: a.ms, second: b.ms, bytes: Buffer.byteLength(a.value), recall: null };
+      };
       try {
-        let tendril: Reads;
-        let innerText: Reads;
-        if (i % 2 === 0) {
-          tendril = await tendrilLoad();
-          innerText = await innerLoad();
-        } else {
-          innerText = await innerLoad();
-          tendril = await tendrilLoad();
+        // Which reader loads the page first rotates page by page.
+        const loads = [tendrilLoad, innerLoad, bareLoad];
+        const reads: Reads[] = [];
+        for (let k = 0; k < loads.length; k++) {
+          const at = (i + k) % loads.length;
+          reads[at] = await loads[at]!();
         }
-        results.push({ page, ok: true, tendril, innerText });
+        const [tendril, innerText, bare] = reads as [Reads, Reads, Reads];
+        results.push({ page, ok: true, tendril, innerText, bare });
         log(
           `${FLOOR_ID} ${i + 1}/${set.pages.length} ${page.label}: Tendril ${formatMs(tendril.first)} / ${formatMs(tendril.second)} ms, ` +
-            `innerText ${formatMs(innerText.first)} / ${formatMs(innerText.second)} ms`,
+            `innerText ${formatMs(innerText.first)} / ${formatMs(innerText.second)} ms, bare walk ${formatMs(bare.first)} / ${formatMs(bare.second)} ms`,
         );
       } catch (err) {
         results.push({ page, ok: false, error: errorText(err) });

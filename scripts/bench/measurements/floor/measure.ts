@@ -115,37 +115,35 @@ export async function runFloor(ctx: ComparisonContext): Promise<FloorRun | null>
     let s = await fresh();
     for (const [i, page] of set.pages.entries()) {
       const p = s.context.pages()[0]!;
-      const tendrilLoad = async (): Promise<Reads> => {
+      /** A fresh load of the page, then two timed reads by `read`; recall of the first. */
+      const load = async (what: string, read: () => Promise<string>, recallOf: (text: string) => Recall | null): Promise<Reads> => {
         await deadline(p.goto(page.url, { waitUntil: 'load' }), 'goto');
-        const a = await timed(async () => (await s.extract()).pageText, 'extract()');
-        const b = await timed(async () => (await s.extract()).pageText, 'extract()');
-        return {
-          first: a.ms,
-          second: b.ms,
-          bytes: Buffer.byteLength(a.value),
-          recall: page.truth ? recall(wordCounts(page.truth), a.value) : null,
-        };
+        const a = await timed(read, what);
+        const b = await timed(read, what);
+        return { first: a.ms, second: b.ms, bytes: Buffer.byteLength(a.value), recall: recallOf(a.value) };
       };
-      const innerLoad = async (): Promise<Reads> => {
-        await deadline(p.goto(page.url, { waitUntil: 'load' }), 'goto');
-        const read = async () => {
-          const r = await p.sendCDP<{ result: { value?: unknown } }>('Runtime.evaluate', { expression: INNER_TEXT, returnByValue: true });
-          return String(r.result.value ?? '');
-        };
-        const a = await timed(read, 'innerText');
-        const b = await timed(read, 'innerText');
-        return { first: a.ms, second: b.ms, bytes: Buffer.byteLength(a.value), recall: plainRecall(page.truth, a.value) };
+      const evaluate = async (expression: string) => {
+        const r = await p.sendCDP<{ result: { value?: unknown } }>('Runtime.evaluate', { expression, returnByValue: true });
+        return String(r.result.value ?? '');
       };
-      const bareLoad = async (): Promise<Reads> => {
-        await deadline(p.goto(page.url, { waitUntil: 'load' }), 'goto');
-        const read = async () => {
-          const r = await p.sendCDP<{ result: { value?: unknown } }>('Runtime.evaluate', { expression: BARE_WALK, returnByValue: true });
-          return String(r.result.value ?? '');
-        };
-        const a = await timed(read, 'bare walk');
-        const b = await timed(read, 'bare walk');
-        return { first: a.ms, second: b.ms, bytes: Buffer.byteLength(a.value), recall: null };
-      };
+      const tendrilLoad = () =>
+        load(
+          'extract()',
+          async () => (await s.extract()).pageText,
+          (text) => (page.truth ? recall(wordCounts(page.truth), text) : null),
+        );
+      const innerLoad = () =>
+        load(
+          'innerText',
+          () => evaluate(INNER_TEXT),
+          (text) => plainRecall(page.truth, text),
+        );
+      const bareLoad = () =>
+        load(
+          'bare walk',
+          () => evaluate(BARE_WALK),
+          () => null,
+        );
       try {
         // Which reader loads the page first rotates page by page.
         const loads = [tendrilLoad, innerLoad, bareLoad];

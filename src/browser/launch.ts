@@ -72,7 +72,7 @@ const DEFAULT_ARGS = [
   '--disable-backgrounding-occluded-windows',
   '--disable-renderer-backgrounding',
   // Headless Chrome gives every new browser context two WebUI pages of its own for the omnibox's
-  // popup, which no page of an agent's ever shows: about two thirds of a fresh context's cost
+  // popup, which no page of an agent's ever shows: about 40% of a fresh context's CPU
   // (docs/benchmarks.md). The views popup Chrome falls back to costs nothing until shown.
   '--disable-features=WebUIOmniboxPopup,WebUIOmniboxAimPopup',
 ];

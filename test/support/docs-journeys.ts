@@ -168,10 +168,11 @@ export async function runJourney(root: string, blocks: Block[]): Promise<void> {
         .replace(/\/path\/to\/(?:tendril|your-project)\b/g, standIn);
       let running: Running;
       if (block.lang === 'ts') {
-        const file = path.join(dir, `block${index}.ts`);
+        // As the README tells a reader to run one: saved as .mts, `npx tsx file.mts`; from the root, so
+        // that `tendril` resolves to the source as the repository's tsconfig says.
+        const file = path.join(dir, `block${index}.mts`);
         writeFileSync(file, code);
-        // From the root, so that `tendril` resolves to the source as the repository's tsconfig says.
-        running = start(process.execPath, ['--import', 'tsx', file], root, env);
+        running = start('npx', ['tsx', file], root, env);
       } else {
         running = start('bash', ['-e', '-o', 'pipefail', '-c', npx + code], dir, env);
       }

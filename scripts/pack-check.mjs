@@ -35,7 +35,8 @@ export async function pack({ build = true } = {}) {
     }
   }
   const into = mkdtempSync(join(tmpdir(), 'tendril-pack-'));
-  const [{ filename }] = JSON.parse(await run('npm', ['pack', '--json', '--silent', '--pack-destination', into]));
+  // Without prepack (`npm run build`), which would build again, the page scripts too, under tests that read them.
+  const [{ filename }] = JSON.parse(await run('npm', ['pack', '--json', '--silent', '--ignore-scripts', '--pack-destination', into]));
   return join(into, filename);
 }
 

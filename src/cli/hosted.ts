@@ -55,6 +55,10 @@ Run it as an unprivileged user: as root, Chromium must run without its sandbox (
 
 export async function hostedCommand(argv: string[]): Promise<number> {
   const [sub, ...rest] = argv;
+  if (sub === '--help' || sub === '-h') {
+    process.stdout.write(`${HOSTED_USAGE}\n`);
+    return 0;
+  }
   if (sub !== 'serve')
     throw new UsageError(sub ? `Unknown command "hosted ${sub}".` : 'Say what to do: tendril hosted serve.', HOSTED_USAGE);
   const options = {

@@ -17,6 +17,7 @@ import { hostedCommand } from './hosted.js';
 import { extractCommand, textCommand } from './page.js';
 import { relayCommand } from './relay.js';
 import { UsageError } from './usage.js';
+import { packageVersion } from './version.js';
 
 const USAGE = `Usage: tendril <command>
 
@@ -29,13 +30,17 @@ Commands:
   batch add|status|results         queue batch jobs in Redis, follow them, read their results
   worker                           run a batch queue's jobs (as many workers as you like)
 
-\`tendril <command> --help\` tells more.`;
+\`tendril <command> --help\` tells more; \`tendril --version\` prints the version.`;
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   if (!command) throw new UsageError('Say which command to run.', USAGE);
   if (command === '--help' || command === '-h' || command === 'help') {
     process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  if (command === '--version' || command === '-v') {
+    process.stdout.write(`${packageVersion()}\n`);
     return 0;
   }
   if (command === 'text') return textCommand(rest);

@@ -27,7 +27,7 @@ Prints "worker ready" once it takes jobs, and a line per job on stderr.
 Browser (default: a local Chrome or Chromium, or CHROME_PATH):
   --cdp-url URL        attach to any CDP endpoint (ws://…, http://host:port): a hosted session, a
                        Selenium Grid's se:cdp, browserless
-  --hosted             use the hosted service: HOSTED_API_KEY, HOSTED_PROJECT_ID, HOSTED_API_URL
+  --hosted             use the hosted service: HOSTED_API_URL, HOSTED_API_KEY (HOSTED_PROJECT_ID optional)
   --quiet              no line per job
   --verbose            the library's log on stderr`;
 

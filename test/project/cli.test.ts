@@ -14,6 +14,7 @@ import { runScript, waitForLine, type Run } from '../support/child.js';
 import { startFakeModel, type FakeModel, type FakeRequest } from '../support/fake-model.js';
 
 const run = (args: string[], env: Record<string, string> = {}): Run => runScript('src/cli/main.ts', args, env);
+const finished = async (started: Run) => ({ code: await started.exit, stdout: started.stdout(), stderr: started.stderr() });
 
 /** Processes whose parent is `pid`, from /proc. */
 function childrenOf(pid: number): number[] {
@@ -83,8 +84,6 @@ describe('tendril text and tendril extract', () => {
     rmSync(dir, { recursive: true, force: true });
   });
   const env = () => ({ CHROME_PATH: CHROME, MODEL_API_KEY: 'sk-cli-test', MODEL_BASE_URL: fake.url, MODEL_NAME: 'openai/gpt-4.1-mini' });
-  const finished = async (started: Run) => ({ code: await started.exit, stdout: started.stdout(), stderr: started.stderr() });
-
   it('text prints the page as text on stdout, progress on stderr, and --selector scopes it', async () => {
     const whole = await finished(run(['text', fixtures.a.url('extract-shop.html')], env()));
     expect(whole.code).toBe(0);
@@ -258,4 +257,48 @@ describe('tendril text and tendril extract', () => {
     expect(unreachable.stderr).toMatch(/NavigationError/);
     // A dozen processes, most starting Chromium, and the AI SDK's retry back-off (2 s, then 4 s).
   }, 120_000);
+});
+
+describe('--help and --version', () => {
+  /** Each command and subcommand, and how its usage begins. */
+  const COMMANDS: [string[], RegExp][] = [
+    [[], /^Usage: tendril <command>/],
+    [['text'], /^tendril text <url>/],
+    [['extract'], /^tendril extract <url>/],
+    [['mcp'], /^tendril mcp \[flags\]/],
+    [['hosted'], /^tendril hosted serve \[flags\]/],
+    [['hosted', 'serve'], /^tendril hosted serve \[flags\]/],
+    [['relay'], /^tendril relay /],
+    [['batch'], /^tendril batch add\|status\|results/],
+    [['batch', 'add'], /^tendril batch add --queue/],
+    [['batch', 'status'], /^tendril batch status --queue/],
+    [['batch', 'results'], /^tendril batch results --queue/],
+    [['worker'], /^tendril worker --queue/],
+  ];
+
+  it('print the usage of every command and subcommand with --help and with -h, exit 0, and name HOSTED_PROJECT_ID only as optional', async () => {
+    const runs = COMMANDS.flatMap(([words, usage]) => (['--help', '-h'] as const).map((flag) => ({ args: [...words, flag], usage })));
+    // Four at a time: each is a Node process compiling the command line through tsx.
+    for (let from = 0; from < runs.length; from += 4) {
+      const batch = runs.slice(from, from + 4);
+      const done = await Promise.all(batch.map(({ args }) => finished(run(args))));
+      for (const [index, { code, stdout, stderr }] of done.entries()) {
+        const { args, usage } = batch[index]!;
+        expect({ args, code, stderr }).toEqual({ args, code: 0, stderr: '' });
+        expect(stdout).toMatch(usage);
+        // A variable the command can do without is said to be optional wherever a usage names it.
+        for (const line of stdout.split('\n').filter((each) => each.includes('HOSTED_PROJECT_ID')))
+          expect(line).toMatch(/HOSTED_PROJECT_ID optional/);
+      }
+    }
+    // Twenty-four processes, each compiling the command line through tsx.
+  }, 300_000);
+
+  it('--version and -v print the version in package.json, and exit 0', async () => {
+    const { version } = JSON.parse(readFileSync(path.join(import.meta.dirname, '..', '..', 'package.json'), 'utf8')) as { version: string };
+    for (const flag of ['--version', '-v']) {
+      const { code, stdout, stderr } = await finished(run([flag]));
+      expect({ flag, code, stdout, stderr }).toEqual({ flag, code: 0, stdout: `${version}\n`, stderr: '' });
+    }
+  });
 });

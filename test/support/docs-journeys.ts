@@ -7,13 +7,19 @@
 //   - the docs' ports (3000, 5005, 6379 Redis's, 8931, 9333) are free ports of this run (PORT too, the function's
 //     5005 by default), and TARGET_URL (the serverless function's page, https://example.com/ by
 //     default) is the fixture page;
-//   - `npx tendril` runs bin/tendril.js, the file npx runs in a clone (a test below runs npx itself).
+//   - `npx tendril` in this clone runs bin/tendril.js, the file npx runs in a clone (a test below runs
+//     npx itself); anywhere else it is npx's own, so that a project that installed Tendril runs its bin;
+//   - /path/to/tendril is a fresh clone of this one (the files git has, committed or not, so no dist/
+//     and no generated page scripts; node_modules linked from here, as `npm ci` would install them), and
+//     /path/to/your-project a new project (a package.json only), both in the OS's temp folder;
+//   - npm installs from its cache where it can (as test/project/package.test.ts does), with no audit.
 // A `start` block stays running, once it has printed what its marker says, until the page ends.
 
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect } from 'vitest';
 import { startFixtureServers } from '../fixtures/server.js';
@@ -21,6 +27,30 @@ import type { Block } from './docs-pages.js';
 import { startFakeModel, type FakeRequest } from './fake-model.js';
 
 const BLOCK_DEADLINE_MS = 120_000;
+/** A block that packs builds the package (prepack), as test/project/package.test.ts does, and is given as long. */
+export const PACK_DEADLINE_MS = 1_200_000;
+export const packs = (block: Block): boolean => /\bnpm pack\b/.test(block.code);
+
+/** What /path/to/tendril stands for: see the header. */
+function freshClone(root: string): string {
+  const into = mkdtempSync(path.join(tmpdir(), 'tendril-clone-'));
+  const listed = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: root, encoding: 'utf8' });
+  for (const file of listed.split('\0')) {
+    // A file deleted from the work tree is still in the index: a clone of this work tree has none.
+    if (!file || !existsSync(path.join(root, file))) continue;
+    mkdirSync(path.dirname(path.join(into, file)), { recursive: true });
+    copyFileSync(path.join(root, file), path.join(into, file));
+  }
+  symlinkSync(path.join(root, 'node_modules'), path.join(into, 'node_modules'));
+  return into;
+}
+
+/** What /path/to/your-project stands for. */
+function newProject(): string {
+  const into = mkdtempSync(path.join(tmpdir(), 'tendril-your-project-'));
+  writeFileSync(path.join(into, 'package.json'), `${JSON.stringify({ name: 'your-project', private: true }, null, 2)}\n`);
+  return into;
+}
 
 async function freePort(): Promise<number> {
   const server = createServer();
@@ -115,8 +145,18 @@ export async function runJourney(root: string, blocks: Block[]): Promise<void> {
     OPENAI_API_KEY: 'sk-docs-test',
     HOSTED_API_URL: '',
     HOSTED_API_KEY: '',
+    npm_config_prefer_offline: 'true',
+    npm_config_audit: 'false',
+    npm_config_fund: 'false',
   };
-  const npx = `npx() { if [ "$1" = tendril ]; then shift; node ${JSON.stringify(path.join(root, 'bin', 'tendril.js'))} "$@"; else command npx "$@"; fi; }\n`;
+  // The stand-ins for /path/to/…, made when a block first names one, removed when the page ends.
+  const standIns = new Map<string, string>();
+  const standIn = (placeholder: string): string => {
+    let made = standIns.get(placeholder);
+    if (!made) standIns.set(placeholder, (made = placeholder === '/path/to/tendril' ? freshClone(root) : newProject()));
+    return made;
+  };
+  const npx = `npx() { if [ "$1" = tendril ] && [[ "$PWD" == ${JSON.stringify(root)}* ]]; then shift; node ${JSON.stringify(path.join(root, 'bin', 'tendril.js'))} "$@"; else command npx "$@"; fi; }\n`;
   const started: Running[] = [];
   try {
     for (const [index, block] of blocks.entries()) {
@@ -124,13 +164,15 @@ export async function runJourney(root: string, blocks: Block[]): Promise<void> {
       const code = block.code
         .replaceAll('https://example.org', page)
         .replace(/(?<=\s)example\.org(?=\s)/g, page.replace(/^http:\/\//, ''))
-        .replace(/\b(3000|5005|6379|8931|9333)\b/g, (port) => String(ports[port]));
+        .replace(/\b(3000|5005|6379|8931|9333)\b/g, (port) => String(ports[port]))
+        .replace(/\/path\/to\/(?:tendril|your-project)\b/g, standIn);
       let running: Running;
       if (block.lang === 'ts') {
-        const file = path.join(dir, `block${index}.ts`);
+        // As the README tells a reader to run one: saved as .mts, `npx tsx file.mts`; from the root, so
+        // that `tendril` resolves to the source as the repository's tsconfig says.
+        const file = path.join(dir, `block${index}.mts`);
         writeFileSync(file, code);
-        // From the root, so that `tendril` resolves to the source as the repository's tsconfig says.
-        running = start(process.execPath, ['--import', 'tsx', file], root, env);
+        running = start('npx', ['tsx', file], root, env);
       } else {
         running = start('bash', ['-e', '-o', 'pipefail', '-c', npx + code], dir, env);
       }
@@ -149,12 +191,14 @@ export async function runJourney(root: string, blocks: Block[]): Promise<void> {
         );
         continue;
       }
-      const [code_] = (await within(running.exit, BLOCK_DEADLINE_MS, () => `${where}:\n${running.output()}`).catch(
-        async (error: unknown) => {
-          await stop(running);
-          throw error;
-        },
-      )) as [number | null];
+      const [code_] = (await within(
+        running.exit,
+        packs(block) ? PACK_DEADLINE_MS : BLOCK_DEADLINE_MS,
+        () => `${where}:\n${running.output()}`,
+      ).catch(async (error: unknown) => {
+        await stop(running);
+        throw error;
+      })) as [number | null];
       expect(
         code_,
         `${where} failed:\n${running.output()}\n(the servers it uses said:\n${started.map((each) => each.output()).join('\n')})`,
@@ -163,5 +207,6 @@ export async function runJourney(root: string, blocks: Block[]): Promise<void> {
   } finally {
     await Promise.all(started.map(stop));
     await Promise.all([fixtures.close(), fake.close()]);
+    for (const each of standIns.values()) rmSync(each, { recursive: true, force: true });
   }
 }

@@ -95,6 +95,10 @@ export function batchKeys(queue: string) {
     hostLeases: (host: string) => `${base}:host:${host}`,
     /** When the last lease on one host began (ms, Redis's clock). */
     hostLast: (host: string) => `${base}:hostlast:${host}`,
+    /** Sorted set of the jobs waiting for room on their host, scored by when the mark lapses (hostWaits.ts). */
+    hostWaits: `${base}:hostwaits`,
+    /** An adder's claim on a job id while it adds it (adding.ts). */
+    adding: (id: string) => `${base}:adding:${id}`,
   };
 }
 

@@ -53,6 +53,12 @@ export interface HostLease {
   release(): Promise<void>;
 }
 
+/** Told while a job waits for its host (so that status can say so): mark for this long, or clear. */
+export interface HostWaiter {
+  mark(ms: number): Promise<void>;
+  clear(): Promise<void>;
+}
+
 export class HostLimits {
   readonly #keys;
   /** Wakes this process's waiters when one of its own leases ends, without waiting for the poll. */
@@ -80,14 +86,21 @@ export class HostLimits {
    * Waits until `host` has room, then holds a place on it (renewed until released). `signal`
    * abandons the wait (a worker handing its jobs back).
    */
-  async acquire(host: string, perHost: number, hostDelayMs: number, signal?: AbortSignal): Promise<HostLease> {
+  async acquire(host: string, perHost: number, hostDelayMs: number, signal?: AbortSignal, waiter?: HostWaiter): Promise<HostLease> {
     if (perHost <= 0 && hostDelayMs <= 0) return { release: async () => undefined };
     const id = randomUUID();
-    for (;;) {
-      signal?.throwIfAborted();
-      const wait = await this.tryAcquire(host, id, perHost, hostDelayMs);
-      if (wait === 0) break;
-      await this.#pause(Math.min(wait, POLL_MS), signal);
+    let marked = 0;
+    try {
+      for (;;) {
+        signal?.throwIfAborted();
+        const wait = await this.tryAcquire(host, id, perHost, hostDelayMs);
+        if (wait === 0) break;
+        // Renewed like a lease: a dead worker's marks lapse as its leases do.
+        if (waiter && Date.now() - marked > this.leaseMs / 3) await waiter.mark(this.leaseMs), (marked = Date.now());
+        await this.#pause(Math.min(wait, POLL_MS), signal);
+      }
+    } finally {
+      if (marked) await waiter!.clear().catch(() => undefined);
     }
     const key = this.#keys.hostLeases(host);
     const renew = setInterval(

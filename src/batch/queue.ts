@@ -5,6 +5,8 @@ import type { Job, Queue, QueueEvents } from 'bullmq';
 import { InvalidOptionError } from '../errors.js';
 import { withDeadline } from '../util/time.js';
 import { QueueAccount } from './account.js';
+import { JobAdder } from './adding.js';
+import { HostWaits } from './hostWaits.js';
 import type { TokenUsage } from '../types.js';
 import {
   BULL_PREFIX,
@@ -18,7 +20,7 @@ import {
   type RedisClient,
 } from './connection.js';
 import { decodeFailure, type JobFailure } from './failures.js';
-import { checkJob, jobId, type BatchJob } from './job.js';
+import { checkJob, type BatchJob } from './job.js';
 import type { QueueLimits } from './limits.js';
 
 export interface BatchQueueOptions {
@@ -40,15 +42,20 @@ export interface AddOptions {
 export interface AddReport {
   /** Jobs new to the queue (and, with `rerun`, finished ones queued again). */
   added: number;
-  /** Jobs that were already there, left as they were. */
+  /** Jobs that were already there (or being added by another `add` at that moment), left as they were. */
   existing: number;
+  /** Of those already there, how many had failed: `rerun` runs them again (always 0 with `rerun`). */
+  failed: number;
 }
 
 export interface BatchStatus {
   waiting: number;
   /** Waiting for a retry's backoff to pass. */
   delayed: number;
+  /** Running in a worker. */
   active: number;
+  /** Taken by a worker but waiting for room on their host (`perHost`, `hostDelayMs`): not running yet. */
+  waitingForHost: number;
   done: number;
   failed: number;
   /** Attempts that failed and were tried again. */
@@ -85,11 +92,13 @@ export interface JobReturn {
 
 const ADD_CHUNK = 500;
 const PAGE = 200;
-const isDrained = (status: BatchStatus) => status.waiting + status.delayed + status.active === 0;
+const isDrained = (status: BatchStatus) => status.waiting + status.delayed + status.active + status.waitingForHost === 0;
 
 export class BatchQueue {
   readonly name: string;
   readonly #account: QueueAccount;
+  readonly #adder: JobAdder;
+  readonly #hostWaits: HostWaits;
   #events: QueueEvents | undefined;
 
   private constructor(
@@ -100,6 +109,8 @@ export class BatchQueue {
   ) {
     this.name = name;
     this.#account = new QueueAccount(client, name);
+    this.#adder = new JobAdder(client, queue, this.#account, name);
+    this.#hostWaits = new HostWaits(client, name);
   }
 
   /** Connects to the queue's Redis (refusing one that evicts keys). */
@@ -119,53 +130,25 @@ export class BatchQueue {
     }
   }
 
-  /** Adds jobs (checked first); a job already in the queue is left as it is, unless it finished and `rerun`. */
+  /**
+   * Adds jobs; a job already in the queue is left as it is, unless it finished and `rerun`. Every
+   * job is checked before any is added (a bad one adds none), so the jobs of one call are held in
+   * memory: to add more than fits, check them yourself (checkJob) and add them in several calls.
+   * The counts hold when several processes add the same jobs at once.
+   */
   async add(jobs: Iterable<BatchJob | unknown> | AsyncIterable<BatchJob | unknown>, options: AddOptions = {}): Promise<AddReport> {
     const attempts = options.attempts ?? 3;
     const backoffMs = options.backoffMs ?? 1000;
     if (!Number.isInteger(attempts) || attempts < 1)
       throw new InvalidOptionError(`attempts must be a whole number of 1 or more, not ${attempts}.`);
     if (!Number.isFinite(backoffMs) || backoffMs < 0) throw new InvalidOptionError(`backoffMs must be 0 or more, not ${backoffMs}.`);
-    const report: AddReport = { added: 0, existing: 0 };
-    let chunk: BatchJob[] = [];
-    let index = 0;
-    for await (const given of jobs as AsyncIterable<unknown>) {
-      chunk.push(checkJob(given, `job ${++index}`));
-      if (chunk.length >= ADD_CHUNK) await this.#addChunk(chunk, attempts, backoffMs, options.rerun === true, report), (chunk = []);
-    }
-    if (chunk.length) await this.#addChunk(chunk, attempts, backoffMs, options.rerun === true, report);
+    const checked: BatchJob[] = [];
+    for await (const given of jobs as AsyncIterable<unknown>) checked.push(checkJob(given, `job ${checked.length + 1}`));
+    const report: AddReport = { added: 0, existing: 0, failed: 0 };
+    const chunk = { attempts, backoffMs, rerun: options.rerun === true };
+    for (let start = 0; start < checked.length; start += ADD_CHUNK)
+      await this.#adder.add(checked.slice(start, start + ADD_CHUNK), chunk, report);
     return report;
-  }
-
-  async #addChunk(jobs: BatchJob[], attempts: number, backoffMs: number, rerun: boolean, report: AddReport): Promise<void> {
-    // One job per id, even within the chunk.
-    const byId = new Map(jobs.map((job) => [jobId(job), job]));
-    report.existing += jobs.length - byId.size;
-    const ids = [...byId.keys()];
-    const multi = this.client.multi();
-    for (const id of ids) multi.exists(this.queue.toKey(id));
-    const found = (await withDeadline(multi.exec(), QUEUE_OP_TIMEOUT_MS, 'Looking for the jobs in the queue')) as unknown as number[];
-    const fresh: string[] = [];
-    for (const [i, id] of ids.entries()) {
-      if (!found[i]) fresh.push(id);
-      else if (rerun && (await this.#removeIfFinished(id))) fresh.push(id);
-      else report.existing++;
-    }
-    const bulk = fresh.map((id) => ({
-      name: 'page',
-      data: byId.get(id)!,
-      opts: { jobId: id, attempts, backoff: { type: 'exponential', delay: backoffMs } },
-    }));
-    if (bulk.length) await withDeadline(this.queue.addBulk(bulk), QUEUE_OP_TIMEOUT_MS, 'Adding jobs to the queue');
-    report.added += bulk.length;
-  }
-
-  async #removeIfFinished(id: string): Promise<boolean> {
-    const state = await withDeadline(this.queue.getJobState(id), QUEUE_OP_TIMEOUT_MS, "Reading a job's state");
-    if (state !== 'completed' && state !== 'failed') return false;
-    await withDeadline(this.queue.remove(id), QUEUE_OP_TIMEOUT_MS, 'Removing a finished job');
-    await this.#account.forget([id]);
-    return true;
   }
 
   /** Sets the queue's limits for every worker (a field left out keeps its value; 0 removes it). */
@@ -187,20 +170,25 @@ export class BatchQueue {
   }
 
   async status(): Promise<BatchStatus> {
-    const [counts, retried, account] = await withDeadline(
+    const [counts, retried, account, forHost] = await withDeadline(
       Promise.all([
         this.queue.getJobCounts('waiting', 'prioritized', 'waiting-children', 'delayed', 'active', 'completed', 'failed'),
         this.client.hGet(batchKeys(this.name).stats, 'retried'),
         this.#account.state(),
+        this.#hostWaits.count(this.queue.toKey(''), this.queue.toKey('delayed')),
       ]),
       QUEUE_OP_TIMEOUT_MS,
       "Reading the queue's counts",
     );
     const count = (type: string) => counts[type] ?? 0;
+    // The reads are not one moment: never count more jobs as waiting for their host than BullMQ holds.
+    const forHostDelayed = Math.min(count('delayed'), forHost.delayed);
+    const forHostActive = Math.min(count('active'), forHost.active);
     return {
       waiting: count('waiting') + count('prioritized') + count('waiting-children'),
-      delayed: count('delayed'),
-      active: count('active'),
+      delayed: count('delayed') - forHostDelayed,
+      active: count('active') - forHostActive,
+      waitingForHost: forHostDelayed + forHostActive,
       done: count('completed'),
       failed: count('failed'),
       retried: Number(retried ?? 0),

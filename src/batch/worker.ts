@@ -5,6 +5,7 @@
 
 import type { Job, Queue, Worker } from 'bullmq';
 import { BudgetExceededError, ConnectionClosedError, InvalidOptionError } from '../errors.js';
+import { checkStorageState } from '../driver/storageState.js';
 import type { ModelConfiguration, SdkOptions } from '../types.js';
 import { withDeadline } from '../util/time.js';
 import { JobAccount, QueueAccount } from './account.js';
@@ -21,6 +22,7 @@ import {
 } from './connection.js';
 import { decodeFailure, encodeFailure, isPermanent, type JobFailure } from './failures.js';
 import type { BatchJob } from './job.js';
+import { HostWaits } from './hostWaits.js';
 import { HostLimits, hostOf, readLimits, type QueueLimits } from './limits.js';
 import type { JobReturn } from './queue.js';
 import { runJob } from './runJob.js';
@@ -76,6 +78,7 @@ export class BatchWorker {
     private readonly options: BatchWorkerOptions & { queue: string },
     private readonly account: QueueAccount,
     private readonly hosts: HostLimits,
+    private readonly hostWaits: HostWaits,
   ) {}
 
   /** Connects, starts the browser, and starts taking jobs. */
@@ -84,6 +87,8 @@ export class BatchWorker {
     const concurrency = options.concurrency ?? 4;
     if (!Number.isInteger(concurrency) || concurrency < 1)
       throw new InvalidOptionError(`concurrency must be a whole number of 1 or more, not ${concurrency}.`);
+    // Before anything starts: a state that cannot load would fail every job instead.
+    if (options.storageState !== undefined) checkStorageState(options.storageState, 'storageState');
     const lockMs = options.lockMs ?? 30_000;
     const url = redisUrlOf(options.redisUrl);
     const bull = await loadBullMQ();
@@ -104,6 +109,7 @@ export class BatchWorker {
         { ...options, queue: name },
         new QueueAccount(client, name),
         new HostLimits(client, name, lockMs),
+        new HostWaits(client, name),
       );
       worker.#worker = new bull.Worker(name, (job, token) => worker.#process(job, token), {
         connection: client as never,
@@ -157,7 +163,8 @@ export class BatchWorker {
           throw Object.assign(spent, { scope: 'account', limit: budget ?? 0, used: (budget ?? 0) - remaining, needed: 1 });
         }
       }
-      lease = await this.hosts.acquire(hostOf(data.url), limits.perHost ?? 0, limits.hostDelayMs ?? 0, this.#handBack.signal);
+      const waiter = { mark: (ms: number) => this.hostWaits.mark(id, ms), clear: () => this.hostWaits.clear(id) };
+      lease = await this.hosts.acquire(hostOf(data.url), limits.perHost ?? 0, limits.hostDelayMs ?? 0, this.#handBack.signal, waiter);
       sdk = await this.browser.get();
       const budget = { maxTokens: data.maxTokens, account: new JobAccount(this.account, id, data.maxTokens) };
       const result = await runJob(sdk, data, {

@@ -1,10 +1,9 @@
 // `tendril batch add|status|results`: feeding a batch queue and reading it. The workers are
 // `tendril worker` (worker.ts). The batch layer, and with it BullMQ, is loaded only here.
 
-import { createReadStream, createWriteStream } from 'node:fs';
+import { createWriteStream } from 'node:fs';
 import { access, constants } from 'node:fs/promises';
 import { once } from 'node:events';
-import { createInterface } from 'node:readline';
 import type { Writable } from 'node:stream';
 import { InvalidOptionError } from '../errors.js';
 import { readJsonFlag } from './jsonFile.js';
@@ -50,9 +49,10 @@ The queue, for every worker (a value stays until set again; 0 removes it):
 
 export const STATUS_USAGE = `tendril batch status --queue NAME [--wait] [--json]
 
-Prints the queue's counts: waiting, delayed (a retry's backoff), active, done, failed, retried
+Prints the queue's counts: waiting, delayed (a retry's backoff), active (running), for host (taken
+by a worker, waiting for room on their host: --per-host, --host-delay), done, failed, retried
 (attempts tried again), and the tokens its model calls used (of its budget).
-  --wait               first wait until no job is waiting, delayed or active (a progress bar on a terminal)
+  --wait               first wait until no job is waiting, delayed, active or for host (a progress bar on a terminal)
   --json               the counts as one JSON object
 ${CONNECTION}`;
 
@@ -73,6 +73,24 @@ function whole(raw: string | undefined, flag: string, usage: string, min = 0): n
   if (!Number.isInteger(value) || value < min)
     throw new UsageError(`--${flag} takes a whole number${min ? ` of ${min} or more` : ''}, not ${JSON.stringify(raw)}.`, usage);
   return value;
+}
+
+/** The --schema file: a JSON Schema object extract() can serve, refused at once otherwise (never per job). */
+async function readSchemaFlag(file: string): Promise<Record<string, unknown>> {
+  const json = await readJsonFlag('--schema', file);
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) {
+    const what = json === null ? 'null' : Array.isArray(json) ? 'an array' : `a ${typeof json}`;
+    throw new InvalidOptionError(
+      `--schema ${file} holds ${what}; it must hold a JSON Schema object such as { "type": "object", "properties": { … } }.`,
+    );
+  }
+  const { schemaFromJson } = await import('../extract/jsonSchemaInput.js');
+  try {
+    schemaFromJson(json);
+  } catch (error) {
+    throw new InvalidOptionError(`--schema ${file}: ${(error as Error).message}`, { cause: error });
+  }
+  return json as Record<string, unknown>;
 }
 
 async function openQueue(values: { queue?: string; 'redis-url'?: string }, usage: string) {
@@ -120,7 +138,7 @@ async function addCommand(argv: string[]): Promise<number> {
   if (positionals.length !== 1) throw new UsageError('Give one file of jobs (or - for stdin).', ADD_USAGE);
   const defaults = {
     instruction: v.instruction,
-    schema: v.schema ? ((await readJsonFlag('--schema', v.schema)) as Record<string, unknown>) : undefined,
+    schema: v.schema ? await readSchemaFlag(v.schema) : undefined,
     act: v.act,
     model: v.model,
     selector: v.selector,
@@ -138,29 +156,41 @@ async function addCommand(argv: string[]): Promise<number> {
     backoffMs: whole(v.backoff, 'backoff', ADD_USAGE),
     rerun: values.rerun === true,
   };
-  const { jobOfLine } = await import('../batch/job.js');
   const file = positionals[0]!;
   if (file !== '-') {
     await access(file, constants.R_OK).catch((error: Error) => {
       throw new InvalidOptionError(`${file} cannot be read: ${error.message}`);
     });
   }
-  const source = file === '-' ? process.stdin : createReadStream(file);
-  const queue = await openQueue(values, ADD_USAGE);
+  const { checkedLines } = await import('./batchLines.js');
+  // Every line is checked before any job is queued: a bad line anywhere queues nothing.
+  const lines = await checkedLines(file, defaults);
   try {
-    await queue.configure(limits);
-    async function* jobs() {
-      let line = 0;
-      for await (const text of createInterface({ input: source, crlfDelay: Infinity })) {
-        const job = jobOfLine(text, defaults, `${file === '-' ? 'stdin' : file} line ${++line}`);
-        if (job) yield job;
+    const queue = await openQueue(values, ADD_USAGE);
+    try {
+      await queue.configure(limits);
+      const report = { added: 0, existing: 0, failed: 0 };
+      try {
+        for await (const batch of lines.batches()) {
+          const each = await queue.add(batch, options);
+          report.added += each.added;
+          report.existing += each.existing;
+          report.failed += each.failed;
+        }
+      } catch (error) {
+        // Only a file changed since it was checked, or the queue failing, stops it midway: say what is in.
+        if (report.added + report.existing)
+          process.stderr.write(`tendril batch add: added ${report.added}, already there ${report.existing} before this error:\n`);
+        throw error;
       }
+      const failed = report.failed ? ` (${report.failed} of them failed: --rerun runs them again)` : '';
+      process.stdout.write(`added ${report.added}, already there ${report.existing}${failed}\n`);
+      return 0;
+    } finally {
+      await queue.close();
     }
-    const { added, existing } = await queue.add(jobs(), options);
-    process.stdout.write(`added ${added}, already there ${existing}\n`);
-    return 0;
   } finally {
-    await queue.close();
+    await lines.dispose();
   }
 }
 
@@ -187,6 +217,7 @@ async function statusCommand(argv: string[]): Promise<number> {
         ['waiting', status.waiting],
         ['delayed', status.delayed],
         ['active', status.active],
+        ['for host', status.waitingForHost],
         ['done', status.done],
         ['failed', status.failed],
         ['retried', status.retried],

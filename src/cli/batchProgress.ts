@@ -6,7 +6,7 @@ const WIDTH = 30;
 
 export function progressLine(status: BatchStatus): string {
   const finished = status.done + status.failed;
-  const total = finished + status.waiting + status.delayed + status.active;
+  const total = finished + status.waiting + status.delayed + status.active + status.waitingForHost;
   const filled = total ? Math.round((finished / total) * WIDTH) : WIDTH;
-  return `[${'#'.repeat(filled)}${'.'.repeat(WIDTH - filled)}] ${finished}/${total} (${status.done} done, ${status.failed} failed, ${status.active} active)`;
+  return `[${'#'.repeat(filled)}${'.'.repeat(WIDTH - filled)}] ${finished}/${total} (${status.done} done, ${status.failed} failed, ${status.active} active${status.waitingForHost ? `, ${status.waitingForHost} waiting for their host` : ''})`;
 }

@@ -69,6 +69,17 @@ function exitCodeOf(error: unknown): number {
   return 1;
 }
 
+// A reader that stops early (`tendril batch results | head`) closes the pipe: nobody reads what is
+// left, so the command ends there, quietly (exit 0, or the code already set), as Unix tools do,
+// rather than with the stack of an unhandled EPIPE. A closed stderr only loses what it would say.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code !== 'EPIPE') throw error;
+  process.exit();
+});
+process.stderr.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code !== 'EPIPE') throw error;
+});
+
 main(process.argv.slice(2)).then(
   (code) => {
     process.exitCode = code;

@@ -2,7 +2,6 @@
 // job is left anywhere). SIGTERM or SIGINT: jobs in hand finish (or go back to the queue after
 // --grace), the browser closes, the process exits 0.
 
-import { InvalidOptionError } from '../errors.js';
 import type { SdkOptions } from '../types.js';
 import { readJsonFlag } from './jsonFile.js';
 import { parseFlags, UsageError } from './usage.js';
@@ -57,12 +56,14 @@ function positive(raw: string | undefined, flag: string): number | undefined {
   return value;
 }
 
-/** The parsed --storage-state file: a JSON object (as Playwright's storageState() writes it). */
+/**
+ * The --storage-state file, checked whole (each cookie as the browser will be given it) before the
+ * worker starts: a state that cannot load would otherwise fail every job, one by one.
+ */
 async function readStorageState(file: string): Promise<unknown> {
   const parsed = await readJsonFlag('--storage-state', file);
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-    throw new InvalidOptionError(`--storage-state ${file} must hold a JSON object such as { "cookies": [...], "origins": [...] }.`);
-  }
+  const { checkStorageState } = await import('../driver/storageState.js');
+  checkStorageState(parsed, `--storage-state ${file}`);
   return parsed;
 }
 

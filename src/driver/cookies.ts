@@ -63,7 +63,8 @@ export async function readCookies(jar: CookieJar, urls?: unknown): Promise<Cooki
   return parsed.length ? cookies.filter((cookie) => parsed.some((url) => sentTo(cookie, url))) : cookies;
 }
 
-function checkCookie(given: unknown, index: number): Protocol.Network.CookieParam {
+/** One cookie checked as addCookies checks it (CookieValidationError naming it), in the browser's form. */
+export function checkCookie(given: unknown, index: number): Protocol.Network.CookieParam {
   if (given === null || typeof given !== 'object')
     throw new CookieValidationError(`addCookies: cookie ${index} is not an object with name and value.`);
   const cookie = given as CookieParam;

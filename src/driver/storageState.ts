@@ -14,9 +14,10 @@
 // first-party storage only. sessionStorage and IndexedDB are not part of it (Playwright's default).
 
 import type { CdpSession } from '../cdp/session.js';
-import { InvalidOptionError, SdkError, SdkStateError } from '../errors.js';
+import { CookieValidationError, InvalidOptionError, SdkError, SdkStateError } from '../errors.js';
 import type { Cookie, CookieParam, StorageState } from '../types.js';
 import { withDeadline } from '../util/time.js';
+import { checkCookie } from './cookies.js';
 import type { ReadTextFile } from './initScripts.js';
 
 /** What the keeper needs of its Context (named here: this module must not import context.ts, which imports it). */
@@ -60,7 +61,28 @@ export function checkStorageState(value: unknown, where: string): StorageState {
       fail(`origins[${index}].localStorage must be an array of { name, value } strings.`);
     }
   });
+  // Each cookie as it will be put in, so that a state that cannot load fails here, before any page
+  // (a batch worker checks its --storage-state at start, not in every job).
+  (cookies as unknown[]).forEach((cookie, index) => {
+    try {
+      checkCookie(cookieParamOf(cookie), index);
+    } catch (error) {
+      if (!(error instanceof CookieValidationError)) throw error;
+      const why = error.message.replace(/^addCookies: cookie \d+ /, '');
+      throw new CookieValidationError(
+        `${where}: cookies[${index}]${why.startsWith('Cookie ') ? ': ' : ' '}${why} Fix that cookie or leave it out of the state.`,
+        { cause: error },
+      );
+    }
+  });
   return { cookies: cookies as Cookie[], origins: origins as StorageState['origins'] };
+}
+
+/** What of a state's cookie goes to addCookies (a state's cookies have a domain and a path, never a url). */
+function cookieParamOf(cookie: unknown): unknown {
+  if (typeof cookie !== 'object' || cookie === null) return cookie;
+  const { name, value, domain, path, expires, httpOnly, secure, sameSite } = cookie as Cookie;
+  return { name, value, domain, path, expires, httpOnly, secure, sameSite };
 }
 
 /** The storage of one browser context: what it has been on, read and written through a hidden page. */
@@ -123,18 +145,7 @@ export class StorageKeeper {
       }
     }
     const state = checkStorageState(value, typeof given === 'string' ? `storageState ${JSON.stringify(given)}` : 'storageState');
-    await this.host.addCookies(
-      state.cookies.map(({ name, value, domain, path, expires, httpOnly, secure, sameSite }) => ({
-        name,
-        value,
-        domain,
-        path,
-        expires,
-        httpOnly,
-        secure,
-        sameSite,
-      })),
-    );
+    await this.host.addCookies(state.cookies.map(cookieParamOf) as CookieParam[]);
     for (const { origin } of state.origins) this.#origins.add(origin);
     const items = new Map(state.origins.map(({ origin, localStorage }) => [origin, localStorage]));
     await this.#visit(

@@ -57,10 +57,32 @@ export function fromJsonSchema(schema: unknown, path = '', depth = 0): SchemaNod
   return description ? ({ ...node, description } as SchemaNode) : node;
 }
 
+/**
+ * Keywords that constrain a value and that SchemaNode cannot say: beside a `type` they would be
+ * dropped without a word, and the schema would let through what its author meant to refuse.
+ */
+const UNSUPPORTED = ['$ref', 'allOf', 'oneOf', 'not', 'if', 'then', 'else', 'const', 'patternProperties', 'dependentSchemas'];
+
+const KINDS = 'object, array, string, number, integer, boolean, enum and anyOf';
+
 function read(json: Json, path: string, depth: number): SchemaNode {
   const where = path || 'the root';
-  if (Array.isArray(json.enum)) return { kind: 'enum', values: json.enum as Array<string | number | boolean | null> };
-  if (Array.isArray(json.anyOf)) {
+  const unsupported = UNSUPPORTED.filter((keyword) => json[keyword] !== undefined);
+  if (unsupported.length)
+    throw new InvalidOptionError(
+      `The schema at ${where} uses ${unsupported.map((keyword) => `"${keyword}"`).join(', ')}, which extract() cannot follow; write it out with ${KINDS}.`,
+    );
+  if (json.enum !== undefined) {
+    const values = json.enum;
+    const scalar = (value: unknown) => value === null || ['string', 'number', 'boolean'].includes(typeof value);
+    // An empty list, or objects (never equal to an answer's), would let no answer through.
+    if (!Array.isArray(values) || !values.length || !values.every(scalar))
+      throw new InvalidOptionError(`"enum" at ${where} must be a non-empty array of strings, numbers, booleans or null.`);
+    return { kind: 'enum', values: values as Array<string | number | boolean | null> };
+  }
+  if (json.anyOf !== undefined) {
+    if (!Array.isArray(json.anyOf) || !json.anyOf.length)
+      throw new InvalidOptionError(`"anyOf" at ${where} must be a non-empty array of schemas: with none, no answer could fit.`);
     const options = json.anyOf as unknown[];
     const isNull = (option: unknown) => (option as Json | null)?.type === 'null';
     const rest = options.filter((option) => !isNull(option));
@@ -72,7 +94,16 @@ function read(json: Json, path: string, depth: number): SchemaNode {
       const properties = (json.properties ?? {}) as Record<string, unknown>;
       if (typeof properties !== 'object' || Array.isArray(properties))
         throw new InvalidOptionError(`"properties" at ${where} must be an object.`);
-      const required = new Set(Array.isArray(json.required) ? (json.required as string[]) : []);
+      const given = json.required ?? [];
+      if (!Array.isArray(given) || !given.every((key) => typeof key === 'string'))
+        throw new InvalidOptionError(`"required" at ${where} must be an array of property names.`);
+      // A required name with no schema of its own: the model is never told of it, so no answer has it.
+      const stray = given.filter((key) => !Object.hasOwn(properties, key));
+      if (stray.length)
+        throw new InvalidOptionError(
+          `"required" at ${where} names ${stray.map((key) => JSON.stringify(key)).join(', ')}, which "properties" does not describe.`,
+        );
+      const required = new Set(given);
       const fields: FieldNode[] = Object.entries(properties).map(([key, value]) => ({
         key,
         node: fromJsonSchema(value, path ? `${path}.${key}` : key, depth + 1),
@@ -87,9 +118,17 @@ function read(json: Json, path: string, depth: number): SchemaNode {
     case 'number':
     case 'integer': {
       const node: Extract<SchemaNode, { kind: 'number' }> = { kind: 'number', integer: json.type === 'integer' };
-      const bound = (value: unknown, inclusive: boolean) => (typeof value === 'number' ? { value, inclusive } : undefined);
-      const min = bound(json.minimum, true) ?? bound(json.exclusiveMinimum, false);
-      const max = bound(json.maximum, true) ?? bound(json.exclusiveMaximum, false);
+      const bound = (key: string, inclusive: boolean) => {
+        const value = json[key];
+        if (value === undefined) return undefined;
+        if (typeof value !== 'number' || !Number.isFinite(value))
+          throw new InvalidOptionError(`"${key}" at ${where} must be a number, not ${JSON.stringify(value)}.`);
+        return { value, inclusive };
+      };
+      const min = bound('minimum', true) ?? bound('exclusiveMinimum', false);
+      const max = bound('maximum', true) ?? bound('exclusiveMaximum', false);
+      if (min && max && (min.value > max.value || (min.value === max.value && !(min.inclusive && max.inclusive))))
+        throw new InvalidOptionError(`The bounds at ${where} leave no number between them (at least ${min.value}, at most ${max.value}).`);
       if (min) node.min = min;
       if (max) node.max = max;
       return node;
@@ -97,8 +136,6 @@ function read(json: Json, path: string, depth: number): SchemaNode {
     case 'boolean':
       return { kind: 'boolean' };
     default:
-      throw new InvalidOptionError(
-        `The schema at ${where} has type ${JSON.stringify(json.type)}; extract() takes object, array, string, number, integer, boolean, enum and anyOf.`,
-      );
+      throw new InvalidOptionError(`The schema at ${where} has type ${JSON.stringify(json.type)}; extract() takes ${KINDS}.`);
   }
 }

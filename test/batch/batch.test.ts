@@ -51,10 +51,11 @@ describe('the queue', () => {
     const queue = await BatchQueue.open({ queue: 'once', redisUrl });
     try {
       const jobs = [{ url: site.url('127.0.0.1', '/p/a') }, { url: site.url('127.0.0.1', '/p/b'), instruction: 'the title' }];
-      expect(await queue.add(jobs)).toEqual({ added: 2, existing: 0 });
+      expect(await queue.add(jobs)).toEqual({ added: 2, existing: 0, failed: 0 });
       expect(await queue.add([...jobs, { ...jobs[0]!, timeout: 5000 }, { url: site.url('127.0.0.1', '/p/c') }])).toEqual({
         added: 1,
         existing: 3,
+        failed: 0,
       });
       expect((await queue.status()).waiting).toBe(3);
       // What it asks makes the id: another instruction is another job.
@@ -74,6 +75,16 @@ describe('the queue', () => {
         /a `schema` needs an `instruction`/,
       );
       await expect(queue.add([{ url: 'https://example.org/', colour: 'red' }])).rejects.toThrow(InvalidOptionError);
+      // Far down, past the first chunk the queue adds at once: still nothing queued.
+      const many = Array.from({ length: 600 }, (_, i) => ({ url: i === 549 ? 'file:///etc/passwd' : `https://example.org/${i}` }));
+      await expect(queue.add(many)).rejects.toThrow(/job 550: `url` must be an http\(s\) URL/);
+      await expect(
+        queue.add(
+          (async function* () {
+            yield* many;
+          })(),
+        ),
+      ).rejects.toThrow(/job 550/);
       expect((await queue.status()).waiting).toBe(0);
     } finally {
       await queue.close();
@@ -267,8 +278,8 @@ describe('a worker', () => {
       ]);
       // A finished job is run again only when asked; one already waiting is left as it is.
       const again = [{ url: site.url('127.0.0.1', '/p/no-model') }, { url: site.url('127.0.0.1', '/p/new') }];
-      expect(await queue.add(again)).toEqual({ added: 1, existing: 1 });
-      expect(await queue.add(again, { rerun: true })).toEqual({ added: 1, existing: 1 });
+      expect(await queue.add(again)).toEqual({ added: 1, existing: 1, failed: 0 });
+      expect(await queue.add(again, { rerun: true })).toEqual({ added: 1, existing: 1, failed: 0 });
       expect(await queue.status()).toMatchObject({ waiting: 2, done: 0, failed: 1 });
     } finally {
       await client.close();

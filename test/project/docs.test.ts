@@ -106,6 +106,15 @@ describe('the docs', () => {
     }
   });
 
+  it('start every redis-server they show on loopback only: whoever reaches the queue or the cache may read and write it', () => {
+    const lines = blocks
+      .filter((block) => block.lang === 'sh')
+      .flatMap((block) => block.code.split('\n').map((line, i) => ({ line, where: `${block.page}:${block.line + i}` })))
+      .filter(({ line }) => /^\s*redis-server\b/.test(line.replace(/#.*$/, '')));
+    expect(lines.length).toBeGreaterThan(0);
+    expect(lines.filter(({ line }) => !/\s--bind 127\.0\.0\.1(\s|$)/.test(line)).map(({ where, line }) => `${where}: ${line}`)).toEqual([]);
+  });
+
   it('name only npm scripts that exist and tendril commands and flags the command line knows', () => {
     const scripts = Object.keys(
       (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts,

@@ -116,6 +116,18 @@ describe('schemas on the wire to a hosted server', () => {
   it('refuse what the description cannot say', () => {
     expect(() => fromJsonSchema({ type: 'object', properties: { when: { type: 'date' } } })).toThrow(/"date"/);
     expect(() => fromJsonSchema('object')).toThrow(InvalidOptionError);
+    // Shapes no answer could fit, or constraints that would be dropped without a word.
+    expect(() => fromJsonSchema({ anyOf: [] })).toThrow(/"anyOf" at the root must be a non-empty array/);
+    expect(() => fromJsonSchema({ enum: [] })).toThrow(/"enum" at the root must be a non-empty array/);
+    expect(() => fromJsonSchema({ type: 'object', properties: { a: { type: 'string' } }, required: ['a', 'b'] })).toThrow(/names "b"/);
+    expect(() => fromJsonSchema({ type: 'integer', exclusiveMinimum: 3, maximum: 3 })).toThrow(/leave no number/);
+    expect(() => fromJsonSchema({ type: 'string', $ref: '#/x' })).toThrow(/uses "\$ref"/);
+    expect(fromJsonSchema({ type: 'integer', minimum: 3, maximum: 3 })).toEqual({
+      kind: 'number',
+      integer: true,
+      min: { value: 3, inclusive: true },
+      max: { value: 3, inclusive: true },
+    });
   });
 });
 

@@ -30,6 +30,10 @@ export function useBatchCli(prefix: string) {
     get dir(): string {
       return dir;
     },
+    /** The file's redis-server (redis-cli against it: `redis.cli(...)`). */
+    get redis(): RedisServer {
+      return redis!;
+    },
     /** Worker processes to kill, if still running, once the file's tests are done. */
     workers,
     env,

@@ -1,7 +1,7 @@
 // A loopback site for the batch tests: small pages under /p/<n>, reachable as two hosts
 // (127.0.0.1 and localhost) on one port. It counts documents in flight, per host and in all, and
 // holds each a moment so that jobs running at once overlap. /flaky/<k> answers 503 to its first
-// two requests, /missing 404, /hang never answers (until the client hangs up), and /hang-once
+// two requests, /big is about 400 kB of text, /missing 404, /hang never answers (until the client hangs up), and /hang-once
 // does not answer its first request only.
 
 import http from 'node:http';
@@ -37,6 +37,12 @@ export async function startBatchSite(holdMs = 25): Promise<BatchSite> {
       req.socket.once('close', () => hangWaiters.splice(0).forEach((wake) => wake()));
       return;
     }
+    if (path.startsWith('/big'))
+      return void res
+        .writeHead(200, { 'content-type': 'text/html' })
+        .end(
+          `<!doctype html><title>Big</title>${Array.from({ length: 4000 }, (_, i) => `<p>Paragraph ${i} ${'of a long page '.repeat(6)}</p>`).join('')}`,
+        );
     if (path.startsWith('/missing')) return void res.writeHead(404, { 'content-type': 'text/html' }).end('<h1>Not here</h1>');
     if (path.startsWith('/flaky') && hits.get(path)! <= 2)
       return void res.writeHead(503, { 'content-type': 'text/html' }).end('<h1>Busy</h1>');

@@ -11,12 +11,13 @@ export interface Run {
   exit: Promise<number | null>;
 }
 
-/** Starts `node --import tsx <script> ...args` with `env` on top of this process's environment. */
-export function runScript(script: string, args: string[], env: Record<string, string> = {}): Run {
+/** Starts `node --import tsx <script> ...args` with `env` on top of this process's environment (and `input` on its stdin). */
+export function runScript(script: string, args: string[], env: Record<string, string> = {}, input?: string): Run {
   const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], {
     env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
   });
+  if (input !== undefined) child.stdin!.end(input);
   let out = '';
   let err = '';
   child.stdout!.on('data', (chunk: Buffer) => (out += chunk));

@@ -3,6 +3,7 @@
 
 /** A cookie of the browser (`context.cookies()`). */
 export interface Cookie {
+  /** Empty for a nameless cookie (`document.cookie = "value-only"`), which Chrome sends as its value alone. */
   name: string;
   value: string;
   domain: string;
@@ -12,6 +13,15 @@ export interface Cookie {
   httpOnly: boolean;
   secure: boolean;
   sameSite: 'Strict' | 'Lax' | 'None';
+  /** A partitioned (CHIPS) cookie's partition: the top-level site it was set under, such as "https://example.org". Absent for others. */
+  partitionKey?: string;
+  /**
+   * The other half of Chrome's partition key: whether a frame between the top and the cookie's was of another site.
+   * Playwright's name for it, so that its files and ours carry the same partition.
+   */
+  _crHasCrossSiteAncestor?: boolean;
+  /** Chrome's priority, given only when it is not "Medium" (the default). */
+  priority?: 'Low' | 'Medium' | 'High';
 }
 
 /** A cookie to set (`context.addCookies()`): give `url`, or `domain` and `path`. */
@@ -27,6 +37,11 @@ export interface CookieParam {
   httpOnly?: boolean;
   secure?: boolean;
   sameSite?: 'Strict' | 'Lax' | 'None';
+  /** Sets a partitioned (CHIPS) cookie, of this top-level site ("https://example.org"); it needs `secure`. */
+  partitionKey?: string;
+  /** With `partitionKey`: whether it was set under a cross-site ancestor (default true, as in Playwright). */
+  _crHasCrossSiteAncestor?: boolean;
+  priority?: 'Low' | 'Medium' | 'High';
 }
 
 /** Which cookies `context.clearCookies()` removes: those matching every field given (a string exactly). */

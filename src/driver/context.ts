@@ -94,7 +94,7 @@ export class Context extends Emitter<{ page: Page }> {
     super();
     this.#guard = options.policy ? new DomainGuard(options.policy, logger) : undefined;
     this.#policyOn = this.#guard !== undefined;
-    this.#storage = options.storage && new options.storage(this, browser.connection.rootSession, options);
+    this.#storage = options.storage && new options.storage(this, browser.connection.rootSession, options, logger);
   }
 
   /** @internal Attaches to the pages that exist and to every one that appears later. */

@@ -22,10 +22,28 @@ export interface CookieJar {
 const SAME_SITE = ['Strict', 'Lax', 'None'];
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
 
+const PRIORITY = ['Low', 'Medium', 'High'];
+
 function toCookie(raw: Protocol.Network.Cookie): Cookie {
-  const { name, value, domain, path, expires, httpOnly, secure } = raw;
+  const { name, value, domain, path, expires, httpOnly, secure, partitionKey, priority } = raw;
   // Chrome leaves sameSite out when the cookie did not set it; browsers treat that as Lax.
-  return { name, value, domain, path, expires: raw.session ? -1 : expires, httpOnly, secure, sameSite: raw.sameSite ?? 'Lax' };
+  const cookie: Cookie = {
+    name,
+    value,
+    domain,
+    path,
+    expires: raw.session ? -1 : expires,
+    httpOnly,
+    secure,
+    sameSite: raw.sameSite ?? 'Lax',
+  };
+  // Playwright's shape for a partition: a partitioned cookie loaded without it would be sent to every top-level site.
+  if (partitionKey) {
+    cookie.partitionKey = partitionKey.topLevelSite;
+    cookie._crHasCrossSiteAncestor = partitionKey.hasCrossSiteAncestor;
+  }
+  if (priority && priority !== 'Medium') cookie.priority = priority;
+  return cookie;
 }
 
 /** Whether the browser would send `cookie` with a request to `url` (host, path on a `/` boundary, secure). */
@@ -68,10 +86,16 @@ export function checkCookie(given: unknown, index: number): Protocol.Network.Coo
   if (given === null || typeof given !== 'object')
     throw new CookieValidationError(`addCookies: cookie ${index} is not an object with name and value.`);
   const cookie = given as CookieParam;
-  const { name, value, url, domain, path, expires, sameSite } = cookie;
-  const what = `Cookie ${JSON.stringify(name)}`;
-  if (typeof name !== 'string' || !name) throw new CookieValidationError(`addCookies: cookie ${index} needs a non-empty string \`name\`.`);
+  const { name, value, url, domain, path, expires, sameSite, partitionKey, priority } = cookie;
+  if (typeof name !== 'string') throw new CookieValidationError(`addCookies: cookie ${index} needs a string \`name\`.`);
+  const what = name ? `Cookie ${JSON.stringify(name)}` : `Cookie ${index} (nameless)`;
   if (typeof value !== 'string') throw new CookieValidationError(`${what} needs a string \`value\`.`);
+  // A nameless cookie is sent as its value alone, so a "=" in it would read as a name: Chrome refuses both.
+  if (!name && (!value || value.includes('='))) {
+    throw new CookieValidationError(
+      `${what}: a cookie with an empty \`name\` needs a \`value\` without "=" (it is sent as the value alone); give it a name.`,
+    );
+  }
   if (!url && !(domain && path)) throw new CookieValidationError(`${what} must have a url, or a domain and a path.`);
   if (url && domain) throw new CookieValidationError(`${what} should have either url or domain, not both.`);
   if (url && path) throw new CookieValidationError(`${what} should have either url or path, not both: the path comes from the url.`);
@@ -80,8 +104,24 @@ export function checkCookie(given: unknown, index: number): Protocol.Network.Coo
   }
   if (sameSite !== undefined && !SAME_SITE.includes(sameSite))
     throw new CookieValidationError(`${what} has sameSite ${JSON.stringify(sameSite)}; use "Strict", "Lax" or "None".`);
-  const param: Protocol.Network.CookieParam = { name, value, domain, path, secure: cookie.secure, httpOnly: cookie.httpOnly, sameSite };
+  if (partitionKey !== undefined && (typeof partitionKey !== 'string' || !/^https?:\/\/[^/]+$/.test(partitionKey)))
+    throw new CookieValidationError(
+      `${what} has partitionKey ${JSON.stringify(partitionKey)}; use the top-level site, such as "https://example.org".`,
+    );
+  if (priority !== undefined && !PRIORITY.includes(priority))
+    throw new CookieValidationError(`${what} has priority ${JSON.stringify(priority)}; use "Low", "Medium" or "High".`);
+  const param: Protocol.Network.CookieParam = {
+    name,
+    value,
+    domain,
+    path,
+    secure: cookie.secure,
+    httpOnly: cookie.httpOnly,
+    sameSite,
+    priority,
+  };
   if (expires !== undefined && expires !== -1) param.expires = expires;
+  if (partitionKey) param.partitionKey = { topLevelSite: partitionKey, hasCrossSiteAncestor: cookie._crHasCrossSiteAncestor !== false };
   if (url) {
     if (url === 'about:blank') throw new CookieValidationError(`Blank page cannot have cookie ${JSON.stringify(name)}.`);
     if (url.startsWith('data:')) throw new CookieValidationError(`Data URL page cannot have cookie ${JSON.stringify(name)}.`);
@@ -158,7 +198,9 @@ export async function clearCookies(jar: CookieJar, filter?: unknown): Promise<vo
   const doomed = all.filter((cookie) => matches(toCookie(cookie), checked));
   if (!doomed.length) return;
   if (!jar.browser) {
-    await Promise.all(doomed.map(({ name, domain, path }) => session.send('Network.deleteCookies', { name, domain, path })));
+    await Promise.all(
+      doomed.map(({ name, domain, path, partitionKey }) => session.send('Network.deleteCookies', { name, domain, path, partitionKey })),
+    );
     return;
   }
   // The browser session has no Network domain to delete one cookie with: all go, the others come back.

@@ -15,6 +15,7 @@
 
 import type { CdpSession } from '../cdp/session.js';
 import { CookieValidationError, InvalidOptionError, SdkError, SdkStateError } from '../errors.js';
+import type { Logger } from '../logger.js';
 import type { Cookie, CookieParam, StorageState } from '../types.js';
 import { withDeadline } from '../util/time.js';
 import { checkCookie } from './cookies.js';
@@ -41,6 +42,48 @@ function webOrigin(url: string): string | undefined {
 }
 
 const READ = `(() => { const s = localStorage, out = []; for (let i = 0; i < s.length; i++) { const name = s.key(i); out.push({ name, value: s.getItem(name) }); } return out; })()`;
+
+/** What names a cookie in Chrome's store: a later cookie with the same replaces it. */
+function cookieKey({ name, domain, path, partitionKey }: Pick<Cookie, 'name' | 'domain' | 'path' | 'partitionKey'>): string {
+  return JSON.stringify([name, domain.replace(/^\./, '').toLowerCase(), path, partitionKey ?? '']);
+}
+
+/**
+ * Says how many of the cookies given Chrome did not keep, and why, since Chrome drops them without
+ * an error: a cookie store holds at most 180 cookies per domain (eTLD+1) and 3,300 in all, and past
+ * either it deletes the least recently used (30 of the domain's, 300 in all; CookieMonster's
+ * kDomainMaxCookies and kMaxCookies). A cookie already expired is deleted as it is set, and one that
+ * repeats another's name, domain and path replaces it.
+ */
+function reportDropped(given: Cookie[], kept: Cookie[], logger: Logger): void {
+  const now = Date.now() / 1000;
+  const there = new Set(kept.map(cookieKey));
+  const seen = new Set<string>();
+  let expired = 0;
+  let repeated = 0;
+  let capped = 0;
+  // From the last: the last of a repeated key is the one Chrome kept.
+  for (const cookie of [...given].reverse()) {
+    if (typeof cookie.domain !== 'string') continue;
+    const key = cookieKey(cookie);
+    if (seen.has(key)) repeated++;
+    else if (typeof cookie.expires === 'number' && cookie.expires !== -1 && cookie.expires <= now) expired++;
+    else if (!there.has(key)) capped++;
+    seen.add(key);
+  }
+  if (!expired && !repeated && !capped) return;
+  const parts = [
+    capped &&
+      `${capped} dropped by Chrome's own limits (at most 180 cookies per domain and 3,300 in all; past them it deletes the least recently used)`,
+    expired && `${expired} already expired`,
+    repeated && `${repeated} replaced by a later cookie of the same name, domain and path`,
+  ].filter(Boolean);
+  logger.error(
+    'storage',
+    `storageState: ${capped + expired + repeated} of the ${given.length} cookies given are not in the context: ${parts.join('; ')}.`,
+    { given: given.length, dropped: capped, expired, repeated },
+  );
+}
 
 /** A storage state, checked: `where` names it in errors (a file's path, or the option). */
 export function checkStorageState(value: unknown, where: string): StorageState {
@@ -81,8 +124,9 @@ export function checkStorageState(value: unknown, where: string): StorageState {
 /** What of a state's cookie goes to addCookies (a state's cookies have a domain and a path, never a url). */
 function cookieParamOf(cookie: unknown): unknown {
   if (typeof cookie !== 'object' || cookie === null) return cookie;
-  const { name, value, domain, path, expires, httpOnly, secure, sameSite } = cookie as Cookie;
-  return { name, value, domain, path, expires, httpOnly, secure, sameSite };
+  const { name, value, domain, path, expires, httpOnly, secure, sameSite, partitionKey, _crHasCrossSiteAncestor, priority } =
+    cookie as Cookie;
+  return { name, value, domain, path, expires, httpOnly, secure, sameSite, partitionKey, _crHasCrossSiteAncestor, priority };
 }
 
 /** The storage of one browser context: what it has been on, read and written through a hidden page. */
@@ -95,6 +139,7 @@ export class StorageKeeper {
     private readonly host: StorageHost,
     private readonly root: CdpSession,
     private readonly options: HostOptions,
+    private readonly logger: Logger,
   ) {
     // Every origin a page's main frame goes to (read() adds where the open pages are now).
     host.on('page', ({ session }) => {
@@ -146,6 +191,7 @@ export class StorageKeeper {
     }
     const state = checkStorageState(value, typeof given === 'string' ? `storageState ${JSON.stringify(given)}` : 'storageState');
     await this.host.addCookies(state.cookies.map(cookieParamOf) as CookieParam[]);
+    if (state.cookies.length) reportDropped(state.cookies, await this.host.cookies(), this.logger);
     for (const { origin } of state.origins) this.#origins.add(origin);
     const items = new Map(state.origins.map(({ origin, localStorage }) => [origin, localStorage]));
     await this.#visit(

@@ -5,7 +5,7 @@ import type { Logger } from '../logger.js';
 import { Deadline } from '../util/time.js';
 import { defaultMaxInputTokens, estimateTokens } from './budget.js';
 import { describeModel, type ModelSpec } from './config.js';
-import { generateJson, type ModelObject } from './generate.js';
+import { generateJson, loadAiSdk, type ModelObject } from './generate.js';
 import type { Metrics, MetricsMethod } from './metrics.js';
 import { askModelServer } from './modelServer.js';
 import { apiKeyFor, isLocalProvider, languageModel } from './providers.js';
@@ -65,6 +65,10 @@ export class ModelCall {
     // Through a model server, the provider's package is the server's business, not this process's.
     const given = (spec.providerSettings as { [MODEL_OBJECT]?: ModelObject })[MODEL_OBJECT];
     const model = spec.server ? undefined : (given ?? (await languageModel(spec)));
+    // The AI SDK is loaded by a process's first model call, which takes seconds on a busy machine
+    // (3.6 s at load 30): loaded here, before the deadline starts, it is not counted as the call's.
+    // A short deadline used to pass while it loaded, so the first call asked no model at all.
+    if (!spec.server) await loadAiSdk();
     const deadline = new Deadline(
       options.timeoutMs,
       options.what,

@@ -43,7 +43,7 @@ export interface ModelReply {
  * "HOSTED", where models run on the service) neither loads it nor, bundled with it left out, needs it.
  */
 let aiSdk: Promise<typeof import('ai')> | undefined;
-const loadAiSdk = (): Promise<typeof import('ai')> => {
+export const loadAiSdk = (): Promise<typeof import('ai')> => {
   aiSdk ??= importAiSdk('ai', () => import('ai'));
   // A failed load is tried again next time: the package may have been installed meanwhile.
   aiSdk.catch(() => (aiSdk = undefined));

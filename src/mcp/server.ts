@@ -5,6 +5,8 @@
 
 import { McpServer, type McpServerFactory } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
+import { loadAiSdk } from '../llm/generate.js';
+import { Sdk } from '../sdk.js';
 import type { SdkOptions } from '../types.js';
 import { McpBrowser } from './browser.js';
 import { ClientContexts } from './contexts.js';
@@ -50,6 +52,13 @@ export function serverFactory(contexts: ClientContexts, tools: ToolSettings): Mc
  */
 export async function runMcpServer(settings: McpServerSettings): Promise<string | undefined> {
   const browser = new McpBrowser(settings.sdk);
+  // Every tool call that asks a model needs the AI SDK, whose first load is seconds on a busy
+  // machine: start it now, while the client starts and the browser launches, not in a call's time.
+  try {
+    if (!Sdk.environment(settings.sdk).modelsOnService) void loadAiSdk().catch(() => undefined);
+  } catch {
+    // Options the environment refuses are the first tool call's to report, as before.
+  }
   const contexts = new ClientContexts(browser, {
     shared: settings.shared,
     http: settings.http !== undefined,

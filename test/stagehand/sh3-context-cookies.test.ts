@@ -121,7 +121,10 @@ describe('cookies', () => {
       [[{ name: 'n', value: 'v', url: 'data:text/html,x' }], /Data URL page cannot have cookie "n"/],
       [[{ name: 'n', value: 'v', url: 'not a url' }], /invalid url: "not a url"/],
       [[{ name: 'n', value: 5, url }], /needs a string `value`/],
-      [[{ value: 'v', url }], /needs a non-empty string `name`/],
+      [[{ value: 'v', url }], /needs a string `name`/],
+      // A nameless cookie is sent as its value alone: an empty value or one with "=" could not be.
+      [[{ name: '', value: '', url }], /empty `name` needs a `value` without "="/],
+      [[{ name: '', value: 'a=b', url }], /empty `name` needs a `value` without "="/],
       ['a=1', /pass an array of cookies/],
     ];
     for (const [cookies, message] of cases) {

@@ -2,6 +2,8 @@
 // "logged in as NAME" only with both (its own script compares them): the storage-state tests'.
 // /login?user=NAME sets the cookie and the token; login(NAME) makes the same session on the
 // server's side and returns the storage state a browser would have after /login, in Playwright's shape.
+// /set-cookie?c=LINE&c=LINE answers with each LINE as a Set-Cookie header (a frame of it under the
+// other origin's page sets partitioned cookies); /echo-cookie shows the Cookie header it was sent.
 
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
@@ -46,6 +48,14 @@ export async function startLoginSite(): Promise<LoginSite> {
         `<p id="status">checking</p><script>const expected = ${JSON.stringify(session ?? null)};` +
           `document.getElementById('status').textContent = expected && localStorage.getItem('token') === expected.token ? 'logged in as ' + expected.user : 'logged out';</script>`,
       );
+    }
+    if (url.pathname === '/set-cookie') {
+      res.setHeader('set-cookie', url.searchParams.getAll('c'));
+      return html('<p id="status">set</p>');
+    }
+    if (url.pathname === '/echo-cookie') {
+      res.writeHead(200, { 'content-type': 'text/plain', 'cache-control': 'no-store' }).end(req.headers.cookie ?? '');
+      return;
     }
     html('<p>home</p>');
   });

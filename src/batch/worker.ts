@@ -21,7 +21,7 @@ import {
 } from './connection.js';
 import { decodeFailure, encodeFailure, isPermanent, type JobFailure } from './failures.js';
 import type { BatchJob } from './job.js';
-import { HostLimits, hostOf, readLimits, type QueueLimits } from './limits.js';
+import { HostLimits, hostOf, readLimits, type HostLease, type QueueLimits } from './limits.js';
 import type { JobReturn } from './queue.js';
 import { runJob } from './runJob.js';
 import { WorkerBrowser } from './workerBrowser.js';
@@ -57,6 +57,15 @@ export type WorkerJobEvent =
   | { kind: 'done'; id: string; url: string; ms: number }
   | { kind: 'failed'; id: string; url: string; error: JobFailure; retry: boolean; attempt: number; attempts: number }
   | { kind: 'handed-back'; id: string; url: string };
+
+/**
+ * How often the workers look for jobs whose lock lapsed (one look serves them all). A job is
+ * taken back at the first look after its lock lapsed, so a dead worker's jobs come back within
+ * `lockMs` plus this; at `lockMs` itself they came back up to twice as late.
+ */
+export function stalledCheckMs(lockMs: number): number {
+  return Math.min(2000, Math.max(250, Math.floor(lockMs / 10)));
+}
 
 /** How long a worker trusts the queue's limits it read before reading them again. */
 const LIMITS_TTL_MS = 2000;
@@ -96,21 +105,21 @@ export class BatchWorker {
       await browser.get();
       const queue = new bull.Queue(name, { connection: client as never, prefix: BULL_PREFIX });
       queue.on('error', () => undefined);
-      const worker = new BatchWorker(
+      const worker: BatchWorker = new BatchWorker(
         bull,
         client,
         queue,
         browser,
         { ...options, queue: name },
         new QueueAccount(client, name),
-        new HostLimits(client, name, lockMs),
+        new HostLimits(client, name, lockMs, (ids): Promise<void> => worker.#wake(ids)),
       );
       worker.#worker = new bull.Worker(name, (job, token) => worker.#process(job, token), {
         connection: client as never,
         prefix: BULL_PREFIX,
         concurrency,
         lockDuration: lockMs,
-        stalledInterval: lockMs,
+        stalledInterval: stalledCheckMs(lockMs),
         maxStalledCount: 2,
       });
       // The client reconnects by itself; a job's own errors are its result, not these.
@@ -143,7 +152,7 @@ export class BatchWorker {
     const data = job.data as BatchJob;
     const id = job.id!;
     this.#running++;
-    let lease: { release(): Promise<void> } | undefined;
+    let lease: HostLease | undefined;
     let sdk: Awaited<ReturnType<WorkerBrowser['get']>> | undefined;
     const attempts = job.opts.attempts ?? 1;
     try {
@@ -157,19 +166,29 @@ export class BatchWorker {
           throw Object.assign(spent, { scope: 'account', limit: budget ?? 0, used: (budget ?? 0) - remaining, needed: 1 });
         }
       }
-      lease = await this.hosts.acquire(hostOf(data.url), limits.perHost ?? 0, limits.hostDelayMs ?? 0, this.#handBack.signal);
+      const taken = await this.hosts.take(hostOf(data.url), id, limits.perHost ?? 0, limits.hostDelayMs ?? 0);
+      if (!taken.lease) {
+        // The host is busy: the job goes back to the queue, so this slot takes another one. A
+        // DelayedError is not a failure to BullMQ: no attempt is counted.
+        await job.moveToDelayed(Date.now() + taken.waitMs, token);
+        throw new this.bull.DelayedError();
+      }
+      lease = taken.lease;
       sdk = await this.browser.get();
-      const budget = { maxTokens: data.maxTokens, account: new JobAccount(this.account, id, data.maxTokens) };
+      const timeoutMs = data.timeout ?? this.options.jobTimeoutMs ?? 60_000;
+      const budget = { maxTokens: data.maxTokens, account: new JobAccount(this.account, id, data.maxTokens, timeoutMs) };
       const result = await runJob(sdk, data, {
-        timeoutMs: this.options.jobTimeoutMs ?? 60_000,
+        timeoutMs,
         model: this.options.model,
         budget,
         storageState: this.options.storageState,
         signal: this.#handBack.signal,
+        onRequested: () => lease!.requested(),
       });
       this.options.onJob?.({ kind: 'done', id, url: data.url, ms: result.ms });
       return result;
     } catch (error) {
+      if (error instanceof this.bull.DelayedError) throw error;
       if (this.#handBack.signal.aborted) {
         // Back to the queue as it was (no attempt counted), for another worker.
         await job.moveToDelayed(Date.now(), token);
@@ -194,6 +213,15 @@ export class BatchWorker {
     } finally {
       await lease?.release();
       this.#running--;
+    }
+  }
+
+  /** Jobs put back to wait for a host that now has room: run them now, not at their recheck. */
+  async #wake(jobIds: string[]): Promise<void> {
+    for (const jobId of jobIds) {
+      // Not delayed (yet, or any more): its own recheck, HOST_RECHECK_MS at most, covers it.
+      const job = await withDeadline(this.queue.getJob(jobId), QUEUE_OP_TIMEOUT_MS, 'Reading a job').catch(() => undefined);
+      await job?.promote().catch(() => undefined);
     }
   }
 

@@ -2,8 +2,9 @@
 // least `hostDelayMs` between two jobs' requests to it. BullMQ's open-source edition has no groups,
 // so these are ours: leases in a Redis sorted set, taken and checked by one Lua script (atomic),
 // each with an expiry that its holder renews, so a worker that dies frees its hosts when it lapses.
-// A job that finds its host busy holds nothing: the worker puts it back (delayed) and it waits in
-// the host's waiting set, from which the end of a lease or of a request wakes the oldest.
+// A job that finds its host busy holds nothing: the worker puts it back (delayed) for as long as
+// the delay has left, or, when only a release can make room, in the host's waiting set, from
+// which the end of a lease or of a request wakes the oldest.
 
 import { randomUUID } from 'node:crypto';
 import { withDeadline } from '../util/time.js';
@@ -28,8 +29,9 @@ local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)`;
 // The delay is timed from when the last job's page request was answered (`last`), not from when its
 // lease was taken: between the two it opens a context and a tab, and the site sees nothing of that.
 // Until then that job holds the host's turn, so no other job's request can overtake it.
-// Returns 0 (taken), ms until the delay has passed (> 0), or -(ms until the oldest lease lapses)
-// when only a release can make room; then the job is put in the host's waiting set.
+// Returns 0 (taken), ms until the delay has passed (> 0), or -(ms until the oldest lease or the
+// turn lapses) when only a release can make room. With ARGV[6] = 1 it takes nothing, and a job
+// that must wait for a release is put in the host's waiting set instead (then it returns -1).
 const TAKE = `${NOW}
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
 local max, delay, ttl = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
@@ -46,15 +48,16 @@ elseif delay > 0 then
     if now - last < delay then wait = delay - (now - last) end
   end
 end
-if wait < 0 then
+if ARGV[6] == '1' then
+  if wait >= 0 then return 0 end
   redis.call('ZADD', KEYS[4], 'NX', now, ARGV[5])
   redis.call('PEXPIRE', KEYS[4], 60000)
+  return -1
 end
 if wait ~= 0 then return wait end
 if delay > 0 then redis.call('SET', KEYS[3], ARGV[1], 'PX', ttl) end
 redis.call('ZADD', KEYS[1], now + ttl, ARGV[1])
 redis.call('PEXPIRE', KEYS[1], ttl)
-redis.call('ZREM', KEYS[4], ARGV[5])
 return 0`;
 
 // Ends the holder's turn (its request was answered, or it ended without one: then the site may
@@ -79,10 +82,11 @@ if redis.call('GET', KEYS[2]) == ARGV[1] then redis.call('PEXPIRE', KEYS[2], ARG
 return n`;
 
 /**
- * Longest a job waits for a busy host before it looks again, should its wake-up be missed (it was
- * woken in the moment between finding the host busy and being put back).
+ * Longest a job put back for a busy host waits before it looks again by itself: it is woken when
+ * there is room, so this serves only should its waker die between taking it from the waiting set
+ * and waking it.
  */
-export const HOST_RECHECK_MS = 1000;
+export const HOST_RECHECK_MS = 5000;
 
 export interface HostLease {
   /** The job's page request was answered: the host's delay runs from now, for the next job. */
@@ -90,8 +94,11 @@ export interface HostLease {
   release(): Promise<void>;
 }
 
-/** A lease taken, or how long the job should wait (ms) before trying again. */
-export type HostTry = { lease: HostLease; waitMs?: undefined } | { lease?: undefined; waitMs: number };
+/**
+ * A lease taken, or how long the job should wait (ms) before trying again; `untilWoken` when only
+ * a release can make room: then the job, once put back, calls `wait` to be woken by one.
+ */
+export type HostTry = { lease: HostLease; waitMs?: undefined } | { lease?: undefined; waitMs: number; untilWoken: boolean };
 
 const NO_LEASE: HostLease = { requested: async () => undefined, release: async () => undefined };
 
@@ -114,21 +121,31 @@ export class HostLimits {
     return [keys.hostLeases(host), keys.hostLast(host), keys.hostTurn(host), keys.hostWaiting(host)];
   }
 
-  /**
-   * One try for `jobId` on `host`: a lease (renewed until released), or how long to wait. A job
-   * told to wait for a release is in the host's waiting set, and is woken (`wake`) by one.
-   */
+  /** One try for `jobId` on `host`: a lease (renewed until released), or how long to wait. */
   async take(host: string, jobId: string, perHost: number, hostDelayMs: number): Promise<HostTry> {
     if (perHost <= 0 && hostDelayMs <= 0) return { lease: NO_LEASE };
     const id = randomUUID();
     const keys = this.#hostKeys(host);
-    const args = [id, String(perHost), String(hostDelayMs), String(this.leaseMs), jobId];
-    const wait = Number(
+    const wait = await this.#eval(keys, [id, String(perHost), String(hostDelayMs), String(this.leaseMs), jobId, '0']);
+    if (wait > 0) return { waitMs: wait, untilWoken: false };
+    if (wait < 0) return { waitMs: Math.min(-wait, HOST_RECHECK_MS), untilWoken: true };
+    return { lease: this.#held(keys, id, hostDelayMs) };
+  }
+
+  /**
+   * For a job put back (delayed) after `take` said to wait for a release: enters it in the host's
+   * waiting set, whose oldest the next release wakes; false when there is room already (a release
+   * came in between), and the job should be woken now. Entered only once it is delayed, so no
+   * wake-up can come before it can be woken.
+   */
+  async wait(host: string, jobId: string, perHost: number, hostDelayMs: number): Promise<boolean> {
+    return (await this.#eval(this.#hostKeys(host), ['', String(perHost), String(hostDelayMs), String(this.leaseMs), jobId, '1'])) < 0;
+  }
+
+  async #eval(keys: string[], args: string[]): Promise<number> {
+    return Number(
       await withDeadline(this.client.eval(TAKE, { keys, arguments: args }), QUEUE_OP_TIMEOUT_MS, 'Taking a host lease in Redis'),
     );
-    if (wait > 0) return { waitMs: wait };
-    if (wait < 0) return { waitMs: Math.min(-wait, HOST_RECHECK_MS) };
-    return { lease: this.#held(keys, id, hostDelayMs) };
   }
 
   #held(keys: string[], id: string, hostDelayMs: number): HostLease {

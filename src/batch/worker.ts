@@ -166,11 +166,15 @@ export class BatchWorker {
           throw Object.assign(spent, { scope: 'account', limit: budget ?? 0, used: (budget ?? 0) - remaining, needed: 1 });
         }
       }
-      const taken = await this.hosts.take(hostOf(data.url), id, limits.perHost ?? 0, limits.hostDelayMs ?? 0);
+      const host = hostOf(data.url);
+      const [perHost, hostDelayMs] = [limits.perHost ?? 0, limits.hostDelayMs ?? 0];
+      const taken = await this.hosts.take(host, id, perHost, hostDelayMs);
       if (!taken.lease) {
         // The host is busy: the job goes back to the queue, so this slot takes another one. A
         // DelayedError is not a failure to BullMQ: no attempt is counted.
         await job.moveToDelayed(Date.now() + taken.waitMs, token);
+        // Should Redis fail here, the job's own recheck (HOST_RECHECK_MS at most) is its wake-up.
+        if (taken.untilWoken && !(await this.hosts.wait(host, id, perHost, hostDelayMs).catch(() => true))) await this.#wake([id]);
         throw new this.bull.DelayedError();
       }
       lease = taken.lease;
@@ -219,7 +223,7 @@ export class BatchWorker {
   /** Jobs put back to wait for a host that now has room: run them now, not at their recheck. */
   async #wake(jobIds: string[]): Promise<void> {
     for (const jobId of jobIds) {
-      // Not delayed (yet, or any more): its own recheck, HOST_RECHECK_MS at most, covers it.
+      // No longer delayed (a worker that died left it active, or it was removed): nothing to wake.
       const job = await withDeadline(this.queue.getJob(jobId), QUEUE_OP_TIMEOUT_MS, 'Reading a job').catch(() => undefined);
       await job?.promote().catch(() => undefined);
     }

@@ -110,11 +110,14 @@ describe('limits across workers, kept in Redis', () => {
       expect(a.lease).toBeDefined();
       const b = await limits.take('example.org', 'job-b', 2, 0);
       expect(b.lease).toBeDefined();
-      // Full: the job is told to look again soon, and is put among the host's waiting jobs.
+      // Full: the job is told to wait for a release (looking again by itself after a while), and
+      // once put back it is entered among the host's waiting jobs.
       const full = await limits.take('example.org', 'job-c', 2, 0);
       expect(full.lease).toBeUndefined();
+      expect(full.untilWoken).toBe(true);
       expect(full.waitMs).toBeGreaterThan(0);
       expect(full.waitMs).toBeLessThanOrEqual(HOST_RECHECK_MS);
+      expect(await limits.wait('example.org', 'job-c', 2, 0)).toBe(true);
       // Another host is not held up.
       const d = await limits.take('example.com', 'job-d', 2, 0);
       expect(d.lease).toBeDefined();
@@ -146,8 +149,9 @@ describe('limits across workers, kept in Redis', () => {
       expect(a.lease).toBeDefined();
       // Job a's request is not answered yet: the next waits for it, however long it takes.
       const turn = await limits.take('slow.example', 'job-b', 0, 300);
-      expect(turn.waitMs).toBeGreaterThan(0);
-      expect(turn.waitMs).toBeLessThanOrEqual(HOST_RECHECK_MS);
+      expect(turn.lease).toBeUndefined();
+      expect(turn.untilWoken).toBe(true);
+      expect(await limits.wait('slow.example', 'job-b', 0, 300)).toBe(true);
       await a.lease!.requested();
       expect(woken).toEqual([['job-b']]);
       const [seconds, micros] = (await client.sendCommand(['TIME'])) as string[];
@@ -155,6 +159,8 @@ describe('limits across workers, kept in Redis', () => {
       expect(Number(seconds) * 1000 + Math.floor(Number(micros) / 1000) - last).toBeLessThan(300);
       // Now the delay runs: the next request may come no sooner than 300 ms after it.
       const wait = await limits.take('slow.example', 'job-b', 0, 300);
+      expect(wait.lease).toBeUndefined();
+      expect(wait.untilWoken).toBe(false);
       expect(wait.waitMs).toBeGreaterThan(0);
       expect(wait.waitMs).toBeLessThanOrEqual(300);
       await a.lease!.release();

@@ -98,7 +98,9 @@ export interface HostLease {
  * A lease taken, or how long the job should wait (ms) before trying again; `untilWoken` when only
  * a release can make room: then the job, once put back, calls `wait` to be woken by one.
  */
-export type HostTry = { lease: HostLease; waitMs?: undefined } | { lease?: undefined; waitMs: number; untilWoken: boolean };
+export type HostTry =
+  | { lease: HostLease; waitMs?: undefined; untilWoken?: undefined }
+  | { lease?: undefined; waitMs: number; untilWoken: boolean };
 
 const NO_LEASE: HostLease = { requested: async () => undefined, release: async () => undefined };
 

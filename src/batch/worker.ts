@@ -1,5 +1,6 @@
 // A batch worker: takes jobs from the queue (BullMQ), runs each on a fresh context of its one
-// browser, within the queue's limits, and sorts failures into retried and permanent ones. Several
+// browser, within the queue's limits (a job whose host is busy goes back to the queue rather than
+// wait in a slot), and sorts failures into retried and permanent ones. Several
 // workers on one Redis share the queue; one that dies loses no job (others take its jobs once their
 // lock lapses), and its Chromium dies with it (the launcher's pipe, see browser/launch.ts).
 
@@ -40,7 +41,8 @@ export interface BatchWorkerOptions {
   jobTimeoutMs?: number;
   /**
    * How long a job stays locked to this worker without a sign of life: a dead worker's jobs go to
-   * others this long after it died (BullMQ's lockDuration; its stalled check runs as often). Default 30000.
+   * others within this and a tenth more (at most 2 s) after it died (BullMQ's lockDuration; its
+   * stalled check runs every tenth of it). Default 30000.
    */
   lockMs?: number;
   /** On close(): how long jobs in hand may take to finish before they are handed back. Default 10000. */

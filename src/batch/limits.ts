@@ -58,22 +58,28 @@ if wait ~= 0 then return wait end
 if delay > 0 then redis.call('SET', KEYS[3], ARGV[1], 'PX', ttl) end
 redis.call('ZADD', KEYS[1], now + ttl, ARGV[1])
 redis.call('PEXPIRE', KEYS[1], ttl)
+redis.call('ZREM', KEYS[4], ARGV[5])
 return 0`;
 
 // Ends the holder's turn (its request was answered, or it ended without one: then the site may
 // have seen a request, so the delay runs from now all the same), and with ARGV[3] = 1 its lease.
-// Returns the job ids to wake, oldest first.
+// Returns 1 when there is new room (the worker then wakes a waiting job), else 0.
 const END = `${NOW}
+local room = 0
 if redis.call('GET', KEYS[3]) == ARGV[1] then
   redis.call('DEL', KEYS[3])
   redis.call('SET', KEYS[2], now, 'PX', math.max(1, tonumber(ARGV[2])))
-elseif ARGV[3] == '0' then
-  return {}
+  room = 1
 end
-if ARGV[3] == '1' then redis.call('ZREM', KEYS[1], ARGV[1]) end
-local woken = redis.call('ZRANGE', KEYS[4], 0, 0)
-if #woken > 0 then redis.call('ZREM', KEYS[4], unpack(woken)) end
-return woken`;
+if ARGV[3] == '1' then room = room + redis.call('ZREM', KEYS[1], ARGV[1]) end
+return room`;
+
+// The oldest job waiting for room on a host, taken out of the waiting set (nil when none).
+const NEXT = `
+local next = redis.call('ZRANGE', KEYS[1], 0, 0)
+if #next == 0 then return false end
+redis.call('ZREM', KEYS[1], next[1])
+return next[1]`;
 
 const RENEW = `${NOW}
 local n = redis.call('ZADD', KEYS[1], 'XX', 'CH', now + tonumber(ARGV[2]), ARGV[1])
@@ -82,11 +88,12 @@ if redis.call('GET', KEYS[2]) == ARGV[1] then redis.call('PEXPIRE', KEYS[2], ARG
 return n`;
 
 /**
- * Longest a job put back for a busy host waits before it looks again by itself: it is woken when
- * there is room, so this serves only should its waker die between taking it from the waiting set
- * and waking it.
+ * How long a job put back to wait for room on a busy host waits before it looks again by itself.
+ * It is woken when there is room, so this serves only should its waker die between taking it from
+ * the waiting set and waking it; the places of a worker that died are taken by its own jobs, which
+ * come back once their lock lapses. Long, since every waiting job looks again this often.
  */
-export const HOST_RECHECK_MS = 5000;
+export const HOST_RECHECK_MS = 30_000;
 
 export interface HostLease {
   /** The job's page request was answered: the host's delay runs from now, for the next job. */
@@ -112,8 +119,8 @@ export class HostLimits {
     queue: string,
     /** How long a lease lives unless renewed: a dead worker's hosts are free this long after it died. */
     private readonly leaseMs: number,
-    /** Given the ids of jobs waiting for a host that now has room (the worker promotes them). */
-    private readonly wake: (jobIds: string[]) => Promise<void> = async () => undefined,
+    /** Wakes (promotes) a job waiting for a host that now has room; false when it was not waiting any more. */
+    private readonly wake: (jobId: string) => Promise<boolean> = async () => true,
   ) {
     this.#keys = batchKeys(queue);
   }
@@ -130,7 +137,7 @@ export class HostLimits {
     const keys = this.#hostKeys(host);
     const wait = await this.#eval(keys, [id, String(perHost), String(hostDelayMs), String(this.leaseMs), jobId, '0']);
     if (wait > 0) return { waitMs: wait, untilWoken: false };
-    if (wait < 0) return { waitMs: Math.min(-wait, HOST_RECHECK_MS), untilWoken: true };
+    if (wait < 0) return { waitMs: HOST_RECHECK_MS, untilWoken: true };
     return { lease: this.#held(keys, id, hostDelayMs) };
   }
 
@@ -142,6 +149,18 @@ export class HostLimits {
    */
   async wait(host: string, jobId: string, perHost: number, hostDelayMs: number): Promise<boolean> {
     return (await this.#eval(this.#hostKeys(host), ['', String(perHost), String(hostDelayMs), String(this.leaseMs), jobId, '1'])) < 0;
+  }
+
+  /** Wakes the oldest job still waiting: an entry whose job is not delayed any more is passed over. */
+  async #wakeOne(waiting: string): Promise<void> {
+    for (;;) {
+      const next = await withDeadline(
+        this.client.eval(NEXT, { keys: [waiting] }),
+        QUEUE_OP_TIMEOUT_MS,
+        'Waking a job waiting for its host',
+      );
+      if (typeof next !== 'string' || (await this.wake(next))) return;
+    }
   }
 
   async #eval(keys: string[], args: string[]): Promise<number> {
@@ -165,12 +184,12 @@ export class HostLimits {
     let released = false;
     const end = async (lease: boolean) => {
       const args = [id, String(hostDelayMs), lease ? '1' : '0'];
-      const woken = (await withDeadline(
+      const room = await withDeadline(
         this.client.eval(END, { keys, arguments: args }),
         QUEUE_OP_TIMEOUT_MS,
         'Releasing a host lease in Redis',
-      ).catch(() => [])) as string[];
-      if (woken.length) await this.wake(woken).catch(() => undefined);
+      ).catch(() => 0);
+      if (Number(room) > 0) await this.#wakeOne(keys[3]!).catch(() => undefined);
     };
     return {
       requested: () => (released ? Promise.resolve() : end(false)),

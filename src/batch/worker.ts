@@ -114,7 +114,7 @@ export class BatchWorker {
         browser,
         { ...options, queue: name },
         new QueueAccount(client, name),
-        new HostLimits(client, name, lockMs, (ids): Promise<void> => worker.#wake(ids)),
+        new HostLimits(client, name, lockMs, (id): Promise<boolean> => worker.#wake(id)),
       );
       worker.#worker = new bull.Worker(name, (job, token) => worker.#process(job, token), {
         connection: client as never,
@@ -175,8 +175,8 @@ export class BatchWorker {
         // The host is busy: the job goes back to the queue, so this slot takes another one. A
         // DelayedError is not a failure to BullMQ: no attempt is counted.
         await job.moveToDelayed(Date.now() + taken.waitMs, token);
-        // Should Redis fail here, the job's own recheck (HOST_RECHECK_MS at most) is its wake-up.
-        if (taken.untilWoken && !(await this.hosts.wait(host, id, perHost, hostDelayMs).catch(() => true))) await this.#wake([id]);
+        // Should Redis fail here, the job's own recheck (HOST_RECHECK_MS) is its wake-up.
+        if (taken.untilWoken && !(await this.hosts.wait(host, id, perHost, hostDelayMs).catch(() => true))) await this.#wake(id);
         throw new this.bull.DelayedError();
       }
       lease = taken.lease;
@@ -222,13 +222,16 @@ export class BatchWorker {
     }
   }
 
-  /** Jobs put back to wait for a host that now has room: run them now, not at their recheck. */
-  async #wake(jobIds: string[]): Promise<void> {
-    for (const jobId of jobIds) {
-      // No longer delayed (a worker that died left it active, or it was removed): nothing to wake.
-      const job = await withDeadline(this.queue.getJob(jobId), QUEUE_OP_TIMEOUT_MS, 'Reading a job').catch(() => undefined);
-      await job?.promote().catch(() => undefined);
-    }
+  /** A job put back to wait for a host that now has room: run it now. False when it was not delayed. */
+  async #wake(jobId: string): Promise<boolean> {
+    const job = await withDeadline(this.queue.getJob(jobId), QUEUE_OP_TIMEOUT_MS, 'Reading a job').catch(() => undefined);
+    // Not delayed any more (it looked again by itself, or was removed): the next one is woken instead.
+    return job
+      ? job.promote().then(
+          () => true,
+          () => false,
+        )
+      : false;
   }
 
   /**

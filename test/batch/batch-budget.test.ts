@@ -50,6 +50,7 @@ it.each([
 
     const status = JSON.parse(await cli('batch', 'status', '--queue', queue, '--json'));
     const sent = fake.requests.length;
+    if (process.env.BATCH_BUDGET_REPORT) console.log(`${count} x ${concurrency}: ${sent} calls, ${status.tokens.used} tokens`);
     expect(status.tokens).toEqual({ used: sent * COST, budget: BUDGET });
     expect(status.tokens.used).toBeLessThanOrEqual(BUDGET);
     // As many calls as fit: one more would have passed the budget.

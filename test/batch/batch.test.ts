@@ -104,8 +104,8 @@ describe('limits across workers, kept in Redis', () => {
   it('holds a host to its number of leases, wakes a job waiting for it on release, and frees one whose holder died when it lapses', async () => {
     const [client, doomed] = await Promise.all([connectRedis(redisUrl), connectRedis(redisUrl)]);
     try {
-      const woken: string[][] = [];
-      const limits = new HostLimits(client, 'leases', 400, async (ids) => void woken.push(ids));
+      const woken: string[] = [];
+      const limits = new HostLimits(client, 'leases', 400, async (id) => (woken.push(id), true));
       const a = await limits.take('example.org', 'job-a', 2, 0);
       expect(a.lease).toBeDefined();
       const b = await limits.take('example.org', 'job-b', 2, 0);
@@ -122,7 +122,7 @@ describe('limits across workers, kept in Redis', () => {
       const d = await limits.take('example.com', 'job-d', 2, 0);
       expect(d.lease).toBeDefined();
       await a.lease!.release();
-      expect(woken).toEqual([['job-c']]);
+      expect(woken).toEqual(['job-c']);
       const c = await limits.take('example.org', 'job-c', 2, 0);
       expect(c.lease).toBeDefined();
       await Promise.all([b, c, d].map((taken) => taken.lease!.release()));
@@ -143,8 +143,8 @@ describe('limits across workers, kept in Redis', () => {
   it("spaces two jobs' requests to one host by the delay, from when the first one's was answered, by Redis clock", async () => {
     const client = await connectRedis(redisUrl);
     try {
-      const woken: string[][] = [];
-      const limits = new HostLimits(client, 'delay', 10_000, async (ids) => void woken.push(ids));
+      const woken: string[] = [];
+      const limits = new HostLimits(client, 'delay', 10_000, async (id) => (woken.push(id), true));
       const a = await limits.take('slow.example', 'job-a', 0, 300);
       expect(a.lease).toBeDefined();
       // Job a's request is not answered yet: the next waits for it, however long it takes.
@@ -153,7 +153,7 @@ describe('limits across workers, kept in Redis', () => {
       expect(turn.untilWoken).toBe(true);
       expect(await limits.wait('slow.example', 'job-b', 0, 300)).toBe(true);
       await a.lease!.requested();
-      expect(woken).toEqual([['job-b']]);
+      expect(woken).toEqual(['job-b']);
       const [seconds, micros] = (await client.sendCommand(['TIME'])) as string[];
       const last = Number(await client.get('tendril:batch:delay:hostlast:slow.example'));
       expect(Number(seconds) * 1000 + Math.floor(Number(micros) / 1000) - last).toBeLessThan(300);

@@ -93,12 +93,20 @@ export function batchKeys(queue: string) {
     usage: `${base}:usage`,
     /** Sorted set of the leases on one host, scored by when each expires. */
     hostLeases: (host: string) => `${base}:host:${host}`,
-    /** When the last lease on one host began (ms, Redis's clock). */
+    /** When a job's page request to one host was last answered (ms, Redis's clock). */
     hostLast: (host: string) => `${base}:hostlast:${host}`,
     /** Sorted set of the jobs waiting for room on their host, scored by when the mark lapses (hostWaits.ts). */
     hostWaits: `${base}:hostwaits`,
     /** An adder's claim on a job id while it adds it (adding.ts). */
     adding: (id: string) => `${base}:adding:${id}`,
+    /** The lease whose page request to one host is due or in flight (with --host-delay). */
+    hostTurn: (host: string) => `${base}:hostturn:${host}`,
+    /** Sorted set of the jobs put back to wait for room on one host, scored by when they began to wait. */
+    hostWaiting: (host: string) => `${base}:hostwait:${host}`,
+    /** Hash of the token reservations of model calls in flight: id -> tokens. */
+    reserved: `${base}:reserved`,
+    /** Sorted set of those reservations, scored by when each lapses (its call's job is past its deadline). */
+    reservedUntil: `${base}:reserveduntil`,
   };
 }
 

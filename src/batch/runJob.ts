@@ -22,6 +22,8 @@ export interface RunOptions {
   storageState?: unknown;
   /** Aborted when the worker hands its jobs back: ends the job at once, as its deadline would. */
   signal?: AbortSignal;
+  /** Once the page's request was answered (the site has seen it): the host's delay runs from then. */
+  onRequested?: () => Promise<void>;
 }
 
 export async function runJob(sdk: Sdk, job: BatchJob, options: RunOptions): Promise<JobReturn> {
@@ -47,6 +49,7 @@ export async function runJob(sdk: Sdk, job: BatchJob, options: RunOptions): Prom
     if (ended) throw deadline.signal.reason;
     const page = await opened.newPage();
     const response = await page.goto(job.url, { timeoutMs: deadline.remaining() });
+    await options.onRequested?.();
     const status = response?.status() ?? 0;
     if (status >= 400)
       throw new PageStatusError(`${job.url} answered HTTP ${status}: its page is the server's error page.`, job.url, status);

@@ -1,5 +1,6 @@
 // A batch worker: takes jobs from the queue (BullMQ), runs each on a fresh context of its one
-// browser, within the queue's limits, and sorts failures into retried and permanent ones. Several
+// browser, within the queue's limits (a job whose host is busy goes back to the queue rather than
+// wait in a slot), and sorts failures into retried and permanent ones. Several
 // workers on one Redis share the queue; one that dies loses no job (others take its jobs once their
 // lock lapses), and its Chromium dies with it (the launcher's pipe, see browser/launch.ts).
 
@@ -23,7 +24,7 @@ import {
 import { decodeFailure, encodeFailure, isPermanent, type JobFailure } from './failures.js';
 import type { BatchJob } from './job.js';
 import { HostWaits } from './hostWaits.js';
-import { HostLimits, hostOf, readLimits, type QueueLimits } from './limits.js';
+import { HostLimits, hostOf, readLimits, type HostLease, type QueueLimits } from './limits.js';
 import type { JobReturn } from './queue.js';
 import { runJob } from './runJob.js';
 import { WorkerBrowser } from './workerBrowser.js';
@@ -42,7 +43,8 @@ export interface BatchWorkerOptions {
   jobTimeoutMs?: number;
   /**
    * How long a job stays locked to this worker without a sign of life: a dead worker's jobs go to
-   * others this long after it died (BullMQ's lockDuration; its stalled check runs as often). Default 30000.
+   * others within this and a tenth more (at most 2 s) after it died (BullMQ's lockDuration; its
+   * stalled check runs every tenth of it). Default 30000.
    */
   lockMs?: number;
   /** On close(): how long jobs in hand may take to finish before they are handed back. Default 10000. */
@@ -60,8 +62,19 @@ export type WorkerJobEvent =
   | { kind: 'failed'; id: string; url: string; error: JobFailure; retry: boolean; attempt: number; attempts: number }
   | { kind: 'handed-back'; id: string; url: string };
 
+/**
+ * How often the workers look for jobs whose lock lapsed (one look serves them all). A job is
+ * taken back at the first look after its lock lapsed, so a dead worker's jobs come back within
+ * `lockMs` plus this; at `lockMs` itself they came back up to twice as late.
+ */
+export function stalledCheckMs(lockMs: number): number {
+  return Math.min(2000, Math.max(250, Math.floor(lockMs / 10)));
+}
+
 /** How long a worker trusts the queue's limits it read before reading them again. */
 const LIMITS_TTL_MS = 2000;
+/** A job put back for its host is shown as waiting for it this long past the moment it looks again. */
+const HOST_WAIT_MARGIN_MS = 5000;
 
 export class BatchWorker {
   readonly #handBack = new AbortController();
@@ -101,14 +114,14 @@ export class BatchWorker {
       await browser.get();
       const queue = new bull.Queue(name, { connection: client as never, prefix: BULL_PREFIX });
       queue.on('error', () => undefined);
-      const worker = new BatchWorker(
+      const worker: BatchWorker = new BatchWorker(
         bull,
         client,
         queue,
         browser,
         { ...options, queue: name },
         new QueueAccount(client, name),
-        new HostLimits(client, name, lockMs),
+        new HostLimits(client, name, lockMs, (id): Promise<boolean> => worker.#wake(id)),
         new HostWaits(client, name),
       );
       worker.#worker = new bull.Worker(name, (job, token) => worker.#process(job, token), {
@@ -116,7 +129,7 @@ export class BatchWorker {
         prefix: BULL_PREFIX,
         concurrency,
         lockDuration: lockMs,
-        stalledInterval: lockMs,
+        stalledInterval: stalledCheckMs(lockMs),
         maxStalledCount: 2,
       });
       // The client reconnects by itself; a job's own errors are its result, not these.
@@ -149,7 +162,7 @@ export class BatchWorker {
     const data = job.data as BatchJob;
     const id = job.id!;
     this.#running++;
-    let lease: { release(): Promise<void> } | undefined;
+    let lease: HostLease | undefined;
     let sdk: Awaited<ReturnType<WorkerBrowser['get']>> | undefined;
     const attempts = job.opts.attempts ?? 1;
     try {
@@ -163,20 +176,36 @@ export class BatchWorker {
           throw Object.assign(spent, { scope: 'account', limit: budget ?? 0, used: (budget ?? 0) - remaining, needed: 1 });
         }
       }
-      const waiter = { mark: (ms: number) => this.hostWaits.mark(id, ms), clear: () => this.hostWaits.clear(id) };
-      lease = await this.hosts.acquire(hostOf(data.url), limits.perHost ?? 0, limits.hostDelayMs ?? 0, this.#handBack.signal, waiter);
+      const host = hostOf(data.url);
+      const [perHost, hostDelayMs] = [limits.perHost ?? 0, limits.hostDelayMs ?? 0];
+      const taken = await this.hosts.take(host, id, perHost, hostDelayMs);
+      if (!taken.lease) {
+        // The host is busy: the job goes back to the queue, so this slot takes another one. A
+        // DelayedError is not a failure to BullMQ: no attempt is counted. Marked for `batch
+        // status` until a little past the moment it looks again (a wake-up may come sooner).
+        await this.hostWaits.mark(id, taken.waitMs + HOST_WAIT_MARGIN_MS);
+        await job.moveToDelayed(Date.now() + taken.waitMs, token);
+        // Should Redis fail here, the job's own recheck (HOST_RECHECK_MS) is its wake-up.
+        if (taken.untilWoken && !(await this.hosts.wait(host, id, perHost, hostDelayMs).catch(() => true))) await this.#wake(id);
+        throw new this.bull.DelayedError();
+      }
+      lease = taken.lease;
+      if (perHost > 0 || hostDelayMs > 0) await this.hostWaits.clear(id);
       sdk = await this.browser.get();
-      const budget = { maxTokens: data.maxTokens, account: new JobAccount(this.account, id, data.maxTokens) };
+      const timeoutMs = data.timeout ?? this.options.jobTimeoutMs ?? 60_000;
+      const budget = { maxTokens: data.maxTokens, account: new JobAccount(this.account, id, data.maxTokens, timeoutMs) };
       const result = await runJob(sdk, data, {
-        timeoutMs: this.options.jobTimeoutMs ?? 60_000,
+        timeoutMs,
         model: this.options.model,
         budget,
         storageState: this.options.storageState,
         signal: this.#handBack.signal,
+        onRequested: () => lease!.requested(),
       });
       this.options.onJob?.({ kind: 'done', id, url: data.url, ms: result.ms });
       return result;
     } catch (error) {
+      if (error instanceof this.bull.DelayedError) throw error;
       if (this.#handBack.signal.aborted) {
         // Back to the queue as it was (no attempt counted), for another worker.
         await job.moveToDelayed(Date.now(), token);
@@ -202,6 +231,18 @@ export class BatchWorker {
       await lease?.release();
       this.#running--;
     }
+  }
+
+  /** A job put back to wait for a host that now has room: run it now. False when it was not delayed. */
+  async #wake(jobId: string): Promise<boolean> {
+    const job = await withDeadline(this.queue.getJob(jobId), QUEUE_OP_TIMEOUT_MS, 'Reading a job').catch(() => undefined);
+    // Not delayed any more (it looked again by itself, or was removed): the next one is woken instead.
+    return job
+      ? job.promote().then(
+          () => true,
+          () => false,
+        )
+      : false;
   }
 
   /**

@@ -4,7 +4,7 @@
 // request before it is sent when its estimate would pass a limit, and charges what it used after.
 
 import { BudgetExceededError, InvalidOptionError } from '../errors.js';
-import type { SdkBudget, TokenAccount, TokenBudget } from '../types.js';
+import type { SdkBudget, TokenAccount, TokenBudget, TokenUsage } from '../types.js';
 
 /** The output cap of a request under a budget, when the budget names none. */
 export const DEFAULT_OUTPUT_CAP = 4096;
@@ -18,6 +18,27 @@ export class TokenLimit {
     readonly scope: 'call' | 'sdk',
     readonly limit: number,
   ) {}
+}
+
+/** One request's hold on a ReservingAccount. */
+export interface TokenReservation {
+  /** Charges what the request used, as the hold goes. */
+  settle(usage: TokenUsage): Promise<void>;
+  /** Lets go of the hold of a request that failed; nothing is charged. */
+  cancel(): Promise<void>;
+}
+
+/**
+ * An account that holds a request's estimate itself, in one step with the check: one shared by
+ * several processes (a batch queue's, in Redis), which this process's in-flight count cannot cover.
+ */
+export interface ReservingAccount extends TokenAccount {
+  /** Holds `tokens`, or says what is left (and what other requests in flight hold) when they do not fit. */
+  reserve(tokens: number): Promise<TokenReservation | { left: number; held: number }>;
+}
+
+function reserving(account: TokenAccount): account is ReservingAccount {
+  return typeof (account as Partial<ReservingAccount>).reserve === 'function';
 }
 
 /** Tokens reserved by requests in flight against each account, over every meter of this process. */
@@ -84,7 +105,12 @@ export class TokenMeter {
     };
     if (this.#refused) throw this.#refused;
     for (const { scope, limit, used, reserved } of this.limits) if (used + reserved + needed > limit) refuse(scope, limit, used + reserved);
+    const plain = this.accounts.filter((account) => !reserving(account));
+    const holders = this.accounts.filter(reserving);
     let held: TokenAccount[] | undefined = [];
+    // Holds granted so far; `gone` once the request will not be sent, when a late grant is let go.
+    const reservations: TokenReservation[] = [];
+    let gone = false;
     const hold = (sign: number) => {
       for (const limit of this.limits) limit.reserved += sign * needed;
       for (const account of held!) inFlight.set(account, (inFlight.get(account) ?? 0) + sign * needed);
@@ -92,28 +118,46 @@ export class TokenMeter {
     const release = () => {
       if (held) hold(-1);
       held = undefined;
+      gone = true;
+      for (const reservation of reservations.splice(0)) void reservation.cancel().catch(() => undefined);
     };
     hold(1);
     try {
+      const holding = holders.map(async (account) => {
+        const got = await account.reserve(needed);
+        if ('cancel' in got) {
+          if (gone) void got.cancel().catch(() => undefined);
+          else reservations.push(got);
+        }
+        return got;
+      });
       // An account may be remote (Redis): the call's deadline bounds asking it too.
-      const left = await bounded(Promise.all(this.accounts.map(async (account) => account.remaining())), signal);
-      this.accounts.forEach((account, index) => {
+      const [left, got] = await bounded(
+        Promise.all([Promise.all(plain.map(async (account) => account.remaining())), Promise.all(holding)]),
+        signal,
+      );
+      plain.forEach((account, index) => {
         const used = inFlight.get(account) ?? 0;
         if (!(left[index]! >= used + needed)) refuse('account', Number(left[index]), used);
       });
+      for (const each of got) if (!('cancel' in each)) refuse('account', each.left + each.held, each.held);
     } catch (error) {
       release();
       throw error;
     }
-    held = this.accounts;
+    held = plain;
     for (const account of held) inFlight.set(account, (inFlight.get(account) ?? 0) + needed);
     return {
       release,
       charge: async ({ promptTokens: prompt, completionTokens: completion }, within) => {
+        const settling = reservations.splice(0);
         release();
         const usage = { promptTokens: prompt, completionTokens: completion, totalTokens: prompt + completion };
         for (const limit of this.limits) limit.used += usage.totalTokens;
-        await bounded(Promise.all(this.accounts.map(async (account) => account.spend(usage))), within);
+        await bounded(
+          Promise.all([...plain.map(async (account) => account.spend(usage)), ...settling.map((reservation) => reservation.settle(usage))]),
+          within,
+        );
       },
     };
   }

@@ -119,6 +119,32 @@ it('SIGTERM: a job in hand past the grace goes back to the queue without losing 
   expect(status).toMatchObject({ active: 0, done: 0, failed: 0, retried: 0 });
 }, 120_000);
 
+it("a SIGKILLed worker's job comes back within its --lock-ms and a few seconds, not up to twice that", async () => {
+  const LOCK = 20_000;
+  const page = '/hang-once/stall';
+  const file = path.join(batch.dir, 'stall.txt');
+  writeFileSync(file, `${site.url('127.0.0.1', page)}\n`);
+  expect(await cli('batch', 'add', '--queue', 'stall', '--timeout', '120000', file)).toBe('added 1, already there 0\n');
+  const args = ['worker', '--queue', 'stall', '--lock-ms', String(LOCK), '--exit-when-empty'];
+  const victim = runScript(CLI, args, env());
+  workers.push(victim);
+  await site.arrival(page, 1);
+  // The other worker is ready (its browser up) before the kill: what is timed is the job's return.
+  const other = runScript(CLI, args, env());
+  workers.push(other);
+  await waitForLine(other, /worker ready/);
+  victim.child.kill('SIGKILL');
+  const killed = Date.now();
+  expect(await victim.exit).toBe(null);
+  const back = (await site.arrival(page, 2)) - killed;
+  // A lock lapses at most --lock-ms after the kill; the workers look for lapsed ones every tenth of
+  // it (2 s at most); the rest is the other worker opening the page.
+  expect(back, `the job came back ${back} ms after the kill`).toBeLessThanOrEqual(LOCK + 4000);
+  expect(await other.exit).toBe(0);
+  const status = JSON.parse(await cli('batch', 'status', '--queue', 'stall', '--json'));
+  expect(status).toMatchObject({ waiting: 0, active: 0, done: 1, failed: 0 });
+}, 120_000);
+
 it('says what is wrong with a command line, and exits 2', async () => {
   writeFileSync(path.join(batch.dir, 'state.txt'), 'cookies=1');
   const runs = [

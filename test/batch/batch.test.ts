@@ -7,7 +7,7 @@ import { QueueAccount } from '../../src/batch/account.js';
 import { connectRedis } from '../../src/batch/connection.js';
 import { BatchQueue, BatchWorker, type BatchResult, type WorkerJobEvent } from '../../src/batch/index.js';
 import { jobId } from '../../src/batch/job.js';
-import { HostLimits } from '../../src/batch/limits.js';
+import { HOST_RECHECK_MS, HostLimits } from '../../src/batch/limits.js';
 import { InvalidOptionError } from '../../src/errors.js';
 import { CHROME, TEST_ARGS } from '../helpers.js';
 import { startBatchSite, type BatchSite } from '../support/batch-site.js';
@@ -112,39 +112,73 @@ describe('the queue', () => {
 });
 
 describe('limits across workers, kept in Redis', () => {
-  it('holds a host to its number of leases, frees one on release, and one whose holder died when it lapses', async () => {
-    const client = await connectRedis(redisUrl);
+  it('holds a host to its number of leases, wakes a job waiting for it on release, and frees one whose holder died when it lapses', async () => {
+    const [client, doomed] = await Promise.all([connectRedis(redisUrl), connectRedis(redisUrl)]);
     try {
-      const limits = new HostLimits(client, 'leases', 400);
-      expect(await limits.tryAcquire('example.org', 'a', 2, 0)).toBe(0);
-      expect(await limits.tryAcquire('example.org', 'b', 2, 0)).toBe(0);
-      expect(await limits.tryAcquire('example.org', 'c', 2, 0)).toBeGreaterThan(0);
+      const woken: string[] = [];
+      const limits = new HostLimits(client, 'leases', 400, async (id) => (woken.push(id), true));
+      const a = await limits.take('example.org', 'job-a', 2, 0);
+      expect(a.lease).toBeDefined();
+      const b = await limits.take('example.org', 'job-b', 2, 0);
+      expect(b.lease).toBeDefined();
+      // Full: the job is told to wait for a release (looking again by itself after a while), and
+      // once put back it is entered among the host's waiting jobs.
+      const full = await limits.take('example.org', 'job-c', 2, 0);
+      expect(full.lease).toBeUndefined();
+      expect(full.untilWoken).toBe(true);
+      expect(full.waitMs).toBeGreaterThan(0);
+      expect(full.waitMs).toBeLessThanOrEqual(HOST_RECHECK_MS);
+      expect(await limits.wait('example.org', 'job-c', 2, 0)).toBe(true);
       // Another host is not held up.
-      expect(await limits.tryAcquire('example.com', 'd', 2, 0)).toBe(0);
-      // 'a' and 'b' were never renewed: their holder is as good as dead. Their leases lapse.
-      const lease = await limits.acquire('example.org', 2, 0);
-      await lease.release();
-      expect(await limits.tryAcquire('example.org', 'e', 2, 0)).toBe(0);
+      const d = await limits.take('example.com', 'job-d', 2, 0);
+      expect(d.lease).toBeDefined();
+      await a.lease!.release();
+      expect(woken).toEqual(['job-c']);
+      const c = await limits.take('example.org', 'job-c', 2, 0);
+      expect(c.lease).toBeDefined();
+      await Promise.all([b, c, d].map((taken) => taken.lease!.release()));
+      // A holder that died (its connection gone, so nothing renews its leases): they lapse.
+      const dead = new HostLimits(doomed, 'leases', 400);
+      expect((await dead.take('example.net', 'job-e', 1, 0)).lease).toBeDefined();
+      doomed.destroy();
+      expect((await limits.take('example.net', 'job-f', 1, 0)).lease).toBeUndefined();
+      await new Promise((resolve) => setTimeout(resolve, 450));
+      const f = await limits.take('example.net', 'job-f', 1, 0);
+      expect(f.lease).toBeDefined();
+      await f.lease!.release();
     } finally {
       await client.close();
     }
   });
 
-  it('spaces the starts of jobs on one host by the delay, by Redis clock', async () => {
+  it("spaces two jobs' requests to one host by the delay, from when the first one's was answered, by Redis clock", async () => {
     const client = await connectRedis(redisUrl);
     try {
-      const limits = new HostLimits(client, 'delay', 10_000);
-      expect(await limits.tryAcquire('slow.example', 'a', 0, 300)).toBe(0);
-      const wait = await limits.tryAcquire('slow.example', 'b', 0, 300);
-      expect(wait).toBeGreaterThan(0);
-      expect(wait).toBeLessThanOrEqual(300);
-      const lease = await limits.acquire('slow.example', 0, 300);
-      // The next start may come no sooner than 300 ms after the last, by Redis's own clock.
+      const woken: string[] = [];
+      const limits = new HostLimits(client, 'delay', 10_000, async (id) => (woken.push(id), true));
+      const a = await limits.take('slow.example', 'job-a', 0, 300);
+      expect(a.lease).toBeDefined();
+      // Job a's request is not answered yet: the next waits for it, however long it takes.
+      const turn = await limits.take('slow.example', 'job-b', 0, 300);
+      expect(turn.lease).toBeUndefined();
+      expect(turn.untilWoken).toBe(true);
+      expect(await limits.wait('slow.example', 'job-b', 0, 300)).toBe(true);
+      await a.lease!.requested();
+      expect(woken).toEqual(['job-b']);
       const [seconds, micros] = (await client.sendCommand(['TIME'])) as string[];
       const last = Number(await client.get('tendril:batch:delay:hostlast:slow.example'));
       expect(Number(seconds) * 1000 + Math.floor(Number(micros) / 1000) - last).toBeLessThan(300);
-      expect(await limits.tryAcquire('slow.example', 'c', 0, 300)).toBeGreaterThan(0);
-      await lease.release();
+      // Now the delay runs: the next request may come no sooner than 300 ms after it.
+      const wait = await limits.take('slow.example', 'job-b', 0, 300);
+      expect(wait.lease).toBeUndefined();
+      expect(wait.untilWoken).toBe(false);
+      expect(wait.waitMs).toBeGreaterThan(0);
+      expect(wait.waitMs).toBeLessThanOrEqual(300);
+      await a.lease!.release();
+      await new Promise((resolve) => setTimeout(resolve, wait.waitMs));
+      const b = await limits.take('slow.example', 'job-b', 0, 300);
+      expect(b.lease).toBeDefined();
+      await b.lease!.release();
     } finally {
       await client.close();
     }
@@ -252,7 +286,7 @@ describe('a worker', () => {
     try {
       await queue.configure({ budgetTokens: 1000 });
       const account = new QueueAccount(client, 'budget');
-      await account.spend('earlier-job', { promptTokens: 900, completionTokens: 100, totalTokens: 1000 });
+      await account.settle('none held', 'earlier-job', { promptTokens: 900, completionTokens: 100, totalTokens: 1000 });
       expect(await account.state()).toEqual({ remaining: 0, used: 1000, budget: 1000 });
       fake.reset();
       await queue.add([

@@ -41,7 +41,11 @@ export interface FakeToolCall {
   id?: string;
 }
 
-type ReplyOptions = { delayMs?: number; completionTokens?: number };
+/**
+ * `totalTokens`: what the call costs in all, as its usage reports it (the completion's tokens are
+ * what the prompt leaves of it), instead of the text's own count.
+ */
+type ReplyOptions = { delayMs?: number; completionTokens?: number; totalTokens?: number };
 export type FakeReply = ReplyOptions &
   (
     | { json: unknown } // structured answer: JSON.stringify'd into the message text
@@ -399,6 +403,7 @@ export async function startFakeModel(options: { script?: FakeScript | FakeReply[
     if ('hang' in reply) return; // the 'close' listener records the client giving up
     if (reply.delayMs) await sleep(reply.delayMs, undefined, { signal: gone.signal }).catch(() => {});
     if (gone.signal.aborted) return;
+    if (reply.totalTokens !== undefined) reply = { ...reply, completionTokens: Math.max(0, reply.totalTokens - request.promptTokens) };
     if ('status' in reply) {
       return sendError(res, reply.status, reply.error ?? `fake model: HTTP ${reply.status}`, reply.headers);
     }

@@ -70,7 +70,7 @@ async function openQueue(name: string, limits: { perHost?: number; hostDelayMs?:
     async run(urls: string[]) {
       try {
         started = Date.now();
-        expect(await queue.add(urls.map((url) => ({ url })))).toEqual({ added: urls.length, existing: 0 });
+        expect(await queue.add(urls.map((url) => ({ url })))).toEqual({ added: urls.length, existing: 0, failed: 0 });
         await Promise.all(workers.map((worker) => worker.untilEmpty()));
         return { finished, results: await all(queue.results()) };
       } finally {

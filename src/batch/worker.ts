@@ -4,7 +4,9 @@
 // lock lapses), and its Chromium dies with it (the launcher's pipe, see browser/launch.ts).
 
 import type { Job, Queue, Worker } from 'bullmq';
-import { BudgetExceededError, ConnectionClosedError, InvalidOptionError } from '../errors.js';
+import { BudgetExceededError, ConnectionClosedError, InvalidOptionError, MissingLLMConfigurationError } from '../errors.js';
+import { parseModelConfiguration } from '../llm/config.js';
+import { modelSettingsError } from '../llm/providers.js';
 import type { ModelConfiguration, SdkOptions } from '../types.js';
 import { withDeadline } from '../util/time.js';
 import { JobAccount, QueueAccount } from './account.js';
@@ -56,7 +58,11 @@ export interface BatchWorkerOptions {
 export type WorkerJobEvent =
   | { kind: 'done'; id: string; url: string; ms: number }
   | { kind: 'failed'; id: string; url: string; error: JobFailure; retry: boolean; attempt: number; attempts: number }
-  | { kind: 'handed-back'; id: string; url: string };
+  /** Back to the queue without an attempt counted: the worker is stopping, or (`why`) it cannot run the job but another may. */
+  | { kind: 'handed-back'; id: string; url: string; why?: string };
+
+/** How long a job this worker has no model for waits before any worker takes it again. */
+const NO_MODEL_DELAY_MS = 5000;
 
 /** How long a worker trusts the queue's limits it read before reading them again. */
 const LIMITS_TTL_MS = 2000;
@@ -85,6 +91,9 @@ export class BatchWorker {
     if (!Number.isInteger(concurrency) || concurrency < 1)
       throw new InvalidOptionError(`concurrency must be a whole number of 1 or more, not ${concurrency}.`);
     const lockMs = options.lockMs ?? 30_000;
+    // A model that cannot be used is said now, before a job is taken, not once per job.
+    const missing = options.model && modelSettingsError(parseModelConfiguration(options.model)!);
+    if (missing) throw missing;
     const url = redisUrlOf(options.redisUrl);
     const bull = await loadBullMQ();
     const onError = options.onError ?? (() => undefined);
@@ -148,6 +157,9 @@ export class BatchWorker {
     const attempts = job.opts.attempts ?? 1;
     try {
       const limits = await this.#limits();
+      if ((data.instruction || data.act) && !this.options.model) {
+        throw new MissingLLMConfigurationError('This worker has no model (no --model, MODEL_NAME or key), and the job has an instruction.');
+      }
       if (data.instruction || data.act) {
         const { remaining, budget } = await this.account.state();
         if (remaining <= 0) {
@@ -174,6 +186,12 @@ export class BatchWorker {
         // Back to the queue as it was (no attempt counted), for another worker.
         await job.moveToDelayed(Date.now(), token);
         this.options.onJob?.({ kind: 'handed-back', id, url: data.url });
+        throw new this.bull.DelayedError();
+      }
+      if (error instanceof MissingLLMConfigurationError) {
+        // This worker's settings, not the job: it goes back, its attempts untouched, for a worker that has the model.
+        await job.moveToDelayed(Date.now() + NO_MODEL_DELAY_MS, token);
+        this.options.onJob?.({ kind: 'handed-back', id, url: data.url, why: `${error.name}: ${error.message}` });
         throw new this.bull.DelayedError();
       }
       if (sdk && error instanceof ConnectionClosedError) this.browser.lost(sdk);

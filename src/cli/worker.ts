@@ -22,16 +22,16 @@ Prints "worker ready" once it takes jobs, and a line per job on stderr.
   --lock-ms MS         a dead worker's jobs go to others this long after it died (default 30000)
   --grace MS           on SIGTERM, how long jobs in hand may finish before going back (default 10000)
   --storage-state FILE a storage state (cookies, localStorage; JSON) every job's context starts with
-  --model NAME         provider/model for jobs with an instruction (default MODEL_NAME, else
-                       openai/gpt-4.1-mini); the key from MODEL_API_KEY or the provider's variable
+Model (jobs with an instruction or an action), checked at start:
+  --model NAME         provider/model (default MODEL_NAME, else openai/gpt-4.1-mini); the key from
+                       MODEL_API_KEY or the provider's variable
   --base-url URL       the model server's URL (default MODEL_BASE_URL); a server there is asked for
                        no key unless MODEL_API_KEY gives one
-                       A model that is named (a flag or MODEL_*) but lacks its key or address ends
-                       the worker at start (exit 2). With none named and no key, jobs with an
-                       instruction go back to the queue for a worker that has a model.
+  A model named (a flag or MODEL_*) that lacks its key or address ends the worker at once (exit 2);
+  with none named and no key, jobs that need a model go back to the queue for a worker that has one.
 Browser (default: a local Chrome or Chromium, or CHROME_PATH):
-  --chrome-args ARGS   extra switches for a launched Chromium (default CHROME_ARGS), e.g. --no-sandbox
-                       where the runtime has no user namespaces
+  --chrome-args ARGS   extra switches for a launched Chromium (default CHROME_ARGS); where the
+                       runtime has no user namespaces: --chrome-args=--no-sandbox
   --cdp-url URL        attach to any CDP endpoint (ws://…, http://host:port): a hosted session, a
                        Selenium Grid's se:cdp, browserless
   --hosted             use the hosted service: HOSTED_API_URL, HOSTED_API_KEY (HOSTED_PROJECT_ID optional)

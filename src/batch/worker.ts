@@ -71,6 +71,8 @@ export class BatchWorker {
   readonly #handBack = new AbortController();
   readonly #limitsRead: { at: number; value?: Promise<QueueLimits> } = { at: 0 };
   #running = 0;
+  /** Jobs this worker handed back for want of a usable model. */
+  readonly #noModel = new Set<string>();
   #closing: Promise<void> | undefined;
   #worker!: Worker;
 
@@ -191,6 +193,7 @@ export class BatchWorker {
       if (error instanceof MissingLLMConfigurationError) {
         // This worker's settings, not the job: it goes back, its attempts untouched, for a worker that has the model.
         await job.moveToDelayed(Date.now() + NO_MODEL_DELAY_MS, token);
+        this.#noModel.add(id);
         this.options.onJob?.({ kind: 'handed-back', id, url: data.url, why: `${error.name}: ${error.message}` });
         throw new this.bull.DelayedError();
       }
@@ -229,10 +232,24 @@ export class BatchWorker {
           "Reading the queue's counts",
         ).catch(() => undefined);
         if (counts && Object.values(counts).every((count) => count === 0)) return;
+        if (counts && (await this.#onlyUnrunnableLeft(counts))) return;
       }
       // Nothing tells of a dead worker's job taken back, so look again shortly.
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
+  }
+
+  /**
+   * Whether all that is left are delayed jobs this worker handed back for want of a model: it can
+   * run none of them, so waiting for them would be forever (they stay queued for a worker that can).
+   */
+  async #onlyUnrunnableLeft(counts: Record<string, number>): Promise<boolean> {
+    const { delayed = 0, ...others } = counts;
+    if (!this.#noModel.size || delayed === 0 || delayed > this.#noModel.size || Object.values(others).some(Boolean)) return false;
+    const jobs = await withDeadline(this.queue.getJobs(['delayed'], 0, delayed), QUEUE_OP_TIMEOUT_MS, 'Reading the delayed jobs').catch(
+      () => undefined,
+    );
+    return jobs !== undefined && jobs.every((job) => this.#noModel.has(job.id!));
   }
 
   /**

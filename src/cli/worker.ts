@@ -17,7 +17,8 @@ Prints "worker ready" once it takes jobs, and a line per job on stderr.
   --queue NAME         the queue (required)
   --redis-url URL      the queue's Redis (default REDIS_URL, else redis://127.0.0.1:6379)
   --concurrency N      jobs at once in this worker (default 4)
-  --exit-when-empty    exit once no job is waiting, delayed or active in any worker
+  --exit-when-empty    exit once no job is waiting, delayed or active in any worker (a worker with no
+                       model: once only jobs that need one are left, handed back for others)
   --job-timeout MS     deadline of a job that sets none (default 60000)
   --lock-ms MS         a dead worker's jobs go to others this long after it died (default 30000)
   --grace MS           on SIGTERM, how long jobs in hand may finish before going back (default 10000)

@@ -5,8 +5,10 @@
 // lock lapses), and its Chromium dies with it (the launcher's pipe, see browser/launch.ts).
 
 import type { Job, Queue, Worker } from 'bullmq';
-import { BudgetExceededError, ConnectionClosedError, InvalidOptionError } from '../errors.js';
+import { BudgetExceededError, ConnectionClosedError, InvalidOptionError, MissingLLMConfigurationError } from '../errors.js';
 import { checkStorageState } from '../driver/storageState.js';
+import { parseModelConfiguration } from '../llm/config.js';
+import { modelSettingsError } from '../llm/providers.js';
 import type { ModelConfiguration, SdkOptions } from '../types.js';
 import { withDeadline } from '../util/time.js';
 import { JobAccount, QueueAccount } from './account.js';
@@ -60,7 +62,11 @@ export interface BatchWorkerOptions {
 export type WorkerJobEvent =
   | { kind: 'done'; id: string; url: string; ms: number }
   | { kind: 'failed'; id: string; url: string; error: JobFailure; retry: boolean; attempt: number; attempts: number }
-  | { kind: 'handed-back'; id: string; url: string };
+  /** Back to the queue without an attempt counted: the worker is stopping, or (`why`) it cannot run the job but another may. */
+  | { kind: 'handed-back'; id: string; url: string; why?: string };
+
+/** How long a job this worker has no model for waits before any worker takes it again. */
+const NO_MODEL_DELAY_MS = 5000;
 
 /**
  * How often the workers look for jobs whose lock lapsed (one look serves them all). A job is
@@ -80,6 +86,8 @@ export class BatchWorker {
   readonly #handBack = new AbortController();
   readonly #limitsRead: { at: number; value?: Promise<QueueLimits> } = { at: 0 };
   #running = 0;
+  /** Jobs this worker handed back for want of a usable model. */
+  readonly #noModel = new Set<string>();
   #closing: Promise<void> | undefined;
   #worker!: Worker;
 
@@ -103,6 +111,9 @@ export class BatchWorker {
     // Before anything starts: a state that cannot load would fail every job instead.
     if (options.storageState !== undefined) checkStorageState(options.storageState, 'storageState');
     const lockMs = options.lockMs ?? 30_000;
+    // A model that cannot be used is said now, before a job is taken, not once per job.
+    const missing = options.model && modelSettingsError(parseModelConfiguration(options.model)!);
+    if (missing) throw missing;
     const url = redisUrlOf(options.redisUrl);
     const bull = await loadBullMQ();
     const onError = options.onError ?? (() => undefined);
@@ -167,6 +178,9 @@ export class BatchWorker {
     const attempts = job.opts.attempts ?? 1;
     try {
       const limits = await this.#limits();
+      if ((data.instruction || data.act) && !this.options.model) {
+        throw new MissingLLMConfigurationError('This worker has no model (no --model, MODEL_NAME or key), and the job has an instruction.');
+      }
       if (data.instruction || data.act) {
         const { remaining, budget } = await this.account.state();
         if (remaining <= 0) {
@@ -210,6 +224,13 @@ export class BatchWorker {
         // Back to the queue as it was (no attempt counted), for another worker.
         await job.moveToDelayed(Date.now(), token);
         this.options.onJob?.({ kind: 'handed-back', id, url: data.url });
+        throw new this.bull.DelayedError();
+      }
+      if (error instanceof MissingLLMConfigurationError) {
+        // This worker's settings, not the job: it goes back, its attempts untouched, for a worker that has the model.
+        await job.moveToDelayed(Date.now() + NO_MODEL_DELAY_MS, token);
+        this.#noModel.add(id);
+        this.options.onJob?.({ kind: 'handed-back', id, url: data.url, why: `${error.name}: ${error.message}` });
         throw new this.bull.DelayedError();
       }
       if (sdk && error instanceof ConnectionClosedError) this.browser.lost(sdk);
@@ -259,10 +280,24 @@ export class BatchWorker {
           "Reading the queue's counts",
         ).catch(() => undefined);
         if (counts && Object.values(counts).every((count) => count === 0)) return;
+        if (counts && (await this.#onlyUnrunnableLeft(counts))) return;
       }
       // Nothing tells of a dead worker's job taken back, so look again shortly.
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
+  }
+
+  /**
+   * Whether all that is left are delayed jobs this worker handed back for want of a model: it can
+   * run none of them, so waiting for them would be forever (they stay queued for a worker that can).
+   */
+  async #onlyUnrunnableLeft(counts: Record<string, number>): Promise<boolean> {
+    const { delayed = 0, ...others } = counts;
+    if (!this.#noModel.size || delayed === 0 || delayed > this.#noModel.size || Object.values(others).some(Boolean)) return false;
+    const jobs = await withDeadline(this.queue.getJobs(['delayed'], 0, delayed), QUEUE_OP_TIMEOUT_MS, 'Reading the delayed jobs').catch(
+      () => undefined,
+    );
+    return jobs !== undefined && jobs.every((job) => this.#noModel.has(job.id!));
   }
 
   /**

@@ -4,11 +4,11 @@
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { isIP } from 'node:net';
-import { splitArgs } from '../hosted/server/config.js';
 import { runMcpServer } from '../mcp/server.js';
 import { TOOL_NAMES } from '../mcp/tools/index.js';
 import { DEFAULT_MODEL_TIMEOUT_MS } from '../llm/ask.js';
 import type { SdkOptions } from '../types.js';
+import { browserLaunchOptions, commandLineModel } from './model.js';
 import { parseFlags, parsePort, UsageError } from './usage.js';
 
 /** `text` in lines of at most 100 characters, the lines after the first indented by `indent`. */
@@ -81,18 +81,12 @@ export async function mcpCommand(argv: string[]): Promise<number> {
   if (values.hosted && values['cdp-url']) throw new UsageError('Choose one browser: --cdp-url or --hosted.', MCP_USAGE);
   const http = transport(values);
   const log = (line: string) => void process.stderr.write(`tendril mcp: ${line}\n`);
-  const env = process.env;
-  const chromeArgs = splitArgs(values['chrome-args'] ?? env.CHROME_ARGS ?? '');
   const sdk: SdkOptions = {
     env: values.hosted ? 'HOSTED' : 'LOCAL',
     verbose: values.verbose ? 2 : 0,
     disablePino: !values.verbose,
-    model: {
-      modelName: values.model ?? (env.MODEL_NAME?.trim() || 'openai/gpt-4.1-mini'),
-      apiKey: env.MODEL_API_KEY?.trim() || undefined,
-      baseURL: values['base-url'] ?? (env.MODEL_BASE_URL?.trim() || undefined),
-    },
-    localBrowserLaunchOptions: values['cdp-url'] ? { cdpUrl: values['cdp-url'] } : chromeArgs.length ? { args: chromeArgs } : undefined,
+    model: commandLineModel(values),
+    localBrowserLaunchOptions: browserLaunchOptions(values),
   };
   if (http && !http.loopback) {
     log(`WARNING: listening on ${http.host}, not loopback: whoever reaches this port drives the browser, and through it your network.`);

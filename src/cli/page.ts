@@ -2,14 +2,13 @@
 // Chromium (default), an existing Chrome (--cdp-url) or the hosted service (--hosted). The result
 // goes to stdout (text, or JSON), progress to stderr.
 
-import { MissingLLMConfigurationError, UrlNotAllowedError } from '../errors.js';
-import { parseModelConfiguration } from '../llm/config.js';
-import { apiKeyFor, keyVariables, languageModel } from '../llm/providers.js';
+import { UrlNotAllowedError } from '../errors.js';
 import { schemaFromJson } from '../extract/jsonSchemaInput.js';
 import { Sdk } from '../sdk.js';
 import type { ModelConfiguration, SdkOptions } from '../types.js';
 import { withScheme } from '../util/bareUrl.js';
 import { readJsonFlag } from './jsonFile.js';
+import { checkCommandLineModel, commandLineModel } from './model.js';
 import { Progress } from './progress.js';
 import { parseFlags, UsageError } from './usage.js';
 
@@ -141,23 +140,15 @@ export async function extractCommand(argv: string[]): Promise<number> {
   if (positionals.length > 2) throw new UsageError('Quote the instruction: it must be one argument.', EXTRACT_USAGE);
   const timeout = timeoutOf(values.timeout, EXTRACT_USAGE);
   const schema = values.schema ? schemaFromJson(await readJsonFlag('--schema', values.schema)) : undefined;
-  const env = process.env;
-  const model = {
-    modelName: values.model ?? (env.MODEL_NAME?.trim() || 'openai/gpt-4.1-mini'),
-    apiKey: env.MODEL_API_KEY?.trim() || undefined,
-    baseURL: values['base-url'] ?? (env.MODEL_BASE_URL?.trim() || undefined),
-  };
+  const model = commandLineModel(values);
+  // Before any browser starts, locally or on the hosted service (which is sent the key along).
+  await checkCommandLineModel(model, values.hosted !== true);
   const progress = new Progress(process.stderr, values.quiet === true || values.verbose === true);
-  const result = await onPage(
-    sdkOptions(values, EXTRACT_USAGE, await checkedModel(model, values.hosted === true)),
-    url,
-    progress,
-    (sdk) => {
-      progress.step(`Asking ${model.modelName}…`);
-      const callOptions = { selector: values.selector, timeout };
-      return schema ? sdk.extract(instruction, schema, callOptions) : sdk.extract(instruction, callOptions);
-    },
-  );
+  const result = await onPage(sdkOptions(values, EXTRACT_USAGE, model), url, progress, (sdk) => {
+    progress.step(`Asking ${model.modelName}…`);
+    const callOptions = { selector: values.selector, timeout };
+    return schema ? sdk.extract(instruction, schema, callOptions) : sdk.extract(instruction, callOptions);
+  });
   // The cache's verdict is news about the run, not part of the data: it goes to stderr.
   let data: unknown = result;
   if (data && typeof data === 'object' && !Array.isArray(data) && 'cacheStatus' in data) {
@@ -167,29 +158,4 @@ export async function extractCommand(argv: string[]): Promise<number> {
   }
   process.stdout.write(`${JSON.stringify(data, null, 2)}\n`);
   return 0;
-}
-
-/**
- * The model, checked before a browser starts. A server at --base-url may need no key (a local one
- * seldom does): without one, none is sent. With --hosted the server builds the model, with its own
- * key when the command line has none.
- */
-async function checkedModel(model: ModelConfiguration & object, hosted: boolean): Promise<ModelConfiguration> {
-  if (hosted) return model;
-  const spec = parseModelConfiguration(model)!;
-  const variables = keyVariables(spec.provider);
-  if (variables && !apiKeyFor(spec)) {
-    if (!spec.baseURL) {
-      throw new MissingLLMConfigurationError(
-        `No API key for ${model.modelName}: set MODEL_API_KEY (or ${variables.join(' or ')}). For a model server of your own, ` +
-          'give its address with --base-url (or MODEL_BASE_URL), e.g. --model openai-compatible/<name> --base-url http://127.0.0.1:8000/v1.',
-      );
-    }
-    // The AI SDK's providers want some key; a server that asks for none ignores it.
-    spec.apiKey = 'unused';
-    model = { ...model, apiKey: spec.apiKey };
-  }
-  // Any other problem of the model's (an unknown provider, its package missing) shows now too.
-  await languageModel(spec);
-  return model;
 }

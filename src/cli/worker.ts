@@ -2,8 +2,10 @@
 // job is left anywhere). SIGTERM or SIGINT: jobs in hand finish (or go back to the queue after
 // --grace), the browser closes, the process exits 0.
 
+import { InvalidOptionError, MissingLLMConfigurationError } from '../errors.js';
 import type { SdkOptions } from '../types.js';
 import { readJsonFlag } from './jsonFile.js';
+import { browserLaunchOptions, checkCommandLineModel, commandLineModel, modelGiven, type CommandLineModel } from './model.js';
 import { parseFlags, UsageError } from './usage.js';
 
 export const WORKER_USAGE = `tendril worker --queue NAME [flags]
@@ -15,15 +17,22 @@ Prints "worker ready" once it takes jobs, and a line per job on stderr.
   --queue NAME         the queue (required)
   --redis-url URL      the queue's Redis (default REDIS_URL, else redis://127.0.0.1:6379)
   --concurrency N      jobs at once in this worker (default 4)
-  --exit-when-empty    exit once no job is waiting, delayed or active in any worker
+  --exit-when-empty    exit once no job is waiting, delayed or active in any worker (a worker with no
+                       model: once only jobs that need one are left, handed back for others)
   --job-timeout MS     deadline of a job that sets none (default 60000)
   --lock-ms MS         a dead worker's jobs go to others this long after it died (default 30000)
   --grace MS           on SIGTERM, how long jobs in hand may finish before going back (default 10000)
   --storage-state FILE a storage state (cookies, localStorage; JSON) every job's context starts with
-  --model NAME         provider/model for jobs with an instruction (default MODEL_NAME, else
-                       openai/gpt-4.1-mini); the key from MODEL_API_KEY or the provider's variable
-  --base-url URL       the model server's URL (default MODEL_BASE_URL)
+Model (jobs with an instruction or an action), checked at start:
+  --model NAME         provider/model (default MODEL_NAME, else openai/gpt-4.1-mini); the key from
+                       MODEL_API_KEY or the provider's variable
+  --base-url URL       the model server's URL (default MODEL_BASE_URL); a server there is asked for
+                       no key unless MODEL_API_KEY gives one
+  A model named (a flag or MODEL_*) that lacks its key or address ends the worker at once (exit 2);
+  with none named and no key, jobs that need a model go back to the queue for a worker that has one.
 Browser (default: a local Chrome or Chromium, or CHROME_PATH):
+  --chrome-args ARGS   extra switches for a launched Chromium (default CHROME_ARGS); where the
+                       runtime has no user namespaces: --chrome-args=--no-sandbox
   --cdp-url URL        attach to any CDP endpoint (ws://…, http://host:port): a hosted session, a
                        Selenium Grid's se:cdp, browserless
   --hosted             use the hosted service: HOSTED_API_URL, HOSTED_API_KEY (HOSTED_PROJECT_ID optional)
@@ -41,6 +50,7 @@ const FLAGS = {
   'storage-state': { type: 'string' },
   model: { type: 'string' },
   'base-url': { type: 'string' },
+  'chrome-args': { type: 'string' },
   'cdp-url': { type: 'string' },
   hosted: { type: 'boolean' },
   quiet: { type: 'boolean' },
@@ -78,19 +88,40 @@ function reportRedisError(error: Error): void {
   process.stderr.write(`tendril worker: the queue's Redis: ${error.message} (retrying)\n`);
 }
 
+/**
+ * The worker's model, checked before it takes a job. A model the user named (a flag, MODEL_*) must
+ * be usable, as for `tendril extract`: else exit 2 now, not a failure per job. None named and the
+ * default without its key: no model, and jobs that need one are handed back (batch/worker.ts).
+ */
+async function workerModel(values: { model?: string; 'base-url'?: string }, hosted: boolean): Promise<CommandLineModel | undefined> {
+  const model = commandLineModel(values);
+  try {
+    await checkCommandLineModel(model, !hosted);
+  } catch (error) {
+    if (modelGiven(values) || !(error instanceof MissingLLMConfigurationError)) throw error;
+    process.stderr.write(
+      `tendril worker: no model (${error.message}) Jobs with an instruction go back to the queue for a worker that has one.\n`,
+    );
+    return undefined;
+  }
+  return model;
+}
+
 export async function workerCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parseFlags(argv, FLAGS, WORKER_USAGE);
   if (values.help) return (process.stdout.write(`${WORKER_USAGE}\n`), 0);
   if (positionals.length) throw new UsageError('worker takes no arguments.', WORKER_USAGE);
   if (!values.queue) throw new UsageError('Name the queue with --queue NAME.', WORKER_USAGE);
   if (values.hosted && values['cdp-url']) throw new UsageError('Choose one browser: --cdp-url or --hosted.', WORKER_USAGE);
-  const env = process.env;
+  if (values['chrome-args'] !== undefined && (values['cdp-url'] || values.hosted))
+    throw new UsageError('--chrome-args is for a Chromium the worker launches, not with --cdp-url or --hosted.', WORKER_USAGE);
   const sdk: SdkOptions = {
     env: values.hosted ? 'HOSTED' : 'LOCAL',
     verbose: values.verbose ? 2 : 0,
     disablePino: !values.verbose,
-    localBrowserLaunchOptions: values['cdp-url'] ? { cdpUrl: values['cdp-url'] } : undefined,
+    localBrowserLaunchOptions: browserLaunchOptions(values),
   };
+  const model = await workerModel(values, values.hosted === true);
   const quiet = values.quiet === true;
   const { BatchWorker } = await import('../batch/worker.js');
   const worker = await BatchWorker.start({
@@ -102,16 +133,12 @@ export async function workerCommand(argv: string[]): Promise<number> {
     graceMs: values.grace === '0' ? 0 : positive(values.grace, 'grace'),
     storageState: values['storage-state'] ? await readStorageState(values['storage-state']) : undefined,
     sdk,
-    model: {
-      modelName: values.model ?? (env.MODEL_NAME?.trim() || 'openai/gpt-4.1-mini'),
-      apiKey: env.MODEL_API_KEY?.trim() || undefined,
-      baseURL: values['base-url'] ?? (env.MODEL_BASE_URL?.trim() || undefined),
-    },
+    model,
     onError: reportRedisError,
     onJob: (event) => {
       if (quiet) return;
       if (event.kind === 'done') process.stderr.write(`done ${event.url} (${event.ms} ms)\n`);
-      else if (event.kind === 'handed-back') process.stderr.write(`handed back ${event.url}\n`);
+      else if (event.kind === 'handed-back') process.stderr.write(`handed back ${event.url}${event.why ? `: ${event.why}` : ''}\n`);
       else
         process.stderr.write(
           `${event.retry ? 'retrying' : 'failed'} ${event.url} (attempt ${event.attempt} of ${event.attempts}): ${event.error.name}: ${event.error.message}\n`,

@@ -7,6 +7,7 @@ import { MissingLLMConfigurationError, UnsupportedModelError, UnsupportedProvide
 import { envVar, isNode } from '../util/env.js';
 import { importAiSdk } from './aiSdk.js';
 import { describeModel, type ModelSpec } from './config.js';
+import { OPTIONS_WORDING, type ModelWording } from './modelWording.js';
 
 interface HostedProvider {
   kind: 'hosted';
@@ -87,6 +88,28 @@ export function apiKeyFor(spec: ModelSpec): string | undefined {
   return info.env.map(envVar).find(Boolean);
 }
 
+/**
+ * The one rule of what a model's settings must hold, for every entry point: a provider's own
+ * service needs its key (given, or in the provider's variable); a server at `baseURL` is the
+ * user's own, asked for no key unless one is given; a local provider needs an address (its usual
+ * one, or `baseURL`). The error, if any, says what to set in `wording`'s words.
+ */
+export function modelSettingsError(spec: ModelSpec, wording: ModelWording = OPTIONS_WORDING): MissingLLMConfigurationError | undefined {
+  const info = providerInfo(spec.provider);
+  if (!info) return undefined; // an unknown provider is languageModel()'s to report
+  const name = `${spec.provider}/${spec.modelId}`;
+  if (info.kind === 'hosted' && !spec.baseURL && !apiKeyFor(spec)) {
+    return new MissingLLMConfigurationError(
+      `No API key for ${describeModel(spec)}: ${wording.key(name, info.env)}. ` +
+        `A server of your own that speaks OpenAI's API (Ollama, vLLM, llama.cpp) is asked for none: ${wording.ownServer}.`,
+    );
+  }
+  if (info.kind === 'local' && !endpointOf(spec)) {
+    return new MissingLLMConfigurationError(`${describeModel(spec)} needs the server's address: ${wording.address}.`);
+  }
+  return undefined;
+}
+
 /** The model for a spec; built once per provider, model, endpoint and key. */
 export function languageModel(spec: ModelSpec): Promise<ModelObject> {
   const info = providerInfo(spec.provider);
@@ -99,26 +122,11 @@ export function languageModel(spec: ModelSpec): Promise<ModelObject> {
       ),
     );
   }
-  let apiKey = spec.apiKey;
-  if (info.kind === 'hosted' && apiKey === undefined) {
-    apiKey = apiKeyFor(spec);
-    if (!apiKey) {
-      return Promise.reject(
-        new MissingLLMConfigurationError(
-          `No API key for ${describeModel(spec)}: pass model: { modelName: "${spec.provider}/${spec.modelId}", apiKey } ` +
-            `or set ${info.env.join(' or ')}.`,
-        ),
-      );
-    }
-  }
-  const baseURL = spec.baseURL ?? (info.kind === 'local' ? info.defaultBaseURL : undefined);
-  if (info.kind === 'local' && !baseURL) {
-    return Promise.reject(
-      new MissingLLMConfigurationError(
-        `${describeModel(spec)} needs the server's address: pass model: { modelName, baseURL: "http://host:port/v1" }.`,
-      ),
-    );
-  }
+  const missing = modelSettingsError(spec);
+  if (missing) return Promise.reject(missing);
+  // The providers' packages want some key; a server of one's own that asks for none ignores it.
+  const apiKey = apiKeyFor(spec) ?? (info.kind === 'hosted' ? 'unused' : undefined);
+  const baseURL = endpointOf(spec);
   const { api, providerOptions: _callOptions, temperature: _temperature, ...settings } = spec.providerSettings;
   // Settings that are functions (a custom fetch) cannot be compared by value: no reuse then.
   const comparable = Object.values(settings).every((value) => typeof value !== 'function');

@@ -259,6 +259,25 @@ describe('a worker', () => {
     await queue.close();
   }, 90_000);
 
+  it('refuses at start a model it could not use, in the words of its options, before any browser or job', async () => {
+    const saved = process.env.OPENAI_API_KEY;
+    delete process.env.OPENAI_API_KEY;
+    const queue = await BatchQueue.open({ queue: 'unusable-model', redisUrl });
+    try {
+      await queue.add([{ url: site.url('127.0.0.1', '/p/unusable'), instruction: 'The heading' }]);
+      const events: WorkerJobEvent[] = [];
+      await expect(startWorker('unusable-model', events, { model: { modelName: 'openai/gpt-4.1-mini' } })).rejects.toThrow(
+        /^No API key for openai\/gpt-4\.1-mini: pass model: \{ modelName: "openai\/gpt-4\.1-mini", apiKey \} or set OPENAI_API_KEY\./,
+      );
+      expect(events).toEqual([]);
+      expect(site.hits.get('/p/unusable')).toBeUndefined();
+      expect(await queue.status()).toMatchObject({ waiting: 1, failed: 0 });
+    } finally {
+      if (saved !== undefined) process.env.OPENAI_API_KEY = saved;
+      await queue.close();
+    }
+  });
+
   it('retries the jobs of a browser that was lost, on a new one', async () => {
     const queue = await BatchQueue.open({ queue: 'lost', redisUrl });
     const events: WorkerJobEvent[] = [];

@@ -192,6 +192,10 @@ describe('examples/batch', () => {
     expect(worker).toMatch(/entrypoint: \["node", "dist\/cli\.js", "worker"\]/);
     expect(worker).toMatch(/replicas: 3/);
     expect(worker).toMatch(/REDIS_URL: redis:\/\/redis:6379/);
+    // The model's server and key, and the browser's switches, reach the worker from the caller's environment.
+    for (const name of ['MODEL_NAME', 'MODEL_BASE_URL', 'MODEL_API_KEY', 'CHROME_ARGS']) {
+      expect(worker).toMatch(new RegExp(`^\\s+${name}: \\$\\{${name}:-`, 'm'));
+    }
     expect(worker).toMatch(/condition: service_healthy/);
     const [build] = stages(read('Dockerfile'));
     const prune = build!.find((each) => each.op === 'RUN' && /npm prune\b/.test(each.args))!.args;

@@ -112,6 +112,31 @@ describe('the reference function', () => {
     // Two function servers (each bundling both functions) and four hosted sessions.
   }, 90_000);
 
+  it('with MODEL_BASE_URL and no MODEL_API_KEY, the model server there is asked for no key, in Node and in the edge runtime', async () => {
+    // Neither the function nor the hosted server (this process) has a provider key.
+    const saved = process.env.OPENAI_API_KEY;
+    delete process.env.OPENAI_API_KEY;
+    try {
+      for (const route of ['/api/run', '/api/run-edge']) {
+        const base = await serveFunction(
+          functionEnv({
+            MODEL_API_KEY: '',
+            OPENAI_API_KEY: '',
+            // Instructions of their own, so that the server's cache answers neither.
+            ACT_INSTRUCTION: `click the top button (keyless ${route})`,
+            EXTRACT_INSTRUCTION: `What does the state line say? (keyless ${route})`,
+          }),
+        );
+        fake.reset();
+        fake.script(script);
+        expect({ route, ...(await call(base + route)) }).toEqual({ route, status: 200, body: { ok: true, data: 'top clicked 1' } });
+        expect(fake.requests.map((request) => request.headers.authorization)).toEqual(['Bearer unused', 'Bearer unused']);
+      }
+    } finally {
+      if (saved !== undefined) process.env.OPENAI_API_KEY = saved;
+    }
+  }, 90_000);
+
   it('answers 500 { ok: false, error } naming the cause when the hosted key is wrong, in Node and in the edge runtime', async () => {
     const base = await serveFunction(functionEnv({ HOSTED_API_KEY: 'wrong-key' }));
     for (const route of ['/api/run', '/api/run-edge']) {

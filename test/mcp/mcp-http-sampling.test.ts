@@ -255,7 +255,9 @@ describe('tendril mcp --port without a model, from a 2026-07-28 client that offe
       ] as const) {
         const missing = await call(client, tool, args);
         expect(missing.isError).toBe(true);
-        expect(textOf(missing)).toMatch(/^MissingLLMConfigurationError: .*--model.*MODEL_API_KEY.*an MCP client that offers sampling/s);
+        expect(textOf(missing)).toMatch(
+          /^MissingLLMConfigurationError: .*MODEL_API_KEY.*--model.*--base-url.*an MCP client that offers sampling/s,
+        );
         expect(textOf(missing)).not.toMatch(/2026-07-28/);
       }
       expect(await ok(client, 'page_text', { selector: 'h1' })).toMatch(/heading: Top/);

@@ -246,6 +246,23 @@ describe('tendril mcp without a model, from a client that offers sampling', () =
     }
   }, 60_000);
 
+  it("a server at --base-url is the server's own model with no key: asked for none, and the client's is not asked", async () => {
+    const keyless = await start(browserEnv(), { sampling: true, args: ['--base-url', fake.url] });
+    try {
+      await ok(keyless.client, 'navigate', { url: fixtures.a.url('frames.html') });
+      fake.reset();
+      fake.script([{ json: { extraction: 'from the keyless server' } }]);
+      keyless.answer(() => json({ extraction: 'from the client' }));
+      expect(JSON.parse(await ok(keyless.client, 'extract', { instruction: 'The heading' }))).toEqual({
+        extraction: 'from the keyless server',
+      });
+      expect(fake.requests.map((request) => request.headers.authorization)).toEqual(['Bearer unused']);
+      expect(keyless.requests).toEqual([]);
+    } finally {
+      await keyless.client.close();
+    }
+  }, 60_000);
+
   it("a server with a model of its own uses it, not the client's; with neither, the error names both ways to get one", async () => {
     const own = await start({ ...browserEnv(), ...modelEnv() }, { sampling: true });
     try {
@@ -270,7 +287,11 @@ describe('tendril mcp without a model, from a client that offers sampling', () =
       ] as const) {
         const missing = await call(neither.client, tool, args);
         expect(missing.isError).toBe(true);
-        expect(textOf(missing)).toMatch(/^MissingLLMConfigurationError: .*--model.*MODEL_API_KEY.*an MCP client that offers sampling/s);
+        // In the words of the command that started the server (its flags and variables), not the library's options.
+        expect(textOf(missing)).toMatch(
+          /^MissingLLMConfigurationError: No API key for openai\/gpt-4\.1-mini: set MODEL_API_KEY \(or OPENAI_API_KEY\)\..*--model openai-compatible\/<name> --base-url .*an MCP client that offers sampling/s,
+        );
+        expect(textOf(missing)).not.toMatch(/apiKey|modelName/);
       }
       // Still serving.
       expect(await ok(neither.client, 'page_text', { selector: 'h1' })).toMatch(/heading: Top/);

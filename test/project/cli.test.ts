@@ -187,6 +187,43 @@ describe('tendril text and tendril extract', () => {
     }
   });
 
+  it('extract --hosted: a missing key is said before any session starts, and a --base-url server is asked for none', async () => {
+    const hosted = await startHostedServer(
+      readServerConfig({
+        ...HOSTED_TEST_ENV,
+        PORT: '0',
+        HOSTED_API_KEYS: 'cli-hosted-key',
+        CHROME_PATH: CHROME,
+        CHROME_ARGS: TEST_ARGS.join(' '),
+      }),
+      new Logger({ verbose: 0, disablePino: true }),
+    );
+    try {
+      const keyless = {
+        ...env(),
+        MODEL_API_KEY: '',
+        OPENAI_API_KEY: '',
+        MODEL_BASE_URL: '',
+        HOSTED_API_KEY: 'cli-hosted-key',
+        HOSTED_PROJECT_ID: '',
+        HOSTED_API_URL: hosted.url,
+      };
+      const args = ['extract', fixtures.a.url('extract-shop.html'), 'How many widgets?', '--hosted'];
+      const noKey = await finished(run(args, keyless));
+      expect(noKey.code).toBe(2);
+      expect(noKey.stderr).toMatch(/No API key for openai\/gpt-4\.1-mini: set MODEL_API_KEY \(or OPENAI_API_KEY\)\..*--base-url/);
+      // Before the session: no step of it was taken.
+      expect(noKey.stderr).not.toMatch(/Creating a hosted session|Opening/);
+      fake.reset();
+      fake.script([{ json: { extraction: 'keyless, hosted' } }]);
+      const served = await finished(run([...args, '--base-url', fake.url], keyless));
+      expect([served.code, JSON.parse(served.stdout || 'null')], served.stderr).toEqual([0, { extraction: 'keyless, hosted' }]);
+      expect(fake.requests).toHaveLength(1);
+    } finally {
+      await hosted.close();
+    }
+  }, 90_000);
+
   it('says so, and exits 1, when a hosted server refuses the page (a loopback one, without HOSTED_ALLOW_NETWORKS)', async () => {
     const hosted = await startHostedServer(
       readServerConfig({ PORT: '0', HOSTED_API_KEYS: 'cli-hosted-key', CHROME_PATH: CHROME, CHROME_ARGS: TEST_ARGS.join(' ') }),

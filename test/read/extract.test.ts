@@ -303,6 +303,12 @@ describe('model configuration', () => {
       try {
         await expect(sdk.extract('x', { model: 'openai/gpt-4.1-mini' })).rejects.toThrow(MissingLLMConfigurationError);
         await expect(sdk.extract('x', { model: 'openai/gpt-4.1-mini' })).rejects.toThrow(/OPENAI_API_KEY/);
+        // In the words of the library's options, with the way to a server of one's own.
+        await expect(sdk.extract('x', { model: 'openai/gpt-4.1-mini' })).rejects.toThrow(
+          'No API key for openai/gpt-4.1-mini: pass model: { modelName: "openai/gpt-4.1-mini", apiKey } or set OPENAI_API_KEY. ' +
+            "A server of your own that speaks OpenAI's API (Ollama, vLLM, llama.cpp) is asked for none: " +
+            'model: { modelName: "openai-compatible/<name>", baseURL: "http://127.0.0.1:11434/v1" }.',
+        );
       } finally {
         if (saved !== undefined) process.env.OPENAI_API_KEY = saved;
       }
@@ -310,6 +316,19 @@ describe('model configuration', () => {
       await sdk.close();
     }
     expect(fake.requests).toHaveLength(0);
+  });
+
+  it("asks a server at baseURL for no key: the provider's own model with none given and none in its variable", async () => {
+    const saved = process.env.OPENAI_API_KEY;
+    delete process.env.OPENAI_API_KEY;
+    try {
+      fake.script(() => ({ json: { extraction: 'keyless' } }));
+      const result = await fixture.sdk.extract('x', { model: { modelName: 'openai/gpt-4.1-mini', baseURL: fake.url, maxRetries: 0 } });
+      expect(result).toEqual({ extraction: 'keyless' });
+      expect(fake.requests.map((request) => request.headers.authorization)).toEqual(['Bearer unused']);
+    } finally {
+      if (saved !== undefined) process.env.OPENAI_API_KEY = saved;
+    }
   });
 
   it('loads an installed optional provider package and sends it the key and endpoint given', async () => {

@@ -2,8 +2,11 @@
 // journey) at a time: shell blocks through bash, TypeScript blocks through tsx. What a reader would
 // need the internet or a real key for comes from loopback instead, and nothing else is changed:
 //   - https://example.org (and a bare example.org) is a fixture page like it (docs-example.html);
-//   - the model is the fake model server: MODEL_BASE_URL and OPENAI_BASE_URL point at it, and
-//     OPENAI_API_KEY holds a key, as a reader's shell would; the blocks' own `--model` is sent;
+//   - the model is the fake model server: MODEL_BASE_URL and OPENAI_BASE_URL point at it, and so
+//     does a server of the reader's own at http://127.0.0.1:8000/v1; the blocks' own `--model` is
+//     sent. Shell blocks run with no provider key at all (OPENAI_API_KEY and MODEL_API_KEY empty),
+//     so every command there takes the no-key path to a --base-url server; TypeScript blocks,
+//     which pass `apiKey: process.env.OPENAI_API_KEY`, get a key in OPENAI_API_KEY;
 //   - the docs' ports (3000, 5005, 6379 Redis's, 8931, 9333) are free ports of this run (PORT too, the function's
 //     5005 by default), and TARGET_URL (the serverless function's page, https://example.com/ by
 //     default) is the fixture page;
@@ -142,7 +145,7 @@ export async function runJourney(root: string, blocks: Block[]): Promise<void> {
     TARGET_URL: page,
     PORT: String(ports['5005']),
     MODEL_API_KEY: '',
-    OPENAI_API_KEY: 'sk-docs-test',
+    OPENAI_API_KEY: '',
     HOSTED_API_URL: '',
     HOSTED_API_KEY: '',
     npm_config_prefer_offline: 'true',
@@ -164,6 +167,7 @@ export async function runJourney(root: string, blocks: Block[]): Promise<void> {
       const code = block.code
         .replaceAll('https://example.org', page)
         .replace(/(?<=\s)example\.org(?=\s)/g, page.replace(/^http:\/\//, ''))
+        .replaceAll('http://127.0.0.1:8000/v1', fake.url)
         .replace(/\b(3000|5005|6379|8931|9333)\b/g, (port) => String(ports[port]))
         .replace(/\/path\/to\/(?:tendril|your-project)\b/g, standIn);
       let running: Running;
@@ -172,7 +176,8 @@ export async function runJourney(root: string, blocks: Block[]): Promise<void> {
         // that `tendril` resolves to the source as the repository's tsconfig says.
         const file = path.join(dir, `block${index}.mts`);
         writeFileSync(file, code);
-        running = start('npx', ['tsx', file], root, env);
+        // TypeScript blocks keep a provider key: their model calls name OpenAI's own service.
+        running = start('npx', ['tsx', file], root, { ...env, OPENAI_API_KEY: 'sk-docs-test' });
       } else {
         running = start('bash', ['-e', '-o', 'pipefail', '-c', npx + code], dir, env);
       }

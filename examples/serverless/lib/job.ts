@@ -34,7 +34,12 @@ export async function runJob(request: Request, env: Env): Promise<Response> {
       apiKey: env.HOSTED_API_KEY,
       projectId: env.HOSTED_PROJECT_ID,
       hostedApiUrl: env.HOSTED_API_URL,
-      model: { modelName: setting('MODEL_NAME'), apiKey: env.MODEL_API_KEY, baseURL: env.MODEL_BASE_URL || undefined },
+      // No key is the model server's own at MODEL_BASE_URL, asked for none; an empty variable is no key.
+      model: {
+        modelName: setting('MODEL_NAME'),
+        apiKey: env.MODEL_API_KEY?.trim() || undefined,
+        baseURL: env.MODEL_BASE_URL?.trim() || undefined,
+      },
       hostedSessionCreateParams: { region: setting('HOSTED_REGION'), browserSettings: { blockAds: true } },
       disablePino: true,
     });

@@ -14,6 +14,8 @@ import { fromJsonSchema } from '../../extract/jsonSchema.js';
 import { DEFAULT_MODEL_TIMEOUT_MS, type AnswerCache } from '../../llm/ask.js';
 import { describeModel, parseModelConfiguration, type ModelSpec } from '../../llm/config.js';
 import { Metrics } from '../../llm/metrics.js';
+import type { ModelWording } from '../../llm/modelWording.js';
+import { modelSettingsError } from '../../llm/providers.js';
 import type { Logger } from '../../logger.js';
 import type { ModelConfiguration } from '../../types.js';
 import { cacheKey, type ResultCache } from './cache.js';
@@ -66,9 +68,20 @@ export function modelOf(req: IncomingMessage, model: unknown): ModelSpec | undef
   }
 }
 
+/** What a request to this server sets: the body's model, the key's header, or the server's own variables. */
+const SERVER_WORDING: ModelWording = {
+  key: (_name, variables) => `send it in the ${HEADERS.modelApiKey} header, or start the server with ${variables.join(' or ')} set`,
+  address: 'send `model.baseURL` ("http://host:port/v1")',
+  ownServer: 'model { modelName: "openai-compatible/<name>", baseURL } at an address this server may reach (HOSTED_ALLOW_NETWORKS)',
+};
+
+/** The call's model, held to the one rule of what a model needs, in the words of this server's API. */
 export function requireModel(spec: ModelSpec | undefined, what: string): ModelSpec {
-  if (spec) return spec;
-  throw apiError('bad_request', `${what} needs a model: send \`model\` in the body and its key in the ${HEADERS.modelApiKey} header.`);
+  if (!spec)
+    throw apiError('bad_request', `${what} needs a model: send \`model\` in the body and its key in the ${HEADERS.modelApiKey} header.`);
+  const missing = modelSettingsError(spec, SERVER_WORDING);
+  if (missing) throw missing;
+  return spec;
 }
 
 interface Job {

@@ -11,6 +11,10 @@ import {
   type StandardSchemaWithJSON,
 } from '@modelcontextprotocol/server';
 import { ConnectionClosedError, MissingLLMConfigurationError, TimeoutError } from '../../errors.js';
+import { parseModelConfiguration } from '../../llm/config.js';
+import { COMMAND_LINE_WORDING } from '../../llm/modelWording.js';
+import { modelSettingsError } from '../../llm/providers.js';
+import { Sdk } from '../../sdk.js';
 import type { ModelConfiguration } from '../../types.js';
 import { clientSampling, samplingModelConfiguration, serverHasModel } from '../sampling.js';
 import type { Sample } from '../rounds.js';
@@ -143,7 +147,14 @@ async function modelOptions(
   { sample, parallel }: { sample: Sample | undefined; parallel?: number },
 ): Promise<{ model?: ModelConfiguration; timeout: number }> {
   const timeout = settings.modelTimeoutMs;
-  if (!sample || (await serverHasModel(options))) return { timeout };
+  if (!sample) {
+    // Said now in the words of the command that started the server, not the library's options.
+    const spec = Sdk.environment(options).modelsOnService ? undefined : parseModelConfiguration(options.model);
+    const missing = spec && modelSettingsError(spec, COMMAND_LINE_WORDING);
+    if (missing) throw missing;
+    return { timeout };
+  }
+  if (await serverHasModel(options)) return { timeout };
   if (!announced) {
     announced = true;
     settings.log("the server has no model of its own (no key for it): extract, act and observe ask the client's model, through sampling");
@@ -156,8 +167,7 @@ function errorResult(error: unknown, askedModel: boolean): CallToolResult {
   if (!(error instanceof Error)) return failure('Error', String(error));
   const hint =
     error instanceof MissingLLMConfigurationError
-      ? " For the MCP server: start `tendril mcp` with --model (or MODEL_NAME) and the key in MODEL_API_KEY or the provider's variable;" +
-        ' or use it from an MCP client that offers sampling (the `sampling` capability), whose own model is then asked.'
+      ? ' Or use the server from an MCP client that offers sampling (the `sampling` capability), whose own model is then asked.'
       : error instanceof ConnectionClosedError
         ? ' The next call starts a new browser.'
         : error instanceof TimeoutError && askedModel

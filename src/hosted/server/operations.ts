@@ -184,6 +184,8 @@ export async function runOperation(
   serverLogger: Logger,
 ): Promise<void> {
   const stream = new EventStream(res);
+  const heartbeatMs = Number(header(req, HEADERS.heartbeatMs));
+  if (heartbeatMs > 0) stream.keepAlive(heartbeatMs);
   const bypass = header(req, HEADERS.cacheControl) === 'bypass';
   try {
     await RUNNERS[name]({ record, body, req, stream, cache: bypass ? undefined : cache, serverLogger });

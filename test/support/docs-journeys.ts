@@ -4,7 +4,7 @@
 //   - https://example.org (and a bare example.org) is a fixture page like it (docs-example.html);
 //   - the model is the fake model server: MODEL_BASE_URL and OPENAI_BASE_URL point at it, and
 //     OPENAI_API_KEY holds a key, as a reader's shell would; the blocks' own `--model` is sent;
-//   - the docs' ports (3000, 5005, 6379 Redis's, 8931, 9333) are free ports of this run (PORT too, the function's
+//   - the docs' ports (3000, 3001 and 3002 hosted instances', 5005, 6379 Redis's, 8080 nginx's, 8931, 9333) are free ports of this run (PORT too, the function's
 //     5005 by default), and TARGET_URL (the serverless function's page, https://example.com/ by
 //     default) is the fixture page;
 //   - `npx tendril` runs bin/tendril.js, the file npx runs in a clone (a test below runs npx itself).
@@ -104,6 +104,9 @@ export async function runJourney(root: string, blocks: Block[]): Promise<void> {
     '6379': await freePort(),
     '8931': await freePort(),
     '9333': await freePort(),
+    '3001': await freePort(),
+    '3002': await freePort(),
+    '8080': await freePort(),
   };
   const env: NodeJS.ProcessEnv = {
     ...process.env,
@@ -124,7 +127,7 @@ export async function runJourney(root: string, blocks: Block[]): Promise<void> {
       const code = block.code
         .replaceAll('https://example.org', page)
         .replace(/(?<=\s)example\.org(?=\s)/g, page.replace(/^http:\/\//, ''))
-        .replace(/\b(3000|5005|6379|8931|9333)\b/g, (port) => String(ports[port]));
+        .replace(/\b(3000|3001|3002|5005|6379|8080|8931|9333)\b/g, (port) => String(ports[port]));
       let running: Running;
       if (block.lang === 'ts') {
         const file = path.join(dir, `block${index}.ts`);

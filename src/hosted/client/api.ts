@@ -149,7 +149,13 @@ export class HostedApi {
     let buffer = '';
     try {
       for (;;) {
-        const { done, value } = await reader.read();
+        const { done, value } = await reader.read().catch((error: Error) => {
+          throw new HostedServiceError(
+            `The hosted service's answer to ${name} was cut off (${(error.cause as Error | undefined)?.message ?? error.message}); the operation may have run.`,
+            0,
+            'unreachable',
+          );
+        });
         if (done) break;
         buffer += decoder.decode(value, { stream: true });
         let end: number;

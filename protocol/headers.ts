@@ -16,4 +16,15 @@ export const HEADERS = {
    * starting browsers answers 503 with Retry-After before then rather than keep it waiting in vain.
    */
   maxWait: 'x-hosted-max-wait-ms',
+  /**
+   * On an operation, from a load balancer: open the event stream at once and write a comment every
+   * this many milliseconds until the answer, so that an instance that says nothing for longer is
+   * known to be stopped, not busy (the cache status then travels in the result event only).
+   */
+  heartbeatMs: 'x-hosted-heartbeat-ms',
+  /**
+   * On an operation, from a load balancer that may send it again to another instance: the session's
+   * instance runs each id once, so a copy that a stopped instance passes on when it wakes is refused.
+   */
+  requestId: 'x-hosted-request-id',
 } as const;

@@ -4,22 +4,20 @@
 // request landing on whichever instance nginx picks; one instance is SIGKILLed in the middle.
 
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { HostedApi } from '../../src/hosted/client/api.js';
 import { ConnectionClosedError, HostedServiceError, Sdk, SdkError } from '../../src/index.js';
 import { startFixtureServers, type FixtureServers } from '../fixtures/server.js';
-import { CHROME, HOSTED_TEST_ENV, TEST_ARGS } from '../helpers.js';
-import { runScript, waitForLine, type Run } from '../support/child.js';
+import type { Run } from '../support/child.js';
+import { startBalancer, startInstance, type Instance } from '../support/hosted-instances.js';
 import { startFakeModel, type FakeModel } from '../support/fake-model.js';
-import { startNginx, type Nginx } from '../support/nginx.js';
+import type { Nginx } from '../support/nginx.js';
 import { freePort, startRedis, type RedisServer } from '../support/redis.js';
 
-const ROOT = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const KEY = 'cluster-test-key';
 /** Concurrent sessions in each round. */
 const SESSIONS = 8;
@@ -27,12 +25,6 @@ const SESSIONS = 8;
 const PAGE = 'cluster.html';
 /** Rounds before the kill: the issue's acceptance ran three (TENDRIL_CLUSTER_ROUNDS=3). */
 const ROUNDS = Number(process.env.TENDRIL_CLUSTER_ROUNDS ?? 1);
-
-interface Instance {
-  run: Run;
-  port: number;
-  id: string;
-}
 
 let redis: RedisServer;
 let fixtures: FixtureServers;
@@ -44,25 +36,19 @@ const instances: Instance[] = [];
 /** Every instance process, also one that failed to start: none may outlive the test. */
 const started: Run[] = [];
 
-async function startInstance(port: number, publicUrl: string): Promise<Instance> {
-  const run = runScript(path.join(ROOT, 'src/cli/main.ts'), ['hosted', 'serve'], {
-    ...HOSTED_TEST_ENV,
-    HOSTED_API_KEYS: KEY,
-    HOSTED_SIGNING_SECRET: 'cluster-test-signing-secret',
-    REDIS_URL: `redis://127.0.0.1:${redis.port}`,
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    PUBLIC_URL: publicUrl,
-    MAX_SESSIONS: String(SESSIONS),
-    CHROME_PATH: CHROME,
-    CHROME_ARGS: TEST_ARGS.join(' '),
-    TMPDIR: tmp,
-  });
-  started.push(run);
-  await waitForLine(run, /listening on http:\/\//);
-  const id = /"instance":"([0-9a-f-]+)"/.exec(run.stderr())?.[1];
-  if (!id) throw new Error(`the instance did not say its id:\n${run.stderr()}`);
-  return { run, port, id };
+function startOne(port: number, publicUrl: string): Promise<Instance> {
+  return startInstance(
+    port,
+    {
+      HOSTED_API_KEYS: KEY,
+      HOSTED_SIGNING_SECRET: 'cluster-test-signing-secret',
+      REDIS_URL: `redis://127.0.0.1:${redis.port}`,
+      PUBLIC_URL: publicUrl,
+      MAX_SESSIONS: String(SESSIONS),
+      TMPDIR: tmp,
+    },
+    started,
+  );
 }
 
 /** The session's owner, as the registry in Redis says. */
@@ -120,15 +106,9 @@ beforeAll(async () => {
   const [redisPort, nginxPort, ...ports] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
   [redis, fixtures, fake] = await Promise.all([startRedis(redisPort!), startFixtureServers(), startFakeModel()]);
   const publicUrl = `http://127.0.0.1:${nginxPort}`;
-  instances.push(...(await Promise.all(ports.map((port) => startInstance(port, publicUrl)))));
+  instances.push(...(await Promise.all(ports.map((port) => startOne(port, publicUrl)))));
   // The documented configuration, with the instances' loopback addresses and a loopback port.
-  const conf = readFileSync(path.join(ROOT, 'examples/container/nginx.conf'), 'utf8');
-  let next = 0;
-  const local = conf
-    .replace(/server tendril-\d:3000;/g, () => `server 127.0.0.1:${instances[next++]!.port};`)
-    .replace(/listen 8080;/, `listen 127.0.0.1:${nginxPort};`);
-  expect(next).toBe(instances.length);
-  nginx = await startNginx(nginxPort!, local);
+  nginx = await startBalancer(nginxPort!, instances);
 }, 60_000);
 
 afterAll(async () => {

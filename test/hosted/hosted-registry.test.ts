@@ -107,6 +107,37 @@ describe('instances sharing a Redis', () => {
     await new HostedApi(a.url, KEY, 10_000).releaseSession(filler.id);
   });
 
+  it('register their sessions again when Redis comes back empty, so that every instance still finds them', async () => {
+    // b was drained above: a second instance for this one.
+    const c = await start({ REDIS_URL: `redis://127.0.0.1:${redis.port}` });
+    const own = await new HostedApi(a.url, KEY, 60_000).createSession({ projectId: 'p' });
+    const sessionKey = `tendril:cluster:session:${own.id}`;
+    const act = () =>
+      new HostedApi(c.url, KEY, 10_000).operation(
+        own.id,
+        'act',
+        { action: { selector: 'xpath=/html/body', method: 'click' } },
+        {
+          bypassCache: true,
+          timeoutMs: 10_000,
+          onLog: () => undefined,
+        },
+      );
+    // Through c, which finds a as the owner in Redis and forwards.
+    expect(((await act()).data as { success: boolean }).success).toBe(true);
+    // Redis loses everything: stopped and started again, empty, on the same port.
+    const port = redis.port;
+    await redis.stop();
+    redis = await startRedis(port);
+    expect(await redis.cli('EXISTS', sessionKey)).toBe('0');
+    // a reconnects, finds its heartbeat gone, and writes its sessions' owner keys again.
+    await vi.waitFor(async () => expect(await redis.cli('GET', sessionKey)).not.toBe(''), { timeout: 15_000, interval: 50 });
+    expect(((await act()).data as { success: boolean }).success).toBe(true);
+    await new HostedApi(c.url, KEY, 10_000).releaseSession(own.id);
+    expect(a.sessions.get(own.id).status).toBe('COMPLETED');
+    await c.close();
+  });
+
   it('answer for their own sessions while Redis is down, and 503 with Retry-After, within a deadline, for the others', async () => {
     const own = await new HostedApi(a.url, KEY, 60_000).createSession({ projectId: 'p' });
     await redis.stop();

@@ -7,7 +7,7 @@
 //     sent. Shell blocks run with no provider key at all (OPENAI_API_KEY and MODEL_API_KEY empty),
 //     so every command there takes the no-key path to a --base-url server; TypeScript blocks,
 //     which pass `apiKey: process.env.OPENAI_API_KEY`, get a key in OPENAI_API_KEY;
-//   - the docs' ports (3000, 5005, 6379 Redis's, 8931, 9333) are free ports of this run (PORT too, the function's
+//   - the docs' ports (3000, 3001 and 3002 hosted instances', 5005, 6379 Redis's, 8080 nginx's, 8931, 9333) are free ports of this run (PORT too, the function's
 //     5005 by default), and TARGET_URL (the serverless function's page, https://example.com/ by
 //     default) is the fixture page;
 //   - `npx tendril` in this clone runs bin/tendril.js, the file npx runs in a clone (a test below runs
@@ -137,6 +137,9 @@ export async function runJourney(root: string, blocks: Block[]): Promise<void> {
     '6379': await freePort(),
     '8931': await freePort(),
     '9333': await freePort(),
+    '3001': await freePort(),
+    '3002': await freePort(),
+    '8080': await freePort(),
   };
   const env: NodeJS.ProcessEnv = {
     ...process.env,
@@ -168,7 +171,7 @@ export async function runJourney(root: string, blocks: Block[]): Promise<void> {
         .replaceAll('https://example.org', page)
         .replace(/(?<=\s)example\.org(?=\s)/g, page.replace(/^http:\/\//, ''))
         .replaceAll('http://127.0.0.1:8000/v1', fake.url)
-        .replace(/\b(3000|5005|6379|8931|9333)\b/g, (port) => String(ports[port]))
+        .replace(/\b(3000|3001|3002|5005|6379|8080|8931|9333)\b/g, (port) => String(ports[port]))
         .replace(/\/path\/to\/(?:tendril|your-project)\b/g, standIn);
       let running: Running;
       if (block.lang === 'ts') {

@@ -6,10 +6,10 @@ import { Sdk } from '../../src/index.js';
 import { Logger } from '../../src/logger.js';
 import { CHROME, TEST_ARGS } from '../helpers.js';
 
-/** `env` adds to the environment a test's server starts from, or overrides it. */
-export function startTestHostedServer(env: Record<string, string>): Promise<HostedServer> {
+/** `env` adds to the environment a test's server starts from, or overrides it; `logger` sees its log (silent without). */
+export function startTestHostedServer(env: Record<string, string>, logger?: Logger): Promise<HostedServer> {
   const config = readServerConfig({ PORT: '0', CHROME_PATH: CHROME, CHROME_ARGS: TEST_ARGS.join(' '), ...env });
-  return startHostedServer(config, new Logger({ verbose: 0, disablePino: true }));
+  return startHostedServer(config, logger ?? new Logger({ verbose: 0, disablePino: true }));
 }
 
 /** A client's session on `server`, initialised, and its first page. */

@@ -2,7 +2,15 @@
 // REST, attach our driver to its connectUrl like to any remote Chrome, and release it on close
 // unless it was created to outlive us (keepAlive). Only fetch and WebSocket: no Node built-ins.
 
-import { ErrorBody, HEADERS, Session, StreamEvent, type CreateSessionRequest, type OperationName } from '../../../protocol/index.js';
+import {
+  ErrorBody,
+  HEADERS,
+  Session,
+  STATUS_OF,
+  StreamEvent,
+  type CreateSessionRequest,
+  type OperationName,
+} from '../../../protocol/index.js';
 import { HostedServiceError, InvalidOptionError, type SdkError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
 import type { SdkOptions } from '../../types.js';
@@ -141,7 +149,13 @@ export class HostedApi {
     let buffer = '';
     try {
       for (;;) {
-        const { done, value } = await reader.read();
+        const { done, value } = await reader.read().catch((error: Error) => {
+          throw new HostedServiceError(
+            `The hosted service's answer to ${name} was cut off (${(error.cause as Error | undefined)?.message ?? error.message}); the operation may have run.`,
+            0,
+            'unreachable',
+          );
+        });
         if (done) break;
         buffer += decoder.decode(value, { stream: true });
         let end: number;
@@ -213,7 +227,16 @@ function backoff(attempt: number): Promise<void> {
 }
 
 function errorFromWire(error: WireError, status: number): SdkError {
-  return fromWire(error) ?? new HostedServiceError(`The hosted service failed (${error.code}): ${error.message}`, status, error.code);
+  // An error event in a stream that opened with 200 (a balancer's heartbeat) has its status in its code.
+  const known = (STATUS_OF as Record<string, number | undefined>)[error.code];
+  return (
+    fromWire(error) ??
+    new HostedServiceError(
+      `The hosted service failed (${error.code}): ${error.message}`,
+      status < 300 && known ? known : status,
+      error.code,
+    )
+  );
 }
 
 async function toError(response: Response, method: string, path: string): Promise<SdkError> {

@@ -52,7 +52,8 @@ export class ClusterRouter {
     const url = internalUrlOf(config, port);
     const id = randomUUID();
     const self = (): InstanceInfo => ({ id, url, sessions: sessions.activeCount, maxSessions: config.maxSessions });
-    const registry = await InstanceRegistry.start(config.redis, self, logger);
+    const owned = () => sessions.allRunning().map((record) => ({ id: record.id, lifetimeMs: Math.max(0, record.expiresAt - Date.now()) }));
+    const registry = await InstanceRegistry.start(config.redis, self, owned, logger);
     logger.info('hosted', 'Joined the instances sharing this Redis', { instance: id, internalUrl: url });
     // Forwarding needs no more than the balancer does (the client's key or token), yet an operator
     // should know when HOSTED_ALLOW_NETWORKS lets sessions reach the instances' private addresses.

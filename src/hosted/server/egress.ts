@@ -12,6 +12,7 @@ import { UPSTREAM_ERROR_HEADER } from '../../driver/upstream.js';
 import type { Logger } from '../../logger.js';
 import { withDeadline } from '../../util/time.js';
 import { describePolicy, hostAllowed, type CheckedPolicy } from '../../util/domainPolicy.js';
+import { chromeOwnHost } from './chromeHosts.js';
 import type { NetworkRules } from './networks.js';
 
 export const DEFAULT_CONNECT_TIMEOUT_MS = 15_000;
@@ -162,7 +163,14 @@ export class EgressProxy {
     const key = `${host}\n${why}`;
     if (this.#logged.has(key) || this.#logged.size > 500) return;
     this.#logged.add(key);
-    this.logger.info('hosted', `Refused a request of the session: ${why}`, { session: this.options.session, host });
+    // Chromium's own background requests are refused like any other, but no page made them: at
+    // info level they read as the user's page failing.
+    if (chromeOwnHost(host)) {
+      this.logger.debug('hosted', `Refused a background request of Chromium's own (no page made it): ${why}`, {
+        session: this.options.session,
+        host,
+      });
+    } else this.logger.info('hosted', `Refused a request of the session: ${why}`, { session: this.options.session, host });
   }
 
   async #tunnel(req: IncomingMessage, socket: Socket, head: Buffer): Promise<void> {

@@ -15,7 +15,7 @@ import { answerModelRequest } from './model.js';
 import { checkModelEndpoint } from './modelEndpoint.js';
 import { NetworkRules } from './networks.js';
 import { isOperation, runOperation } from './operations.js';
-import { arrivedAfterClose, header, parse, prepareAnswer, readJson } from './request.js';
+import { arrivedAfterClose, header, parse, prepareAnswer, readJson, RunOnce } from './request.js';
 import { maxWait } from './admission.js';
 import { apiError, SessionManager } from './sessions.js';
 import { codeOf, toWire, type WireError } from '../../wireErrors.js';
@@ -55,6 +55,7 @@ export async function startHostedServer(config: HostedServerConfig, logger: Logg
     return error;
   });
   const sessions = new SessionManager(config, logger, adBlocker);
+  const runOnce = new RunOnce();
   const sockets = new WebSocketServer({ noServer: true, maxPayload: 1024 * 1024 * 1024 });
   let baseUrl = '';
   /** With a Redis: the other instances, to find a session's owner and room for a new one. */
@@ -122,6 +123,9 @@ export async function startHostedServer(config: HostedServerConfig, logger: Logg
     }
     if (id && isOperation(action) && req.method === 'POST') {
       const record = sessions.running(id);
+      const requestId = header(req, HEADERS.requestId);
+      if (requestId && !runOnce.first(requestId))
+        throw apiError('conflict', `The operation with ${HEADERS.requestId} ${requestId} was run already; it is not run twice.`);
       // A running operation keeps the session from ending as idle.
       const free = record.idle?.hold();
       try {

@@ -6,9 +6,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ActRequest, ExtractRequest, HEADERS, NavigateRequest, ObserveRequest, type OperationName } from '../../../protocol/index.js';
 import { performAct } from '../../act/act.js';
 import { runObserve } from '../../act/observe.js';
-import { Context } from '../../driver/context.js';
 import { UrlNotAllowedError } from '../../errors.js';
-import type { Page } from '../../driver/page.js';
 import { runServerExtraction } from '../../extract/extract.js';
 import { fromJsonSchema } from '../../extract/jsonSchema.js';
 import { DEFAULT_MODEL_TIMEOUT_MS, type AnswerCache } from '../../llm/ask.js';
@@ -23,39 +21,8 @@ import { header, parse } from './request.js';
 import type { SessionRecord } from './sessions.js';
 import { apiError } from './sessions.js';
 import { EventStream, type CacheStatus } from './stream.js';
+import { BROWSER_TIMEOUT_MS, pageOf } from './serverContext.js';
 import { nonWebReason, shownUrl, urlRefusalMessage } from './webUrl.js';
-import { WATCH_SOURCE } from '../../generated/watch.js';
-import { READER_SOURCE } from '../../generated/reader.js';
-
-const BROWSER_TIMEOUT_MS = 30_000;
-const contexts = new WeakMap<SessionRecord, Promise<Context>>();
-
-/** The server's own driver on a session's browser, next to (not in the way of) the client's. */
-function contextOf(record: SessionRecord, logger: Logger): Promise<Context> {
-  let context = contexts.get(record);
-  if (!context) {
-    // The session's domainPolicy on the server's own driver too: an act() the server runs fails with
-    // DomainPolicyError and leaves the page where it was, rather than land on the proxy's refusal.
-    const created = new Context(record.browser!, logger, {
-      timeoutMs: BROWSER_TIMEOUT_MS,
-      policy: record.domainPolicy,
-      closedRootWatch: WATCH_SOURCE,
-      reader: READER_SOURCE,
-    });
-    context = created.start().then(() => created);
-    context.catch(() => contexts.delete(record));
-    contexts.set(record, context);
-  }
-  return context;
-}
-
-async function pageOf(record: SessionRecord, pageId: string | undefined, logger: Logger): Promise<Page> {
-  const context = await contextOf(record, logger);
-  // The client may have opened the page a moment ago: give our side of the browser time to attach it.
-  const page = pageId ? await context.pageOfTarget(pageId, 5000) : context.activePage();
-  if (!page) throw apiError('not_found', pageId ? `The session has no page ${pageId}.` : 'The session has no open page.');
-  return page;
-}
 
 /** The model the body names, with the key from its header; a bad one is the caller's mistake (400). */
 export function modelOf(req: IncomingMessage, model: unknown): ModelSpec | undefined {
@@ -131,7 +98,8 @@ async function extract(job: Job): Promise<void> {
   } catch (error) {
     throw apiError('bad_request', (error as Error).message);
   }
-  const page = await pageOf(job.record, request.pageId, job.serverLogger);
+  const timeoutMs = budget(request.timeout ?? DEFAULT_MODEL_TIMEOUT_MS);
+  const page = await pageOf(job.record, request.pageId, job.serverLogger, timeoutMs());
   ready(job);
   const parts = ['extract', request.instruction, request.schema ?? null, request.selector ?? null, describeModel(model)];
   // An extraction answered from the cache is final, so its headers (and the logs so far) go at once.
@@ -141,7 +109,7 @@ async function extract(job: Job): Promise<void> {
     instruction: request.instruction,
     selector: request.selector,
     node,
-    timeoutMs: request.timeout ?? DEFAULT_MODEL_TIMEOUT_MS,
+    timeoutMs: timeoutMs(),
     model,
     logger: job.stream.logger,
     metrics: new Metrics(),
@@ -153,14 +121,15 @@ async function extract(job: Job): Promise<void> {
 async function observe(job: Job): Promise<void> {
   const request = parse(ObserveRequest, job.body);
   const model = requireModel(modelOf(job.req, request.model), 'observe');
-  const page = await pageOf(job.record, request.pageId, job.serverLogger);
+  const timeoutMs = budget(request.timeout ?? DEFAULT_MODEL_TIMEOUT_MS);
+  const page = await pageOf(job.record, request.pageId, job.serverLogger, timeoutMs());
   ready(job);
   const cache = job.cache && cacheHook(job.cache, ['observe', request.instruction ?? null, request.selector ?? null, describeModel(model)]);
   const actions = await runObserve({
     page,
     instruction: request.instruction,
     selector: request.selector,
-    timeoutMs: request.timeout ?? DEFAULT_MODEL_TIMEOUT_MS,
+    timeoutMs: timeoutMs(),
     model,
     logger: job.stream.logger,
     metrics: new Metrics(),
@@ -176,7 +145,8 @@ async function act(job: Job): Promise<void> {
   const model = modelOf(job.req, request.model);
   const instruction = request.instruction;
   const instructed = instruction ? requireModel(model, 'act(instruction)') : undefined;
-  const page = await pageOf(job.record, request.pageId, job.serverLogger);
+  const timeoutMs = budget(instruction ? (request.timeout ?? DEFAULT_MODEL_TIMEOUT_MS) : (request.timeout ?? BROWSER_TIMEOUT_MS));
+  const page = await pageOf(job.record, request.pageId, job.serverLogger, timeoutMs());
   ready(job);
   // Variables are not part of the key: the cached action keeps its %placeholders%.
   const cache = instruction && instructed && job.cache ? cacheHook(job.cache, ['act', instruction, describeModel(instructed)]) : undefined;
@@ -184,8 +154,8 @@ async function act(job: Job): Promise<void> {
   const result = await performAct(page, instruction ? { instruction } : { action: request.action! }, {
     model: instructed ?? model,
     variables: request.variables ?? {},
-    timeoutMs: instruction ? modelTimeoutMs : (request.timeout ?? BROWSER_TIMEOUT_MS),
-    modelTimeoutMs,
+    timeoutMs: timeoutMs(),
+    modelTimeoutMs: Math.min(modelTimeoutMs, timeoutMs()),
     logger: job.stream.logger,
     metrics: new Metrics(),
     cache,
@@ -197,10 +167,18 @@ async function navigate(job: Job): Promise<void> {
   const request = parse(NavigateRequest, job.body);
   const reason = nonWebReason(request.url);
   if (reason) throw new UrlNotAllowedError(urlRefusalMessage('Navigation', request.url, reason), shownUrl(request.url));
-  const page = await pageOf(job.record, request.pageId, job.serverLogger);
+  const timeoutMs = budget(request.timeoutMs ?? BROWSER_TIMEOUT_MS);
+  // The new document replaces whatever the page was loading: a navigation that holds it is stopped.
+  const page = await pageOf(job.record, request.pageId, job.serverLogger, timeoutMs(), true);
   job.stream.start();
-  await page.goto(request.url, { waitUntil: request.waitUntil, timeoutMs: request.timeoutMs ?? BROWSER_TIMEOUT_MS });
+  await page.goto(request.url, { waitUntil: request.waitUntil, timeoutMs: timeoutMs() });
   job.stream.finish({ url: page.url() });
+}
+
+/** What is left of an operation's deadline, which covers finding its page as well as the work. */
+function budget(ms: number): () => number {
+  const until = Date.now() + ms;
+  return () => Math.max(1, until - Date.now());
 }
 
 const RUNNERS: Record<OperationName, (job: Job) => Promise<void>> = { extract, act, observe, navigate };
@@ -219,6 +197,8 @@ export async function runOperation(
   serverLogger: Logger,
 ): Promise<void> {
   const stream = new EventStream(res);
+  const heartbeatMs = Number(header(req, HEADERS.heartbeatMs));
+  if (heartbeatMs > 0) stream.keepAlive(heartbeatMs);
   const bypass = header(req, HEADERS.cacheControl) === 'bypass';
   try {
     await RUNNERS[name]({ record, body, req, stream, cache: bypass ? undefined : cache, serverLogger });

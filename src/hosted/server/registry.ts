@@ -18,13 +18,20 @@ export interface InstanceInfo {
   maxSessions: number;
 }
 
+/** A session this instance runs, as the registry records it again. */
+export interface OwnedSession {
+  id: string;
+  /** How long it may still live. */
+  lifetimeMs: number;
+}
+
 /** A session's owner: alive (with where it is), or gone (its heartbeat expired or it drained). */
 export type Owner = { alive: true; instance: InstanceInfo } | { alive: false; id: string };
 
 interface Backend {
   connect(): Promise<unknown>;
   get(key: string): Promise<unknown>;
-  set(key: string, value: string, options: { expiration: { type: 'PX'; value: number } }): Promise<unknown>;
+  set(key: string, value: string, options: { expiration: { type: 'PX'; value: number }; GET?: boolean }): Promise<unknown>;
   del(key: string): Promise<unknown>;
   sAdd(key: string, member: string): Promise<unknown>;
   sRem(key: string, member: string): Promise<unknown>;
@@ -61,6 +68,7 @@ export class InstanceRegistry {
     backend: Backend,
     config: RedisConfig,
     private readonly self: () => InstanceInfo,
+    private readonly owned: () => OwnedSession[],
     private readonly logger: Logger,
     options: RegistryOptions,
   ) {
@@ -78,6 +86,7 @@ export class InstanceRegistry {
   static async start(
     config: RedisConfig,
     self: () => InstanceInfo,
+    owned: () => OwnedSession[],
     logger: Logger,
     options: RegistryOptions = {},
   ): Promise<InstanceRegistry> {
@@ -86,7 +95,7 @@ export class InstanceRegistry {
     const reconnect = (retries: number, cause: Error) =>
       registry !== undefined && registry.#started && !registry.#closed ? Math.min(100 * 2 ** retries, 2000) : cause;
     const backend = createRedisClient(redis, config, options.timeoutMs ?? 2000, reconnect) as Backend;
-    registry = new InstanceRegistry(backend, config, self, logger, options);
+    registry = new InstanceRegistry(backend, config, self, owned, logger, options);
     try {
       await registry.#deadline(backend.connect(), 'connect', 10_000);
       await registry.#beat();
@@ -113,12 +122,7 @@ export class InstanceRegistry {
   /** Records this instance as the owner of a session that lives at most `lifetimeMs`. */
   async claim(sessionId: string, lifetimeMs: number): Promise<void> {
     try {
-      await this.#deadline(
-        this.#backend.set(this.#key('session', sessionId), this.self().id, {
-          expiration: { type: 'PX', value: lifetimeMs + OWNER_MARGIN_MS },
-        }),
-        'SET',
-      );
+      await this.#claim(sessionId, lifetimeMs);
     } catch (error) {
       // The session still works through this instance; only the others cannot find it.
       this.#failed('claim', error as Error);
@@ -164,6 +168,15 @@ export class InstanceRegistry {
     }
   }
 
+  #claim(sessionId: string, lifetimeMs: number): Promise<unknown> {
+    return this.#deadline(
+      this.#backend.set(this.#key('session', sessionId), this.self().id, {
+        expiration: { type: 'PX', value: lifetimeMs + OWNER_MARGIN_MS },
+      }),
+      'SET',
+    );
+  }
+
   async #instance(id: string): Promise<InstanceInfo | undefined> {
     const text = await this.#deadline(this.#backend.get(this.#key('instance', id)), 'GET');
     if (typeof text !== 'string') return undefined;
@@ -177,11 +190,25 @@ export class InstanceRegistry {
   async #beat(): Promise<void> {
     if (this.#closed) return;
     const info = this.self();
-    await this.#deadline(
-      this.#backend.set(this.#key('instance', info.id), JSON.stringify(info), { expiration: { type: 'PX', value: this.#heartbeatMs * 3 } }),
+    const before = await this.#deadline(
+      this.#backend.set(this.#key('instance', info.id), JSON.stringify(info), {
+        expiration: { type: 'PX', value: this.#heartbeatMs * 3 },
+        GET: true,
+      }),
       'SET',
     );
     await this.#deadline(this.#backend.sAdd(this.#key('instances'), info.id), 'SADD');
+    // No heartbeat of ours was there: Redis lost its data (restarted empty, failed over to a replica
+    // that had not caught up) or this process was held past three beats. Either way the owner keys
+    // of the sessions it runs may be gone too, and without them every other instance would answer
+    // those sessions as unknown (404) while their browsers run here: write them again.
+    if (before === null && this.#started) await this.#reclaim();
+  }
+
+  async #reclaim(): Promise<void> {
+    const owned = this.owned();
+    await Promise.all(owned.map((session) => this.#claim(session.id, session.lifetimeMs)));
+    if (owned.length) this.logger.info('hosted', `Registered this instance's ${owned.length} session(s) again in Redis (${this.#where})`);
   }
 
   #key(...parts: string[]): string {

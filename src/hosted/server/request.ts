@@ -121,3 +121,29 @@ function linger(socket: Socket): void {
   timer.unref();
   socket.once('close', () => clearTimeout(timer));
 }
+
+/** How long an operation's request id is remembered: longer than a balancer takes to try another instance. */
+const RUN_ONCE_MS = 10 * 60_000;
+const RUN_ONCE_MAX = 10_000;
+
+/**
+ * The request ids (HEADERS.requestId) of the operations this instance ran lately. A balancer that
+ * found an instance silent (stopped, not dead) gives the request to another; when the stopped one
+ * wakes it still reads its copy, and would pass it on to the session's instance, which must not
+ * run it twice.
+ */
+export class RunOnce {
+  readonly #seen = new Map<string, number>();
+
+  /** True the first time `id` is seen (within RUN_ONCE_MS), false after. */
+  first(id: string): boolean {
+    const now = Date.now();
+    for (const [known, at] of this.#seen) {
+      if (now - at < RUN_ONCE_MS && this.#seen.size <= RUN_ONCE_MAX) break;
+      this.#seen.delete(known);
+    }
+    if (this.#seen.has(id)) return false;
+    this.#seen.set(id, now);
+    return true;
+  }
+}

@@ -169,7 +169,11 @@ export class SessionManager {
   }
 
   runningIds(): string[] {
-    return [...this.#sessions.values()].filter((record) => record.status === 'RUNNING').map((record) => record.id);
+    return this.allRunning().map((record) => record.id);
+  }
+
+  allRunning(): SessionRecord[] {
+    return [...this.#sessions.values()].filter((record) => record.status === 'RUNNING');
   }
 
   get(id: string): SessionRecord {

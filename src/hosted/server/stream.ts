@@ -14,10 +14,14 @@ function errorEvent(error: unknown): Extract<StreamEvent, { type: 'error' }> {
   return { type: 'error', error: toWire(error) };
 }
 
+/** The fewest milliseconds between two heartbeats a balancer may ask for. */
+const MIN_HEARTBEAT_MS = 100;
+
 export class EventStream {
   readonly #res: ServerResponse;
   readonly #pending: StreamEvent[] = [];
   #open = false;
+  #heartbeat: ReturnType<typeof setInterval> | undefined;
   /** Forwards the operation's log lines to the client as `log` events. */
   readonly logger: Logger;
 
@@ -29,6 +33,22 @@ export class EventStream {
       logger: (line) =>
         this.#emit({ type: 'log', level: line.level, category: line.category, message: line.message, timestamp: line.timestamp }),
     });
+  }
+
+  /**
+   * Opens the stream now, with no cache status in its headers, and writes an SSE comment every
+   * `everyMs` until it ends: a balancer that hears nothing from an instance for longer than that
+   * knows it is stopped, and may give the request to another.
+   */
+  keepAlive(everyMs: number): void {
+    this.start();
+    this.#heartbeat = setInterval(
+      () => {
+        if (!this.#res.writableEnded) this.#res.write(':\n\n');
+      },
+      Math.max(MIN_HEARTBEAT_MS, everyMs),
+    );
+    this.#res.once('close', () => clearInterval(this.#heartbeat));
   }
 
   /** Sends the headers (with the cache status, when the cache was asked) and what was held back. */
@@ -46,7 +66,7 @@ export class EventStream {
   finish(data: unknown, cacheStatus?: CacheStatus): void {
     this.start(cacheStatus);
     this.#write({ type: 'result', data, ...(cacheStatus ? { cacheStatus } : {}) });
-    this.#res.end();
+    this.#end();
   }
 
   fail(error: unknown): void {
@@ -57,6 +77,11 @@ export class EventStream {
       return;
     }
     this.#write(event);
+    this.#end();
+  }
+
+  #end(): void {
+    clearInterval(this.#heartbeat);
     this.#res.end();
   }
 

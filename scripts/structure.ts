@@ -51,7 +51,7 @@ const LAYERS: string[][] = [
   // The agent loop: what it needs of the instance that runs it comes through AgentHost and
   // AgentSetup (agent/host.ts, agent/agent.ts), so it never imports the Stagehand adapter above it.
   ['agent'],
-  ['sdkOptions.ts', 'sdkCore.ts', 'sdk.ts', 'stagehand', 'extension.ts', 'extensionRelay.ts', 'publicApi.ts', 'index.ts'],
+  ['sdkOptions.ts', 'sdkCalls.ts', 'sdkCore.ts', 'sdk.ts', 'stagehand', 'extension.ts', 'extensionRelay.ts', 'publicApi.ts', 'index.ts'],
   ['mcp', 'hosted/server', 'batch'],
   ['cli'],
 ];

@@ -1,7 +1,10 @@
 // What the opener of a Context (env/) gives it: the parts that differ between Node, a hosted server
 // and an extension are passed in here rather than imported by the driver.
 
-import type { Viewport } from '../types.js';
+import { TracingStateError } from '../errors.js';
+import type { Tracing, Viewport } from '../types.js';
+import type { Instrumentation } from '../util/instrumentation.js';
+import type { Context } from './context.js';
 import type { CheckedPolicy } from '../util/domainPolicy.js';
 import type { DownloadPlace, watchDownloads } from './download.js';
 import type { ReadTextFile } from './initScripts.js';
@@ -39,6 +42,19 @@ export interface ContextOptions {
   browserContextId?: string;
   /** Storage states (storageState.ts), given by the Node and hosted openers. */
   storage?: typeof StorageKeeper;
+  /**
+   * Makes the context's `tracing` from its seam: given by the Sdk (the recorder, src/trace/, lives
+   * above the driver, which does not know it); absent: `tracing` refuses to start.
+   */
+  tracing?: (instrumentation: Instrumentation, context: Context) => Tracing;
   /** The class of this context's pages: the entry's (the Stagehand entry's adds its shapes); absent: Page. */
   pageClass?: typeof Page;
 }
+
+/** The tracing of a context made without a recorder (none of the Sdk's are). */
+export const noTracing: Tracing = {
+  start: () => Promise.reject(new TracingStateError('This context cannot record a trace: it was not opened by an Sdk.')),
+  stop: () => Promise.reject(new TracingStateError('This context is not recording a trace.')),
+  group: () => Promise.resolve(),
+  groupEnd: () => Promise.resolve(),
+};

@@ -33,6 +33,6 @@ export function describeOperation(
     title: what ? `${operation}: ${what}` : operation,
     params,
     page: page instanceof Page ? page : sdk.context?.activePage(),
-    details: { env: sdk.env, metrics: sdk.metrics },
+    details: { environment: sdk.env, metrics: sdk.metrics },
   };
 }

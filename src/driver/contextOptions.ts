@@ -4,12 +4,17 @@
 import { TracingStateError } from '../errors.js';
 import type { Tracing, Viewport } from '../types.js';
 import type { Instrumentation } from '../util/instrumentation.js';
-import type { Context } from './context.js';
 import type { CheckedPolicy } from '../util/domainPolicy.js';
 import type { DownloadPlace, watchDownloads } from './download.js';
 import type { ReadTextFile } from './initScripts.js';
 import type { Page } from './page.js';
 import type { StorageKeeper } from './storageState.js';
+
+/** What a recorder follows of a context: its pages, now and later. */
+export interface TracedContext {
+  pages(): Page[];
+  on(event: 'page', handler: (page: Page) => void): () => void;
+}
 
 export interface ContextOptions {
   viewport?: Viewport;
@@ -46,7 +51,7 @@ export interface ContextOptions {
    * Makes the context's `tracing` from its seam: given by the Sdk (the recorder, src/trace/, lives
    * above the driver, which does not know it); absent: `tracing` refuses to start.
    */
-  tracing?: (instrumentation: Instrumentation, context: Context) => Tracing;
+  tracing?: (instrumentation: Instrumentation, context: TracedContext) => Tracing;
   /** The class of this context's pages: the entry's (the Stagehand entry's adds its shapes); absent: Page. */
   pageClass?: typeof Page;
 }

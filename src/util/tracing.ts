@@ -119,7 +119,7 @@ const spanListener: InstrumentationListener = {
   around<T>(call: Call, next: () => Promise<T>): Promise<T> {
     if (call.api === 'Page.goto') return gotoSpan(call, next);
     if (call.api === 'Model.request') return modelSpan(call, next);
-    if (call.api.startsWith('Sdk.') && typeof call.details?.env === 'string') return operationSpan(call, next);
+    if (call.api.startsWith('Sdk.') && typeof call.details?.environment === 'string') return operationSpan(call, next);
     return next();
   },
 };
@@ -127,7 +127,7 @@ const spanListener: InstrumentationListener = {
 function operationSpan<T>(call: Call, next: () => Promise<T>): Promise<T> {
   const metrics = call.details!.metrics as TokenTotals;
   const before = metrics.snapshot().total;
-  return traced(`tendril.${call.api.slice('Sdk.'.length)}`, { 'tendril.env': call.details!.env as string }, async (span) => {
+  return traced(`tendril.${call.api.slice('Sdk.'.length)}`, { 'tendril.env': call.details!.environment as string }, async (span) => {
     const result = await next();
     // Measuring a large result (its bytes) costs time: only for a span something records.
     if (!span.recording) return result;

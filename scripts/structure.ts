@@ -42,6 +42,8 @@ const LAYERS: string[][] = [
   ['cdp'],
   ['browser', 'relay'],
   ['driver'],
+  // The trace recorder (context.tracing): a listener on the driver's instrumentation seam, which does not know it.
+  ['trace'],
   ['snapshot'],
   ['llm'],
   ['extract'],

@@ -122,6 +122,8 @@ export class ModelCall {
       title: `model ${this.label.split(' ')[0]}${part ? ` (${part})` : ''}`,
       params: { model: this.label, system, user, schema, ...(part ? { part } : {}) },
       parent: this.spec.parentCall,
+      // For a listener that writes what it sees (a trace): the key, so that it can make sure it never does.
+      details: { secrets: [apiKeyFor(this.spec)] },
     });
     const reply = await instrumentation.run(describe, async (call) => {
       const answer = meter

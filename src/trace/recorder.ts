@@ -108,13 +108,14 @@ export class TraceRecorder implements Tracing, InstrumentationListener {
     for (const end of recording.groups.splice(0).reverse()) end();
     await Promise.all([...recording.watches.values()].map((watch) => watch.stop()));
     const { store, secrets } = recording;
-    const text = (lines: string[]) => new TextEncoder().encode(scrub(lines.join('\n') + '\n', secrets));
+    const text = (value: string) => new TextEncoder().encode(scrub(value, secrets));
     const entries = [
-      { name: 'trace.trace', data: text(store.trace) },
-      { name: 'trace.network', data: text(store.network) },
+      { name: 'trace.trace', data: text(store.trace.join('\n') + '\n') },
+      { name: 'trace.network', data: text(store.network.join('\n') + '\n') },
+      // Text resources (attachments, bodies of pages) are scrubbed too; images are kept as they are.
       ...[...store.resources].map(([name, data]) => ({
         name,
-        data: /\.(json|txt|html)$/.test(name) ? text([new TextDecoder().decode(data)]) : data,
+        data: /\.(json|txt|dat)$/.test(name) ? text(new TextDecoder().decode(data)) : data,
       })),
     ];
     return this.#save(await zip(entries), options.path);
@@ -189,6 +190,8 @@ export class TraceRecorder implements Tracing, InstrumentationListener {
       outcome = { error };
       throw error;
     } finally {
+      // Out-of-process frames the call brought: their later requests and messages are recorded too.
+      if (page && !page.isClosed()) watch?.follow();
       if (snapshots && !page.isClosed()) await this.#snapshot(recording, page, watch!.pageId, callId, 'after');
       const described = await describeResult(store, outcome.result);
       attachments.push(...described.attachments);

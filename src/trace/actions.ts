@@ -49,7 +49,8 @@ export function paramsOf(call: Call): { params: Record<string, unknown>; large: 
   const large: Array<(store: TraceStore) => Promise<Attachment>> = [];
   for (const [key, value] of Object.entries(call.params)) {
     if (value === undefined) continue;
-    if ((key === 'value' || key === 'text') && call.notes.secret === true) {
+    // Unless the element was seen not to be a password field, what fill or type put in stays out.
+    if ((key === 'value' || key === 'text') && call.api.startsWith('Locator.') && call.notes.secret !== false) {
       params[key] = REDACTED;
       continue;
     }

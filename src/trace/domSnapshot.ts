@@ -89,7 +89,8 @@ function convert(node: Protocol.DOM.Node, onFrame: (frameId: string, document: P
     if (node.contentDocument) onFrame(node.frameId, node.contentDocument);
   }
   const out: [string, Record<string, string>, ...NodeSnapshot[]] = [name, attributes];
-  for (const root of node.shadowRoots ?? []) out.push(shadow(root, onFrame));
+  // The browser's own shadow roots (an input's inner editor, which shows its value) are its to draw.
+  for (const root of node.shadowRoots ?? []) if (root.shadowRootType !== 'user-agent') out.push(shadow(root, onFrame));
   const children = name === 'TEMPLATE' ? (node.templateContent?.children ?? []) : (node.children ?? []);
   for (const child of children) {
     const converted = convert(child, onFrame);

@@ -10,8 +10,8 @@ import type { Page } from '../driver/page.js';
 import { LIMITS, type TraceStore } from './store.js';
 import { traceHeaders, traceUrl } from './redact.js';
 
-/** Resource types whose bodies the snapshots need (they render the page from the trace alone). */
-const KEPT_BODIES = new Set(['Stylesheet', 'Image', 'Font', 'Document']);
+/** Resource types whose bodies the snapshots need (they render the page from the trace alone); a document's source is not one (the snapshot is its DOM), and it may hold what the snapshot redacts. */
+const KEPT_BODIES = new Set(['Stylesheet', 'Image', 'Font']);
 const COMMAND_MS = 5_000;
 
 interface Pending {

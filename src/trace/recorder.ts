@@ -166,19 +166,26 @@ export class TraceRecorder implements Tracing, InstrumentationListener {
     recording.recorded.add(call.id);
     const attachments: Attachment[] = [];
     recording.attachments.set(call.id, attachments);
-    const { params, large } = paramsOf(call);
-    for (const each of large) attachments.push(await each(store));
-    store.write({
-      type: 'before',
-      callId,
-      startTime: now(),
-      title: call.title,
-      class: className,
-      method,
-      params,
-      pageId: watch?.pageId,
-      parentId: parent,
-    });
+    const startTime = now();
+    // What fill and type put in is known to be safe to show only once the element is found (a
+    // password field's is not): their action begins in the file when they end, at the same time.
+    const deferred = call.api === 'Locator.fill' || call.api === 'Locator.type';
+    const begin = async () => {
+      const { params, large } = paramsOf(call);
+      for (const each of large) attachments.push(await each(store));
+      store.write({
+        type: 'before',
+        callId,
+        startTime,
+        title: call.title,
+        class: className,
+        method,
+        params,
+        pageId: watch?.pageId,
+        parentId: parent,
+      });
+    };
+    if (!deferred) await begin();
     const snapshots = !!recording.options.snapshots && page && SNAPSHOTTED.test(call.api);
     if (snapshots) await this.#snapshot(recording, page, watch!.pageId, callId, 'before');
     let outcome: { result?: unknown; error?: unknown } = {};
@@ -193,6 +200,7 @@ export class TraceRecorder implements Tracing, InstrumentationListener {
       // Out-of-process frames the call brought: their later requests and messages are recorded too.
       if (page && !page.isClosed()) watch?.follow();
       if (snapshots && !page.isClosed()) await this.#snapshot(recording, page, watch!.pageId, callId, 'after');
+      if (deferred) await begin();
       const described = await describeResult(store, outcome.result);
       attachments.push(...described.attachments);
       recording.attachments.delete(call.id);

@@ -173,7 +173,9 @@ export class TracingStateError extends SdkStateError {}
 export class TracingWriteError extends SdkError {
   constructor(
     message: string,
+    /** The path that could not be written. */
     readonly path: string,
+    /** The trace's zip, whole. */
     readonly bytes: Uint8Array,
     options?: { cause?: unknown },
   ) {

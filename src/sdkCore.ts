@@ -66,7 +66,7 @@ export interface SdkEntry extends EnvironmentChoice {
    * Stagehand entry's subclasses add Stagehand's methods and shapes; absent: Tendril's own.
    */
   readonly Context?: typeof Context;
-  /** The trace recorder of each context (src/trace/); without, `context.tracing.start()` is refused. */
+  /** @internal The trace recorder of each context (src/trace/); without, `context.tracing.start()` is refused. */
   readonly tracing?: ContextOptions['tracing'];
 }
 

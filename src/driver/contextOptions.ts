@@ -48,7 +48,7 @@ export interface ContextOptions {
   /** Storage states (storageState.ts), given by the Node and hosted openers. */
   storage?: typeof StorageKeeper;
   /**
-   * Makes the context's `tracing` from its seam: given by the Sdk (the recorder, src/trace/, lives
+   * @internal Makes the context's `tracing` from its seam: given by the Sdk (the recorder, src/trace/, lives
    * above the driver, which does not know it); absent: `tracing` refuses to start.
    */
   tracing?: (instrumentation: Instrumentation, context: TracedContext) => Tracing;

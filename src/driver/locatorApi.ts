@@ -23,7 +23,7 @@ export interface LocatorTarget<F> {
 /** What locators ask of their page: resolving, and each action on a resolved element `E` of a frame `F`. */
 export interface LocatorDriver<F, E> {
   readonly defaultTimeoutMs: number;
-  /** The seam the locator's calls pass (util/instrumentation.ts): its page's. */
+  /** @internal The seam the locator's calls pass (util/instrumentation.ts): its page's. */
   readonly instrumentation?: Instrumentation;
   /** The class of the locators made on it: the Stagehand entry's adds Stagehand's methods; absent: Locator. */
   Locator?: typeof Locator;

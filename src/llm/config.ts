@@ -35,8 +35,9 @@ export interface ModelSpec {
   systemPrompt?: string;
   /** The call's token budget, which each of its requests passes (tokenMeter.ts); none without one. */
   meter?: TokenMeter;
-  /** The seam the call's model requests pass (util/instrumentation.ts), and the call they belong to; set per call, as `meter` is. */
+  /** @internal The seam the call's model requests pass (util/instrumentation.ts); set per call, as `meter` is. */
   instrumentation?: Instrumentation;
+  /** @internal The call its model requests belong to. */
   parentCall?: Call;
 }
 

@@ -80,17 +80,17 @@ export class Instrumentation {
   }
 
   /** Opens a call that ends when `end()` is called (tracing.group): later calls nest under it. */
-  open(description: CallDescription): { call: Call; end: () => void } {
-    let finish!: () => void;
-    const ended = new Promise<void>((resolve) => (finish = resolve));
+  open(description: CallDescription): { call: Call; end: (result?: unknown) => void } {
+    let finish!: (result?: unknown) => void;
+    const ended = new Promise<unknown>((resolve) => (finish = resolve));
     const call = this.#start(description);
     void this.#through(call, () => ended);
     return {
       call,
-      end: () => {
+      end: (result) => {
         // Closed at once, so that the next call does not nest under it.
         this.#close(call);
-        finish();
+        finish(result);
       },
     };
   }

@@ -42,6 +42,8 @@ const LAYERS: string[][] = [
   ['cdp'],
   ['browser', 'relay'],
   ['driver'],
+  // The trace recorder (context.tracing): a listener on the driver's instrumentation seam, which does not know it.
+  ['trace'],
   ['snapshot'],
   ['llm'],
   ['extract'],
@@ -51,7 +53,7 @@ const LAYERS: string[][] = [
   // The agent loop: what it needs of the instance that runs it comes through AgentHost and
   // AgentSetup (agent/host.ts, agent/agent.ts), so it never imports the Stagehand adapter above it.
   ['agent'],
-  ['sdkOptions.ts', 'sdkCore.ts', 'sdk.ts', 'stagehand', 'extension.ts', 'extensionRelay.ts', 'publicApi.ts', 'index.ts'],
+  ['sdkOptions.ts', 'sdkCalls.ts', 'sdkCore.ts', 'sdk.ts', 'stagehand', 'extension.ts', 'extensionRelay.ts', 'publicApi.ts', 'index.ts'],
   ['mcp', 'hosted/server', 'batch'],
   ['cli'],
 ];

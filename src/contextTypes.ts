@@ -72,3 +72,40 @@ export interface NewContextOptions {
   /** Cookies and localStorage to start with, before the first navigation: a StorageState, or the path of its JSON file (Node). */
   storageState?: StorageState | string;
 }
+
+/** Options of `context.tracing.start()` (Playwright's names). */
+export interface TracingStartOptions {
+  /** A screencast of each page (the viewer's filmstrip), a few frames a second at most. Default false. */
+  screenshots?: boolean;
+  /** The DOM of each page's frames before and after every action (the viewer's Before and After tabs). Default false. */
+  snapshots?: boolean;
+  /** The trace's title, shown by the viewer. */
+  title?: string;
+}
+
+/** Options of `context.tracing.stop()`. */
+export interface TracingStopOptions {
+  /** Where the zip goes (Node only). Without it, the bytes are only resolved. */
+  path?: string;
+}
+
+/**
+ * A trace of the context's calls, in the file Playwright's trace viewer opens
+ * (`npx playwright show-trace trace.zip`): each public call with its parameters and result, each
+ * model request with what it was sent and answered, network, console, and, when asked, a
+ * screencast and DOM snapshots. See docs/tracing.md.
+ */
+export interface Tracing {
+  /** Starts recording. TracingStateError when it already records. */
+  start(options?: TracingStartOptions): Promise<void>;
+  /**
+   * Stops recording and resolves with the zip's bytes; with `path`, writes them there first. A path
+   * that cannot be written rejects with TracingWriteError, which holds the bytes (nothing is lost).
+   * TracingStateError when it does not record.
+   */
+  stop(options?: TracingStopOptions): Promise<Uint8Array>;
+  /** Opens a group: the calls until groupEnd() are shown inside it. Groups nest. */
+  group(name: string): Promise<void>;
+  /** Closes the innermost open group. */
+  groupEnd(): Promise<void>;
+}

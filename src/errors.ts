@@ -163,6 +163,26 @@ export class SdkStateError extends SdkError {}
 /** The Sdk (or its Stagehand class) was closed; create another, or init() the Stagehand again. */
 export class SdkClosedError extends SdkStateError {}
 
+/** `context.tracing` was started while it records, or stopped while it does not (docs/tracing.md). */
+export class TracingStateError extends SdkStateError {}
+
+/**
+ * `context.tracing.stop({ path })` could not write the zip there. The trace is not lost: `bytes`
+ * holds it, to write elsewhere (or call stop again with another path).
+ */
+export class TracingWriteError extends SdkError {
+  constructor(
+    message: string,
+    /** The path that could not be written. */
+    readonly path: string,
+    /** The trace's zip, whole. */
+    readonly bytes: Uint8Array,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
 /** An option has a value the library cannot use. */
 export class InvalidOptionError extends SdkError {}
 
@@ -287,6 +307,8 @@ const NAMES = new Map<Function, string>(
     DomainPolicyError,
     SdkStateError,
     SdkClosedError,
+    TracingStateError,
+    TracingWriteError,
     InvalidOptionError,
     UnknownKeyError,
     PageClosedError,

@@ -4,6 +4,7 @@
 // Node built-in and no hosted client (esbuild.config.mjs fails the build if a Node built-in slips in).
 import { extension } from './env/extension.js';
 import { SdkCore, type SdkEntry } from './sdkCore.js';
+import { recordTraces } from './trace/recorder.js';
 import type { LogLine, SdkOptions } from './types.js';
 
 const extensionEntry: SdkEntry = {
@@ -11,6 +12,7 @@ const extensionEntry: SdkEntry = {
   refuse: (env) =>
     `tendril/extension runs only env "EXTENSION" (this browser's tabs). For env ${JSON.stringify(env)}, ` +
     "use `import { Sdk } from 'tendril'` in Node or an edge runtime.",
+  tracing: recordTraces,
 };
 
 /**

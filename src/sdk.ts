@@ -6,6 +6,7 @@ import { local } from './env/local.js';
 import { chooseEnvironment } from './env/choose.js';
 import type { Environment } from './env/types.js';
 import { SdkCore, type SdkEntry } from './sdkCore.js';
+import { recordTraces } from './trace/recorder.js';
 import type { SdkOptions } from './types.js';
 
 /** The package's main entry: every environment (env/), and pages of Playwright and Puppeteer. */
@@ -14,6 +15,7 @@ export const mainEntry: SdkEntry = {
   refuse: (env) => `env ${JSON.stringify(env)} is not available.`,
   foreignPage: matchForeignPage,
   budgets: sdkBudgets,
+  tracing: recordTraces,
 };
 
 /**

@@ -46,7 +46,10 @@ import type {
   TokenBudget,
 } from './types.js';
 import { checkDomainPolicy, type CheckedPolicy } from './util/domainPolicy.js';
-import { loadTracing, tracedOperation } from './util/tracing.js';
+import { loadTracing } from './util/tracing.js';
+import { processInstrumentation } from './util/instrumentation.js';
+import { describeOperation, type Operation } from './sdkCalls.js';
+import type { ContextOptions } from './driver/contextOptions.js';
 
 /**
  * What an entry point of the package gives its Sdk: the environments it carries (env/), and, where
@@ -63,6 +66,8 @@ export interface SdkEntry extends EnvironmentChoice {
    * Stagehand entry's subclasses add Stagehand's methods and shapes; absent: Tendril's own.
    */
   readonly Context?: typeof Context;
+  /** @internal The trace recorder of each context (src/trace/); without, `context.tracing.start()` is refused. */
+  readonly tracing?: ContextOptions['tracing'];
 }
 
 const DEFAULT_CDP_TIMEOUT_MS = 30_000;
@@ -186,6 +191,7 @@ export class SdkCore {
       reader: READER_SOURCE,
       readFile: opened.readFile,
       storage: opened.storage,
+      tracing: this.#entry.tracing,
     });
     // The bridge server needs nothing from the context: start both at once.
     await Promise.all([
@@ -222,7 +228,7 @@ export class SdkCore {
   extract<T extends ExtractSchema>(instruction: string, schema: T, options?: ExtractOptions): Promise<InferSchema<T>>;
   async extract(first?: ExtractOptions | string, second?: unknown, third?: unknown): Promise<unknown> {
     const options = typeof first === 'string' ? (isZodSchema(second) ? third : second) : first;
-    return this.#traced('extract', options, () => this.#extract(first, second, third));
+    return this.#traced('extract', [first, second, third], options, () => this.#extract(first, second, third));
   }
 
   async #extract(first?: ExtractOptions | string, second?: unknown, third?: unknown): Promise<unknown> {
@@ -248,7 +254,7 @@ export class SdkCore {
   ): OperationCall {
     const { selfHeal, domSettleTimeout: settleMs } = this.#options;
     const meter = this.meter((options as { budget?: TokenBudget }).budget);
-    if (model) model.meter = meter;
+    if (model) Object.assign(model, { meter, instrumentation: page.instrumentation, parentCall: page.instrumentation.current() });
     return { page, options, model, timeoutMs, modelTimeoutMs, logger: this.#logger, metrics: this.#metrics, selfHeal, settleMs };
   }
 
@@ -261,7 +267,7 @@ export class SdkCore {
    * `variables` fill `%name%` placeholders in the arguments; their values never reach the model.
    */
   act(instructionOrAction: string | ActionInput | ElementAction, options?: ActOptions): Promise<ActResult> {
-    return this.#traced('act', options, () => this.#act(instructionOrAction, options));
+    return this.#traced('act', [instructionOrAction], options, () => this.#act(instructionOrAction, options));
   }
 
   async #act(given: string | ActionInput | ElementAction, options?: ActOptions): Promise<ActResult> {
@@ -296,7 +302,7 @@ export class SdkCore {
   observe(first?: string | ObserveOptions, second?: ObserveOptions): Promise<ObserveResult[]> {
     const [instruction, options] =
       typeof first === 'object' && first !== null && second === undefined ? [undefined, first] : [first as string | undefined, second];
-    return this.#traced('observe', options, () => this.#observe(instruction, options));
+    return this.#traced('observe', [instruction], options, () => this.#observe(instruction, options));
   }
 
   async #observe(instruction?: string, options?: ObserveOptions): Promise<ObserveResult[]> {
@@ -310,18 +316,11 @@ export class SdkCore {
     return this.#operations.observe(this.#call(page, checked, model, timeoutMs), instruction, checked.selector);
   }
 
-  /** One public operation as a trace span (src/util/tracing.ts): its page, frames, bytes, tokens, cache status, error. */
-  #traced<T>(operation: string, options: unknown, work: () => Promise<T>): Promise<T> {
-    return tracedOperation(
-      operation,
-      this.#environment.name,
-      this.#metrics,
-      () => {
-        const given = (options as { page?: unknown } | undefined)?.page;
-        return given instanceof Page ? given : this.#context?.activePage();
-      },
-      work,
-    );
+  /** One public operation through the seam (util/instrumentation.ts): its OpenTelemetry span, its action in a trace. */
+  #traced<T>(operation: Operation, args: unknown[], options: unknown, work: () => Promise<T>): Promise<T> {
+    const context = this.#context;
+    const describe = () => describeOperation(operation, args, options, { env: this.#environment.name, metrics: this.#metrics, context });
+    return (context?.instrumentation ?? processInstrumentation).run(describe, work);
   }
 
   /** The call's model, else the Sdk's; sent through the model server when there is one. */

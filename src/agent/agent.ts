@@ -239,7 +239,14 @@ export function createAgent(
       const checked = checkExecute(options, streaming);
       const meter = setup.meter?.(given.budget, checked.budget);
       if (meter) checked.meter = meter;
-      return streaming ? streamAgent(run, checked) : runAgent(run, checked);
+      if (streaming) return streamAgent(run, checked);
+      // The run through the seam: a trace shows it as one action, its steps nested in it.
+      const describe = () => ({
+        api: 'Agent.execute',
+        title: `agent: ${checked.instruction}`,
+        params: { instruction: checked.instruction, maxSteps: checked.maxSteps },
+      });
+      return run.host.context.instrumentation.run(describe, () => runAgent(run, checked));
     },
   };
 }

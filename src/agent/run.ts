@@ -62,6 +62,8 @@ interface RunState {
   started: number;
   /** What the tools did to the page, for cacheDir. */
   steps: ReplayStep[];
+  /** Ends the step under way in the instrumentation seam, with what it did; undefined between steps. */
+  step?: (result: unknown) => void;
 }
 
 interface Prepared {
@@ -125,6 +127,11 @@ async function prepare(setup: RunSetup, options: RunOptions, callbacks: AgentStr
       steps.length >= maxSteps || steps.at(-1)?.toolCalls.some((call) => call.toolName === 'done') === true,
     // Old screenshots and page texts are dropped from what is sent again: the model needs the latest.
     prepareStep: async (step: { messages: AgentMessage[]; steps: AgentStep[]; stepNumber: number; model: unknown }) => {
+      // Each step through the seam (a trace shows it, with the tools it called nested in it).
+      state.step?.(undefined);
+      if (host.context.instrumentation.on) {
+        state.step = host.context.instrumentation.open({ api: 'Agent.step', title: `step ${step.stepNumber + 1}`, params: {} }).end;
+      }
       const messages = trimHistory(step.messages);
       const theirs = (await callbacks?.prepareStep?.({ ...step, messages })) as { messages?: AgentMessage[] } | undefined;
       return { ...theirs, messages: theirs?.messages ?? messages };
@@ -141,6 +148,12 @@ async function prepare(setup: RunSetup, options: RunOptions, callbacks: AgentStr
         }
       }
       state.url = host.context.activePage()?.url() ?? state.url;
+      state.step?.({
+        text: step.text || undefined,
+        toolCalls: step.toolCalls.map((call) => ({ tool: call.toolName, input: call.input })),
+        usage: step.usage,
+      });
+      state.step = undefined;
       await callbacks?.onStepFinish?.(step);
     },
     abortSignal: options.signal,
@@ -316,7 +329,9 @@ export async function runAgent(setup: RunSetup, options: RunOptions): Promise<Ag
   const cached = setup.cacheDir ? await fromCache(setup, options, prepared) : undefined;
   if (cached?.result) return cached.result;
   try {
-    const end = (await prepared.ai.generateText(prepared.settings as never)) as unknown as LoopEnd;
+    const end = (await prepared.ai
+      .generateText(prepared.settings as never)
+      .finally(() => prepared.state.step?.(undefined))) as unknown as LoopEnd;
     const result = await finish(setup, options, prepared, end);
     if (result.success && prepared.state.steps.length > 0) await cached?.keep(result);
     return result;

@@ -1,7 +1,7 @@
 import type { Protocol } from 'devtools-protocol';
 import type { BrowserHandle } from '../browser/browser.js';
 import type { CdpSession } from '../cdp/session.js';
-import { ContextClosedError, InvalidOptionError, PageClosedError, PageNotFoundError, SdkError, SdkStateError } from '../errors.js';
+import { ContextClosedError, InvalidOptionError, PageClosedError, PageNotFoundError, SdkStateError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type {
   ClearCookieOptions,
@@ -11,23 +11,26 @@ import type {
   NewContextOptions,
   StagehandDomainPolicy,
   StorageState,
+  Tracing,
 } from '../types.js';
+import { Instrumentation } from '../util/instrumentation.js';
 import { Emitter } from '../util/emitter.js';
 import { deferred, withDeadline, type Deferred } from '../util/time.js';
 import { ActivePages } from './activePage.js';
 import { addCookies, clearCookies, readCookies, type CookieJar } from './cookies.js';
 import type { FolderKeeper } from './downloadKeeper.js';
 import { initScriptSource, type InitScript, type ReadTextFile } from './initScripts.js';
-import { createBrowserContext, disposeBrowserContext, isolatedDownloads } from './isolation.js';
+import { createBrowserContext, disposeBrowserContext, isolatedDownloads, startIsolated } from './isolation.js';
 import type { Frame, ResolvedElement } from './frame.js';
 import type { LocatorDriver } from './locatorApi.js';
 import { createLocatorDriver } from './locatorDriver.js';
 import { Page } from './page.js';
+import { openTab } from './newTab.js';
 import { DomainGuard, releaseTarget } from './policy.js';
 import { applyPolicy, checkPolicyChange, stagehandPolicy } from './policyChange.js';
 import { addInitScript, checkHeaders, setExtraHeaders, SessionExtras } from './sessionExtras.js';
 import { milliseconds } from '../util/checks.js';
-import type { ContextOptions } from './contextOptions.js';
+import { noTracing, type ContextOptions } from './contextOptions.js';
 import type { StorageKeeper } from './storageState.js';
 
 /** How long awaitActivePage() waits for a page on its way, unless told (Stagehand's default). */
@@ -54,6 +57,15 @@ export class Context extends Emitter<{ page: Page }> {
   readonly #storage: StorageKeeper | undefined;
   /** @internal The init scripts and extra headers of every page (sessionExtras.ts). */
   readonly extras = new SessionExtras();
+  /** @internal The seam this context's calls and its pages' pass (util/instrumentation.ts). */
+  readonly instrumentation = new Instrumentation();
+  #tracing: Tracing | undefined;
+
+  /** Records a trace of this context's calls for Playwright's trace viewer (docs/tracing.md). */
+  get tracing(): Tracing {
+    this.#tracing ??= this.options.tracing?.(this.instrumentation, this) ?? noTracing;
+    return this.#tracing;
+  }
   /** @internal See ContextOptions.closedRootWatch. */
   get closedRootWatch(): string | undefined {
     return this.options.closedRootWatch;
@@ -229,13 +241,7 @@ export class Context extends Emitter<{ page: Page }> {
     );
     // Known before any of its targets can attach, so that this Context leaves them alone.
     this.#isolated.set(browserContextId, context);
-    try {
-      await context.start();
-      await context.setStorageState(options?.storageState);
-    } catch (error) {
-      await context.close();
-      throw error;
-    }
+    await startIsolated(context, options?.storageState);
     return context;
   }
 
@@ -278,24 +284,22 @@ export class Context extends Emitter<{ page: Page }> {
   }
 
   /** Opens a new tab and resolves once it is ready to use. */
-  async newPage(url = 'about:blank'): Promise<Page> {
+  newPage(url = 'about:blank'): Promise<Page> {
+    return this.instrumentation.run(
+      () => ({ api: 'BrowserContext.newPage', title: `newPage ${url}`, params: { url } }),
+      () => this.#newPage(url),
+    );
+  }
+
+  async #newPage(url: string): Promise<Page> {
     this.#assertOpen('newPage()');
     const refused = this.guard?.refusal(url);
     if (refused) throw refused;
-    // Chrome makes a new tab's first request before its session can be given extra headers: with
-    // headers set, the tab opens blank and goes to `url` once it has them.
-    const viaBlank = Object.keys(this.extras.headers ?? {}).length > 0 && url !== 'about:blank';
-    const { browserContextId } = this.options;
-    const { targetId } = await this.browser.connection.rootSession.send('Target.createTarget', {
-      url: viaBlank ? 'about:blank' : url,
-      browserContextId,
+    const opened = await openTab(this.browser.connection.rootSession, url, this.options, this.extras, (targetId) => {
+      this.#keeper?.claim(targetId);
+      return this.#pageFor(targetId);
     });
-    this.#keeper?.claim(targetId);
-    const page = await withDeadline(this.#pageFor(targetId), this.options.timeoutMs, 'Opening a new page');
-    if (!page) throw new SdkError(`The new page (${targetId}) closed before it was ready.`);
-    // As a tab opened on `url`: a URL that fails shows Chrome's error page, and the load goes on.
-    if (viaBlank) await page.session.send('Page.navigate', { url });
-    return page;
+    return opened;
   }
 
   /**

@@ -1,12 +1,20 @@
 // What the opener of a Context (env/) gives it: the parts that differ between Node, a hosted server
 // and an extension are passed in here rather than imported by the driver.
 
-import type { Viewport } from '../types.js';
+import { TracingStateError } from '../errors.js';
+import type { Tracing, Viewport } from '../types.js';
+import type { Instrumentation } from '../util/instrumentation.js';
 import type { CheckedPolicy } from '../util/domainPolicy.js';
 import type { DownloadPlace, watchDownloads } from './download.js';
 import type { ReadTextFile } from './initScripts.js';
 import type { Page } from './page.js';
 import type { StorageKeeper } from './storageState.js';
+
+/** What a recorder follows of a context: its pages, now and later. */
+export interface TracedContext {
+  pages(): Page[];
+  on(event: 'page', handler: (page: Page) => void): () => void;
+}
 
 export interface ContextOptions {
   viewport?: Viewport;
@@ -39,6 +47,19 @@ export interface ContextOptions {
   browserContextId?: string;
   /** Storage states (storageState.ts), given by the Node and hosted openers. */
   storage?: typeof StorageKeeper;
+  /**
+   * @internal Makes the context's `tracing` from its seam: given by the Sdk (the recorder, src/trace/, lives
+   * above the driver, which does not know it); absent: `tracing` refuses to start.
+   */
+  tracing?: (instrumentation: Instrumentation, context: TracedContext) => Tracing;
   /** The class of this context's pages: the entry's (the Stagehand entry's adds its shapes); absent: Page. */
   pageClass?: typeof Page;
 }
+
+/** The tracing of a context made without a recorder (none of the Sdk's are). */
+export const noTracing: Tracing = {
+  start: () => Promise.reject(new TracingStateError('This context cannot record a trace: it was not opened by an Sdk.')),
+  stop: () => Promise.reject(new TracingStateError('This context is not recording a trace.')),
+  group: () => Promise.resolve(),
+  groupEnd: () => Promise.resolve(),
+};

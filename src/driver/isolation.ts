@@ -59,3 +59,17 @@ export async function disposeBrowserContext(root: CdpSession, browserContextId: 
     if (!(error instanceof ProtocolError)) throw error;
   });
 }
+
+/** Starts an isolated context with its storage state; one that fails to start is disposed, not left half made. */
+export async function startIsolated(
+  context: { start(): Promise<void>; setStorageState(state: unknown): Promise<unknown>; close(): Promise<void> },
+  storageState: unknown,
+): Promise<void> {
+  try {
+    await context.start();
+    await context.setStorageState(storageState);
+  } catch (error) {
+    await context.close();
+    throw error;
+  }
+}

@@ -7,6 +7,7 @@ import { ElementNotActionableError, ElementObscuredError, InvalidOptionError } f
 import type { HighlightOptions, MouseButton, SetInputFilesArgument } from '../types.js';
 import { splitHops } from '../injected/engine/css.js';
 import { milliseconds } from '../util/checks.js';
+import type { Instrumentation } from '../util/instrumentation.js';
 
 /** What a locator means: where its selector starts, and which of the matches. */
 export interface LocatorTarget<F> {
@@ -22,6 +23,8 @@ export interface LocatorTarget<F> {
 /** What locators ask of their page: resolving, and each action on a resolved element `E` of a frame `F`. */
 export interface LocatorDriver<F, E> {
   readonly defaultTimeoutMs: number;
+  /** @internal The seam the locator's calls pass (util/instrumentation.ts): its page's. */
+  readonly instrumentation?: Instrumentation;
   /** The class of the locators made on it: the Stagehand entry's adds Stagehand's methods; absent: Locator. */
   Locator?: typeof Locator;
   mainFrame(): F;
@@ -166,14 +169,16 @@ export class Locator<F, E> {
   /** Replaces the field's value (an input, a textarea, an editable element), firing input and change. */
   fill(value: string): Promise<void> {
     if (typeof value !== 'string') throw new InvalidOptionError(`fill takes a string, not ${typeof value}.`);
-    return this.#on('fill', (element, timeoutMs) => this.#driver.fill(element, value, timeoutMs));
+    return this.#on('fill', (element, timeoutMs) => this.#driver.fill(element, value, timeoutMs), { value });
   }
 
   /** Focuses the element and types `text` key by key, `delay` ms apart (default 0). */
   type(text: string, options: { delay?: number } = {}): Promise<void> {
     if (typeof text !== 'string') throw new InvalidOptionError(`type takes a string, not ${typeof text}.`);
     const delay = milliseconds(options?.delay ?? 0, 'type: `delay`');
-    return this.#on('type into', (element, timeoutMs) => this.#driver.type(element, text, delay, timeoutMs + delay * text.length));
+    return this.#on('type into', (element, timeoutMs) => this.#driver.type(element, text, delay, timeoutMs + delay * text.length), {
+      text,
+    });
   }
 
   /** Selects the options whose value or label is given, in a <select>; resolves with the values selected. */
@@ -256,10 +261,28 @@ export class Locator<F, E> {
   }
 
   /** Resolves, runs `work` on the element, lets it go; an element that cannot take it says which and why. */
-  async #on<Result>(action: string, work: (element: E, timeoutMs: number) => Promise<Result>): Promise<Result> {
+  #on<Result>(action: string, work: (element: E, timeoutMs: number) => Promise<Result>, typed?: Record<string, string>): Promise<Result> {
+    const seam = this.#driver.instrumentation;
+    if (!seam) return this.#onElement(action, work, undefined);
+    const describe = () => ({
+      api: `Locator.${action.split(' ')[0]}`,
+      title: `${action} ${this.#target.selector}`,
+      params: { selector: this.#target.selector, frames: this.#target.frames, ...typed },
+    });
+    return seam.run(describe, (call) => this.#onElement(action, work, typed && call?.notes));
+  }
+
+  async #onElement<Result>(
+    action: string,
+    work: (element: E, timeoutMs: number) => Promise<Result>,
+    notes: Record<string, unknown> | undefined,
+  ): Promise<Result> {
     const timeoutMs = this.#driver.defaultTimeoutMs;
     const element = await this.#driver.resolve(this.#target, timeoutMs);
     try {
+      // What goes into a password field is a secret: a trace shows it redacted.
+      if (notes)
+        notes.secret = await this.#driver.evaluate(element, (node) => (node as HTMLInputElement).type === 'password', undefined, timeoutMs);
       return await work(element, timeoutMs);
     } catch (error) {
       throw explained(error, `Cannot ${action} "${this.#target.selector}"`);

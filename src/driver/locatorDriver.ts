@@ -38,6 +38,9 @@ export function createLocatorDriver(page: Page): LocatorDriver<Frame, ResolvedEl
     get defaultTimeoutMs() {
       return page.defaultTimeoutMs;
     },
+    get instrumentation() {
+      return page.instrumentation;
+    },
     mainFrame: () => page.mainFrame(),
     enter,
     resolve: async (target, timeoutMs) =>

@@ -5,7 +5,7 @@ import type { Logger } from '../logger.js';
 import type { FrameScreenshotOptions, GotoOptions, ScreenshotOptions, Viewport, WaitUntil } from '../types.js';
 import { Emitter } from '../util/emitter.js';
 import { withDeadline } from '../util/time.js';
-import { tracedGoto } from '../util/tracing.js';
+import type { Instrumentation } from '../util/instrumentation.js';
 import type { Dialog } from './dialog.js';
 import type { Download } from './download.js';
 import type { PageFunction } from './evaluate.js';
@@ -42,6 +42,8 @@ export interface PageHost {
   readonly closedRootWatch: string | undefined;
   /** See ContextOptions.reader. */
   readonly reader: string;
+  /** The seam of the context's calls (util/instrumentation.ts). */
+  readonly instrumentation: Instrumentation;
   /** The domainPolicy guard; undefined when there is no policy. */
   readonly guard: DomainGuard | undefined;
   /** The init scripts and headers of every page (context.addInitScript, context.setExtraHTTPHeaders). */
@@ -84,6 +86,19 @@ export class Page extends Emitter<PageEvents> {
     this.frameManager = new FrameManager(this, logger);
     this.locatorDriver = context.locatorDriverFor(this);
     this.#navigation = new Navigation(this, new DocumentResponses(session, this));
+  }
+
+  /** @internal The seam this page's calls pass: its context's. */
+  get instrumentation(): Instrumentation {
+    return this.context.instrumentation;
+  }
+
+  /** One public call through the seam, titled by its method and first argument ("goto https://…"). */
+  #call<T>(method: string, params: Record<string, unknown>, work: () => Promise<T>): Promise<T> {
+    return this.context.instrumentation.run(() => {
+      const first = Object.values(params)[0];
+      return { api: `Page.${method}`, title: typeof first === 'string' ? `${method} ${first}` : method, params, page: this };
+    }, work);
   }
 
   /** @internal */
@@ -140,7 +155,7 @@ export class Page extends Emitter<PageEvents> {
 
   /** Runs `fn(arg)` (or evaluates an expression) in the main frame's page world. */
   evaluate<Result, Arg = undefined>(fn: PageFunction<Arg, Result>, arg?: Arg): Promise<Result> {
-    return this.mainFrame().evaluate(fn, arg);
+    return this.#call('evaluate', { expression: String(fn), arg }, () => this.mainFrame().evaluate(fn, arg));
   }
 
   /**
@@ -173,7 +188,7 @@ export class Page extends Emitter<PageEvents> {
    * fragment change, about:blank). See navigation.ts for how long it waits.
    */
   goto(url: string, options: GotoOptions = {}): Promise<NavigationResponse | null> {
-    return tracedGoto(this, url, options?.waitUntil, () => this.#navigation.goto(url, options));
+    return this.#call('goto', { url, waitUntil: options?.waitUntil }, () => this.#navigation.goto(url, options));
   }
 
   /**
@@ -192,17 +207,17 @@ export class Page extends Emitter<PageEvents> {
    * from the back-forward cache, a fragment).
    */
   goBack(options?: GotoOptions): Promise<NavigationResponse | null> {
-    return this.#navigation.traverse(-1, options);
+    return this.#call('goBack', { ...options }, () => this.#navigation.traverse(-1, options));
   }
 
   /** Goes one entry forward in the page's history; waits and resolves as goBack() does. */
   goForward(options?: GotoOptions): Promise<NavigationResponse | null> {
-    return this.#navigation.traverse(1, options);
+    return this.#call('goForward', { ...options }, () => this.#navigation.traverse(1, options));
   }
 
   /** Loads the page's document again, and waits as goBack() does; resolves with its response. */
   reload(options: { waitUntil?: WaitUntil; timeoutMs?: number; ignoreCache?: boolean } = {}): Promise<NavigationResponse | null> {
-    return this.#navigation.reload(options);
+    return this.#call('reload', { ...options }, () => this.#navigation.reload(options));
   }
 
   /**
@@ -210,9 +225,11 @@ export class Page extends Emitter<PageEvents> {
    * CSS through iframes and shadow roots, scrolled into view), of a `clip`, or of the `fullPage`;
    * Stagehand's other options as ScreenshotOptions says. Rejects bad combinations (InvalidOptionError).
    */
-  async screenshot(options?: ScreenshotOptions): Promise<Uint8Array> {
-    this.assertOpen('screenshot()');
-    return captureScreenshot(this, options);
+  screenshot(options?: ScreenshotOptions): Promise<Uint8Array> {
+    return this.#call('screenshot', { ...options }, async () => {
+      this.assertOpen('screenshot()');
+      return captureScreenshot(this, options);
+    });
   }
 
   /** @internal For frame.screenshot(). */
@@ -337,6 +354,10 @@ export class Page extends Emitter<PageEvents> {
 
   async close(): Promise<void> {
     if (this.#closed) return;
+    return this.#call('close', {}, () => this.#close());
+  }
+
+  async #close(): Promise<void> {
     const closed = new Promise<void>((resolve) => this.#closedWaiters.add(resolve));
     await this.context.closeTarget(this.id);
     // Chrome can answer Target.closeTarget with success and still drop the close, when it meets a

@@ -1,6 +1,7 @@
 // What every method that asks a model shares: resolving the model once per call, one deadline whose
 // signal cancels the requests, and the bookkeeping of each request (metrics, a log line).
 
+import { processInstrumentation, type CallDescription } from '../util/instrumentation.js';
 import type { Logger } from '../logger.js';
 import { Deadline } from '../util/time.js';
 import { defaultMaxInputTokens, estimateTokens } from './budget.js';
@@ -119,9 +120,23 @@ export class ModelCall {
             temperature: providerSettings.temperature as number | undefined,
             secrets: [this.spec.apiKey],
           });
-    const reply = meter
-      ? await meter.request(estimateTokens(system + user + JSON.stringify(schema)), signal, send, (each) => each.usage)
-      : await send();
+    const instrumentation = this.spec.instrumentation ?? processInstrumentation;
+    const describe = (): CallDescription => ({
+      api: 'Model.request',
+      title: `model ${this.label.split(' ')[0]}${part ? ` (${part})` : ''}`,
+      params: { model: this.label, system, user, schema, ...(part ? { part } : {}) },
+      parent: this.spec.parentCall,
+      // For a listener that writes what it sees (a trace): the key, so that it can make sure it never does.
+      details: { secrets: [apiKeyFor(this.spec)] },
+    });
+    const reply = await instrumentation.run(describe, async (call) => {
+      const answer = meter
+        ? await meter.request(estimateTokens(system + user + JSON.stringify(schema)), signal, send, (each) => each.usage)
+        : await send();
+      if (call && meter)
+        call.notes.budgetLeft = meter.limits.map(({ scope, limit, used }) => ({ scope, limit, left: Math.max(0, limit - used) }));
+      return answer;
+    });
     this.metrics.recordCall(this.method, reply.usage);
     this.logger.debug(this.method, 'Model call', {
       model: this.label,

@@ -2,6 +2,7 @@
 // description of the model. Pure: nothing is loaded or checked against the network here, so a bad
 // configuration fails the call that uses it, never the constructor.
 
+import type { Call, Instrumentation } from '../util/instrumentation.js';
 import { InvalidAISDKModelFormatError, InvalidOptionError } from '../errors.js';
 import type { ModelConfiguration } from '../types.js';
 import { redactUrl } from '../util/redact.js';
@@ -34,6 +35,10 @@ export interface ModelSpec {
   systemPrompt?: string;
   /** The call's token budget, which each of its requests passes (tokenMeter.ts); none without one. */
   meter?: TokenMeter;
+  /** @internal The seam the call's model requests pass (util/instrumentation.ts); set per call, as `meter` is. */
+  instrumentation?: Instrumentation;
+  /** @internal The call its model requests belong to. */
+  parentCall?: Call;
 }
 
 // Names people already use in plain model ids; anything else needs "<provider>/".

@@ -4,7 +4,6 @@
 import type { LanguageModel } from 'ai';
 import { LLMResponseError, TimeoutError } from '../errors.js';
 import type { ModelCallUsage } from './metrics.js';
-import { tracedModelRequest } from '../util/tracing.js';
 import { importAiSdk } from './aiSdk.js';
 
 /**
@@ -50,12 +49,8 @@ export const loadAiSdk = (): Promise<typeof import('ai')> => {
   return aiSdk;
 };
 
-/** One structured request to the model, as a trace span with the model and the tokens it used. */
-export function generateJson(request: ModelRequest): Promise<ModelReply> {
-  return tracedModelRequest(request.label, () => generate(request));
-}
-
-async function generate(request: ModelRequest): Promise<ModelReply> {
+/** One structured request to the model (its span and trace entry come from the seam, in ask.ts). */
+export async function generateJson(request: ModelRequest): Promise<ModelReply> {
   const { generateText, jsonSchema, NoObjectGeneratedError, Output, RetryError, APICallError } = await loadAiSdk();
   const started = Date.now();
   const usageOf = (usage: Parameters<typeof toUsage>[0]) => toUsage(usage, Date.now() - started);

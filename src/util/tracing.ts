@@ -3,6 +3,11 @@
 // provider registered by the application; otherwise every call here costs next to nothing. The API
 // is loaded by a name esbuild cannot see, so no bundle carries it, and an extension's service
 // worker (where import() is refused) simply goes without.
+//
+// The spans of public calls and model requests come from one listener on the instrumentation seam
+// (util/instrumentation.ts), added once the API has loaded: no wrapper of their own at the call sites.
+
+import { addGlobalListener, type Call, type InstrumentationListener } from './instrumentation.js';
 
 type OtelApi = typeof import('@opentelemetry/api');
 type Attributes = Record<string, string | number | boolean | undefined>;
@@ -26,6 +31,7 @@ export function loadTracing(): Promise<void> {
       const name = API_NAME;
       const loaded = (await import(/* @vite-ignore */ name)) as OtelApi & { default?: OtelApi };
       api = loaded.trace ? loaded : (loaded.default ?? null);
+      if (api) addGlobalListener(spanListener);
     } catch {
       api = null;
     }
@@ -99,25 +105,35 @@ function clean(attributes: Attributes): Record<string, string | number | boolean
   return out;
 }
 
+/** Token counts of the Sdk's metrics (llm/metrics.ts), read before and after an operation. */
+interface TokenTotals {
+  snapshot(): { total: { promptTokens: number; completionTokens: number } };
+}
+
 /**
- * A public operation (extract, act, observe) as a span: its env, then its page, frames, bytes,
- * tokens (from `metrics`, before and after) and cache status. `pageOf` names the page it used.
+ * The spans: an operation (extract, act, observe) with its env, page, frames, bytes, tokens and
+ * cache status; goto with its URL, wait and status; a model request (a client span) with its model
+ * and tokens. Other calls pass through without one.
  */
-export function tracedOperation<T>(
-  operation: string,
-  env: string,
-  metrics: { snapshot(): { total: { promptTokens: number; completionTokens: number } } },
-  pageOf: () => SpanPage | undefined,
-  work: () => Promise<T>,
-): Promise<T> {
+const spanListener: InstrumentationListener = {
+  around<T>(call: Call, next: () => Promise<T>): Promise<T> {
+    if (call.api === 'Page.goto') return gotoSpan(call, next);
+    if (call.api === 'Model.request') return modelSpan(call, next);
+    if (call.api.startsWith('Sdk.') && typeof call.details?.environment === 'string') return operationSpan(call, next);
+    return next();
+  },
+};
+
+function operationSpan<T>(call: Call, next: () => Promise<T>): Promise<T> {
+  const metrics = call.details!.metrics as TokenTotals;
   const before = metrics.snapshot().total;
-  return traced(`tendril.${operation}`, { 'tendril.env': env }, async (span) => {
-    const result = await work();
+  return traced(`tendril.${call.api.slice('Sdk.'.length)}`, { 'tendril.env': call.details!.environment as string }, async (span) => {
+    const result = await next();
     // Measuring a large result (its bytes) costs time: only for a span something records.
     if (!span.recording) return result;
     const after = metrics.snapshot().total;
     span.set(
-      operationAttributes(pageOf(), result, {
+      operationAttributes(call.page as SpanPage | undefined, result, {
         prompt: after.promptTokens - before.promptTokens,
         completion: after.completionTokens - before.completionTokens,
       }),
@@ -126,35 +142,27 @@ export function tracedOperation<T>(
   });
 }
 
-/** page.goto() as a span: the URL and how it waits, then the response's status and the page's frames. */
-export function tracedGoto<T extends { status(): number } | null>(
-  page: SpanPage,
-  url: unknown,
-  waitUntil: string | undefined,
-  work: () => Promise<T>,
-): Promise<T> {
+function gotoSpan<T>(call: Call, next: () => Promise<T>): Promise<T> {
+  const { url, waitUntil } = call.params as { url?: unknown; waitUntil?: string };
   const attributes = { 'url.full': typeof url === 'string' ? spanUrl(url) : undefined, 'tendril.wait_until': waitUntil ?? 'default' };
   return traced('tendril.goto', attributes, async (span) => {
-    const response = await work();
-    span.set({ 'http.response.status_code': response?.status(), 'tendril.frames': page.frames().length });
-    return response;
+    const response = (await next()) as { status(): number } | null;
+    span.set({ 'http.response.status_code': response?.status(), 'tendril.frames': (call.page as SpanPage).frames().length });
+    return response as T;
   });
 }
 
-/** One model request as a client span: the provider and model of `label` ("provider/model[ at <baseURL>]"), then the tokens. */
-export function tracedModelRequest<T extends { usage: { promptTokens: number; completionTokens: number } }>(
-  label: string,
-  work: () => Promise<T>,
-): Promise<T> {
-  // The address stays out.
+/** The provider and model of the request's label ("provider/model[ at <baseURL>]"), then the tokens; the address stays out. */
+function modelSpan<T>(call: Call, next: () => Promise<T>): Promise<T> {
+  const label = String(call.params.model ?? '');
   const [system, ...name] = label.split(' ')[0]!.split('/');
   return traced(
     'tendril.model.request',
     { 'gen_ai.system': system, 'gen_ai.request.model': name.join('/') || system },
     async (span) => {
-      const reply = await work();
+      const reply = (await next()) as { usage: { promptTokens: number; completionTokens: number } };
       span.set({ 'gen_ai.usage.input_tokens': reply.usage.promptTokens, 'gen_ai.usage.output_tokens': reply.usage.completionTokens });
-      return reply;
+      return reply as T;
     },
     'client',
   );

@@ -7,6 +7,7 @@ import { ModelRequest, type ModelReply } from '../../../protocol/index.js';
 import { TimeoutError } from '../../errors.js';
 import { DEFAULT_MODEL_TIMEOUT_MS, DEFAULT_RETRIES } from '../../llm/ask.js';
 import { describeModel } from '../../llm/config.js';
+import { processInstrumentation } from '../../util/instrumentation.js';
 import { generateJson } from '../../llm/generate.js';
 import { apiKeyFor, languageModel } from '../../llm/providers.js';
 import { Deadline } from '../../util/time.js';
@@ -23,18 +24,25 @@ export async function answerModelRequest(req: IncomingMessage, raw: unknown): Pr
   const gone = () => deadline.abort(new TimeoutError('The client closed the connection before the model answered.', 0));
   req.socket.once('close', gone);
   try {
-    return await generateJson({
-      model,
-      label,
-      system: body.system,
-      user: body.prompt,
-      schema: body.schema,
-      signal: deadline.signal,
-      maxRetries: body.maxRetries ?? DEFAULT_RETRIES,
-      maxOutputTokens: body.maxOutputTokens,
-      providerOptions: spec.providerSettings.providerOptions as Record<string, Record<string, unknown>> | undefined,
-      secrets: [apiKeyFor(spec)],
+    const describe = () => ({
+      api: 'Model.request',
+      title: `model ${label}`,
+      params: { model: label, system: body.system, user: body.prompt },
     });
+    return await processInstrumentation.run(describe, () =>
+      generateJson({
+        model,
+        label,
+        system: body.system,
+        user: body.prompt,
+        schema: body.schema,
+        signal: deadline.signal,
+        maxRetries: body.maxRetries ?? DEFAULT_RETRIES,
+        maxOutputTokens: body.maxOutputTokens,
+        providerOptions: spec.providerSettings.providerOptions as Record<string, Record<string, unknown>> | undefined,
+        secrets: [apiKeyFor(spec)],
+      }),
+    );
   } finally {
     deadline.dispose();
     req.socket.off('close', gone);

@@ -1,0 +1,109 @@
+// DOM snapshots in the trace viewer's form (a frame-snapshot per frame, its document as nested
+// [tag, attributes, ...children] arrays), read over the DevTools Protocol with DOM.getDocument
+// (pierce): closed shadow roots come as they are, and each out-of-process frame from its own
+// session. An iframe's `src` names the frame whose snapshot fills it (`/snapshot/<frameId>`), and a
+// shadow root is a `template` the viewer attaches again. Scripts, event handlers and the values
+// of password fields stay out.
+
+import type { Protocol } from 'devtools-protocol';
+import type { Page } from '../driver/page.js';
+import { REDACTED, traceUrl } from './redact.js';
+
+type NodeSnapshot = string | [string] | [string, Record<string, string>, ...NodeSnapshot[]];
+
+/** One frame's snapshot, less what the recorder adds (call, phase, page, times). */
+export interface FrameSnapshotBody {
+  frameId: string;
+  frameUrl: string;
+  doctype?: string;
+  html: NodeSnapshot;
+  viewport: { width: number; height: number };
+  isMainFrame: boolean;
+}
+
+const SHADOW = '__playwright_shadow_root_';
+const SKIPPED = new Set(['SCRIPT', 'NOSCRIPT']);
+
+/** The snapshots of every frame of `page` that has a document; a frame whose session fails is left out. */
+export async function snapshotFrames(page: Page, timeoutMs: number): Promise<FrameSnapshotBody[]> {
+  const main = page.mainFrame();
+  const roots = page.frames().filter((frame) => frame === main || frame.isOutOfProcess());
+  const metrics = page.session
+    .send('Page.getLayoutMetrics', undefined, { timeoutMs })
+    .then((layout) => ({ width: layout.cssLayoutViewport.clientWidth, height: layout.cssLayoutViewport.clientHeight }))
+    .catch(() => ({ width: 1280, height: 720 }));
+  const documents = await Promise.all(
+    roots.map((frame) =>
+      frame.session
+        .send('DOM.getDocument', { depth: -1, pierce: true }, { timeoutMs })
+        .then(({ root }) => ({ frame, root }))
+        .catch(() => undefined),
+    ),
+  );
+  const viewport = await metrics;
+  const out: FrameSnapshotBody[] = [];
+  for (const each of documents) {
+    if (!each) continue;
+    const pending: Array<{ frameId: string; document: Protocol.DOM.Node }> = [{ frameId: each.frame.id, document: each.root }];
+    while (pending.length) {
+      const { frameId, document } = pending.shift()!;
+      const html = documentElement(document, (childId, child) => pending.push({ frameId: childId, document: child }));
+      out.push({
+        frameId,
+        frameUrl: traceUrl(document.documentURL ?? ''),
+        doctype: document.children?.find((node) => node.nodeType === 10)?.nodeName,
+        html,
+        viewport,
+        isMainFrame: frameId === main.id,
+      });
+    }
+  }
+  return out;
+}
+
+function documentElement(document: Protocol.DOM.Node, onFrame: (frameId: string, document: Protocol.DOM.Node) => void): NodeSnapshot {
+  const element = document.children?.find((node) => node.nodeType === 1);
+  return (element && convert(element, onFrame)) ?? ['HTML'];
+}
+
+function convert(node: Protocol.DOM.Node, onFrame: (frameId: string, document: Protocol.DOM.Node) => void): NodeSnapshot | undefined {
+  if (node.nodeType === 3) return node.nodeValue;
+  if (node.nodeType === 11) return shadow(node, onFrame);
+  if (node.nodeType !== 1) return undefined;
+  const name = node.nodeName;
+  if (SKIPPED.has(name)) return undefined;
+  const attributes: Record<string, string> = {};
+  const list = node.attributes ?? [];
+  const password =
+    name === 'INPUT' && list.some((value, index) => index % 2 === 1 && list[index - 1] === 'type' && value.toLowerCase() === 'password');
+  for (let index = 0; index + 1 < list.length; index += 2) {
+    const key = list[index]!;
+    let value = list[index + 1]!;
+    if (/^on/i.test(key)) continue;
+    if (password && key === 'value') value = REDACTED;
+    if (key === 'href' || key === 'src' || key === 'action') value = traceUrl(value);
+    attributes[key] = value;
+  }
+  if ((name === 'IFRAME' || name === 'FRAME') && node.frameId) {
+    attributes.src = `/snapshot/${node.frameId}`;
+    if (node.contentDocument) onFrame(node.frameId, node.contentDocument);
+  }
+  const out: [string, Record<string, string>, ...NodeSnapshot[]] = [name, attributes];
+  // The browser's own shadow roots (an input's inner editor, which shows its value) are its to draw.
+  for (const root of node.shadowRoots ?? []) if (root.shadowRootType !== 'user-agent') out.push(shadow(root, onFrame));
+  const children = name === 'TEMPLATE' ? (node.templateContent?.children ?? []) : (node.children ?? []);
+  for (const child of children) {
+    const converted = convert(child, onFrame);
+    if (converted !== undefined) out.push(converted);
+  }
+  return out;
+}
+
+function shadow(root: Protocol.DOM.Node, onFrame: (frameId: string, document: Protocol.DOM.Node) => void): NodeSnapshot {
+  const out: [string, Record<string, string>, ...NodeSnapshot[]] = ['template', { [SHADOW]: 'open' }];
+  for (const child of root.children ?? []) {
+    const converted = convert(child, onFrame);
+    if (converted !== undefined) out.push(converted);
+  }
+  return out;
+}

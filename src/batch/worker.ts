@@ -1,6 +1,6 @@
 // A batch worker: takes jobs from the queue (BullMQ), runs each on a fresh context of its one
-// browser, within the queue's limits, and sorts failures into retried and permanent ones. Several
-// workers on one Redis share the queue; one that dies loses no job (others take its jobs once their
+// browser (or its slot's recycled one: contextPool.ts), within the queue's limits, and sorts
+// failures into retried and permanent ones. Several workers on one Redis share the queue; one that dies loses no job (others take its jobs once their
 // lock lapses), and its Chromium dies with it (the launcher's pipe, see browser/launch.ts).
 
 import type { Job, Queue, Worker } from 'bullmq';
@@ -24,6 +24,7 @@ import type { BatchJob } from './job.js';
 import { HostLimits, hostOf, readLimits, type QueueLimits } from './limits.js';
 import type { JobReturn } from './queue.js';
 import { runJob } from './runJob.js';
+import { checkIsolation, ContextPool, freshContexts, type Isolation, type JobContexts } from './contextPool.js';
 import { WorkerBrowser } from './workerBrowser.js';
 
 export interface BatchWorkerOptions {
@@ -47,6 +48,11 @@ export interface BatchWorkerOptions {
   graceMs?: number;
   /** A storage state (cookies, localStorage) each job's context starts with. */
   storageState?: unknown;
+  /**
+   * `fresh` (default): each job in a new browser context, gone when it ends. `recycle`: one context
+   * per concurrency slot, cleared between jobs; faster, and it shares what docs/batch.md lists.
+   */
+  isolation?: Isolation;
   /** Each job as it ends. */
   onJob?: (event: WorkerJobEvent) => void;
   /** Trouble with the queue's Redis (lost, reconnecting) and BullMQ's own errors; passwords are never in them. */
@@ -67,6 +73,7 @@ export class BatchWorker {
   #running = 0;
   #closing: Promise<void> | undefined;
   #worker!: Worker;
+  readonly #contexts: JobContexts;
 
   private constructor(
     private readonly bull: typeof import('bullmq'),
@@ -76,7 +83,9 @@ export class BatchWorker {
     private readonly options: BatchWorkerOptions & { queue: string },
     private readonly account: QueueAccount,
     private readonly hosts: HostLimits,
-  ) {}
+  ) {
+    this.#contexts = checkIsolation(options.isolation, 'isolation') === 'recycle' ? new ContextPool() : freshContexts;
+  }
 
   /** Connects, starts the browser, and starts taking jobs. */
   static async start(options: BatchWorkerOptions): Promise<BatchWorker> {
@@ -85,6 +94,7 @@ export class BatchWorker {
     if (!Number.isInteger(concurrency) || concurrency < 1)
       throw new InvalidOptionError(`concurrency must be a whole number of 1 or more, not ${concurrency}.`);
     const lockMs = options.lockMs ?? 30_000;
+    checkIsolation(options.isolation, 'isolation');
     const url = redisUrlOf(options.redisUrl);
     const bull = await loadBullMQ();
     const onError = options.onError ?? (() => undefined);
@@ -166,6 +176,7 @@ export class BatchWorker {
         budget,
         storageState: this.options.storageState,
         signal: this.#handBack.signal,
+        contexts: this.#contexts,
       });
       this.options.onJob?.({ kind: 'done', id, url: data.url, ms: result.ms });
       return result;
@@ -229,6 +240,7 @@ export class BatchWorker {
         await this.#worker.close();
       } finally {
         clearTimeout(timer);
+        if (this.#contexts instanceof ContextPool) await this.#contexts.close();
         await this.browser.close().catch(() => undefined);
         await this.queue.close().catch(() => undefined);
         await this.client.close().catch(() => this.client.destroy());

@@ -50,8 +50,8 @@ interface Slot {
   sdk: Sdk;
   context: Context;
   browserContextId?: string;
-  /** Origins the last job touched; undefined for a context no job has used. */
-  touched?: Set<string>;
+  /** What the last job touched; undefined for a context no job has used. */
+  touched?: { origins: Set<string>; storageKeys: Set<string> };
 }
 
 /** The recycled contexts of one worker: at most one per job running at once, since each job holds its slot's. */
@@ -104,14 +104,14 @@ export class ContextPool implements JobContexts {
         return page;
       },
       end: async (clean) => {
-        watch?.stop();
         offPages?.();
+        await watch?.stop();
         const reusable = clean && watch !== undefined && !watch.authSeen && !this.#closed;
         if (reusable) {
           try {
             // Before clearing (at the next job's start), so nothing of this job writes after it.
             await Promise.all(context.pages().map((page) => page.close()));
-            slot.touched = watch!.origins;
+            slot.touched = watch!;
             this.#idle.push(slot);
             return;
           } catch {
@@ -131,7 +131,10 @@ export class ContextPool implements JobContexts {
       page.session.send('Network.clearBrowserCache'),
       root.send('Browser.resetPermissions', { browserContextId: slot.browserContextId }),
       // Every kind of storage, service workers and OPFS included.
-      ...[...slot.touched!].map((origin) => page.session.send('Storage.clearDataForOrigin', { origin, storageTypes: 'all' })),
+      ...[...slot.touched!.origins].map((origin) => page.session.send('Storage.clearDataForOrigin', { origin, storageTypes: 'all' })),
+      ...[...slot.touched!.storageKeys].map((storageKey) =>
+        page.session.send('Storage.clearDataForStorageKey', { storageKey, storageTypes: 'all' }),
+      ),
     ]);
   }
 }

@@ -5,7 +5,11 @@
 // Origins come from two sources, since neither sees everything: the browser's target events
 // (every page, out-of-process frame and worker of the context, with each URL it navigates to) and
 // the Network events of the job's pages and their out-of-process frames (same-process frames of
-// another origin, and every request, including an auth challenge Chrome answers by itself).
+// another origin, every request). A third-party frame's storage is under its origin and the page's
+// site: the storage key of each document a frame commits is asked for as it commits. HTTP auth
+// shows as a 401/407 challenge that reached the page, or as credentials in a request's URL (a
+// navigation's, or an XHR's user and password, which DevTools shows there): Chrome answers the
+// challenge with those by itself, and neither the challenge nor the header it sends is reported.
 
 import type { Protocol } from 'devtools-protocol';
 import type { CdpSession } from '../cdp/session.js';
@@ -13,6 +17,15 @@ import { enableNetwork } from '../driver/network.js';
 
 const AUTH_CHALLENGE = /^(www|proxy)-authenticate$/i;
 const AUTH_ANSWER = /^(proxy-)?authorization$/i;
+
+function hasCredentials(url: string): boolean {
+  try {
+    const parsed = new URL(url);
+    return parsed.username !== '' || parsed.password !== '';
+  } catch {
+    return false;
+  }
+}
 
 function originOf(url: string | undefined): string | undefined {
   if (!url || !/^https?:/i.test(url)) return undefined;
@@ -25,6 +38,12 @@ function originOf(url: string | undefined): string | undefined {
 
 export class JobWatch {
   readonly origins = new Set<string>();
+  /**
+   * The storage keys of the documents the job's frames committed: a third-party frame's storage
+   * is kept under its origin and the page's site, and clearing its origin alone leaves that.
+   */
+  readonly storageKeys = new Set<string>();
+  readonly #asking = new Set<Promise<void>>();
   /** A request of the job met HTTP auth: a 401/407 challenge, credentials sent, or Fetch.authRequired. */
   authSeen = false;
   readonly #off: Array<() => void> = [];
@@ -48,6 +67,9 @@ export class JobWatch {
     this.#off.push(
       session.on('Network.requestWillBeSent', (event: Protocol.Network.RequestWillBeSentEvent) => {
         this.#add(event.request.url);
+        // Credentials in the URL (a navigation's, or an XHR's user and password, which DevTools
+        // shows there): Chrome answers the challenge with them unseen, and caches them.
+        if (hasCredentials(event.request.url)) this.authSeen = true;
         this.#add(event.documentURL);
         if (event.redirectResponse && challenged(event.redirectResponse.status, event.redirectResponse.headers)) this.authSeen = true;
       }),
@@ -55,8 +77,7 @@ export class JobWatch {
         this.#add(event.response.url);
         if (challenged(event.response.status, event.response.headers)) this.authSeen = true;
       }),
-      // The raw exchanges: a challenge Chrome answered with credentials it had (the URL's, an
-      // XHR's user and password, its cache) never reaches responseReceived, only these.
+      // The raw exchanges, where a challenge may show that responseReceived does not report.
       session.on('Network.responseReceivedExtraInfo', (event: Protocol.Network.ResponseReceivedExtraInfoEvent) => {
         if (challenged(event.statusCode, event.headers)) this.authSeen = true;
       }),
@@ -64,6 +85,17 @@ export class JobWatch {
         if (headers(event.headers, AUTH_ANSWER)) this.authSeen = true;
       }),
       session.on('Fetch.authRequired', () => (this.authSeen = true)),
+      session.on('Page.frameNavigated', (event: Protocol.Page.FrameNavigatedEvent) => {
+        this.#add(event.frame.url);
+        const asked = session
+          .send('Storage.getStorageKey', { frameId: event.frame.id })
+          .then(
+            ({ storageKey }) => void this.storageKeys.add(storageKey),
+            () => undefined, // gone already, or its frame is another session's: that one asks
+          )
+          .finally(() => this.#asking.delete(asked));
+        this.#asking.add(asked);
+      }),
       session.on('Target.attachedToTarget', (event: Protocol.Target.AttachedToTargetEvent) => {
         this.#add(event.targetInfo.url);
         const child = session.childSession(event.sessionId);
@@ -74,8 +106,10 @@ export class JobWatch {
     return enableNetwork(session);
   }
 
-  stop(): void {
+  /** Stops watching, once the storage keys asked for are known. */
+  async stop(): Promise<void> {
     for (const off of this.#off.splice(0)) off();
+    await Promise.all(this.#asking);
   }
 
   #add(url: string | undefined): void {

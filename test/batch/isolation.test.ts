@@ -41,8 +41,11 @@ const READ_ROWS = [
   'connection',
   'httpAuth',
 ];
-/** What recycle shares, as docs/batch.md says: remembered client hints and kept-alive connections, on each origin. */
-const SHARED = new Set(['X clientHints', 'Y clientHints', 'X connection', 'Y connection']);
+/**
+ * What recycle shares, as docs/batch.md says: client hints a site asked for as the page (Chrome
+ * ignores a third-party frame's Accept-CH), and kept-alive connections.
+ */
+const SHARED = new Set(['X clientHints', 'X connection', 'Y connection']);
 
 function rowsOf(result: BatchResult | undefined): Map<string, string> {
   const rows = new Map<string, string>();
@@ -60,7 +63,7 @@ async function slot(isolation: string) {
   let n = 0;
   return {
     async run(mode: string, extra = ''): Promise<BatchResult> {
-      const url = servers.a.url(`/isolation.html?mode=${mode}&key=${isolation}-${++n}${extra}`);
+      const url = servers.a.url(`/isolation.html?mode=${mode}&key=${isolation}-${++n}&cache=${isolation}${extra}`);
       await queue.add([{ url } satisfies BatchJob], { attempts: 1 });
       await queue.drained();
       for await (const result of queue.results()) if (result.url === url) return result;

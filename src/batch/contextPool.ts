@@ -19,7 +19,9 @@ export type Isolation = (typeof ISOLATIONS)[number];
 export function checkIsolation(given: unknown, where: string): Isolation {
   if (given === undefined) return 'fresh';
   if (!ISOLATIONS.includes(given as Isolation))
-    throw new InvalidOptionError(`${where} is "fresh" (a new browser context per job, the default) or "recycle", not ${JSON.stringify(given)}.`);
+    throw new InvalidOptionError(
+      `${where} is "fresh" (a new browser context per job, the default) or "recycle", not ${JSON.stringify(given)}.`,
+    );
   return given as Isolation;
 }
 

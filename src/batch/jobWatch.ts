@@ -61,7 +61,8 @@ export class JobWatch {
   session(session: CdpSession): Promise<void> {
     if (this.#watched.has(session)) return Promise.resolve();
     this.#watched.add(session);
-    const headers = (given: Protocol.Network.Headers | undefined, pattern: RegExp) => Object.keys(given ?? {}).some((name) => pattern.test(name));
+    const headers = (given: Protocol.Network.Headers | undefined, pattern: RegExp) =>
+      Object.keys(given ?? {}).some((name) => pattern.test(name));
     const challenged = (status: number, given: Protocol.Network.Headers | undefined) =>
       (status === 401 || status === 407) && headers(given, AUTH_CHALLENGE);
     this.#off.push(

@@ -13,8 +13,9 @@ import type { Sdk } from '../sdk.js';
 import type { StorageState } from '../types.js';
 import { discoverTargets, JobWatch } from './jobWatch.js';
 
-export const ISOLATIONS = ['fresh', 'recycle'] as const;
-export type Isolation = (typeof ISOLATIONS)[number];
+/** Where a batch job's page lives: a `fresh` browser context per job, or its slot's `recycle`d one (docs/batch.md). */
+export type Isolation = 'fresh' | 'recycle';
+const ISOLATIONS: readonly Isolation[] = ['fresh', 'recycle'];
 
 export function checkIsolation(given: unknown, where: string): Isolation {
   if (given === undefined) return 'fresh';

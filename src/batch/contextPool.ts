@@ -129,15 +129,16 @@ export class ContextPool implements JobContexts {
   /** Forgets what the slot's last job left, using the next job's blank page (its session is in the context). */
   async #clear(slot: Slot, page: Page): Promise<void> {
     const root = page.session.childSession('')!;
+    const { origins, storageKeys } = slot.touched!;
+    // A first-party storage key is its origin's, which clearDataForOrigin has cleared.
+    const partitioned = [...storageKeys].filter((key) => !origins.has(key.replace(/\/$/, '')));
     await Promise.all([
       slot.context.clearCookies(),
       page.session.send('Network.clearBrowserCache'),
       root.send('Browser.resetPermissions', { browserContextId: slot.browserContextId }),
       // Every kind of storage, service workers and OPFS included.
-      ...[...slot.touched!.origins].map((origin) => page.session.send('Storage.clearDataForOrigin', { origin, storageTypes: 'all' })),
-      ...[...slot.touched!.storageKeys].map((storageKey) =>
-        page.session.send('Storage.clearDataForStorageKey', { storageKey, storageTypes: 'all' }),
-      ),
+      ...[...origins].map((origin) => page.session.send('Storage.clearDataForOrigin', { origin, storageTypes: 'all' })),
+      ...partitioned.map((storageKey) => page.session.send('Storage.clearDataForStorageKey', { storageKey, storageTypes: 'all' })),
     ]);
   }
 }

@@ -2,10 +2,11 @@
 // touched (whose storage is cleared before the next job), and whether its requests met HTTP auth
 // (Chrome's auth cache cannot be cleared over CDP, so such a context is replaced instead).
 //
-// Origins come from two sources, since neither sees everything: the browser's target events
-// (every page, out-of-process frame and worker of the context, with each URL it navigates to) and
-// the Network events of the job's pages and their out-of-process frames (same-process frames of
-// another origin, every request). A third-party frame's storage is under its origin and the page's
+// Storage belongs to documents and workers, so the origins are theirs, from three sources, since
+// none sees everything: the browser's target events (every page, out-of-process frame and worker of
+// the context, with each URL it navigates to), the frames' navigations (same-process frames of
+// another origin among them), and the document requests of the job's pages and their
+// out-of-process frames (a frame's navigation that a redirect took elsewhere). A third-party frame's storage is under its origin and the page's
 // site: the storage key of each document a frame commits is asked for as it commits. HTTP auth
 // shows as a 401/407 challenge that reached the page, or as credentials in a request's URL (a
 // navigation's, or an XHR's user and password, which DevTools shows there): Chrome answers the
@@ -67,15 +68,15 @@ export class JobWatch {
       (status === 401 || status === 407) && headers(given, AUTH_CHALLENGE);
     this.#off.push(
       session.on('Network.requestWillBeSent', (event: Protocol.Network.RequestWillBeSentEvent) => {
-        this.#add(event.request.url);
+        // Storage is a document's or a worker's: the origins of other requests hold none (their
+        // cookies and cached responses are cleared for the whole context).
+        if (event.type === 'Document') this.#add(event.request.url);
         // Credentials in the URL (a navigation's, or an XHR's user and password, which DevTools
         // shows there): Chrome answers the challenge with them unseen, and caches them.
         if (hasCredentials(event.request.url)) this.authSeen = true;
-        this.#add(event.documentURL);
         if (event.redirectResponse && challenged(event.redirectResponse.status, event.redirectResponse.headers)) this.authSeen = true;
       }),
       session.on('Network.responseReceived', (event: Protocol.Network.ResponseReceivedEvent) => {
-        this.#add(event.response.url);
         if (challenged(event.response.status, event.response.headers)) this.authSeen = true;
       }),
       // The raw exchanges, where a challenge may show that responseReceived does not report.

@@ -52,6 +52,8 @@ export const freshContexts: JobContexts = {
 interface Slot {
   sdk: Sdk;
   context: Context;
+  /** A blank tab no job uses (see open()). */
+  anchor: Page;
   browserContextId?: string;
   /** What the last job touched; undefined for a context no job has used. */
   touched?: { origins: Set<string>; storageKeys: Set<string> };
@@ -62,22 +64,31 @@ export class ContextPool implements JobContexts {
   readonly #idle: Slot[] = [];
   #closed = false;
 
-  /** Contexts made so far (each first use of a slot, and each replacement). */
-  created = 0;
-
   async open(sdk: Sdk, storageState: unknown): Promise<JobContext> {
-    let slot: Slot | undefined;
-    while (!slot && this.#idle.length) {
-      const idle = this.#idle.pop()!;
+    for (let idle = this.#idle.pop(); idle; idle = this.#idle.pop()) {
       // Of a browser that was lost: gone with it.
-      if (idle.sdk === sdk) slot = idle;
-      else void idle.context.close().catch(() => undefined);
+      if (idle.sdk !== sdk) {
+        void idle.context.close().catch(() => undefined);
+        continue;
+      }
+      try {
+        return this.#hold(idle, await this.#cleared(idle, storageState));
+      } catch {
+        // Not cleared (its renderer crashed, a command timed out): this job gets a new context.
+        void idle.context.close().catch(() => undefined);
+      }
     }
-    if (!slot) {
-      slot = { sdk, context: await sdk.newContext(stateOption(storageState)) };
-      this.created++;
+    const context = await sdk.newContext(stateOption(storageState));
+    try {
+      // Kept open for the slot's life: a context whose last tab closes loses its window, and the
+      // next tab's new window costs Chromium about as much as a new context (its omnibox pop-up's
+      // two WebUI pages), which is what recycling saves.
+      const anchor = await context.newPage();
+      return this.#hold({ sdk, context, anchor });
+    } catch (error) {
+      await context.close().catch(() => undefined);
+      throw error;
     }
-    return this.#hold(slot, storageState);
   }
 
   /** Disposes the contexts no job holds. */
@@ -86,19 +97,29 @@ export class ContextPool implements JobContexts {
     await Promise.all(this.#idle.splice(0).map((slot) => slot.context.close().catch(() => undefined)));
   }
 
-  #hold(slot: Slot, storageState: unknown): JobContext {
+  /** The slot's context as its last job left it, cleared, with a blank page for the next job. */
+  async #cleared(slot: Slot, storageState: unknown): Promise<Page> {
+    const page = await slot.context.newPage();
+    try {
+      await this.#clear(slot, page);
+      if (storageState !== undefined) await slot.context.setStorageState(storageState);
+      return page;
+    } catch (error) {
+      await page.close().catch(() => undefined);
+      throw error;
+    }
+  }
+
+  /** A job's hold on the slot: `cleared`, its page when the context served a job before. */
+  #hold(slot: Slot, cleared?: Page): JobContext {
     const { context } = slot;
     let watch: JobWatch | undefined;
     let offPages: (() => void) | undefined;
     return {
       newPage: async () => {
-        const page = await context.newPage();
+        const page = cleared ?? (await context.newPage());
         const root = page.session.childSession('')!; // the browser's own session ('' is its id)
         slot.browserContextId ??= (await root.send('Target.getTargetInfo', { targetId: page.id })).targetInfo.browserContextId;
-        if (slot.touched) {
-          await this.#clear(slot, page);
-          if (storageState !== undefined) await context.setStorageState(storageState);
-        }
         await discoverTargets(root);
         watch = new JobWatch(root, slot.browserContextId!);
         // Popups and tabs the job's page opens are the job's too.
@@ -113,7 +134,8 @@ export class ContextPool implements JobContexts {
         if (reusable) {
           try {
             // Before clearing (at the next job's start), so nothing of this job writes after it.
-            await Promise.all(context.pages().map((page) => page.close()));
+            await Promise.all(context.pages().map((page) => (page === slot.anchor ? undefined : page.close())));
+            if (slot.anchor.isClosed()) throw new Error('closed');
             slot.touched = watch!;
             this.#idle.push(slot);
             return;

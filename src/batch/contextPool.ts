@@ -120,7 +120,8 @@ export class ContextPool implements JobContexts {
         const page = cleared ?? (await context.newPage());
         const root = page.session.childSession('')!; // the browser's own session ('' is its id)
         slot.browserContextId ??= (await root.send('Target.getTargetInfo', { targetId: page.id })).targetInfo.browserContextId;
-        await discoverTargets(root);
+        // A browser that refuses it (a guarded hosted one) still shows the frames' navigations.
+        await discoverTargets(root).catch(() => undefined);
         watch = new JobWatch(root, slot.browserContextId!);
         // Popups and tabs the job's page opens are the job's too.
         offPages = context.on('page', (opened) => void watch?.session(opened.session));
@@ -135,10 +136,12 @@ export class ContextPool implements JobContexts {
           try {
             // Before clearing (at the next job's start), so nothing of this job writes after it.
             await Promise.all(context.pages().map((page) => (page === slot.anchor ? undefined : page.close())));
-            if (slot.anchor.isClosed()) throw new Error('closed');
-            slot.touched = watch!;
-            this.#idle.push(slot);
-            return;
+            // A job that closed the blank tab has cost the context its window: a new one is as cheap.
+            if (!slot.anchor.isClosed()) {
+              slot.touched = watch!;
+              this.#idle.push(slot);
+              return;
+            }
           } catch {
             // A page that would not close: the context is in a state nobody knows.
           }

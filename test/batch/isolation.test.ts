@@ -43,9 +43,11 @@ const READ_ROWS = [
 ];
 /**
  * What recycle shares, as docs/batch.md says: client hints a site asked for as the page (Chrome
- * ignores a third-party frame's Accept-CH), and kept-alive connections.
+ * ignores a third-party frame's Accept-CH); and kept-alive connections, below.
  */
-const SHARED = new Set(['X clientHints', 'X connection', 'Y connection']);
+const SHARED = new Set(['X clientHints']);
+/** A kept-alive connection is reused when Chrome's pool still holds it, which a loaded machine may not: may, not must. */
+const MAY_SHARE = new Set(['X connection', 'Y connection']);
 
 function rowsOf(result: BatchResult | undefined): Map<string, string> {
   const rows = new Map<string, string>();
@@ -84,10 +86,11 @@ it.concurrent.for(['fresh', 'recycle'])(
   { timeout: 60_000 },
   async (isolation, { expect }) => {
     const { run, stop } = await slot(isolation);
-    const expectShared = (rows: Map<string, string>, shared: Set<string>) => {
+    const expectShared = (rows: Map<string, string>, shared: Set<string>, may = new Set<string>()) => {
       expect([...rows.keys()].sort()).toEqual(READ_ROWS.flatMap((name) => [`X ${name}`, `Y ${name}`]).sort());
       const seen = [...rows].filter(([, value]) => value !== '').map(([row]) => row);
-      expect(seen.sort(), JSON.stringify(Object.fromEntries(rows))).toEqual([...shared].sort());
+      const detail = JSON.stringify(Object.fromEntries(rows));
+      expect(seen.filter((row) => !may.has(row)).sort(), detail).toEqual([...shared].sort());
     };
 
     // A leaves every trace, and each write took (else an empty read would prove nothing).
@@ -100,7 +103,7 @@ it.concurrent.for(['fresh', 'recycle'])(
 
     const read = await run('read');
     expect(read.ok, JSON.stringify(read.error)).toBe(true);
-    expectShared(rowsOf(read), isolation === 'recycle' ? SHARED : new Set());
+    expectShared(rowsOf(read), isolation === 'recycle' ? SHARED : new Set(), isolation === 'recycle' ? MAY_SHARE : new Set());
 
     // HTTP auth: the login took, and the next job does not have it (recycle replaced the context).
     const login = await run('auth');

@@ -135,7 +135,7 @@ export class ContextPool implements JobContexts {
         if (reusable) {
           try {
             // Before clearing (at the next job's start), so nothing of this job writes after it.
-            await Promise.all(context.pages().map((page) => (page === slot.anchor ? undefined : page.close())));
+            await Promise.all(context.pages().flatMap((page) => (page === slot.anchor ? [] : [page.close()])));
             // A job that closed the blank tab has cost the context its window: a new one is as cheap.
             if (!slot.anchor.isClosed()) {
               slot.touched = watch!;

@@ -13,5 +13,6 @@ export {
 export { BatchWorker, type BatchWorkerOptions, type WorkerJobEvent } from './worker.js';
 export { checkJob, jobId, jobOfLine, type BatchJob } from './job.js';
 export type { QueueLimits } from './limits.js';
+export type { Isolation } from './contextPool.js';
 export type { JobFailure } from './failures.js';
 export type { TokenAccount, TokenBudget, TokenUsage } from '../types.js';

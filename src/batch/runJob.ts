@@ -1,13 +1,14 @@
-// One job on one page of a fresh browser context (its own cookies and storage, gone with it):
+// One job on one page of a fresh browser context (its own cookies and storage, gone with it), or of
+// its slot's recycled one (contextPool.ts):
 // open the URL, act once if asked, read. The job's deadline is enforced by abort: when it passes,
 // the context is closed under whatever is running in it, and the job fails with a TimeoutError.
 
-import type { Context } from '../driver/context.js';
 import { PageStatusError } from '../errors.js';
 import { schemaFromJson } from '../extract/jsonSchemaInput.js';
 import type { Sdk } from '../sdk.js';
-import type { ActOptions, ExtractOptions, ModelConfiguration, StorageState, TokenBudget } from '../types.js';
+import type { ActOptions, ExtractOptions, ModelConfiguration, TokenBudget } from '../types.js';
 import { Deadline } from '../util/time.js';
+import { freshContexts, type JobContext, type JobContexts } from './contextPool.js';
 import type { BatchJob } from './job.js';
 import type { JobReturn } from './queue.js';
 
@@ -24,6 +25,8 @@ export interface RunOptions {
   signal?: AbortSignal;
   /** Once the page's request was answered (the site has seen it): the host's delay runs from then. */
   onRequested?: () => Promise<void>;
+  /** Where the job's page lives (contextPool.ts); default: a fresh context. */
+  contexts?: JobContexts;
 }
 
 export async function runJob(sdk: Sdk, job: BatchJob, options: RunOptions): Promise<JobReturn> {
@@ -37,15 +40,14 @@ export async function runJob(sdk: Sdk, job: BatchJob, options: RunOptions): Prom
   const handBack = () => deadline.abort(options.signal!.reason as Error);
   options.signal?.addEventListener('abort', handBack, { once: true });
   if (options.signal?.aborted) handBack();
-  let context: Context | undefined;
+  let context: JobContext | undefined;
   let ended = false;
+  let succeeded = false;
   const work = async (): Promise<JobReturn> => {
-    const opened = await sdk.newContext(
-      options.storageState === undefined ? undefined : { storageState: options.storageState as StorageState },
-    );
+    const opened = await (options.contexts ?? freshContexts).open(sdk, options.storageState);
     context = opened;
     // The deadline passed while the context opened: the abort below has come and gone.
-    if (ended) await opened.close().catch(() => undefined);
+    if (ended) await opened.end(false).catch(() => undefined);
     if (ended) throw deadline.signal.reason;
     const page = await opened.newPage();
     const response = await page.goto(job.url, { timeoutMs: deadline.remaining() });
@@ -66,13 +68,15 @@ export async function runJob(sdk: Sdk, job: BatchJob, options: RunOptions): Prom
   };
   const running = work();
   try {
-    return await deadline.race(running);
+    const result = await deadline.race(running);
+    succeeded = true;
+    return result;
   } finally {
     ended = true;
     deadline.dispose();
     options.signal?.removeEventListener('abort', handBack);
     // Past the deadline this is the abort: what still runs in the context fails with it.
-    await (context as Context | undefined)?.close().catch(() => undefined);
+    await (context as JobContext | undefined)?.end(succeeded).catch(() => undefined);
     running.catch(() => undefined);
   }
 }

@@ -1,7 +1,7 @@
 // A batch worker: takes jobs from the queue (BullMQ), runs each on a fresh context of its one
-// browser, within the queue's limits (a job whose host is busy goes back to the queue rather than
-// wait in a slot), and sorts failures into retried and permanent ones. Several
-// workers on one Redis share the queue; one that dies loses no job (others take its jobs once their
+// browser (or its slot's recycled one: contextPool.ts), within the queue's limits (a job whose
+// host is busy goes back to the queue rather than wait in a slot), and sorts failures into retried
+// and permanent ones. Several workers on one Redis share the queue; one that dies loses no job (others take its jobs once their
 // lock lapses), and its Chromium dies with it (the launcher's pipe, see browser/launch.ts).
 
 import type { Job, Queue, Worker } from 'bullmq';
@@ -29,6 +29,7 @@ import { HostWaits } from './hostWaits.js';
 import { HostLimits, hostOf, readLimits, type HostLease, type QueueLimits } from './limits.js';
 import type { JobReturn } from './queue.js';
 import { runJob } from './runJob.js';
+import { checkIsolation, ContextPool, freshContexts, type Isolation, type JobContexts } from './contextPool.js';
 import { WorkerBrowser } from './workerBrowser.js';
 
 export interface BatchWorkerOptions {
@@ -53,6 +54,11 @@ export interface BatchWorkerOptions {
   graceMs?: number;
   /** A storage state (cookies, localStorage) each job's context starts with. */
   storageState?: unknown;
+  /**
+   * `fresh` (default): each job in a new browser context, gone when it ends. `recycle`: one context
+   * per concurrency slot, cleared between jobs; faster, and it shares what docs/batch.md lists.
+   */
+  isolation?: Isolation;
   /** Each job as it ends. */
   onJob?: (event: WorkerJobEvent) => void;
   /** Trouble with the queue's Redis (lost, reconnecting) and BullMQ's own errors; passwords are never in them. */
@@ -90,6 +96,7 @@ export class BatchWorker {
   readonly #noModel = new Set<string>();
   #closing: Promise<void> | undefined;
   #worker!: Worker;
+  readonly #contexts: JobContexts;
 
   private constructor(
     private readonly bull: typeof import('bullmq'),
@@ -100,7 +107,9 @@ export class BatchWorker {
     private readonly account: QueueAccount,
     private readonly hosts: HostLimits,
     private readonly hostWaits: HostWaits,
-  ) {}
+  ) {
+    this.#contexts = checkIsolation(options.isolation, 'isolation') === 'recycle' ? new ContextPool() : freshContexts;
+  }
 
   /** Connects, starts the browser, and starts taking jobs. */
   static async start(options: BatchWorkerOptions): Promise<BatchWorker> {
@@ -111,6 +120,7 @@ export class BatchWorker {
     // Before anything starts: a state that cannot load would fail every job instead.
     if (options.storageState !== undefined) checkStorageState(options.storageState, 'storageState');
     const lockMs = options.lockMs ?? 30_000;
+    checkIsolation(options.isolation, 'isolation');
     // A model that cannot be used is said now, before a job is taken, not once per job.
     const missing = options.model && modelSettingsError(parseModelConfiguration(options.model)!);
     if (missing) throw missing;
@@ -215,6 +225,7 @@ export class BatchWorker {
         storageState: this.options.storageState,
         signal: this.#handBack.signal,
         onRequested: () => lease!.requested(),
+        contexts: this.#contexts,
       });
       this.options.onJob?.({ kind: 'done', id, url: data.url, ms: result.ms });
       return result;
@@ -312,6 +323,7 @@ export class BatchWorker {
         await this.#worker.close();
       } finally {
         clearTimeout(timer);
+        if (this.#contexts instanceof ContextPool) await this.#contexts.close();
         await this.browser.close().catch(() => undefined);
         await this.queue.close().catch(() => undefined);
         await this.client.close().catch(() => this.client.destroy());

@@ -23,6 +23,8 @@ Prints "worker ready" once it takes jobs, and a line per job on stderr.
   --lock-ms MS         a dead worker's jobs go to others this long after it died (default 30000)
   --grace MS           on SIGTERM, how long jobs in hand may finish before going back (default 10000)
   --storage-state FILE a storage state (cookies, localStorage; JSON) every job's context starts with
+  --isolation MODE     fresh (default): a new browser context per job; recycle: one per slot,
+                       cleared between jobs, faster, sharing what docs/batch.md lists
 Model (jobs with an instruction or an action), checked at start:
   --model NAME         provider/model (default MODEL_NAME, else openai/gpt-4.1-mini); the key from
                        MODEL_API_KEY or the provider's variable
@@ -48,6 +50,7 @@ const FLAGS = {
   'lock-ms': { type: 'string' },
   grace: { type: 'string' },
   'storage-state': { type: 'string' },
+  isolation: { type: 'string' },
   model: { type: 'string' },
   'base-url': { type: 'string' },
   'chrome-args': { type: 'string' },
@@ -115,6 +118,8 @@ export async function workerCommand(argv: string[]): Promise<number> {
   if (values.hosted && values['cdp-url']) throw new UsageError('Choose one browser: --cdp-url or --hosted.', WORKER_USAGE);
   if (values['chrome-args'] !== undefined && (values['cdp-url'] || values.hosted))
     throw new UsageError('--chrome-args is for a Chromium the worker launches, not with --cdp-url or --hosted.', WORKER_USAGE);
+  if (values.isolation !== undefined && values.isolation !== 'fresh' && values.isolation !== 'recycle')
+    throw new UsageError(`--isolation is fresh or recycle, not ${JSON.stringify(values.isolation)}.`, WORKER_USAGE);
   const sdk: SdkOptions = {
     env: values.hosted ? 'HOSTED' : 'LOCAL',
     verbose: values.verbose ? 2 : 0,
@@ -132,6 +137,7 @@ export async function workerCommand(argv: string[]): Promise<number> {
     lockMs: positive(values['lock-ms'], 'lock-ms'),
     graceMs: values.grace === '0' ? 0 : positive(values.grace, 'grace'),
     storageState: values['storage-state'] ? await readStorageState(values['storage-state']) : undefined,
+    isolation: values.isolation as 'fresh' | 'recycle' | undefined,
     sdk,
     model,
     onError: reportRedisError,

@@ -12,11 +12,23 @@ import { hostedCache } from './hosted-cache/index.js';
 import { lifecycle } from './lifecycle/index.js';
 import { mcp } from './mcp/index.js';
 import { realPages } from './real-pages/index.js';
+import { tracing } from './tracing/index.js';
 
 /** A fresh client per iteration, one sample per row: one table for all of them. */
 export const MEASUREMENTS: readonly Measurement[] = [lifecycle];
 
 /** Each with its own loop and its own table, after the timing table. */
-export const COMPARISONS: readonly Comparison[] = [extract, floor, realPages, extractLlm, act, hostedCache, serverlessFunction, mcp, batch];
+export const COMPARISONS: readonly Comparison[] = [
+  extract,
+  floor,
+  realPages,
+  extractLlm,
+  act,
+  hostedCache,
+  serverlessFunction,
+  mcp,
+  batch,
+  tracing,
+];
 
 export { FOOTPRINT_END, FOOTPRINT_ID, FOOTPRINT_START, footprint } from './footprint/index.js';

@@ -1,6 +1,8 @@
 // The batch measurement's loop: every contender reads the same real pages, rounds interleaved
 // (each round runs every contender once, in an order rotated from round to round, so a busy
-// stretch of this shared machine does not fall on one contender only); medians per contender.
+// stretch of this shared machine does not fall on one contender only); medians per contender. Two
+// page sets: every page on one origin, and the same pages spread over 100 host names that resolve
+// to loopback (a crawl of many sites: connections, DNS and per-site processes are not shared).
 import type { ComparisonContext } from '../../core/measurement.js';
 import { errorText } from '../../core/measurement.js';
 import { loadavg } from 'node:os';
@@ -12,10 +14,10 @@ import {
   batchRun,
   CRAWLEE_VERSION,
   crawleeRun,
-  playwrightLoop,
+  loopRun,
   playwrightVersion,
   prepareCrawlee,
-  sdkLoop,
+  type Browsers,
   type RunResult,
 } from './runners.js';
 
@@ -28,15 +30,48 @@ export interface Contender {
   readonly browsers: number;
 }
 
+/** Tendril's launch switch of 2026-12-02 (docs/browsers.md): left out, the launch is as it was before it. */
+const OMNIBOX_SWITCH = '--disable-features=WebUIOmniboxPopup,WebUIOmniboxAimPopup';
+
 export const CONTENDERS: readonly Contender[] = [
   { id: 'batch-1', label: 'Tendril batch, 1 worker', browsers: 1 },
   { id: 'batch-2', label: 'Tendril batch, 2 workers', browsers: 2 },
-  { id: 'batch-3', label: 'Tendril batch, 3 workers', browsers: 3 },
+  { id: 'batch-1-recycle', label: 'Tendril batch, 1 worker, `--isolation recycle`', browsers: 1 },
+  { id: 'batch-2-recycle', label: 'Tendril batch, 2 workers, `--isolation recycle`', browsers: 2 },
   { id: 'sdk', label: 'loop over one Sdk (runJob, no queue)', browsers: 1 },
+  { id: 'sdk-before', label: "loop over one Sdk, launched as before 2026-12-02 (Chrome's omnibox WebUI on)", browsers: 1 },
   { id: 'playwright', label: 'playwright-core loop', browsers: 1 },
   { id: 'crawlee-defaults', label: 'Crawlee PlaywrightCrawler, defaults', browsers: 1 },
   { id: 'crawlee-tuned', label: 'Crawlee PlaywrightCrawler, tuned', browsers: 1 },
 ];
+
+/** A set of pages every contender reads, and the host rules its browser needs for them. */
+export interface PageSetRun {
+  readonly id: string;
+  readonly label: string;
+  readonly urls: readonly string[];
+  readonly hostRules: string;
+}
+
+/** Host names of the many-sites set: they resolve to loopback, everything else (the pages' remote parts) to nothing. */
+const HOSTS = 100;
+const MANY_SITES_RULES = '--host-resolver-rules=MAP *.bench.test 127.0.0.1, MAP * ~NOTFOUND, EXCLUDE localhost, EXCLUDE 127.0.0.1';
+
+function pageSets(urls: readonly string[]): PageSetRun[] {
+  const spread = urls.map((each, i) => {
+    const url = new URL(each);
+    url.hostname = `site${i % HOSTS}.bench.test`;
+    return url.href;
+  });
+  const sets = [
+    { id: 'one-origin', label: 'one origin', urls, hostRules: OFFLINE_ARG },
+    { id: 'many-sites', label: `${Math.min(HOSTS, urls.length)} host names`, urls: spread, hostRules: MANY_SITES_RULES },
+  ];
+  const only = process.env.BENCH_BATCH_SETS?.split(',').map((id) => id.trim());
+  const unknown = only?.filter((id) => !sets.some((set) => set.id === id)) ?? [];
+  if (unknown.length > 0) throw new Error(`BENCH_BATCH_SETS: no page set ${unknown.join(', ')} (there are one-origin, many-sites)`);
+  return only ? sets.filter((set) => only.includes(set.id)) : sets;
+}
 
 /**
  * The peers' runs are kept between bench runs (core/peer-cache.ts) as the other measurements' are,
@@ -56,8 +91,10 @@ export interface BatchRun {
   /** Pages being read at once, the same for every contender (a batch worker reads its share). */
   readonly inFlight: number;
   readonly rounds: number;
-  readonly results: ReadonlyMap<string, RunResult[]>;
-  readonly errors: ReadonlyMap<string, string[]>;
+  readonly sets: readonly PageSetRun[];
+  /** Per page set, per contender id. */
+  readonly results: ReadonlyMap<string, ReadonlyMap<string, RunResult[]>>;
+  readonly errors: ReadonlyMap<string, ReadonlyMap<string, string[]>>;
   /** Contenders whose rounds were kept from an earlier run (peers only). */
   readonly reused: ReadonlySet<string>;
   /** Which peers' rounds were kept, and from when: said under the table (the bench's notes say it too). */
@@ -75,28 +112,33 @@ export async function runBatch(ctx: ComparisonContext): Promise<BatchRun> {
   // Like is compared with like: K workers read inFlight / K pages each, so every contender has
   // the same pages in flight at any moment, and only how it reads them differs.
   const inFlight = envInt('BENCH_BATCH_IN_FLIGHT', 6);
-  const workerCounts = CONTENDERS.filter((c) => c.id.startsWith('batch-')).map((c) => c.browsers);
+  const workerCounts = [...new Set(CONTENDERS.filter((c) => c.id.startsWith('batch-')).map((c) => c.browsers))];
   if (workerCounts.some((k) => inFlight % k !== 0))
     throw new Error(
       `BENCH_BATCH_IN_FLIGHT must be a multiple of ${workerCounts.join(', ')} (each worker reads an equal share), not ${inFlight}`,
     );
   // Sized so that the whole bench fits in 20 minutes with the peers' rounds kept (issue 37): the
-  // Tendril rows, four runs a round, are measured every time. Larger runs say so in the env.
+  // Tendril rows are measured every time. Larger runs say so in the env.
   const rounds = envInt('BENCH_BATCH_ROUNDS', 2);
   const wanted = Math.min(envInt('BENCH_BATCH_PAGES', 60), ctx.opts.corpusLimit ?? Infinity);
   const corpus = loadCorpus(ctx.env.server, wanted);
   if (!corpus) throw new Error('batch: the corpus folder is absent; this measurement needs its real pages');
-  const urls = corpus.pages.map((page) => page.url);
-  const launch = { ...ctx.env.launch, args: [...ctx.env.launch.args, OFFLINE_ARG] };
+  const sets = pageSets(corpus.pages.map((page) => page.url));
   prepareCrawlee(ctx.log);
   const redis = await startRedis(await freePort());
   const redisUrl = `redis://127.0.0.1:${redis.port}`;
-  const run = (id: string): Promise<RunResult> => {
-    const workers = Number(id.slice(6));
-    if (id.startsWith('batch-')) return batchRun(launch, redisUrl, urls, workers, inFlight / workers);
-    if (id === 'sdk') return sdkLoop(launch, urls, inFlight);
-    if (id === 'playwright') return playwrightLoop(launch, urls, inFlight);
-    return crawleeRun(launch, urls, inFlight, id === 'crawlee-tuned' ? 'tuned' : 'defaults');
+  const run = (id: string, set: PageSetRun): Promise<RunResult> => {
+    const launch: Browsers = {
+      ...ctx.env.launch,
+      args: [...ctx.env.launch.args, set.hostRules],
+      ignoreDefaultArgs: id === 'sdk-before' ? [OMNIBOX_SWITCH] : undefined,
+    };
+    const workers = Number(id.split('-')[1]);
+    if (id.startsWith('batch-'))
+      return batchRun(launch, redisUrl, set.urls, workers, inFlight / workers, id.endsWith('-recycle') ? 'recycle' : 'fresh');
+    if (id === 'sdk' || id === 'sdk-before') return loopRun('sdk', launch, set.urls, inFlight);
+    if (id === 'playwright') return loopRun('playwright', launch, set.urls, inFlight);
+    return crawleeRun(launch, set.urls, inFlight, id === 'crawlee-tuned' ? 'tuned' : 'defaults');
   };
   // A subset (BENCH_BATCH_CONTENDERS=batch-1,sdk) measures one question, such as the queue's own
   // cost, in more rounds in the same time; the others' rows are then empty.
@@ -106,47 +148,52 @@ export async function runBatch(ctx: ComparisonContext): Promise<BatchRun> {
     throw new Error(`BENCH_BATCH_CONTENDERS: no contender ${unknown.join(', ')} (there are ${CONTENDERS.map((c) => c.id).join(', ')})`);
   const chosen = only ? CONTENDERS.filter((c) => only.includes(c.id)) : CONTENDERS;
   // Only the chosen contenders have rows: the report leaves the others out rather than calling them failed.
-  const results = new Map<string, RunResult[]>(chosen.map((c) => [c.id, []]));
-  const errors = new Map<string, string[]>(chosen.map((c) => [c.id, []]));
+  const results = new Map(sets.map((set) => [set.id, new Map<string, RunResult[]>(chosen.map((c) => [c.id, []]))]));
+  const errors = new Map(sets.map((set) => [set.id, new Map<string, string[]>(chosen.map((c) => [c.id, []]))]));
   const { peers } = ctx.env;
-  const settings = JSON.stringify({ pages: urls.length, inFlight, jobTimeoutMs: JOB_TIMEOUT_MS });
   const reused = new Set<string>();
   try {
     for (let round = 0; round < rounds; round++) {
-      const order = chosen.map((_, i) => chosen[(i + round) % chosen.length]!);
-      for (const contender of order) {
-        const prefix = `batch: round ${round + 1}/${rounds} ${contender.label}`;
-        const peer = peerLabel(contender.id);
-        const roundId = `round ${round + 1}`;
-        const kept = peer ? peers.lookup<KeptRound>(BATCH_ID, contender.id, peer, settings, roundId, 'round') : undefined;
-        let outcome: KeptRound;
-        if (kept) {
-          reused.add(contender.id);
-          outcome = kept;
-        } else {
-          try {
-            const before = loadavg()[0]!;
-            outcome = { result: { ...(await run(contender.id)), load: [before, loadavg()[0]!] } };
-          } catch (error) {
-            outcome = { error: errorText(error) };
+      for (const set of sets) {
+        const settings = JSON.stringify({ pages: set.urls.length, set: set.id, inFlight, jobTimeoutMs: JOB_TIMEOUT_MS, cpu: 1 });
+        const order = chosen.map((_, i) => chosen[(i + round) % chosen.length]!);
+        for (const contender of order) {
+          const prefix = `batch: round ${round + 1}/${rounds}, ${set.label}, ${contender.label}`;
+          const peer = peerLabel(contender.id);
+          const roundId = `round ${round + 1}`;
+          const kept = peer ? peers.lookup<KeptRound>(BATCH_ID, contender.id, peer, settings, roundId, 'round') : undefined;
+          let outcome: KeptRound;
+          if (kept) {
+            reused.add(contender.id);
+            outcome = kept;
+          } else {
+            try {
+              const before = loadavg()[0]!;
+              outcome = { result: { ...(await run(contender.id, set)), load: [before, loadavg()[0]!] } };
+            } catch (error) {
+              outcome = { error: errorText(error) };
+            }
+            if (peer) peers.store(BATCH_ID, contender.id, peer, settings, roundId, outcome);
           }
-          if (peer) peers.store(BATCH_ID, contender.id, peer, settings, roundId, outcome);
+          const was = kept ? ' (kept from an earlier run)' : '';
+          if ('error' in outcome) {
+            errors.get(set.id)!.get(contender.id)!.push(outcome.error);
+            ctx.log(`${prefix} failed${was}: ${outcome.error}`);
+            continue;
+          }
+          const { result } = outcome;
+          results.get(set.id)!.get(contender.id)!.push(result);
+          const cpu = result.cpu
+            ? `, Chromium ${(result.cpu.chrome / result.pages).toFixed(0)} ms and Node ${(result.cpu.node / result.pages).toFixed(0)} ms CPU a page`
+            : '';
+          ctx.log(
+            `${prefix}${was}: ${set.urls.length} pages in ${(result.ms / 1000).toFixed(1)} s (${((result.pages * 1000) / result.ms).toFixed(2)} pages/s${cpu}${result.failed ? `, ${result.failed} failed` : ''}, load average ${(result.load ?? []).map((n) => n.toFixed(0)).join(' → ')})`,
+          );
         }
-        const was = kept ? ' (kept from an earlier run)' : '';
-        if ('error' in outcome) {
-          errors.get(contender.id)!.push(outcome.error);
-          ctx.log(`${prefix} failed${was}: ${outcome.error}`);
-          continue;
-        }
-        const { result } = outcome;
-        results.get(contender.id)!.push(result);
-        ctx.log(
-          `${prefix}${was}: ${urls.length} pages in ${(result.ms / 1000).toFixed(1)} s (${((result.pages * 1000) / result.ms).toFixed(2)} pages/s${result.failed ? `, ${result.failed} failed` : ''}, load average ${(result.load ?? []).map((n) => n.toFixed(0)).join(' → ')})`,
-        );
       }
     }
   } finally {
     await redis.stop();
   }
-  return { pages: urls.length, inFlight, rounds, results, errors, reused, keptNotes: peers.notes(BATCH_ID), notes: [] };
+  return { pages: corpus.pages.length, inFlight, rounds, sets, results, errors, reused, keptNotes: peers.notes(BATCH_ID), notes: [] };
 }

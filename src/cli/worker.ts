@@ -2,7 +2,7 @@
 // job is left anywhere). SIGTERM or SIGINT: jobs in hand finish (or go back to the queue after
 // --grace), the browser closes, the process exits 0.
 
-import { InvalidOptionError, MissingLLMConfigurationError } from '../errors.js';
+import { MissingLLMConfigurationError } from '../errors.js';
 import type { SdkOptions } from '../types.js';
 import { readJsonFlag } from './jsonFile.js';
 import { browserLaunchOptions, checkCommandLineModel, commandLineModel, modelGiven, type CommandLineModel } from './model.js';

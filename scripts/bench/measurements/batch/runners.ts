@@ -138,7 +138,10 @@ export async function sdkLoop(launch: Browsers, urls: readonly string[], concurr
   const options = clientOptions(launch);
   const sdk = new Sdk({
     ...options,
-    localBrowserLaunchOptions: { ...options.localBrowserLaunchOptions, ignoreDefaultArgs: launch.ignoreDefaultArgs && [...launch.ignoreDefaultArgs] },
+    localBrowserLaunchOptions: {
+      ...options.localBrowserLaunchOptions,
+      ignoreDefaultArgs: launch.ignoreDefaultArgs && [...launch.ignoreDefaultArgs],
+    },
   });
   await sdk.init();
   try {
@@ -220,9 +223,7 @@ export async function batchRun(
   const children: ChildProcess[] = [];
   try {
     children.push(
-      ...(await Promise.all(
-        Array.from({ length: workers }, () => startWorker(launch, groups, name, redisUrl, concurrency, isolation)),
-      )),
+      ...(await Promise.all(Array.from({ length: workers }, () => startWorker(launch, groups, name, redisUrl, concurrency, isolation)))),
     );
     let pages = 0;
     let failed = 0;

@@ -73,6 +73,8 @@ export interface BatchResult {
   /** How long the last attempt took. */
   ms: number;
   usage?: TokenUsage;
+  /** The job's trace file, when its worker kept one (--trace-dir). */
+  trace?: string;
 }
 
 /** What a worker returns for a job that succeeded. */
@@ -81,6 +83,8 @@ export interface JobReturn {
   extraction?: string;
   data?: unknown;
   ms: number;
+  /** The job's trace file, when the worker kept one. */
+  trace?: string;
 }
 
 const ADD_CHUNK = 500;
@@ -165,6 +169,7 @@ export class BatchQueue {
     if (state !== 'completed' && state !== 'failed') return false;
     await withDeadline(this.queue.remove(id), QUEUE_OP_TIMEOUT_MS, 'Removing a finished job');
     await this.#account.forget([id]);
+    await withDeadline(this.client.hDel(batchKeys(this.name).traces, id), QUEUE_OP_TIMEOUT_MS, "Forgetting a job's trace");
     return true;
   }
 
@@ -275,11 +280,18 @@ export class BatchQueue {
           "Reading the queue's results",
         )) as Job[];
         const present = jobs.filter(Boolean);
-        const usage = await this.#account.usageOf(present.map((job) => job.id!));
-        for (const [i, job] of present.entries()) yield resultOf(job, type === 'completed', usage[i]);
+        const ids = present.map((job) => job.id!);
+        const [usage, traces] = await Promise.all([this.#account.usageOf(ids), this.#failedTraces(type, ids)]);
+        for (const [i, job] of present.entries()) yield resultOf(job, type === 'completed', usage[i], traces[i]);
         if (jobs.length < PAGE) break;
       }
     }
+  }
+
+  /** A failed job has no return value: its worker noted its trace's file beside the queue. */
+  async #failedTraces(type: 'completed' | 'failed', ids: string[]): Promise<Array<string | null>> {
+    if (type !== 'failed' || ids.length === 0) return [];
+    return withDeadline(this.client.hmGet(batchKeys(this.name).traces, ids), QUEUE_OP_TIMEOUT_MS, "Reading the jobs' traces");
   }
 
   async close(): Promise<void> {
@@ -289,7 +301,7 @@ export class BatchQueue {
   }
 }
 
-function resultOf(job: Job, ok: boolean, usage: TokenUsage | undefined): BatchResult {
+function resultOf(job: Job, ok: boolean, usage: TokenUsage | undefined, trace: string | null | undefined): BatchResult {
   const data = job.data as BatchJob;
   const base = { id: job.id!, url: data.url, ok, attempts: job.attemptsMade };
   const withUsage = <T extends object>(result: T) => (usage ? { ...result, usage } : result);
@@ -298,5 +310,5 @@ function resultOf(job: Job, ok: boolean, usage: TokenUsage | undefined): BatchRe
     return withUsage({ ...base, ...value, ms: ms ?? 0 });
   }
   const ms = job.finishedOn && job.processedOn ? job.finishedOn - job.processedOn : 0;
-  return withUsage({ ...base, error: decodeFailure(job.failedReason), ms });
+  return withUsage({ ...base, error: decodeFailure(job.failedReason), ms, ...(trace ? { trace } : {}) });
 }

@@ -9,6 +9,7 @@ import type { Sdk } from '../sdk.js';
 import type { ActOptions, ExtractOptions, ModelConfiguration, StorageState, TokenBudget } from '../types.js';
 import { Deadline } from '../util/time.js';
 import type { BatchJob } from './job.js';
+import type { JobTrace } from './jobTrace.js';
 import type { JobReturn } from './queue.js';
 
 export interface RunOptions {
@@ -22,6 +23,8 @@ export interface RunOptions {
   storageState?: unknown;
   /** Aborted when the worker hands its jobs back: ends the job at once, as its deadline would. */
   signal?: AbortSignal;
+  /** Records the job's context (the worker's --trace-dir); kept or not by how the job ends. */
+  trace?: JobTrace;
 }
 
 export async function runJob(sdk: Sdk, job: BatchJob, options: RunOptions): Promise<JobReturn> {
@@ -45,6 +48,7 @@ export async function runJob(sdk: Sdk, job: BatchJob, options: RunOptions): Prom
     // The deadline passed while the context opened: the abort below has come and gone.
     if (ended) await opened.close().catch(() => undefined);
     if (ended) throw deadline.signal.reason;
+    await options.trace?.start(opened);
     const page = await opened.newPage();
     const response = await page.goto(job.url, { timeoutMs: deadline.remaining() });
     const status = response?.status() ?? 0;
@@ -62,12 +66,17 @@ export async function runJob(sdk: Sdk, job: BatchJob, options: RunOptions): Prom
     return { extraction: (await sdk.extract(job.instruction, { ...call(), selector: job.selector })).extraction, ms: ms() };
   };
   const running = work();
+  let failed = true;
   try {
-    return await deadline.race(running);
+    const result = await deadline.race(running);
+    failed = false;
+    return result;
   } finally {
     ended = true;
     deadline.dispose();
     options.signal?.removeEventListener('abort', handBack);
+    // Before the close, so that a job past its deadline is recorded as it stood.
+    if (context) await options.trace?.finish(context, failed);
     // Past the deadline this is the abort: what still runs in the context fails with it.
     await (context as Context | undefined)?.close().catch(() => undefined);
     running.catch(() => undefined);

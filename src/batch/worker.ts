@@ -21,6 +21,7 @@ import {
 } from './connection.js';
 import { decodeFailure, encodeFailure, isPermanent, type JobFailure } from './failures.js';
 import type { BatchJob } from './job.js';
+import { JobTrace, type TraceMode } from './jobTrace.js';
 import { HostLimits, hostOf, readLimits, type QueueLimits } from './limits.js';
 import type { JobReturn } from './queue.js';
 import { runJob } from './runJob.js';
@@ -47,6 +48,11 @@ export interface BatchWorkerOptions {
   graceMs?: number;
   /** A storage state (cookies, localStorage) each job's context starts with. */
   storageState?: unknown;
+  /**
+   * A trace zip of each job's context (docs/tracing.md) in `dir`, named by the job's id, its path in
+   * the job's result; `mode` 'retain-on-failure' keeps only failed jobs' traces. Default 'on'.
+   */
+  trace?: { dir: string; mode?: TraceMode };
   /** Each job as it ends. */
   onJob?: (event: WorkerJobEvent) => void;
   /** Trouble with the queue's Redis (lost, reconnecting) and BullMQ's own errors; passwords are never in them. */
@@ -146,6 +152,8 @@ export class BatchWorker {
     let lease: { release(): Promise<void> } | undefined;
     let sdk: Awaited<ReturnType<WorkerBrowser['get']>> | undefined;
     const attempts = job.opts.attempts ?? 1;
+    const traced = this.options.trace;
+    const trace = traced && JobTrace.of(traced.dir, traced.mode ?? 'on', id, this.options.onError ?? (() => undefined));
     try {
       const limits = await this.#limits();
       if (data.instruction || data.act) {
@@ -166,7 +174,11 @@ export class BatchWorker {
         budget,
         storageState: this.options.storageState,
         signal: this.#handBack.signal,
+        trace,
       });
+      // An earlier attempt's failed trace is gone (or replaced): the job's result names the one kept.
+      if (trace) await this.#noteTrace(id, undefined);
+      if (trace?.written) result.trace = trace.written;
       this.options.onJob?.({ kind: 'done', id, url: data.url, ms: result.ms });
       return result;
     } catch (error) {
@@ -180,6 +192,7 @@ export class BatchWorker {
       const permanent = isPermanent(error);
       const retry = !permanent && job.attemptsMade + 1 < attempts;
       if (retry) await this.client.hIncrBy(batchKeys(this.options.queue).stats, 'retried', 1).catch(() => undefined);
+      if (trace) await this.#noteTrace(id, trace.written);
       const reason = encodeFailure(error);
       this.options.onJob?.({
         kind: 'failed',
@@ -195,6 +208,13 @@ export class BatchWorker {
       await lease?.release();
       this.#running--;
     }
+  }
+
+  /** A failed job's trace file for `batch results` (a failed job has no return value to carry it). */
+  async #noteTrace(id: string, file: string | undefined): Promise<void> {
+    const key = batchKeys(this.options.queue).traces;
+    const write = file ? this.client.hSet(key, id, file) : this.client.hDel(key, id);
+    await withDeadline(write, QUEUE_OP_TIMEOUT_MS, "Noting the job's trace").catch((error: Error) => this.options.onError?.(error));
   }
 
   /**

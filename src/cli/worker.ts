@@ -3,6 +3,7 @@
 // --grace), the browser closes, the process exits 0.
 
 import { InvalidOptionError } from '../errors.js';
+import type { TraceMode } from '../batch/jobTrace.js';
 import type { SdkOptions } from '../types.js';
 import { readJsonFlag } from './jsonFile.js';
 import { parseFlags, UsageError } from './usage.js';
@@ -21,6 +22,9 @@ Prints "worker ready" once it takes jobs, and a line per job on stderr.
   --lock-ms MS         a dead worker's jobs go to others this long after it died (default 30000)
   --grace MS           on SIGTERM, how long jobs in hand may finish before going back (default 10000)
   --storage-state FILE a storage state (cookies, localStorage; JSON) every job's context starts with
+  --trace-dir DIR      a trace zip of each job (docs/tracing.md) in DIR, named by the job's id; its
+                       path is the "trace" of the job's result line
+  --trace MODE         on (default: every job's trace kept) or retain-on-failure (only failed jobs')
   --model NAME         provider/model for jobs with an instruction (default MODEL_NAME, else
                        openai/gpt-4.1-mini); the key from MODEL_API_KEY or the provider's variable
   --base-url URL       the model server's URL (default MODEL_BASE_URL)
@@ -40,6 +44,8 @@ const FLAGS = {
   'lock-ms': { type: 'string' },
   grace: { type: 'string' },
   'storage-state': { type: 'string' },
+  'trace-dir': { type: 'string' },
+  trace: { type: 'string' },
   model: { type: 'string' },
   'base-url': { type: 'string' },
   'cdp-url': { type: 'string' },
@@ -66,6 +72,16 @@ async function readStorageState(file: string): Promise<unknown> {
   return parsed;
 }
 
+function traceOf(dir: string | undefined, mode: string | undefined): { dir: string; mode: TraceMode } | undefined {
+  if (mode !== undefined && mode !== 'on' && mode !== 'retain-on-failure')
+    throw new UsageError(`--trace takes on or retain-on-failure, not ${JSON.stringify(mode)}.`, WORKER_USAGE);
+  if (dir === undefined) {
+    if (mode !== undefined) throw new UsageError('--trace needs --trace-dir DIR: where the traces go.', WORKER_USAGE);
+    return undefined;
+  }
+  return { dir, mode: mode ?? 'on' };
+}
+
 /** At most one line per this long about the queue's Redis, however often its client retries. */
 const ERROR_INTERVAL_MS = 30_000;
 let lastError = -Infinity;
@@ -83,6 +99,7 @@ export async function workerCommand(argv: string[]): Promise<number> {
   if (positionals.length) throw new UsageError('worker takes no arguments.', WORKER_USAGE);
   if (!values.queue) throw new UsageError('Name the queue with --queue NAME.', WORKER_USAGE);
   if (values.hosted && values['cdp-url']) throw new UsageError('Choose one browser: --cdp-url or --hosted.', WORKER_USAGE);
+  const trace = traceOf(values['trace-dir'], values.trace);
   const env = process.env;
   const sdk: SdkOptions = {
     env: values.hosted ? 'HOSTED' : 'LOCAL',
@@ -101,6 +118,7 @@ export async function workerCommand(argv: string[]): Promise<number> {
     graceMs: values.grace === '0' ? 0 : positive(values.grace, 'grace'),
     storageState: values['storage-state'] ? await readStorageState(values['storage-state']) : undefined,
     sdk,
+    trace,
     model: {
       modelName: values.model ?? (env.MODEL_NAME?.trim() || 'openai/gpt-4.1-mini'),
       apiKey: env.MODEL_API_KEY?.trim() || undefined,

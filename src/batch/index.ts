@@ -14,4 +14,5 @@ export { BatchWorker, type BatchWorkerOptions, type WorkerJobEvent } from './wor
 export { checkJob, jobId, jobOfLine, type BatchJob } from './job.js';
 export type { QueueLimits } from './limits.js';
 export type { JobFailure } from './failures.js';
+export type { TraceMode } from './jobTrace.js';
 export type { TokenAccount, TokenBudget, TokenUsage } from '../types.js';

@@ -6,7 +6,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFixtureServers, type FixtureServers } from '../fixtures/server.js';
-import { CHROME } from '../helpers.js';
+import { readServerConfig } from '../../src/hosted/server/config.js';
+import { startHostedServer } from '../../src/hosted/server/http.js';
+import { Logger } from '../../src/logger.js';
+import { CHROME, HOSTED_TEST_ENV, TEST_ARGS } from '../helpers.js';
 import { runScript, type Run } from '../support/child.js';
 import { startFakeModel, type FakeModel } from '../support/fake-model.js';
 import { traceActions, traceEvents } from '../support/trace-file.js';
@@ -57,4 +60,36 @@ describe('tendril text|extract --trace', () => {
     const [goto] = traceActions(file);
     expect(goto).toMatchObject({ title: 'goto http://127.0.0.1:9/', error: { name: 'NavigationError' } });
   }, 60_000);
+
+  it("--hosted --trace: the client's trace holds the extract with the server's answer (cache MISS, then HIT)", async () => {
+    const hosted = await startHostedServer(
+      readServerConfig({
+        ...HOSTED_TEST_ENV,
+        PORT: '0',
+        HOSTED_API_KEYS: 'cli-trace-key',
+        CHROME_PATH: CHROME,
+        CHROME_ARGS: TEST_ARGS.join(' '),
+      }),
+      new Logger({ verbose: 0, disablePino: true }),
+    );
+    try {
+      fake.reset();
+      fake.script(() => ({ json: { extraction: 'three widgets' } }));
+      const hostedEnv = { ...env(), HOSTED_API_KEY: 'cli-trace-key', HOSTED_PROJECT_ID: '', HOSTED_API_URL: hosted.url };
+      const extractOf = async (file: string) => {
+        const args = ['extract', fixtures.a.url('extract-shop.html'), 'How many widgets?', '--hosted', '--trace', file];
+        const result = await finished(run(args, hostedEnv));
+        expect(result.code, result.stderr).toBe(0);
+        return traceActions(file).find((action) => action.title === 'extract: How many widgets?');
+      };
+      expect(await extractOf(path.join(dir, 'hosted-1.zip'))).toMatchObject({
+        result: { extraction: 'three widgets', cacheStatus: 'MISS' },
+      });
+      expect(await extractOf(path.join(dir, 'hosted-2.zip'))).toMatchObject({
+        result: { extraction: 'three widgets', cacheStatus: 'HIT' },
+      });
+    } finally {
+      await hosted.close();
+    }
+  }, 120_000);
 });

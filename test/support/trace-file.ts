@@ -10,6 +10,8 @@ export interface TraceAction {
   title: string;
   /** The typed error's class and message, when the call failed. */
   error?: { name: string; message: string };
+  /** The call's result as its `after` event holds it (inline when small). */
+  result?: unknown;
 }
 
 export function traceEvents(file: string | Uint8Array): TraceEvent[] {
@@ -30,7 +32,8 @@ export function traceActions(file: string | Uint8Array): TraceAction[] {
   return events
     .filter((event) => event.type === 'before')
     .map((event) => {
-      const error = after.get(event.callId)?.error;
-      return error ? { title: event.title, error: { name: error.name, message: error.message } } : { title: event.title };
+      const { error, result } = after.get(event.callId) ?? {};
+      if (error) return { title: event.title, error: { name: error.name, message: error.message } };
+      return result === undefined ? { title: event.title } : { title: event.title, result };
     });
 }

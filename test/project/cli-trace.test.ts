@@ -80,6 +80,10 @@ describe('tendril text|extract --trace', () => {
         const args = ['extract', fixtures.a.url('extract-shop.html'), 'How many widgets?', '--hosted', '--trace', file];
         const result = await finished(run(args, hostedEnv));
         expect(result.code, result.stderr).toBe(0);
+        // Screenshots and snapshots come through the hosted session's browser, as the client drives it.
+        const events = traceEvents(file);
+        expect(events.some((event) => event.type === 'screencast-frame')).toBe(true);
+        expect(events.some((event) => event.type === 'frame-snapshot')).toBe(true);
         return traceActions(file).find((action) => action.title === 'extract: How many widgets?');
       };
       expect(await extractOf(path.join(dir, 'hosted-1.zip'))).toMatchObject({

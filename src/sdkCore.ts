@@ -316,11 +316,12 @@ export class SdkCore {
     return this.#operations.observe(this.#call(page, checked, model, timeoutMs), instruction, checked.selector);
   }
 
-  /** One public operation through the seam (util/instrumentation.ts): its OpenTelemetry span, its action in a trace. */
+  /** One public operation through the seam (util/instrumentation.ts), the given page's context's if any: its span, its trace action. */
   #traced<T>(operation: Operation, args: unknown[], options: unknown, work: () => Promise<T>): Promise<T> {
     const context = this.#context;
     const describe = () => describeOperation(operation, args, options, { env: this.#environment.name, metrics: this.#metrics, context });
-    return (context?.instrumentation ?? processInstrumentation).run(describe, work);
+    const page = (options as { page?: unknown } | undefined)?.page;
+    return (page instanceof Page ? page.instrumentation : (context?.instrumentation ?? processInstrumentation)).run(describe, work);
   }
 
   /** The call's model, else the Sdk's; sent through the model server when there is one. */

@@ -108,6 +108,7 @@ export class JobAdder {
     if (state !== 'completed' && state !== 'failed') return false;
     await withDeadline(this.queue.remove(id), QUEUE_OP_TIMEOUT_MS, 'Removing a finished job');
     await this.account.forget([id]);
+    await withDeadline(this.client.hDel(this.#keys.traces, id), QUEUE_OP_TIMEOUT_MS, "Forgetting a job's trace");
     return true;
   }
 }

@@ -91,6 +91,8 @@ export function batchKeys(queue: string) {
     stats: `${base}:stats`,
     /** Hash: each job's token use, `<id>:p`, `<id>:c`, `<id>:t`, over all its attempts. */
     usage: `${base}:usage`,
+    /** Hash: a failed job's trace file by its id (a worker's --trace-dir; a done job's is in its return value). */
+    traces: `${base}:traces`,
     /** Sorted set of the leases on one host, scored by when each expires. */
     hostLeases: (host: string) => `${base}:host:${host}`,
     /** When a job's page request to one host was last answered (ms, Redis's clock). */

@@ -28,6 +28,8 @@ export function checkIsolation(given: unknown, where: string): Isolation {
 
 /** One job's hold on a context: its page, and its end. */
 export interface JobContext {
+  /** The browser context the job runs in (a recycled one serves other jobs before and after). */
+  readonly context: Context;
   newPage(): Promise<Page>;
   /** `clean`: the job succeeded, so a recycled context may serve the slot's next job. */
   end(clean: boolean): Promise<void>;
@@ -44,7 +46,7 @@ function stateOption(storageState: unknown) {
 export const freshContexts: JobContexts = {
   async open(sdk, storageState) {
     const context = await sdk.newContext(stateOption(storageState));
-    return { newPage: () => context.newPage(), end: () => context.close() };
+    return { context, newPage: () => context.newPage(), end: () => context.close() };
   },
 };
 
@@ -116,6 +118,7 @@ export class ContextPool implements JobContexts {
     let watch: JobWatch | undefined;
     let offPages: (() => void) | undefined;
     return {
+      context,
       newPage: async () => {
         const page = cleared ?? (await context.newPage());
         const root = page.session.childSession('')!; // the browser's own session ('' is its id)

@@ -15,4 +15,5 @@ export { checkJob, jobId, jobOfLine, type BatchJob } from './job.js';
 export type { QueueLimits } from './limits.js';
 export type { Isolation } from './contextPool.js';
 export type { JobFailure } from './failures.js';
+export type { TraceMode } from './jobTrace.js';
 export type { TokenAccount, TokenBudget, TokenUsage } from '../types.js';

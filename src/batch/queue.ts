@@ -80,6 +80,8 @@ export interface BatchResult {
   /** How long the last attempt took. */
   ms: number;
   usage?: TokenUsage;
+  /** The job's trace file, when its worker kept one (--trace-dir). */
+  trace?: string;
 }
 
 /** What a worker returns for a job that succeeded. */
@@ -88,6 +90,8 @@ export interface JobReturn {
   extraction?: string;
   data?: unknown;
   ms: number;
+  /** The job's trace file, when the worker kept one. */
+  trace?: string;
 }
 
 const ADD_CHUNK = 500;
@@ -263,11 +267,18 @@ export class BatchQueue {
           "Reading the queue's results",
         )) as Job[];
         const present = jobs.filter(Boolean);
-        const usage = await this.#account.usageOf(present.map((job) => job.id!));
-        for (const [i, job] of present.entries()) yield resultOf(job, type === 'completed', usage[i]);
+        const ids = present.map((job) => job.id!);
+        const [usage, traces] = await Promise.all([this.#account.usageOf(ids), this.#failedTraces(type, ids)]);
+        for (const [i, job] of present.entries()) yield resultOf(job, type === 'completed', usage[i], traces[i]);
         if (jobs.length < PAGE) break;
       }
     }
+  }
+
+  /** A failed job has no return value: its worker noted its trace's file beside the queue. */
+  async #failedTraces(type: 'completed' | 'failed', ids: string[]): Promise<Array<string | null>> {
+    if (type !== 'failed' || ids.length === 0) return [];
+    return withDeadline(this.client.hmGet(batchKeys(this.name).traces, ids), QUEUE_OP_TIMEOUT_MS, "Reading the jobs' traces");
   }
 
   async close(): Promise<void> {
@@ -277,7 +288,7 @@ export class BatchQueue {
   }
 }
 
-function resultOf(job: Job, ok: boolean, usage: TokenUsage | undefined): BatchResult {
+function resultOf(job: Job, ok: boolean, usage: TokenUsage | undefined, trace: string | null | undefined): BatchResult {
   const data = job.data as BatchJob;
   const base = { id: job.id!, url: data.url, ok, attempts: job.attemptsMade };
   const withUsage = <T extends object>(result: T) => (usage ? { ...result, usage } : result);
@@ -286,5 +297,5 @@ function resultOf(job: Job, ok: boolean, usage: TokenUsage | undefined): BatchRe
     return withUsage({ ...base, ...value, ms: ms ?? 0 });
   }
   const ms = job.finishedOn && job.processedOn ? job.finishedOn - job.processedOn : 0;
-  return withUsage({ ...base, error: decodeFailure(job.failedReason), ms });
+  return withUsage({ ...base, error: decodeFailure(job.failedReason), ms, ...(trace ? { trace } : {}) });
 }

@@ -10,6 +10,7 @@ import type { ActOptions, ExtractOptions, ModelConfiguration, TokenBudget } from
 import { Deadline } from '../util/time.js';
 import { freshContexts, type JobContext, type JobContexts } from './contextPool.js';
 import type { BatchJob } from './job.js';
+import type { JobTrace } from './jobTrace.js';
 import type { JobReturn } from './queue.js';
 
 export interface RunOptions {
@@ -27,6 +28,8 @@ export interface RunOptions {
   onRequested?: () => Promise<void>;
   /** Where the job's page lives (contextPool.ts); default: a fresh context. */
   contexts?: JobContexts;
+  /** Records the job's context (the worker's --trace-dir); kept or not by how the job ends. */
+  trace?: JobTrace;
 }
 
 export async function runJob(sdk: Sdk, job: BatchJob, options: RunOptions): Promise<JobReturn> {
@@ -49,6 +52,7 @@ export async function runJob(sdk: Sdk, job: BatchJob, options: RunOptions): Prom
     // The deadline passed while the context opened: the abort below has come and gone.
     if (ended) await opened.end(false).catch(() => undefined);
     if (ended) throw deadline.signal.reason;
+    await options.trace?.start(opened.context);
     const page = await opened.newPage();
     const response = await page.goto(job.url, { timeoutMs: deadline.remaining() });
     await options.onRequested?.();
@@ -75,6 +79,8 @@ export async function runJob(sdk: Sdk, job: BatchJob, options: RunOptions): Prom
     ended = true;
     deadline.dispose();
     options.signal?.removeEventListener('abort', handBack);
+    // Before the close, so that a job past its deadline is recorded as it stood.
+    if (context) await options.trace?.finish(context.context, !succeeded);
     // Past the deadline this is the abort: what still runs in the context fails with it.
     await (context as JobContext | undefined)?.end(succeeded).catch(() => undefined);
     running.catch(() => undefined);

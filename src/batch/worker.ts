@@ -26,6 +26,7 @@ import {
 import { decodeFailure, encodeFailure, isPermanent, type JobFailure } from './failures.js';
 import type { BatchJob } from './job.js';
 import { HostWaits } from './hostWaits.js';
+import { JobTrace, type TraceMode } from './jobTrace.js';
 import { HostLimits, hostOf, readLimits, type HostLease, type QueueLimits } from './limits.js';
 import type { JobReturn } from './queue.js';
 import { runJob } from './runJob.js';
@@ -59,6 +60,11 @@ export interface BatchWorkerOptions {
    * per concurrency slot, cleared between jobs; faster, and it shares what docs/batch.md lists.
    */
   isolation?: Isolation;
+  /**
+   * A trace zip of each job's context (docs/tracing.md) in `dir`, named by the job's id, its path in
+   * the job's result; `mode` 'retain-on-failure' keeps only failed jobs' traces. Default 'on'.
+   */
+  trace?: { dir: string; mode?: TraceMode };
   /** Each job as it ends. */
   onJob?: (event: WorkerJobEvent) => void;
   /** Trouble with the queue's Redis (lost, reconnecting) and BullMQ's own errors; passwords are never in them. */
@@ -186,6 +192,8 @@ export class BatchWorker {
     let lease: HostLease | undefined;
     let sdk: Awaited<ReturnType<WorkerBrowser['get']>> | undefined;
     const attempts = job.opts.attempts ?? 1;
+    const traced = this.options.trace;
+    const trace = traced && JobTrace.of(traced.dir, traced.mode ?? 'on', id, this.options.onError ?? (() => undefined));
     try {
       const limits = await this.#limits();
       if ((data.instruction || data.act) && !this.options.model) {
@@ -226,7 +234,11 @@ export class BatchWorker {
         signal: this.#handBack.signal,
         onRequested: () => lease!.requested(),
         contexts: this.#contexts,
+        trace,
       });
+      // An earlier attempt's failed trace is gone (or replaced): the job's result names the one kept.
+      if (trace) await this.#noteTrace(id, undefined);
+      if (trace?.written) result.trace = trace.written;
       this.options.onJob?.({ kind: 'done', id, url: data.url, ms: result.ms });
       return result;
     } catch (error) {
@@ -248,6 +260,7 @@ export class BatchWorker {
       const permanent = isPermanent(error);
       const retry = !permanent && job.attemptsMade + 1 < attempts;
       if (retry) await this.client.hIncrBy(batchKeys(this.options.queue).stats, 'retried', 1).catch(() => undefined);
+      if (trace) await this.#noteTrace(id, trace.written);
       const reason = encodeFailure(error);
       this.options.onJob?.({
         kind: 'failed',
@@ -275,6 +288,13 @@ export class BatchWorker {
           () => false,
         )
       : false;
+  }
+
+  /** A failed job's trace file for `batch results` (a failed job has no return value to carry it). */
+  async #noteTrace(id: string, file: string | undefined): Promise<void> {
+    const key = batchKeys(this.options.queue).traces;
+    const write = file ? this.client.hSet(key, id, file) : this.client.hDel(key, id);
+    await withDeadline(write, QUEUE_OP_TIMEOUT_MS, "Noting the job's trace").catch((error: Error) => this.options.onError?.(error));
   }
 
   /**

@@ -52,6 +52,8 @@ Model (extract, observe, act with an instruction):
 Files:
   --upload-dir DIR     the directory the upload tool may take files from (default: upload is off);
                        nothing outside it is readable through the server
+  --trace-dir DIR      a trace zip of each session's context, from its first tool call to its end,
+                       in DIR (docs/tracing.md); stop_tracing saves there too (default: the temp folder)
 Other:
   --verbose            the library's log on stderr`;
 
@@ -68,6 +70,7 @@ const OPTIONS = {
   'base-url': { type: 'string' },
   'model-timeout': { type: 'string' },
   'upload-dir': { type: 'string' },
+  'trace-dir': { type: 'string' },
   verbose: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -100,6 +103,7 @@ export async function mcpCommand(argv: string[]): Promise<number> {
     shared: values.shared === true,
     contextIdleMs: contextIdle(values['context-idle-timeout']),
     uploadDir: uploadDir(values['upload-dir']),
+    traceDir: values['trace-dir'],
   });
   if (url) process.stdout.write(`tendril mcp listening on ${url}\n`);
   // The process lives on in its transport; the server decides when it ends.

@@ -18,6 +18,7 @@ const BROWSER_FLAGS = `Browser (default: a local Chrome or Chromium, found as th
 Other:
   --selector S         read only this element's subtree (XPath or CSS)
   --timeout MS         deadline of the whole read
+  --trace FILE         record the run as a trace zip (docs/tracing.md), written also when it fails
   --quiet              no progress on stderr
   --verbose            the library's log on stderr`;
 
@@ -46,6 +47,7 @@ const COMMON = {
   hosted: { type: 'boolean' },
   selector: { type: 'string' },
   timeout: { type: 'string' },
+  trace: { type: 'string' },
   quiet: { type: 'boolean' },
   verbose: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
@@ -86,11 +88,22 @@ function sdkOptions(
   };
 }
 
-async function onPage<T>(options: SdkOptions, url: string, progress: Progress, work: (sdk: Sdk) => Promise<T>): Promise<T> {
+async function onPage<T>(
+  options: SdkOptions,
+  url: string,
+  progress: Progress,
+  tracePath: string | undefined,
+  work: (sdk: Sdk) => Promise<T>,
+): Promise<T> {
   const sdk = new Sdk(options);
+  let tracing = false;
   try {
     progress.step(Sdk.environment(options).startStep(options));
     await sdk.init();
+    if (tracePath) {
+      await sdk.context.tracing.start({ screenshots: true, snapshots: true, title: `tendril ${url}` });
+      tracing = true;
+    }
     progress.step(`Opening ${url}…`);
     const response = await sdk.context.pages()[0]!.goto(url);
     // A hosted server answers a page its sessions may not reach with a 403 page of its own: not the page asked for.
@@ -105,7 +118,20 @@ async function onPage<T>(options: SdkOptions, url: string, progress: Progress, w
     return await work(sdk);
   } finally {
     progress.stop();
+    // The failure, if any, is already in the trace as its call's error; the command's own error stays the one thrown.
+    if (tracing) await writeTrace(sdk, tracePath!);
     await sdk.close();
+  }
+}
+
+/** Said on stderr even with --quiet: the file is what was asked for, not progress. */
+async function writeTrace(sdk: Sdk, path: string): Promise<void> {
+  try {
+    await sdk.context.tracing.stop({ path });
+    process.stderr.write(`trace: ${path} (open it with npx playwright show-trace ${path})\n`);
+  } catch (error) {
+    // A trace that cannot be written does not change the run's result or exit code: say so only.
+    process.stderr.write(`trace: not written: ${(error as Error).message}\n`);
   }
 }
 
@@ -119,7 +145,7 @@ export async function textCommand(argv: string[]): Promise<number> {
   const url = pageUrl(positionals[0], TEXT_USAGE);
   const timeout = timeoutOf(values.timeout, TEXT_USAGE);
   const progress = new Progress(process.stderr, values.quiet === true || values.verbose === true);
-  const { pageText } = await onPage(sdkOptions(values, TEXT_USAGE), url, progress, (sdk) => {
+  const { pageText } = await onPage(sdkOptions(values, TEXT_USAGE), url, progress, values.trace, (sdk) => {
     progress.step('Reading the page…');
     return sdk.extract({ selector: values.selector, timeout });
   });
@@ -144,7 +170,7 @@ export async function extractCommand(argv: string[]): Promise<number> {
   // Before any browser starts, locally or on the hosted service (which is sent the key along).
   await checkCommandLineModel(model, values.hosted !== true);
   const progress = new Progress(process.stderr, values.quiet === true || values.verbose === true);
-  const result = await onPage(sdkOptions(values, EXTRACT_USAGE, model), url, progress, (sdk) => {
+  const result = await onPage(sdkOptions(values, EXTRACT_USAGE, model), url, progress, values.trace, (sdk) => {
     progress.step(`Asking ${model.modelName}…`);
     const callOptions = { selector: values.selector, timeout };
     return schema ? sdk.extract(instruction, schema, callOptions) : sdk.extract(instruction, callOptions);

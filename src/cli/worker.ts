@@ -2,7 +2,8 @@
 // job is left anywhere). SIGTERM or SIGINT: jobs in hand finish (or go back to the queue after
 // --grace), the browser closes, the process exits 0.
 
-import { MissingLLMConfigurationError } from '../errors.js';
+import type { TraceMode } from '../batch/jobTrace.js';
+import { InvalidOptionError, MissingLLMConfigurationError } from '../errors.js';
 import type { SdkOptions } from '../types.js';
 import { readJsonFlag } from './jsonFile.js';
 import { browserLaunchOptions, checkCommandLineModel, commandLineModel, modelGiven, type CommandLineModel } from './model.js';
@@ -25,6 +26,9 @@ Prints "worker ready" once it takes jobs, and a line per job on stderr.
   --storage-state FILE a storage state (cookies, localStorage; JSON) every job's context starts with
   --isolation MODE     fresh (default): a new browser context per job; recycle: one per slot,
                        cleared between jobs, faster, sharing what docs/batch.md lists
+  --trace-dir DIR      a trace zip of each job (docs/tracing.md) in DIR, named by the job's id; its
+                       path is the "trace" of the job's result line
+  --trace MODE         on (default: every job's trace kept) or retain-on-failure (only failed jobs')
 Model (jobs with an instruction or an action), checked at start:
   --model NAME         provider/model (default MODEL_NAME, else openai/gpt-4.1-mini); the key from
                        MODEL_API_KEY or the provider's variable
@@ -51,6 +55,8 @@ const FLAGS = {
   grace: { type: 'string' },
   'storage-state': { type: 'string' },
   isolation: { type: 'string' },
+  'trace-dir': { type: 'string' },
+  trace: { type: 'string' },
   model: { type: 'string' },
   'base-url': { type: 'string' },
   'chrome-args': { type: 'string' },
@@ -78,6 +84,16 @@ async function readStorageState(file: string): Promise<unknown> {
   const { checkStorageState } = await import('../driver/storageState.js');
   checkStorageState(parsed, `--storage-state ${file}`);
   return parsed;
+}
+
+function traceOf(dir: string | undefined, mode: string | undefined): { dir: string; mode: TraceMode } | undefined {
+  if (mode !== undefined && mode !== 'on' && mode !== 'retain-on-failure')
+    throw new UsageError(`--trace takes on or retain-on-failure, not ${JSON.stringify(mode)}.`, WORKER_USAGE);
+  if (dir === undefined) {
+    if (mode !== undefined) throw new UsageError('--trace needs --trace-dir DIR: where the traces go.', WORKER_USAGE);
+    return undefined;
+  }
+  return { dir, mode: mode ?? 'on' };
 }
 
 /** At most one line per this long about the queue's Redis, however often its client retries. */
@@ -120,6 +136,7 @@ export async function workerCommand(argv: string[]): Promise<number> {
     throw new UsageError('--chrome-args is for a Chromium the worker launches, not with --cdp-url or --hosted.', WORKER_USAGE);
   if (values.isolation !== undefined && values.isolation !== 'fresh' && values.isolation !== 'recycle')
     throw new UsageError(`--isolation is fresh or recycle, not ${JSON.stringify(values.isolation)}.`, WORKER_USAGE);
+  const trace = traceOf(values['trace-dir'], values.trace);
   const sdk: SdkOptions = {
     env: values.hosted ? 'HOSTED' : 'LOCAL',
     verbose: values.verbose ? 2 : 0,
@@ -139,6 +156,7 @@ export async function workerCommand(argv: string[]): Promise<number> {
     storageState: values['storage-state'] ? await readStorageState(values['storage-state']) : undefined,
     isolation: values.isolation as 'fresh' | 'recycle' | undefined,
     sdk,
+    trace,
     model,
     onError: reportRedisError,
     onJob: (event) => {

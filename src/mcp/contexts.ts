@@ -9,9 +9,10 @@
 // An isolated context ends when closed, or after `idleMs` without a tool call in it.
 
 import { randomUUID } from 'node:crypto';
+import path from 'node:path';
 import { ContextClosedError } from '../errors.js';
 import type { McpBrowser } from './browser.js';
-import { BrowserSession } from './session.js';
+import { BrowserSession, type SessionTrace } from './session.js';
 
 export interface ContextSettings {
   /** One browser context for every client (`--shared`). */
@@ -21,6 +22,8 @@ export interface ContextSettings {
   /** How long an isolated context may go without a tool call before it ends; 0: never. */
   idleMs: number;
   log: (line: string) => void;
+  /** Each session's context traced from its first tool call to its end, a zip per session here (--trace-dir). */
+  traceDir?: string;
 }
 
 /** Who calls: the principal (over HTTP, who the token is for), and its 2025-era MCP session if any. */
@@ -58,7 +61,7 @@ export class ClientContexts {
     private readonly browser: McpBrowser,
     readonly settings: ContextSettings,
   ) {
-    this.#own = new BrowserSession(browser, false);
+    this.#own = new BrowserSession(browser, false, undefined, this.#traceOf('own', 'process'));
   }
 
   /** The session a tool call works in, and what to call when the call is over (the idle clock starts again). */
@@ -136,14 +139,32 @@ export class ClientContexts {
     if (entry) await this.#end(entry);
   }
 
-  /** Stops the idle clocks (shutting down: the browser takes every context with it). */
-  stop(): void {
+  /** Stops the idle clocks and writes the sessions' traces (shutting down: the browser takes every context with it). */
+  async stop(): Promise<void> {
     for (const entry of this.#entries.values()) clearTimeout(entry.timer);
+    await Promise.allSettled(
+      [this.#own, ...[...this.#entries.values()].map((entry) => entry.session)].map((session) => session.saveTrace()),
+    );
+  }
+
+  #traceOf(kind: Kind | 'own', id: string): SessionTrace | undefined {
+    const dir = this.settings.traceDir;
+    if (!dir) return undefined;
+    // A principal is whatever the token's holder is called: only safe characters go in a file name.
+    const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+    return { file: path.resolve(dir, `mcp-${kind}-${id.replace(/[^\w.-]/g, '_').slice(0, 80)}-${stamp}.zip`), log: this.settings.log };
   }
 
   #add(kind: Kind, id: string, principal: string): Entry {
     const reason = `This context ended (${this.#endedText()}); its tabs, cookies and storage are gone.`;
-    const entry: Entry = { kind, id, principal, session: new BrowserSession(this.browser, true, reason), busy: 0, lastUsed: Date.now() };
+    const entry: Entry = {
+      kind,
+      id,
+      principal,
+      session: new BrowserSession(this.browser, true, reason, this.#traceOf(kind, id)),
+      busy: 0,
+      lastUsed: Date.now(),
+    };
     this.#entries.set(`${kind}:${id}`, entry);
     this.#arm(entry);
     return entry;

@@ -30,6 +30,8 @@ export interface McpServerSettings {
   modelTimeoutMs: number;
   /** The directory `upload` may take files from (--upload-dir); undefined: upload is off. */
   uploadDir?: string;
+  /** Where stop_tracing writes its traces (--trace-dir); undefined: the system's temp folder. */
+  traceDir?: string;
   /** One browser context for every client (`--shared`), rather than one each. */
   shared: boolean;
   /** How long a client's browser context may go without a tool call before it ends, in ms; 0: never. */
@@ -64,8 +66,14 @@ export async function runMcpServer(settings: McpServerSettings): Promise<string 
     http: settings.http !== undefined,
     idleMs: settings.contextIdleMs,
     log: settings.log,
+    traceDir: settings.traceDir,
   });
-  const factory = serverFactory(contexts, { modelTimeoutMs: settings.modelTimeoutMs, log: settings.log, uploadDir: settings.uploadDir });
+  const factory = serverFactory(contexts, {
+    modelTimeoutMs: settings.modelTimeoutMs,
+    log: settings.log,
+    uploadDir: settings.uploadDir,
+    traceDir: settings.traceDir,
+  });
   const onError = (error: Error) => settings.log(`${error.name}: ${error.message}`);
   let closeTransport: () => Promise<void>;
   let url: string | undefined;
@@ -95,7 +103,7 @@ export async function runMcpServer(settings: McpServerSettings): Promise<string 
         process.exit(1);
       }, CLOSE_DEADLINE_MS);
       forced.unref();
-      contexts.stop();
+      await contexts.stop();
       await Promise.allSettled([browser.close(), closeTransport()]);
       process.exit(0);
     })();

@@ -2,12 +2,20 @@
 // tab its tools work on. An isolated session has a browser context of its own, made on its first
 // tool call; the process's own (stdio, or --shared) uses the Sdk's context, the browser's default.
 
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
 import type { Context } from '../driver/context.js';
 import type { Page } from '../driver/page.js';
 import { ContextClosedError, InvalidOptionError } from '../errors.js';
 import type { Sdk } from '../sdk.js';
 import type { SdkOptions } from '../types.js';
 import type { McpBrowser } from './browser.js';
+
+/** A trace of the session's context from its first tool call to its end (--trace-dir): where it goes. */
+export interface SessionTrace {
+  file: string;
+  log: (line: string) => void;
+}
 
 export class BrowserSession {
   #context: Context | undefined;
@@ -25,6 +33,7 @@ export class BrowserSession {
     readonly isolated: boolean,
     /** Why a closed session is closed, for the error its next use meets. */
     private readonly closedReason = 'This context is closed.',
+    private readonly trace?: SessionTrace,
   ) {}
 
   get options(): SdkOptions {
@@ -52,6 +61,7 @@ export class BrowserSession {
     }
     // A tab the page opens (a popup, target=_blank) is where the agent's click led: follow it, as
     // the library's own default page does.
+    if (this.trace) await context.tracing.start({ screenshots: true, snapshots: true, title: path.basename(this.trace.file, '.zip') });
     context.on('page', (page) => {
       this.#current = page;
       this.#answerDialogs(page);
@@ -109,6 +119,24 @@ export class BrowserSession {
     return page;
   }
 
+  /** Writes the session's trace (the server is stopping: the browser takes the context with it). */
+  async saveTrace(): Promise<void> {
+    if (this.#context && !this.#closed) await this.#saveTrace(this.#context);
+  }
+
+  async #saveTrace(context: Context): Promise<void> {
+    const trace = this.trace;
+    if (!trace) return;
+    try {
+      await mkdir(path.dirname(trace.file), { recursive: true });
+      await context.tracing.stop({ path: trace.file });
+      trace.log(`trace of a session: ${trace.file}`);
+    } catch (error) {
+      // Stopped by the client's own stop_tracing, or unwritable: the session's end goes on.
+      trace.log(`trace of a session not written: ${(error as Error).message}`);
+    }
+  }
+
   /** How many tabs are open, without making the context. */
   tabCount(): number {
     return this.#context && !this.#closed ? this.#context.pages().length : 0;
@@ -126,6 +154,7 @@ export class BrowserSession {
     const context = this.#context ?? (await this.#opening?.catch(() => undefined));
     this.#context = undefined;
     this.#current = undefined;
+    if (context) await this.#saveTrace(context);
     // A browser that went away took the context with it.
     if (this.isolated) await context?.close().catch(() => undefined);
   }

@@ -26,6 +26,8 @@ const TOOLS = [
   'page_text',
   'press',
   'screenshot',
+  'start_tracing',
+  'stop_tracing',
   'tabs',
   'upload',
   'wait_for',

@@ -27,6 +27,7 @@ import { failure, type Tool, type ToolCall } from './kit.js';
 import { MODEL_TOOLS } from './model.js';
 import { READING_TOOLS } from './reading.js';
 import { STEP_TOOLS } from './steps.js';
+import { TRACING_TOOLS } from './tracing.js';
 
 /** What the server's tools are given besides the browser. */
 export interface ToolSettings {
@@ -36,9 +37,11 @@ export interface ToolSettings {
   log: (line: string) => void;
   /** Where `upload` may take files from; undefined: upload is off. */
   uploadDir?: string;
+  /** Where stop_tracing writes (--trace-dir). */
+  traceDir?: string;
 }
 
-const TOOLS: Tool[] = [...READING_TOOLS, ...ACTING_TOOLS, ...STEP_TOOLS, ...MODEL_TOOLS];
+const TOOLS: Tool[] = [...READING_TOOLS, ...ACTING_TOOLS, ...STEP_TOOLS, ...MODEL_TOOLS, ...TRACING_TOOLS];
 
 export const TOOL_NAMES = [...TOOLS.map((tool) => tool.name), 'context'];
 
@@ -111,6 +114,7 @@ export function registerTools(server: McpServer, contexts: ClientContexts, setti
         const call: ToolCall = {
           askedModel: false,
           uploadDir: settings.uploadDir,
+          traceDir: settings.traceDir,
           modelOptions: () => {
             call.askedModel = true;
             return modelOptions(

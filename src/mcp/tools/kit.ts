@@ -12,6 +12,8 @@ export interface ToolCall {
   modelOptions(): Promise<{ model?: ModelConfiguration; timeout: number }>;
   /** Where `upload` may take files from (--upload-dir); undefined: upload is off. */
   uploadDir?: string;
+  /** Where stop_tracing writes (--trace-dir); undefined: the system's temp folder. */
+  traceDir?: string;
   /** Whether the call took them: its timeouts are then the model deadline's. */
   askedModel: boolean;
 }

@@ -1,0 +1,99 @@
+// `tendril text|extract URL --trace FILE`: the run recorded as a trace zip, written at the end
+// whether the command succeeded or failed, its path said on stderr, the exit code unchanged.
+
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFixtureServers, type FixtureServers } from '../fixtures/server.js';
+import { readServerConfig } from '../../src/hosted/server/config.js';
+import { startHostedServer } from '../../src/hosted/server/http.js';
+import { Logger } from '../../src/logger.js';
+import { CHROME, HOSTED_TEST_ENV, TEST_ARGS } from '../helpers.js';
+import { runScript, type Run } from '../support/child.js';
+import { startFakeModel, type FakeModel } from '../support/fake-model.js';
+import { traceActions, traceEvents } from '../support/trace-file.js';
+
+const run = (args: string[], env: Record<string, string>): Run => runScript('src/cli/main.ts', args, env);
+const finished = async (started: Run) => ({ code: await started.exit, stdout: started.stdout(), stderr: started.stderr() });
+
+describe('tendril text|extract --trace', () => {
+  let fixtures: FixtureServers;
+  let fake: FakeModel;
+  const dir = mkdtempSync(path.join(tmpdir(), 'tendril-cli-trace-'));
+  beforeAll(async () => {
+    [fixtures, fake] = await Promise.all([startFixtureServers(), startFakeModel()]);
+  });
+  afterAll(async () => {
+    await Promise.all([fixtures?.close(), fake?.close()]);
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const env = () => ({ CHROME_PATH: CHROME, MODEL_API_KEY: 'sk-cli-trace', MODEL_BASE_URL: fake.url, MODEL_NAME: 'openai/gpt-4.1-mini' });
+
+  it('extract --trace writes the run (goto, the extract and its model request, screencast, snapshots) and says where', async () => {
+    fake.reset();
+    fake.script([{ json: { extraction: 'three widgets' } }]);
+    const file = path.join(dir, 'extract.zip');
+    const page = fixtures.a.url('extract-shop.html');
+    const result = await finished(run(['extract', page, 'How many widgets?', '--trace', file, '--quiet'], env()));
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual({ extraction: 'three widgets' });
+    expect(result.stderr).toContain(`trace: ${file}`);
+    const titles = traceActions(file).map((action) => action.title);
+    expect(titles[0]).toBe(`goto ${page}`);
+    expect(titles).toContain('extract: How many widgets?');
+    const events = traceEvents(file);
+    expect(events[0]).toMatchObject({ type: 'context-options', title: `tendril ${page}` });
+    expect(events.some((event) => event.type === 'screencast-frame')).toBe(true);
+    expect(events.some((event) => event.type === 'frame-snapshot')).toBe(true);
+    expect(events.some((event) => event.type === 'after' && event.attachments?.length)).toBe(true);
+  }, 60_000);
+
+  it('text --trace writes the trace when the page cannot be reached too: the failure is in it, the exit code stays 1', async () => {
+    const file = path.join(dir, 'failed.zip');
+    // Port 9 (discard) has no listener here: the connection is refused.
+    const result = await finished(run(['text', 'http://127.0.0.1:9/', '--trace', file], env()));
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/NavigationError/);
+    expect(result.stderr).toContain(`trace: ${file}`);
+    expect(existsSync(file)).toBe(true);
+    const [goto] = traceActions(file);
+    expect(goto).toMatchObject({ title: 'goto http://127.0.0.1:9/', error: { name: 'NavigationError' } });
+  }, 60_000);
+
+  it("--hosted --trace: the client's trace holds the extract with the server's answer (cache MISS, then HIT)", async () => {
+    const hosted = await startHostedServer(
+      readServerConfig({
+        ...HOSTED_TEST_ENV,
+        PORT: '0',
+        HOSTED_API_KEYS: 'cli-trace-key',
+        CHROME_PATH: CHROME,
+        CHROME_ARGS: TEST_ARGS.join(' '),
+      }),
+      new Logger({ verbose: 0, disablePino: true }),
+    );
+    try {
+      fake.reset();
+      fake.script(() => ({ json: { extraction: 'three widgets' } }));
+      const hostedEnv = { ...env(), HOSTED_API_KEY: 'cli-trace-key', HOSTED_PROJECT_ID: '', HOSTED_API_URL: hosted.url };
+      const extractOf = async (file: string) => {
+        const args = ['extract', fixtures.a.url('extract-shop.html'), 'How many widgets?', '--hosted', '--trace', file];
+        const result = await finished(run(args, hostedEnv));
+        expect(result.code, result.stderr).toBe(0);
+        // Screenshots and snapshots come through the hosted session's browser, as the client drives it.
+        const events = traceEvents(file);
+        expect(events.some((event) => event.type === 'screencast-frame')).toBe(true);
+        expect(events.some((event) => event.type === 'frame-snapshot')).toBe(true);
+        return traceActions(file).find((action) => action.title === 'extract: How many widgets?');
+      };
+      expect(await extractOf(path.join(dir, 'hosted-1.zip'))).toMatchObject({
+        result: { extraction: 'three widgets', cacheStatus: 'MISS' },
+      });
+      expect(await extractOf(path.join(dir, 'hosted-2.zip'))).toMatchObject({
+        result: { extraction: 'three widgets', cacheStatus: 'HIT' },
+      });
+    } finally {
+      await hosted.close();
+    }
+  }, 120_000);
+});

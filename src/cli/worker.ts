@@ -3,7 +3,7 @@
 // --grace), the browser closes, the process exits 0.
 
 import type { TraceMode } from '../batch/jobTrace.js';
-import { InvalidOptionError, MissingLLMConfigurationError } from '../errors.js';
+import { MissingLLMConfigurationError } from '../errors.js';
 import type { SdkOptions } from '../types.js';
 import { readJsonFlag } from './jsonFile.js';
 import { browserLaunchOptions, checkCommandLineModel, commandLineModel, modelGiven, type CommandLineModel } from './model.js';

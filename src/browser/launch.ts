@@ -107,7 +107,23 @@ export function chromeArgs(options: LocalBrowserLaunchOptions, userDataDir: stri
     args.push(...ours([UNSEEN]));
   }
   args.push('about:blank');
-  return FEATURE_LISTS.reduce(mergeList, args);
+  return keepEnabled(FEATURE_LISTS.reduce(mergeList, args));
+}
+
+/**
+ * A feature the caller enables is left out of the disabled list, where Tendril's own defaults put
+ * it (Chrome disables a feature named in both): a caller who wants Chrome's omnibox WebUI back
+ * passes --enable-features=WebUIOmniboxPopup.
+ */
+function keepEnabled(args: string[]): string[] {
+  const [enable, disable] = FEATURE_LISTS;
+  const enabled = new Set(args.find((arg) => arg.startsWith(enable!))?.slice(enable!.length).split(','));
+  if (!enabled.size) return args;
+  return args.flatMap((arg) => {
+    if (!arg.startsWith(disable!)) return [arg];
+    const kept = arg.slice(disable!.length).split(',').filter((feature) => !enabled.has(feature));
+    return kept.length ? [disable + kept.join(',')] : [];
+  });
 }
 
 /** The switches of which Chrome reads only the last one given. */

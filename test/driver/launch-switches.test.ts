@@ -72,6 +72,12 @@ describe("the launch's switches", () => {
       '--disable-blink-features=Theirs,AutomationControlled',
     ]);
     expect(chromeArgs({ ignoreDefaultArgs: [OMNIBOX] }, '/tmp/profile').some((arg) => arg.includes('Omnibox'))).toBe(false);
+    // A feature the caller enables is not disabled by Tendril's defaults (Chrome disables one named in both).
+    const enabled = chromeArgs({ args: ['--enable-features=WebUIOmniboxPopup', '--disable-features=Mine'] }, '/tmp/profile');
+    expect(enabled.filter((arg) => /^--(enable|disable)-features=/.test(arg))).toEqual([
+      '--disable-features=WebUIOmniboxAimPopup,Mine',
+      '--enable-features=WebUIOmniboxPopup',
+    ]);
   });
 
   it("keep Chrome's omnibox pages out of every new context, though the caller passes --disable-features of its own", async () => {

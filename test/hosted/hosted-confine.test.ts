@@ -157,7 +157,9 @@ beforeAll(async () => {
     HOSTED_API_KEYS: KEY,
     MAX_SESSIONS: '4',
     CHROME_PATH: CHROME,
-    CHROME_ARGS: TEST_ARGS.join(' '),
+    // Chrome's omnibox WebUI back (Tendril's launch turns it off): its pages are the browser's
+    // own interface that the guard must keep from a client.
+    CHROME_ARGS: [...TEST_ARGS, '--enable-features=WebUIOmniboxPopup,WebUIOmniboxAimPopup'].join(' '),
   });
   [server, fixtures] = await Promise.all([
     startHostedServer(config, new Logger({ verbose: 1, disablePino: true, logger: (line) => serverLog.push(line) })),

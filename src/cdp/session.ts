@@ -17,6 +17,9 @@ export interface SessionHost {
   rejectSession(sessionId: string, error: Error): void;
 }
 
+/** @internal The domains users share through CdpSession.hold(). */
+export type HeldDomain = 'DOM';
+
 type EventMap = { [E in keyof CdpEvents]: CdpEvents[E][0] } & { detached: string };
 
 export interface SendOptions {
@@ -37,6 +40,8 @@ export class CdpSession extends Emitter<EventMap> {
   #detachedReason: string | undefined;
   /** Why the target is about to detach, when it said so first (Inspector.detached). */
   #announcedReason: string | undefined;
+  /** Who keeps each domain of `hold()` on: how many, and the enable they wait for. */
+  readonly #holds = new Map<HeldDomain, { count: number; enabled: Promise<unknown> }>();
   /** Runs before each command goes out, in order with it (driver/downloadKeeper.ts). */
   declare beforeSend?: (method: string, params: unknown) => void;
 
@@ -87,6 +92,35 @@ export class CdpSession extends Emitter<EventMap> {
       () => undefined,
       () => undefined,
     );
+  }
+
+  /**
+   * Turns `domain` on for one user until the returned release is called; the last release turns it
+   * off. An agent left on costs every later mutation of the page an event sent to Node (the DOM
+   * agent sends two per inserted node), so each user that needs one holds it here, not on its own.
+   * The enable is sent before this returns to the event loop: a command sent after it is answered after it.
+   * @internal Tendril's own users of a domain share it; a client's own enable is its own.
+   */
+  async hold(domain: HeldDomain, timeoutMs?: number): Promise<() => void> {
+    let hold = this.#holds.get(domain);
+    if (!hold) this.#holds.set(domain, (hold = { count: 0, enabled: this.send(`${domain}.enable`, undefined, { timeoutMs }) }));
+    const held = hold;
+    held.count++;
+    let released = false;
+    const release = () => {
+      if (released) return;
+      released = true;
+      if (--held.count > 0 || this.#holds.get(domain) !== held) return;
+      this.#holds.delete(domain);
+      void this.sendQuiet(`${domain}.disable`);
+    };
+    try {
+      await held.enabled;
+    } catch (error) {
+      release();
+      throw error;
+    }
+    return release;
   }
 
   /** Throws ConnectionClosedError once the browser connection is gone; `what` names the operation. */

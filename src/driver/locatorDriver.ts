@@ -98,7 +98,7 @@ async function highlight(element: ResolvedElement, options: HighlightOptions, ti
   const session = element.world.session;
   const { node } = await session.send('DOM.describeNode', { objectId: element.objectId }, { timeoutMs });
   // The Overlay domain draws only with the DOM domain on.
-  await session.send('DOM.enable', undefined, { timeoutMs });
+  const release = await session.hold('DOM', timeoutMs);
   try {
     await session.send('Overlay.enable', undefined, { timeoutMs });
     const highlightConfig = {
@@ -106,14 +106,16 @@ async function highlight(element: ResolvedElement, options: HighlightOptions, ti
       contentColor: options.contentColor ?? { r: 255, g: 200, b: 0, a: 0.2 },
     };
     await session.send('Overlay.highlightNode', { backendNodeId: node.backendNodeId, highlightConfig }, { timeoutMs });
-    // 0 leaves it drawn (until the next highlight, or the page's next navigation), as Stagehand does.
+    // 0 leaves it drawn (until the next highlight, or the page's next navigation), as Stagehand does,
+    // and so keeps its hold on the DOM agent, which the drawing needs.
     if (options.durationMs === 0) return;
     await sleep(options.durationMs ?? 800);
     await session.send('Overlay.hideHighlight', undefined, { timeoutMs });
   } catch (error) {
     void session.sendQuiet('Overlay.disable');
+    release();
     throw error;
   }
   void session.sendQuiet('Overlay.disable');
-  void session.sendQuiet('DOM.disable');
+  release();
 }

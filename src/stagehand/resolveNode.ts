@@ -36,7 +36,12 @@ async function asNode(element: ResolvedElement, timeoutMs: number): Promise<Reso
   const request = () => session.send('DOM.requestNode', { objectId: object.objectId! }, { timeoutMs }).then(({ nodeId }) => nodeId || null);
   const nodeId = await request()
     .catch(() => null)
-    .then((first) => first ?? session.send('DOM.getDocument', { depth: 0 }, { timeoutMs }).then(request))
+    .then(async (first) => {
+      if (first) return first;
+      // The id means something only while the agent is on: this hold is never released.
+      await session.hold('DOM', timeoutMs);
+      return session.send('DOM.getDocument', { depth: 0 }, { timeoutMs }).then(request);
+    })
     .catch(() => null);
   return { objectId: object.objectId, nodeId };
 }

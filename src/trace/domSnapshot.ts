@@ -24,8 +24,19 @@ export interface FrameSnapshotBody {
 const SHADOW = '__playwright_shadow_root_';
 const SKIPPED = new Set(['SCRIPT', 'NOSCRIPT']);
 
-/** The snapshots of every frame of `page` that has a document; a frame whose session fails is left out. */
-export async function snapshotFrames(page: Page, timeoutMs: number): Promise<FrameSnapshotBody[]> {
+/** What Chrome answered for a snapshot, before conversion: cheap to take, converted later (convertSnapshot). */
+export interface RawSnapshot {
+  mainFrameId: string;
+  viewport: { width: number; height: number };
+  documents: Array<{ frameId: string; root: Protocol.DOM.Node }>;
+}
+
+/**
+ * The documents of every frame of `page` as they are now; a frame whose session fails is left out.
+ * Each session's DOM agent is held only for the read (CdpSession.hold): once the snapshot is
+ * taken it is off again, unless the driver holds it too.
+ */
+export async function captureFrames(page: Page, timeoutMs: number): Promise<RawSnapshot> {
   const main = page.mainFrame();
   const roots = page.frames().filter((frame) => frame === main || frame.isOutOfProcess());
   const metrics = page.session
@@ -33,18 +44,30 @@ export async function snapshotFrames(page: Page, timeoutMs: number): Promise<Fra
     .then((layout) => ({ width: layout.cssLayoutViewport.clientWidth, height: layout.cssLayoutViewport.clientHeight }))
     .catch(() => ({ width: 1280, height: 720 }));
   const documents = await Promise.all(
-    roots.map((frame) =>
-      frame.session
-        .send('DOM.getDocument', { depth: -1, pierce: true }, { timeoutMs })
-        .then(({ root }) => ({ frame, root }))
-        .catch(() => undefined),
-    ),
+    roots.map(async (frame) => {
+      // Both go out before this returns to the event loop, so a command the caller sends after
+      // captureFrames() is answered after the snapshot is read: not awaiting it still shows the page as it was.
+      const held = frame.session.hold('DOM', timeoutMs);
+      const read = frame.session.send('DOM.getDocument', { depth: -1, pierce: true }, { timeoutMs });
+      const release = await held.catch(() => undefined);
+      try {
+        const { root } = await read;
+        return { frameId: frame.id, root };
+      } catch {
+        return undefined;
+      } finally {
+        release?.();
+      }
+    }),
   );
-  const viewport = await metrics;
+  return { mainFrameId: main.id, viewport: await metrics, documents: documents.filter((each) => each !== undefined) };
+}
+
+/** The trace viewer's frame snapshots of a capture: the frames' documents and those of the in-process frames in them. */
+export function convertSnapshot(raw: RawSnapshot): FrameSnapshotBody[] {
   const out: FrameSnapshotBody[] = [];
-  for (const each of documents) {
-    if (!each) continue;
-    const pending: Array<{ frameId: string; document: Protocol.DOM.Node }> = [{ frameId: each.frame.id, document: each.root }];
+  for (const each of raw.documents) {
+    const pending: Array<{ frameId: string; document: Protocol.DOM.Node }> = [{ frameId: each.frameId, document: each.root }];
     while (pending.length) {
       const { frameId, document } = pending.shift()!;
       const html = documentElement(document, (childId, child) => pending.push({ frameId: childId, document: child }));
@@ -53,8 +76,8 @@ export async function snapshotFrames(page: Page, timeoutMs: number): Promise<Fra
         frameUrl: traceUrl(document.documentURL ?? ''),
         doctype: document.children?.find((node) => node.nodeType === 10)?.nodeName,
         html,
-        viewport,
-        isMainFrame: frameId === main.id,
+        viewport: raw.viewport,
+        isMainFrame: frameId === raw.mainFrameId,
       });
     }
   }

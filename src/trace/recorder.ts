@@ -10,7 +10,7 @@ import { TracingStateError, TracingWriteError } from '../errors.js';
 import type { Tracing, TracingStartOptions, TracingStopOptions } from '../types.js';
 import type { Call, Instrumentation, InstrumentationListener } from '../util/instrumentation.js';
 import { describeResult, modelAttachment, paramsOf, type Attachment } from './actions.js';
-import { snapshotFrames } from './domSnapshot.js';
+import { captureFrames, convertSnapshot } from './domSnapshot.js';
 import { PageWatch } from './pageWatch.js';
 import { scrub } from './redact.js';
 import { TraceStore } from './store.js';
@@ -33,6 +33,8 @@ interface Recording {
   groups: Array<() => void>;
   secrets: Set<string>;
   started: number;
+  /** The snapshots taken and still to be converted and written, in the order taken: stop() waits for them. */
+  snapshots: Promise<void>;
 }
 
 const now = (): number => performance.now();
@@ -61,6 +63,7 @@ export class TraceRecorder implements Tracing, InstrumentationListener {
       groups: [],
       secrets: new Set(),
       started: now(),
+      snapshots: Promise.resolve(),
     };
     this.#recording = recording;
     this.#unsaved = undefined;
@@ -107,6 +110,7 @@ export class TraceRecorder implements Tracing, InstrumentationListener {
     recording.offPage();
     for (const end of recording.groups.splice(0).reverse()) end();
     await Promise.all([...recording.watches.values()].map((watch) => watch.stop()));
+    await recording.snapshots;
     const { store, secrets } = recording;
     const text = (value: string) => new TextEncoder().encode(scrub(value, secrets));
     const entries = [
@@ -187,6 +191,8 @@ export class TraceRecorder implements Tracing, InstrumentationListener {
     };
     if (!deferred) await begin();
     const snapshots = !!recording.options.snapshots && page && SNAPSHOTTED.test(call.api);
+    // The page before the call is read before the call goes on (its conversion waits); the one after
+    // is only asked for, and the caller goes on while it is read, converted and written.
     if (snapshots) await this.#snapshot(recording, page, watch!.pageId, callId, 'before');
     let outcome: { result?: unknown; error?: unknown } = {};
     try {
@@ -199,7 +205,7 @@ export class TraceRecorder implements Tracing, InstrumentationListener {
     } finally {
       // Out-of-process frames the call brought: their later requests and messages are recorded too.
       if (page && !page.isClosed()) watch?.follow();
-      if (snapshots && !page.isClosed()) await this.#snapshot(recording, page, watch!.pageId, callId, 'after');
+      if (snapshots && !page.isClosed()) void this.#snapshot(recording, page, watch!.pageId, callId, 'after');
       if (deferred) await begin();
       const described = await describeResult(store, outcome.result);
       attachments.push(...described.attachments);
@@ -248,27 +254,39 @@ export class TraceRecorder implements Tracing, InstrumentationListener {
     });
   }
 
+  /** Takes a snapshot of `page` and queues its conversion; resolves once Chrome has answered (the conversion is stop()'s to wait for). */
   async #snapshot(recording: Recording, page: Page, pageId: string, callId: string, phase: 'before' | 'after'): Promise<void> {
     if (!recording.store.roomy) return;
     const started = now();
-    const frames = await snapshotFrames(page, SNAPSHOT_MS).catch(() => []);
-    const collectionTime = now() - started;
-    for (const frame of frames) {
-      recording.store.write({
-        type: 'frame-snapshot',
-        snapshot: {
-          ...frame,
-          callId,
-          phase,
-          snapshotName: `${phase}@${callId}`,
-          pageId,
-          timestamp: now(),
-          wallTime: Date.now(),
-          collectionTime,
-          resourceOverrides: [],
-        },
-      });
-    }
+    const wallTime = Date.now();
+    const taken = captureFrames(page, SNAPSHOT_MS).then(
+      (raw) => ({ raw, collectionTime: now() - started }),
+      () => undefined,
+    );
+    const write = async (): Promise<void> => {
+      const capture = await taken;
+      if (!capture || !recording.store.roomy) return;
+      const { raw, collectionTime } = capture;
+      for (const frame of convertSnapshot(raw)) {
+        recording.store.write({
+          type: 'frame-snapshot',
+          snapshot: {
+            ...frame,
+            callId,
+            phase,
+            snapshotName: `${phase}@${callId}`,
+            pageId,
+            timestamp: started,
+            wallTime,
+            collectionTime,
+            resourceOverrides: [],
+          },
+        });
+      }
+    };
+    // A snapshot that cannot be converted is left out; the ones after it and the trace are not.
+    recording.snapshots = recording.snapshots.then(write).catch(() => undefined);
+    await taken;
   }
 }
 

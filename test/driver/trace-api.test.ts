@@ -117,6 +117,35 @@ describe('context.tracing', () => {
     }
   });
 
+  it("leaves Chrome's DOM agent off after stop(): mutations of the page send Tendril's session no DOM events", async () => {
+    const { sdk, page, servers } = fixture;
+    // The session's own incoming DOM events (the ones a DOM agent left on sends for every mutation).
+    const heard: string[] = [];
+    const methods = [
+      'DOM.childNodeInserted',
+      'DOM.childNodeCountUpdated',
+      'DOM.childNodeRemoved',
+      'DOM.setChildNodes',
+      'DOM.attributeModified',
+    ] as const;
+    const offs = methods.map((method) => page.session.on(method, () => heard.push(method)));
+    try {
+      await page.goto(servers.a.url('snap-form.html'));
+      await sdk.context.tracing.start({ snapshots: true });
+      await page.reload();
+      await page.locator('#later').fill('some words');
+      await sdk.context.tracing.stop();
+      // The events of the mutations come before the evaluate's answer, so once it is back they are all in.
+      await page.evaluate(() => {
+        const list = document.body.appendChild(document.createElement('ul'));
+        for (let index = 0; index < 200; index++) list.appendChild(document.createElement('li')).textContent = String(index);
+      });
+      expect(heard).toEqual([]);
+    } finally {
+      for (const off of offs) off();
+    }
+  });
+
   it("is on the Stagehand class's context too, and records its pages' calls", async () => {
     const context = stagehand.sdk.context;
     await context.tracing.start({ title: 'stagehand' });

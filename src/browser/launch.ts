@@ -117,11 +117,19 @@ export function chromeArgs(options: LocalBrowserLaunchOptions, userDataDir: stri
  */
 function keepEnabled(args: string[]): string[] {
   const [enable, disable] = FEATURE_LISTS;
-  const enabled = new Set(args.find((arg) => arg.startsWith(enable!))?.slice(enable!.length).split(','));
+  const enabled = new Set(
+    args
+      .find((arg) => arg.startsWith(enable!))
+      ?.slice(enable!.length)
+      .split(','),
+  );
   if (!enabled.size) return args;
   return args.flatMap((arg) => {
     if (!arg.startsWith(disable!)) return [arg];
-    const kept = arg.slice(disable!.length).split(',').filter((feature) => !enabled.has(feature));
+    const kept = arg
+      .slice(disable!.length)
+      .split(',')
+      .filter((feature) => !enabled.has(feature));
     return kept.length ? [disable + kept.join(',')] : [];
   });
 }

@@ -74,7 +74,10 @@ describe('tendril worker --trace-dir', () => {
     expect(done.trace).toBeUndefined();
     expect(readdirSync(dir)).toEqual([`${failed.id}.zip`]);
     const actions = traceActions(failed.trace!);
-    expect(actions.slice(0, 2)).toEqual([{ title: 'newPage about:blank' }, { title: `goto ${failed.url}` }]);
+    expect(actions.slice(0, 2)).toEqual([
+      { title: 'newPage about:blank', result: '<Page>' },
+      { title: `goto ${failed.url}`, result: { status: 200, url: failed.url } },
+    ]);
     expect(actions.find((action) => action.title === 'extract: the count')).toMatchObject({ error: { name: 'SchemaValidationError' } });
   }, 120_000);
 

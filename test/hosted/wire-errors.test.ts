@@ -45,21 +45,18 @@ describe('the error wire table', () => {
   // Raised by the client only, never sent by a server: the hosted service's own failure, and a
   // trace that could not be written, which holds the whole zip for the caller to save elsewhere.
   const clientOnly = ['HostedServiceError', 'TracingWriteError'];
-  it.each(classes.filter(([name]) => !clientOnly.includes(name)))(
-    '%s round-trips: same class, message, name and fields',
-    (name, type) => {
-      const error = sample(name, type);
-      // Through JSON and the protocol's own schema, as it travels.
-      const wire = ErrorBody.parse({ error: JSON.parse(JSON.stringify(toWire(error))) }).error;
-      expect(wire.name).toBe(name);
-      const back = fromWire(wire);
-      expect(back).toBeInstanceOf(type);
-      expect(back!.constructor).toBe(type);
-      expect(back!.name).toBe(error.name);
-      expect(back!.message).toBe(error.message);
-      expect({ ...back }).toEqual({ ...error });
-    },
-  );
+  it.each(classes.filter(([name]) => !clientOnly.includes(name)))('%s round-trips: same class, message, name and fields', (name, type) => {
+    const error = sample(name, type);
+    // Through JSON and the protocol's own schema, as it travels.
+    const wire = ErrorBody.parse({ error: JSON.parse(JSON.stringify(toWire(error))) }).error;
+    expect(wire.name).toBe(name);
+    const back = fromWire(wire);
+    expect(back).toBeInstanceOf(type);
+    expect(back!.constructor).toBe(type);
+    expect(back!.name).toBe(error.name);
+    expect(back!.message).toBe(error.message);
+    expect({ ...back }).toEqual({ ...error });
+  });
 
   it('sends a HostedServiceError under its own code, which the client turns into one from the HTTP status', () => {
     const error = new errors.HostedServiceError('at the session limit', 429, 'rate_limited', 5);

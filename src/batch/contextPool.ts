@@ -134,7 +134,7 @@ export class ContextPool implements JobContexts {
       end: async (clean) => {
         offPages?.();
         await watch?.stop();
-        const reusable = clean && watch !== undefined && !watch.authSeen && !this.#closed;
+        const reusable = clean && watch !== undefined && !watch.authSeen && watch.complete && !this.#closed;
         if (reusable) {
           try {
             // Before clearing (at the next job's start), so nothing of this job writes after it.

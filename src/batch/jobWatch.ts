@@ -7,7 +7,11 @@
 // the context, with each URL it navigates to), the frames' navigations (same-process frames of
 // another origin among them), and the document requests of the job's pages and their
 // out-of-process frames (a frame's navigation that a redirect took elsewhere). A third-party frame's storage is under its origin and the page's
-// site: the storage key of each document a frame commits is asked for as it commits. HTTP auth
+// site: the storage key of each document a frame commits is asked for as it commits, and once more,
+// of every frame still there, when the job ends (an out-of-process frame may commit before its
+// session reports navigations). Such frames are the only ones whose storage is partitioned (under
+// site isolation every cross-site frame is out of process): one whose key was never read leaves
+// storage that clearing cannot name, so the watch is then not `complete`. HTTP auth
 // shows as a 401/407 challenge that reached the page, or as credentials in a request's URL (a
 // navigation's, or an XHR's user and password, which DevTools shows there): Chrome answers the
 // challenge with those by itself, and neither the challenge nor the header it sends is reported.
@@ -15,6 +19,10 @@
 import type { Protocol } from 'devtools-protocol';
 import type { CdpSession } from '../cdp/session.js';
 import { enableNetwork } from '../driver/network.js';
+import { withDeadline } from '../util/time.js';
+
+/** How long the end of a job may spend asking its frames' storage keys. */
+const KEYS_TIMEOUT_MS = 5000;
 
 const AUTH_CHALLENGE = /^(www|proxy)-authenticate$/i;
 const AUTH_ANSWER = /^(proxy-)?authorization$/i;
@@ -49,6 +57,10 @@ export class JobWatch {
   authSeen = false;
   readonly #off: Array<() => void> = [];
   readonly #watched = new WeakSet<CdpSession>();
+  /** Every session watched, to ask their frames' storage keys at the end. */
+  readonly #sessions: CdpSession[] = [];
+  /** Out-of-process frames (their sessions) whose storage key is not known yet. */
+  readonly #unkeyed = new Set<CdpSession>();
 
   /** Watches the browser's targets of `browserContextId` (target discovery must be on: see discoverTargets). */
   constructor(root: CdpSession, browserContextId: string) {
@@ -62,6 +74,7 @@ export class JobWatch {
   session(session: CdpSession): Promise<void> {
     if (this.#watched.has(session)) return Promise.resolve();
     this.#watched.add(session);
+    this.#sessions.push(session);
     const headers = (given: Protocol.Network.Headers | undefined, pattern: RegExp) =>
       Object.keys(given ?? {}).some((name) => pattern.test(name));
     const challenged = (status: number, given: Protocol.Network.Headers | undefined) =>
@@ -89,29 +102,61 @@ export class JobWatch {
       session.on('Fetch.authRequired', () => (this.authSeen = true)),
       session.on('Page.frameNavigated', (event: Protocol.Page.FrameNavigatedEvent) => {
         this.#add(event.frame.url);
-        const asked = session
-          .send('Storage.getStorageKey', { frameId: event.frame.id })
-          .then(
-            ({ storageKey }) => void this.storageKeys.add(storageKey),
-            () => undefined, // gone already, or its frame is another session's: that one asks
-          )
-          .finally(() => this.#asking.delete(asked));
-        this.#asking.add(asked);
+        this.#askKey(session, event.frame.id);
       }),
       session.on('Target.attachedToTarget', (event: Protocol.Target.AttachedToTargetEvent) => {
         this.#add(event.targetInfo.url);
         const child = session.childSession(event.sessionId);
         // Sent as it attaches, before the frame's owner lets it run: its first request is seen.
-        if (child && event.targetInfo.type === 'iframe') void this.session(child);
+        if (child && event.targetInfo.type === 'iframe') {
+          this.#unkeyed.add(child);
+          void this.session(child);
+        }
       }),
     );
     return enableNetwork(session);
   }
 
-  /** Stops watching, once the storage keys asked for are known. */
+  /**
+   * Every out-of-process frame's storage key was read: clearing can reach all the job left. When
+   * not, a recycled context is replaced rather than cleared.
+   */
+  get complete(): boolean {
+    return this.#unkeyed.size === 0;
+  }
+
+  /** Stops watching, once the storage keys of every frame still there are known. */
   async stop(): Promise<void> {
     for (const off of this.#off.splice(0)) off();
+    const live = this.#sessions.filter((session) => !session.detached);
+    await withDeadline(
+      Promise.all(
+        live.map(async (session) => {
+          const { frameTree } = await session.send('Page.getFrameTree', undefined, { timeoutMs: KEYS_TIMEOUT_MS });
+          const ids: string[] = [];
+          const visit = (tree: Protocol.Page.FrameTree) => (ids.push(tree.frame.id), tree.childFrames?.forEach(visit));
+          visit(frameTree);
+          for (const id of ids) this.#askKey(session, id);
+        }),
+      ).catch(() => undefined),
+      KEYS_TIMEOUT_MS,
+      "Reading the job's storage keys",
+    ).catch(() => undefined);
     await Promise.all(this.#asking);
+  }
+
+  #askKey(session: CdpSession, frameId: string): void {
+    const asked = session
+      .send('Storage.getStorageKey', { frameId }, { timeoutMs: KEYS_TIMEOUT_MS })
+      .then(
+        ({ storageKey }) => {
+          this.storageKeys.add(storageKey);
+          this.#unkeyed.delete(session);
+        },
+        () => undefined, // gone already, or its frame is another session's: that one asks
+      )
+      .finally(() => this.#asking.delete(asked));
+    this.#asking.add(asked);
   }
 
   #add(url: string | undefined): void {

@@ -252,6 +252,19 @@ export async function batchRun(
   }
 }
 
+/** Runs one of the bench's child processes to its end (killed past `timeoutMs`) and parses the JSON line it printed last. */
+async function childResult<T>(node: string, args: string[], cwd: string, timeoutMs: number, what: string): Promise<T> {
+  const child = spawn(node, args, { cwd, stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout!.on('data', (chunk: Buffer) => (out += chunk));
+  const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+  const [code] = await once(child, 'exit');
+  clearTimeout(timer);
+  const line = out.trim().split('\n').pop() ?? '';
+  if (code !== 0 || !line.startsWith('{')) throw new Error(`${what} exited ${code}: ${out.slice(-300)}`);
+  return JSON.parse(line) as T;
+}
+
 /**
  * The Sdk loop or the playwright-core loop in a process of its own (loop-child.ts), so that its
  * Node's CPU is its own and not the bench's page server's.
@@ -265,18 +278,8 @@ export async function loopRun(
   const groups = new RunGroups();
   try {
     const given = { kind, launch: { ...launch, executablePath: groups.chrome(launch.executablePath) }, urls, concurrency };
-    const child = spawn(groups.node(), ['--import', 'tsx', path.join(HERE, 'loop-child.ts'), JSON.stringify(given)], {
-      cwd: REPO_ROOT,
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    let out = '';
-    child.stdout!.on('data', (chunk: Buffer) => (out += chunk));
-    const timer = setTimeout(() => child.kill('SIGKILL'), urls.length * JOB_TIMEOUT_MS);
-    const [code] = await once(child, 'exit');
-    clearTimeout(timer);
-    const line = out.trim().split('\n').pop() ?? '';
-    if (code !== 0 || !line.startsWith('{')) throw new Error(`the ${kind} loop exited ${code}: ${out.slice(-300)}`);
-    const result = JSON.parse(line) as RunResult;
+    const args = ['--import', 'tsx', path.join(HERE, 'loop-child.ts'), JSON.stringify(given)];
+    const result = await childResult<RunResult>(groups.node(), args, REPO_ROOT, urls.length * JOB_TIMEOUT_MS, `the ${kind} loop`);
     // The child's whole life is counted: its loop is timed from its browser's being up, and its
     // launch and close are a small, equal part of every contender's CPU.
     return { ...result, cpu: groups.usage() };
@@ -313,28 +316,16 @@ export async function crawleeRun(
   const groups = new RunGroups();
   const executablePath = groups.chrome(launch.executablePath);
   const given = { entry, urls, concurrency, mode, executablePath, args: launch.args, storageDir };
-  const child = spawn(groups.node(), [path.join(HERE, 'crawlee-child.mjs'), JSON.stringify(given)], {
-    cwd: CRAWLEE_DIR,
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  let out = '';
-  child.stdout!.on('data', (chunk: Buffer) => (out += chunk));
-  const timer = setTimeout(() => child.kill('SIGKILL'), urls.length * JOB_TIMEOUT_MS);
-  const [code] = await once(child, 'exit');
-  clearTimeout(timer);
-  const cpu = groups.usage();
-  groups.dispose();
-  rmSync(storageDir, { recursive: true, force: true });
-  const line = out.trim().split('\n').pop() ?? '';
-  if (code !== 0 || !line.startsWith('{')) throw new Error(`Crawlee (${mode}) exited ${code}: ${out.slice(-300)}`);
-  const result = JSON.parse(line) as {
-    ms: number;
-    pages: number;
-    failed: number;
-    launchMs: number | null;
-    firstMs: number | null;
-    handlerMs: number[];
-  };
+  let result: { ms: number; pages: number; failed: number; launchMs: number | null; firstMs: number | null; handlerMs: number[] };
+  let cpu: RunResult['cpu'];
+  try {
+    const args = [path.join(HERE, 'crawlee-child.mjs'), JSON.stringify(given)];
+    result = await childResult(groups.node(), args, CRAWLEE_DIR, urls.length * JOB_TIMEOUT_MS, `Crawlee (${mode})`);
+    cpu = groups.usage();
+  } finally {
+    groups.dispose();
+    rmSync(storageDir, { recursive: true, force: true });
+  }
   return {
     ms: result.ms,
     pages: result.pages,

@@ -128,6 +128,10 @@ export class FrameManager {
     // opened without an opener answers Page.getFrameTree only once its first navigation is over,
     // which it cannot start while paused. The tree goes in as its answer arrives (onResult): the
     // contexts Runtime.enable announces right after it need their frames.
+    // Page.enable goes first: a tab created on its URL may commit that URL while these are on their
+    // way, and a commit between a tree read first and the enable is in neither (the page's url()
+    // stayed empty for good, seen under load). Enabled first, a commit is in the tree or is an event.
+    const enabled = session.send('Page.enable');
     const tree = session.send('Page.getFrameTree', undefined, {
       onResult: ({ frameTree }: { frameTree: Protocol.Page.FrameTree }) => this.#tree.load(session, frameTree, null),
     });
@@ -139,8 +143,8 @@ export class FrameManager {
       ),
     );
     const setup: Promise<unknown>[] = [
+      enabled,
       tree,
-      session.send('Page.enable'),
       session.send('Page.setLifecycleEventsEnabled', { enabled: true }),
       session.send('Runtime.enable'),
       session.send('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: true, flatten: true }),

@@ -161,7 +161,9 @@ export async function runBatch(ctx: ComparisonContext): Promise<BatchRun> {
           const prefix = `batch: round ${round + 1}/${rounds}, ${set.label}, ${contender.label}`;
           const peer = peerLabel(contender.id);
           const roundId = `round ${round + 1}`;
-          const kept = peer ? peers.lookup<KeptRound>(BATCH_ID, contender.id, peer, settings, roundId, 'round') : undefined;
+          // A file per page set: the peer cache keeps one key (its settings, the set among them) per file.
+          const keptAs = `${contender.id}.${set.id}`;
+          const kept = peer ? peers.lookup<KeptRound>(BATCH_ID, keptAs, peer, settings, roundId, 'round') : undefined;
           let outcome: KeptRound;
           if (kept) {
             reused.add(contender.id);
@@ -173,7 +175,7 @@ export async function runBatch(ctx: ComparisonContext): Promise<BatchRun> {
             } catch (error) {
               outcome = { error: errorText(error) };
             }
-            if (peer) peers.store(BATCH_ID, contender.id, peer, settings, roundId, outcome);
+            if (peer) peers.store(BATCH_ID, keptAs, peer, settings, roundId, outcome);
           }
           const was = kept ? ' (kept from an earlier run)' : '';
           if ('error' in outcome) {

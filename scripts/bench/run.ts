@@ -140,6 +140,11 @@ async function main(): Promise<number> {
       const res = updateReadme(BENCH_DOC_PATH, b.text, b.start, b.end);
       log(res.ok ? `updated the ${b.start} block in ${BENCH_DOC_PATH}` : `warning: ${res.warning}`);
     }
+    for (const { headline } of finished) {
+      if (!headline) continue;
+      const res = updateReadme(README_PATH, headline.text(report), headline.start, headline.end);
+      log(res.ok ? `updated the ${headline.start} block in ${README_PATH}` : `warning: ${res.warning}`);
+    }
   }
   if (fp) process.stdout.write(`\n${fp.block}`);
   if (fp && opts.updateReadme) {

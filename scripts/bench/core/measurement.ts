@@ -42,6 +42,11 @@ export interface Finished {
    * block; `--update-readme` rewrites it after any run of it, partial or not (its table says what it covered).
    */
   readonly block?: { readonly start: string; readonly end: string };
+  /**
+   * Markers of a block of the root README of its own (a few headline rows, apart from the bench's
+   * headline, which is built from the full run's tables), and its text; rewritten with `block`.
+   */
+  readonly headline?: { readonly start: string; readonly end: string; text(r: ReportContext): string };
   /** Whether it fails the run (exit code 1). */
   failed(r: ReportContext): boolean;
 }

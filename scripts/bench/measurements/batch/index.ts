@@ -3,7 +3,15 @@
 // its table is a block of its own in docs/benchmarks.md.
 import type { Comparison } from '../../core/measurement.js';
 import { BATCH_ID, runBatch } from './measure.js';
-import { BATCH_END, BATCH_START, batchFailed, renderBatch } from './report.js';
+import {
+  BATCH_END,
+  BATCH_HEADLINE_END,
+  BATCH_HEADLINE_START,
+  BATCH_START,
+  batchFailed,
+  renderBatch,
+  renderBatchHeadline,
+} from './report.js';
 
 export const batch: Comparison = {
   id: BATCH_ID,
@@ -15,6 +23,7 @@ export const batch: Comparison = {
     return {
       notes: run.notes,
       block: { start: BATCH_START, end: BATCH_END },
+      headline: { start: BATCH_HEADLINE_START, end: BATCH_HEADLINE_END, text: (r) => renderBatchHeadline(run, r.envLine) },
       failed: () => batchFailed(run),
       report: (r) => renderBatch(run, r.envLine),
     };

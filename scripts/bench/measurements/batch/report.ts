@@ -7,6 +7,8 @@ import { CRAWLEE_VERSION, type RunResult } from './runners.js';
 
 export const BATCH_START = '<!-- bench-batch:start -->';
 export const BATCH_END = '<!-- bench-batch:end -->';
+export const BATCH_HEADLINE_START = '<!-- bench-batch-headline:start -->';
+export const BATCH_HEADLINE_END = '<!-- bench-batch-headline:end -->';
 
 const runsOf = (run: BatchRun, set: string, id: string): RunResult[] => run.results.get(set)?.get(id) ?? [];
 
@@ -156,4 +158,25 @@ export function renderBatch(run: BatchRun, envLine: string): string {
   for (const set of run.sets) lines.push('', ...renderSet(run, set));
   for (const note of run.keptNotes) lines.push('', note);
   return lines.join('\n');
+}
+
+/** The README's rows: per page set, one worker in both isolations against the peers, pages/s and Chromium CPU a page. */
+export function renderBatchHeadline(run: BatchRun, envLine: string): string {
+  const shown = ['batch-1', 'batch-1-recycle', 'playwright', 'crawlee-tuned'];
+  const lines = [
+    '| pages | Tendril (a fresh context per job) | Tendril, `recycle` | playwright-core loop | Crawlee tuned (one shared context) |',
+    '| --- | ---: | ---: | ---: | ---: |',
+  ];
+  for (const set of run.sets) {
+    const cells = shown.map((id) => `${fixed(pagesPerSecond(run, set.id, id))}/s, ${fixed(cpuPerPage(run, set.id, id, 'chrome'), 0)} ms`);
+    lines.push(tableRow([`${run.pages}, ${set.label}`, ...cells]));
+  }
+  const goals = run.sets.map((set) => batchGoals(run, set.id));
+  const both = (pick: (g: BatchGoals) => number) => goals.map((g) => `${fixed(pick(g))}×`).join(' and ');
+  const date = envLine.slice(0, envLine.indexOf(' '));
+  return [
+    ...lines,
+    '',
+    `_${date}, ${run.rounds} rounds, ${run.inFlight} pages in flight for each. Against Crawlee tuned: ${both((g) => g.vsCrawleeTuned[0]!)} (goal 1.1×), \`recycle\` ${both((g) => g.recycleVsCrawleeTuned[0]!)} (goal 1.3×)._`,
+  ].join('\n');
 }

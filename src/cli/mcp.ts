@@ -10,6 +10,7 @@ import { DEFAULT_MODEL_TIMEOUT_MS } from '../llm/ask.js';
 import type { SdkOptions } from '../types.js';
 import { browserLaunchOptions, commandLineModel } from './model.js';
 import { parseFlags, parsePort, UsageError } from './usage.js';
+import { packageVersion } from './version.js';
 
 /** `text` in lines of at most 100 characters, the lines after the first indented by `indent`. */
 function wrap(text: string, indent: number): string {
@@ -97,6 +98,7 @@ export async function mcpCommand(argv: string[]): Promise<number> {
   }
   const url = await runMcpServer({
     sdk,
+    version: packageVersion(),
     http,
     log,
     modelTimeoutMs: modelTimeout(values['model-timeout']),

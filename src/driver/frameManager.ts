@@ -53,6 +53,7 @@ export class FrameManager {
    * says nothing about us.
    */
   readonly #watchBinding = `_${Math.random().toString(36).slice(2, 12)}`;
+  readonly #adopting = new Set<(session: CdpSession) => void>();
 
   constructor(
     private readonly page: ManagedPage,
@@ -92,6 +93,18 @@ export class FrameManager {
   /** @internal Calls `handler` with each frame added from now on, until the returned function is called. */
   onNewFrame(handler: (frame: Frame) => void): () => void {
     return this.#tree.onNewFrame(handler);
+  }
+
+  /**
+   * @internal Calls `handler` with each session the page takes in from now on (an out-of-process
+   * frame's, as it attaches), while its target is still paused: the commands the handler sends are
+   * in place before the target's first request, and the events it listens to from then on are all
+   * it will see. The handler must not wait for an answer (the target answers some only once it
+   * runs). Returns the function that stops calling it.
+   */
+  onSessionAdopted(handler: (session: CdpSession) => void): () => void {
+    this.#adopting.add(handler);
+    return () => this.#adopting.delete(handler);
   }
 
   /** See lifecycle.ts waitForLifecycle. */
@@ -183,6 +196,13 @@ export class FrameManager {
           this.logger.error('driver', 'An init script or extra HTTP headers could not be set on a new target', { error: error.message });
       }),
     );
+    for (const handler of this.#adopting) {
+      try {
+        handler(session);
+      } catch (error) {
+        this.logger.error('driver', 'A listener of new sessions threw', { error: (error as Error).message });
+      }
+    }
     setup.push(session.send('Runtime.runIfWaitingForDebugger'));
     try {
       await Promise.all(setup);

@@ -13,8 +13,6 @@ import { ClientContexts } from './contexts.js';
 import { serveHttp } from './http.js';
 import { registerTools, type ToolSettings } from './tools/index.js';
 
-/** Kept equal to package.json's version (bundled code cannot count on finding that file). */
-const SERVER_VERSION = '3.0.0';
 /** How long shutting down may take before the process exits anyway (Chrome ends with its pipe). */
 const CLOSE_DEADLINE_MS = 10_000;
 
@@ -24,6 +22,8 @@ const INSTRUCTIONS =
 
 export interface McpServerSettings {
   sdk: SdkOptions;
+  /** The version the server tells clients: the package's, which the command line reads (cli/version.ts). */
+  version: string;
   /** Streamable HTTP on this port; stdio when undefined. */
   http?: { port: number; host: string; loopback: boolean; token: string | undefined };
   /** The deadline of a tool call that asks a model (extract, act, observe), in ms. */
@@ -40,9 +40,9 @@ export interface McpServerSettings {
   log: (line: string) => void;
 }
 
-export function serverFactory(contexts: ClientContexts, tools: ToolSettings): McpServerFactory {
+export function serverFactory(contexts: ClientContexts, tools: ToolSettings, version: string): McpServerFactory {
   return () => {
-    const server = new McpServer({ name: 'tendril', version: SERVER_VERSION }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
+    const server = new McpServer({ name: 'tendril', version }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
     registerTools(server, contexts, tools);
     return server;
   };
@@ -68,12 +68,16 @@ export async function runMcpServer(settings: McpServerSettings): Promise<string 
     log: settings.log,
     traceDir: settings.traceDir,
   });
-  const factory = serverFactory(contexts, {
-    modelTimeoutMs: settings.modelTimeoutMs,
-    log: settings.log,
-    uploadDir: settings.uploadDir,
-    traceDir: settings.traceDir,
-  });
+  const factory = serverFactory(
+    contexts,
+    {
+      modelTimeoutMs: settings.modelTimeoutMs,
+      log: settings.log,
+      uploadDir: settings.uploadDir,
+      traceDir: settings.traceDir,
+    },
+    settings.version,
+  );
   const onError = (error: Error) => settings.log(`${error.name}: ${error.message}`);
   let closeTransport: () => Promise<void>;
   let url: string | undefined;

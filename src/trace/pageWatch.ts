@@ -6,6 +6,7 @@
 
 import type { Protocol } from 'devtools-protocol';
 import type { CdpSession } from '../cdp/session.js';
+import { enableNetwork } from '../driver/network.js';
 import type { Page } from '../driver/page.js';
 import { LIMITS, type TraceStore } from './store.js';
 import { traceHeaders, traceUrl } from './redact.js';
@@ -45,16 +46,16 @@ export class PageWatch {
       ),
     );
     this.#offs.push(page.on('close', () => this.#event('pageClosed', { pageId: this.pageId })));
-    this.follow();
+    // An out-of-process frame's session is watched as the driver takes it in, before its target
+    // runs: its own document and first requests are in the network list too.
+    this.#offs.push(page.frameManager.onSessionAdopted((session) => this.#watch(session)));
+    for (const session of page.frameManager.sessions()) this.#watch(session);
     if (options.screenshots) this.#screencast();
   }
 
-  /** Watches the sessions of the page's frames not watched yet (out-of-process frames come and go). */
-  follow(): void {
-    for (const frame of this.page.frames()) if (!this.#sessions.has(frame.session)) this.#watch(frame.session);
-  }
-
+  /** Follows a session of the page (its own, an out-of-process frame's): its network needs the Network domain, on once per session. */
   #watch(session: CdpSession): void {
+    if (this.#sessions.has(session) || session.detached) return;
     this.#sessions.add(session);
     this.#offs.push(
       session.on('Network.requestWillBeSent', (event) => this.#request(event)),
@@ -74,6 +75,7 @@ export class PageWatch {
         this.#event('dialog', { pageId: this.pageId, type: event.type, message: event.message, defaultValue: event.defaultPrompt }),
       ),
     );
+    void enableNetwork(session);
   }
 
   #event(method: string, params: object): void {

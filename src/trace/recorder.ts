@@ -164,7 +164,6 @@ export class TraceRecorder implements Tracing, InstrumentationListener {
     const callId = `call@${call.id}`;
     const page = call.page instanceof Page ? call.page : undefined;
     const watch = page && this.#watch(page);
-    watch?.follow();
     const [className, method] = call.api.split('.') as [string, string];
     const parent = call.parent && recording.recorded.has(call.parent.id) ? `call@${call.parent.id}` : undefined;
     recording.recorded.add(call.id);
@@ -194,17 +193,7 @@ export class TraceRecorder implements Tracing, InstrumentationListener {
     // The page before the call is read before the call goes on (its conversion waits); the one after
     // is only asked for, and the caller goes on while it is read, converted and written.
     if (snapshots) await this.#snapshot(recording, page, watch!.pageId, callId, 'before');
-    let outcome: { result?: unknown; error?: unknown } = {};
-    try {
-      const result = await next();
-      outcome = { result };
-      return result;
-    } catch (error) {
-      outcome = { error };
-      throw error;
-    } finally {
-      // Out-of-process frames the call brought: their later requests and messages are recorded too.
-      if (page && !page.isClosed()) watch?.follow();
+    return settled(next, async (outcome) => {
       if (snapshots && !page.isClosed()) void this.#snapshot(recording, page, watch!.pageId, callId, 'after');
       if (deferred) await begin();
       const described = await describeResult(store, outcome.result);
@@ -219,26 +208,18 @@ export class TraceRecorder implements Tracing, InstrumentationListener {
         ...(error !== undefined ? { error: errorOf(error) } : {}),
         attachments,
       });
-    }
+    });
   }
 
   async #modelRequest<T>(recording: Recording, call: Call, next: () => Promise<T>): Promise<T> {
     const started = now();
     for (const secret of (call.details?.secrets as Array<string | undefined> | undefined) ?? []) if (secret) recording.secrets.add(secret);
     const owner = call.parent ? recording.attachments.get(call.parent.id) : undefined;
-    let outcome: { result?: unknown; error?: unknown } = {};
-    try {
-      const result = await next();
-      outcome = { result };
-      return result;
-    } catch (error) {
-      outcome = { error };
-      throw error;
-    } finally {
+    return settled(next, async (outcome) => {
       const attachment = await modelAttachment(recording.store, call, outcome, now() - started, (owner?.length ?? 0) + 1);
       if (owner) owner.push(attachment);
       else this.#lone(recording, call, started, attachment, outcome.error);
-    }
+    });
   }
 
   /** A model request no recorded call made (one made before the trace started, or outside the Sdk): an action of its own. */
@@ -287,6 +268,26 @@ export class TraceRecorder implements Tracing, InstrumentationListener {
     // A snapshot that cannot be converted is left out; the ones after it and the trace are not.
     recording.snapshots = recording.snapshots.then(write).catch(() => undefined);
     await taken;
+  }
+}
+
+interface Outcome {
+  result?: unknown;
+  error?: unknown;
+}
+
+/** Runs `next` and hands what it gave or threw to `record`, which ends before the caller gets the same. */
+async function settled<T>(next: () => Promise<T>, record: (outcome: Outcome) => Promise<void>): Promise<T> {
+  let outcome: Outcome = {};
+  try {
+    const result = await next();
+    outcome = { result };
+    return result;
+  } catch (error) {
+    outcome = { error };
+    throw error;
+  } finally {
+    await record(outcome);
   }
 }
 

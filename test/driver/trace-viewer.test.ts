@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SdkEvalError } from '../../src/index.js';
 import { CHROME, TEST_ARGS, useBrowser } from '../helpers.js';
 import { startFakeModel, type FakeModel } from '../support/fake-model.js';
+import { traceEvents } from '../support/trace-file.js';
 import { unzip } from '../support/zip.js';
 
 const KEY = 'sk-trace-secret-5b7c9e21f0';
@@ -86,12 +87,7 @@ describe('a trace in Playwright’s trace viewer', () => {
     const files = unzip(bytes);
     expect([...files.keys()]).toEqual(expect.arrayContaining(['trace.trace', 'trace.network']));
     for (const [name, content] of files) expect(content.includes(KEY), `the key is in ${name}`).toBe(false);
-    const events = files
-      .get('trace.trace')!
-      .toString()
-      .trim()
-      .split('\n')
-      .map((line) => JSON.parse(line) as Record<string, any>);
+    const events = traceEvents(bytes);
     const before = events.filter((event) => event.type === 'before');
     const group = before.find((event) => event.title === 'read the shop')!;
     const extract = before.find((event) => event.title === "extract: the product's price")!;

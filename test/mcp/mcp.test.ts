@@ -83,6 +83,9 @@ describe('tendril mcp over stdio', () => {
   it('lists the tools with schemas, and each tool works against the fixture pages', async () => {
     const { client, transport, stderr, problems } = await startStdio({ ...browserEnv(), ...modelEnv() });
     try {
+      // The server says the package's version, as `tendril --version` does.
+      const { version } = JSON.parse(readFileSync('package.json', 'utf8')) as { version: string };
+      expect(client.getServerVersion()).toMatchObject({ name: 'tendril', version });
       const { tools } = await client.listTools();
       expect(tools.map((tool) => tool.name).sort()).toEqual(TOOLS);
       for (const tool of tools) {

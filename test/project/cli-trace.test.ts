@@ -1,34 +1,23 @@
 // `tendril text|extract URL --trace FILE`: the run recorded as a trace zip, written at the end
 // whether the command succeeded or failed, its path said on stderr, the exit code unchanged.
 
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFixtureServers, type FixtureServers } from '../fixtures/server.js';
+import { describe, expect, it } from 'vitest';
+import type { FixtureServers } from '../fixtures/server.js';
 import { readServerConfig } from '../../src/hosted/server/config.js';
 import { startHostedServer } from '../../src/hosted/server/http.js';
 import { Logger } from '../../src/logger.js';
 import { CHROME, HOSTED_TEST_ENV, TEST_ARGS } from '../helpers.js';
-import { runScript, type Run } from '../support/child.js';
-import { startFakeModel, type FakeModel } from '../support/fake-model.js';
+import { cliEnv, finished, runCli as run, useCliSuite } from '../support/cli.js';
+import type { FakeModel } from '../support/fake-model.js';
 import { traceActions, traceEvents } from '../support/trace-file.js';
-
-const run = (args: string[], env: Record<string, string>): Run => runScript('src/cli/main.ts', args, env);
-const finished = async (started: Run) => ({ code: await started.exit, stdout: started.stdout(), stderr: started.stderr() });
 
 describe('tendril text|extract --trace', () => {
   let fixtures: FixtureServers;
   let fake: FakeModel;
-  const dir = mkdtempSync(path.join(tmpdir(), 'tendril-cli-trace-'));
-  beforeAll(async () => {
-    [fixtures, fake] = await Promise.all([startFixtureServers(), startFakeModel()]);
-  });
-  afterAll(async () => {
-    await Promise.all([fixtures?.close(), fake?.close()]);
-    rmSync(dir, { recursive: true, force: true });
-  });
-  const env = () => ({ CHROME_PATH: CHROME, MODEL_API_KEY: 'sk-cli-trace', MODEL_BASE_URL: fake.url, MODEL_NAME: 'openai/gpt-4.1-mini' });
+  const dir = useCliSuite('tendril-cli-trace-', (...started) => ([fixtures, fake] = started));
+  const env = () => cliEnv(fake, 'sk-cli-trace');
 
   it('extract --trace writes the run (goto, the extract and its model request, screencast, snapshots) and says where', async () => {
     fake.reset();

@@ -1,20 +1,15 @@
 // The command line, run as a user runs it: a child process, its output and its exit code.
 
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { HostedApi } from '../../src/hosted/client/api.js';
-import { startFixtureServers, type FixtureServers } from '../fixtures/server.js';
+import type { FixtureServers } from '../fixtures/server.js';
 import { CHROME, processAlive, startDebugChrome, TEST_ARGS, HOSTED_TEST_ENV } from '../helpers.js';
-import { readServerConfig } from '../../src/hosted/server/config.js';
-import { startHostedServer } from '../../src/hosted/server/http.js';
-import { Logger } from '../../src/logger.js';
-import { runScript, waitForLine, type Run } from '../support/child.js';
-import { startFakeModel, type FakeModel, type FakeRequest } from '../support/fake-model.js';
-
-const run = (args: string[], env: Record<string, string> = {}): Run => runScript('src/cli/main.ts', args, env);
-const finished = async (started: Run) => ({ code: await started.exit, stdout: started.stdout(), stderr: started.stderr() });
+import { waitForLine } from '../support/child.js';
+import { cliEnv, finished, runCli as run, useCliSuite } from '../support/cli.js';
+import type { FakeModel, FakeRequest } from '../support/fake-model.js';
+import { startTestHostedServer } from '../support/hosted.js';
 
 /** Processes whose parent is `pid`, from /proc. */
 function childrenOf(pid: number): number[] {
@@ -75,15 +70,8 @@ describe('tendril hosted serve', () => {
 describe('tendril text and tendril extract', () => {
   let fixtures: FixtureServers;
   let fake: FakeModel;
-  const dir = mkdtempSync(path.join(tmpdir(), 'tendril-cli-'));
-  beforeAll(async () => {
-    [fixtures, fake] = await Promise.all([startFixtureServers(), startFakeModel()]);
-  });
-  afterAll(async () => {
-    await Promise.all([fixtures?.close(), fake?.close()]);
-    rmSync(dir, { recursive: true, force: true });
-  });
-  const env = () => ({ CHROME_PATH: CHROME, MODEL_API_KEY: 'sk-cli-test', MODEL_BASE_URL: fake.url, MODEL_NAME: 'openai/gpt-4.1-mini' });
+  const dir = useCliSuite('tendril-cli-', (...started) => ([fixtures, fake] = started));
+  const env = () => cliEnv(fake, 'sk-cli-test');
   it('text prints the page as text on stdout, progress on stderr, and --selector scopes it', async () => {
     const whole = await finished(run(['text', fixtures.a.url('extract-shop.html')], env()));
     expect(whole.code).toBe(0);
@@ -157,16 +145,7 @@ describe('tendril text and tendril extract', () => {
       await chrome.kill();
     }
 
-    const hosted = await startHostedServer(
-      readServerConfig({
-        ...HOSTED_TEST_ENV,
-        PORT: '0',
-        HOSTED_API_KEYS: 'cli-hosted-key',
-        CHROME_PATH: CHROME,
-        CHROME_ARGS: TEST_ARGS.join(' '),
-      }),
-      new Logger({ verbose: 0, disablePino: true }),
-    );
+    const hosted = await startTestHostedServer({ ...HOSTED_TEST_ENV, HOSTED_API_KEYS: 'cli-hosted-key' });
     try {
       fake.reset();
       fake.script(() => ({ json: { extraction: 'three widgets' } }));
@@ -188,16 +167,7 @@ describe('tendril text and tendril extract', () => {
   });
 
   it('extract --hosted: a missing key is said before any session starts, and a --base-url server is asked for none', async () => {
-    const hosted = await startHostedServer(
-      readServerConfig({
-        ...HOSTED_TEST_ENV,
-        PORT: '0',
-        HOSTED_API_KEYS: 'cli-hosted-key',
-        CHROME_PATH: CHROME,
-        CHROME_ARGS: TEST_ARGS.join(' '),
-      }),
-      new Logger({ verbose: 0, disablePino: true }),
-    );
+    const hosted = await startTestHostedServer({ ...HOSTED_TEST_ENV, HOSTED_API_KEYS: 'cli-hosted-key' });
     try {
       const keyless = {
         ...env(),
@@ -225,10 +195,7 @@ describe('tendril text and tendril extract', () => {
   }, 90_000);
 
   it('says so, and exits 1, when a hosted server refuses the page (a loopback one, without HOSTED_ALLOW_NETWORKS)', async () => {
-    const hosted = await startHostedServer(
-      readServerConfig({ PORT: '0', HOSTED_API_KEYS: 'cli-hosted-key', CHROME_PATH: CHROME, CHROME_ARGS: TEST_ARGS.join(' ') }),
-      new Logger({ verbose: 0, disablePino: true }),
-    );
+    const hosted = await startTestHostedServer({ HOSTED_API_KEYS: 'cli-hosted-key' });
     try {
       const refused = await finished(
         run(['text', fixtures.a.url('extract-shop.html'), '--hosted'], {

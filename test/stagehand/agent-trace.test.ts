@@ -6,7 +6,7 @@ import { Stagehand } from '../../src/index.js';
 import type { FixtureServers } from '../fixtures/server.js';
 import { stagehandOptions, useStagehandWithModel } from '../helpers.js';
 import type { FakeModel, FakeReply, FakeRequest } from '../support/fake-model.js';
-import { unzip } from '../support/zip.js';
+import { traceEvents } from '../support/trace-file.js';
 
 let servers: FixtureServers;
 let fake: FakeModel;
@@ -35,12 +35,7 @@ describe('an agent run in a trace', () => {
     const result = await stagehand.agent().execute({ instruction: 'say what the form asks for', maxSteps: 4 });
     const bytes = await stagehand.context.tracing.stop();
     expect(result.success).toBe(true);
-    const events = unzip(bytes)
-      .get('trace.trace')!
-      .toString()
-      .trim()
-      .split('\n')
-      .map((line) => JSON.parse(line) as Record<string, any>);
+    const events = traceEvents(bytes);
     const before = events.filter((event) => event.type === 'before');
     const run = before.find((event) => event.title === 'agent: say what the form asks for')!;
     expect(run).toMatchObject({ class: 'Agent', method: 'execute' });

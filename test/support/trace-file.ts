@@ -1,5 +1,5 @@
-// A trace zip as the tests read it: its trace.trace events, and the actions among them by title
-// with their errors, so a test says which calls a trace holds without the viewer (trace-viewer.test.ts).
+// A trace zip as the tests read it: its trace.trace events, its network list, and the actions among
+// them by title with their errors, so a test says which calls a trace holds without the viewer (trace-viewer.test.ts).
 
 import { readFileSync } from 'node:fs';
 import { unzip } from './zip.js';
@@ -14,15 +14,27 @@ export interface TraceAction {
   result?: unknown;
 }
 
-export function traceEvents(file: string | Uint8Array): TraceEvent[] {
+/** The lines of one of the zip's JSON-lines files (trace.trace, trace.network), parsed. */
+function traceLines(file: string | Uint8Array, name: string): TraceEvent[] {
   const files = unzip(typeof file === 'string' ? readFileSync(file) : file);
-  const trace = files.get('trace.trace');
-  if (!trace) throw new Error(`no trace.trace in the zip (its files: ${[...files.keys()].join(', ')})`);
-  return trace
+  const lines = files.get(name);
+  if (!lines) throw new Error(`no ${name} in the zip (its files: ${[...files.keys()].join(', ')})`);
+  return lines
     .toString()
     .split('\n')
     .filter(Boolean)
     .map((line) => JSON.parse(line) as TraceEvent);
+}
+
+export function traceEvents(file: string | Uint8Array): TraceEvent[] {
+  return traceLines(file, 'trace.trace');
+}
+
+/** The network list as the viewer reads it: each request's HAR entry, from trace.network. */
+export function traceNetwork(file: string | Uint8Array): TraceEvent[] {
+  return traceLines(file, 'trace.network')
+    .filter((event) => event.type === 'resource-snapshot')
+    .map((event) => event.snapshot as TraceEvent);
 }
 
 /** Each action's title in the order the calls began, with the error its `after` event holds. */

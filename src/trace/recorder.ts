@@ -207,7 +207,7 @@ export class TraceRecorder implements Tracing, InstrumentationListener {
       if (page && !page.isClosed()) watch?.follow();
       if (snapshots && !page.isClosed()) void this.#snapshot(recording, page, watch!.pageId, callId, 'after');
       if (deferred) await begin();
-      const described = await describeResult(store, outcome.result);
+      const described = await describeResult(store, outcome.result, call);
       attachments.push(...described.attachments);
       recording.attachments.delete(call.id);
       const error = outcome.error;

@@ -229,8 +229,14 @@ describe('server-side extract and its cache', () => {
       const page = sdk.context.pages()[0]!;
       await page.goto(fixtures.a.url('extract-shop.html'));
       expect(await sdk.extract('How many widgets?')).toEqual({ extraction: 'three widgets', cacheStatus: 'MISS' });
+      // The server's model request counts in the client's metrics, as a local one does.
+      const counted = { operations: 1, modelCalls: 1, promptTokens: fake.requests[0]!.promptTokens };
+      expect(sdk.metrics.extract).toMatchObject(counted);
+      expect(sdk.metrics.extract.completionTokens).toBeGreaterThan(0);
       expect(await sdk.extract('How many widgets?')).toEqual({ extraction: 'three widgets', cacheStatus: 'HIT' });
       expect(fake.requests).toHaveLength(1);
+      // A HIT asked no model: nothing more is counted.
+      expect(sdk.metrics.extract).toMatchObject(counted);
       // The key reached the model from the server, and only through its header.
       expect(fake.requests[0]!.headers.authorization).toBe(`Bearer ${MODEL_KEY}`);
 

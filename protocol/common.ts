@@ -3,6 +3,7 @@
 
 // A namespace import: bundlers can then leave out the parts of zod never used (its locales above all).
 import * as z from 'zod/v4';
+import { OperationUsage } from './model.js';
 
 export const PROTOCOL_VERSION = 1;
 
@@ -74,7 +75,13 @@ export const LogEvent = z.object({
  */
 export const StreamEvent = z.discriminatedUnion('type', [
   LogEvent,
-  z.object({ type: z.literal('result'), data: z.unknown(), cacheStatus: z.enum(['HIT', 'MISS']).optional() }),
+  z.object({
+    type: z.literal('result'),
+    data: z.unknown(),
+    cacheStatus: z.enum(['HIT', 'MISS']).optional(),
+    /** extract, act and observe: the model use (a server older than this field sends none). */
+    usage: OperationUsage.optional(),
+  }),
   z.object({ type: z.literal('error'), error: ErrorBody.shape.error }),
 ]);
 export type StreamEvent = z.infer<typeof StreamEvent>;

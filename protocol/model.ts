@@ -34,6 +34,30 @@ export const ModelUsage = z.object({
   inferenceTimeMs: z.number(),
 });
 
+/**
+ * One model request a hosted operation made, in its answer: the model (`provider/model`, without
+ * its address or key), which piece of the page it was (`"2/3"`), its tokens and time. Not its
+ * messages: the server's prompts stay on the server (docs/tracing.md says why).
+ */
+export const ModelRequestUsage = ModelUsage.extend({ model: z.string(), part: z.string().optional() });
+export type ModelRequestUsage = z.infer<typeof ModelRequestUsage>;
+
+/** What a cached answer cost when the model gave it: its requests' tokens and time, added up. */
+export const CachedCost = ModelUsage.extend({ modelRequests: z.int().min(0) });
+export type CachedCost = z.infer<typeof CachedCost>;
+
+/**
+ * The model use of one extract, act or observe, in its `result` event: each request it made now
+ * (none for a cache HIT), how many pieces the page was sent in (absent when no model was asked),
+ * and for a HIT what the cached answer cost when it was made (absent when the cache did not keep it).
+ */
+export const OperationUsage = z.object({
+  requests: z.array(ModelRequestUsage),
+  chunks: z.int().min(0).optional(),
+  cachedCost: CachedCost.optional(),
+});
+export type OperationUsage = z.infer<typeof OperationUsage>;
+
 /** The parsed JSON the model answered (not validated against the schema: the client does that). */
 export const ModelReply = z.object({ value: z.unknown(), usage: ModelUsage });
 export type ModelReply = z.infer<typeof ModelReply>;

@@ -48,7 +48,7 @@ export const hosted: Environment = {
  * while this Sdk's own driver refuses what the domainPolicy refuses, and says so.
  */
 export function hostedOperations(browser: HostedBrowser, sdkOptions: SdkOptions): Operations {
-  const toCall = ({ options, model, timeoutMs, page, logger }: OperationCall): HostedCall => ({
+  const toCall = ({ options, model, timeoutMs, page, logger, metrics }: OperationCall): HostedCall => ({
     browser,
     pageId: page.id,
     configured: options.model ?? sdkOptions.model,
@@ -56,6 +56,10 @@ export function hostedOperations(browser: HostedBrowser, sdkOptions: SdkOptions)
     serverCache: options.serverCache ?? sdkOptions.serverCache ?? true,
     timeoutMs,
     logger,
+    metrics,
+    instrumentation: page.instrumentation,
+    // The public call this one serves: the service's model requests are its, in a trace.
+    parent: model?.parentCall ?? page.instrumentation.current(),
   });
   return {
     extract: (call, instruction, schema, selector) => hostedExtract(toCall(call), instruction, schema, selector),

@@ -68,8 +68,31 @@ export function paramsOf(call: Call): { params: Record<string, unknown>; large: 
   return { params, large };
 }
 
-/** A call's result: inline when small; page text, screenshots and large values as attachments. */
-export async function describeResult(store: TraceStore, result: unknown): Promise<{ result?: unknown; attachments: Attachment[] }> {
+/**
+ * A call's result: inline when small; page text, screenshots and large values as attachments. What
+ * the call's service said of it (`notes.service`: env HOSTED's cache status and tokens) is the
+ * "hosted answer" attachment beside it.
+ */
+export async function describeResult(
+  store: TraceStore,
+  result: unknown,
+  call?: Call,
+): Promise<{ result?: unknown; attachments: Attachment[] }> {
+  const described = await describeValue(store, result);
+  const service = call?.notes.service as { cacheStatus?: string; usage?: { promptTokens: number; completionTokens: number } } | undefined;
+  if (service === undefined) return described;
+  const said = [
+    service.cacheStatus ? `cache ${service.cacheStatus}` : undefined,
+    service.usage ? `${service.usage.promptTokens} + ${service.usage.completionTokens} tokens` : undefined,
+  ].filter(Boolean);
+  const name = `hosted answer${said.length ? `: ${said.join(', ')}` : ''}`;
+  return {
+    ...described,
+    attachments: [...described.attachments, await attach(store, name, 'application/json', JSON.stringify(service, null, 2))],
+  };
+}
+
+async function describeValue(store: TraceStore, result: unknown): Promise<{ result?: unknown; attachments: Attachment[] }> {
   if (result === undefined || result === null) return { attachments: [] };
   if (result instanceof Uint8Array) {
     const png = result[0] === 0x89 && result[1] === 0x50;
@@ -99,10 +122,17 @@ export async function describeResult(store: TraceStore, result: unknown): Promis
 
 interface ModelReplyShape {
   value?: unknown;
-  usage?: { promptTokens?: number; completionTokens?: number; inferenceTimeMs?: number };
+  usage?: { promptTokens?: number; completionTokens?: number; reasoningTokens?: number; cachedInputTokens?: number };
 }
 
-/** One model request as an attachment of the call that made it: model, messages, answer, tokens, time, budget left. */
+/** What the hosted service's request attachment says instead of the messages, which stay on the service. */
+const ON_SERVICE = 'The hosted service made this request; its messages stay on the service (docs/tracing.md).';
+
+/**
+ * One model request as an attachment of the call that made it: model, messages, answer, tokens,
+ * time, budget left. One the hosted service made (`details.onService`) has its model, tokens and
+ * the service's time only.
+ */
 export function modelAttachment(
   store: TraceStore,
   call: Call,
@@ -113,18 +143,29 @@ export function modelAttachment(
   const { model, system, user, schema, part } = call.params as Record<string, unknown>;
   const reply = outcome.result as ModelReplyShape | undefined;
   const error = outcome.error instanceof Error ? { name: outcome.error.name, message: outcome.error.message } : outcome.error;
+  const onService = call.details?.onService === true;
+  const usage = reply?.usage;
   const body = {
     model,
     ...(part !== undefined ? { part } : {}),
-    messages: [
-      { role: 'system', content: system },
-      { role: 'user', content: user },
-    ],
-    schema,
-    ...(reply ? { answer: reply.value } : {}),
+    ...(onService
+      ? { madeBy: ON_SERVICE }
+      : {
+          messages: [
+            { role: 'system', content: system },
+            { role: 'user', content: user },
+          ],
+          schema,
+        }),
+    ...(reply && !onService ? { answer: reply.value } : {}),
     ...(error !== undefined ? { error } : {}),
-    usage: reply?.usage && { promptTokens: reply.usage.promptTokens, completionTokens: reply.usage.completionTokens },
-    timeMs: Math.round(ms),
+    usage: usage && {
+      promptTokens: usage.promptTokens,
+      completionTokens: usage.completionTokens,
+      ...(usage.reasoningTokens ? { reasoningTokens: usage.reasoningTokens } : {}),
+      ...(usage.cachedInputTokens ? { cachedInputTokens: usage.cachedInputTokens } : {}),
+    },
+    timeMs: Math.round(onService ? Number(call.details?.inferenceTimeMs ?? 0) : ms),
     ...(call.notes.budgetLeft !== undefined ? { budgetLeft: call.notes.budgetLeft } : {}),
   };
   const label = String(model ?? 'model').split(' ')[0];

@@ -196,7 +196,7 @@ export class TraceRecorder implements Tracing, InstrumentationListener {
     return settled(next, async (outcome) => {
       if (snapshots && !page.isClosed()) void this.#snapshot(recording, page, watch!.pageId, callId, 'after');
       if (deferred) await begin();
-      const described = await describeResult(store, outcome.result);
+      const described = await describeResult(store, outcome.result, call);
       attachments.push(...described.attachments);
       recording.attachments.delete(call.id);
       const error = outcome.error;

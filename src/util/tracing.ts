@@ -118,7 +118,8 @@ interface TokenTotals {
 const spanListener: InstrumentationListener = {
   around<T>(call: Call, next: () => Promise<T>): Promise<T> {
     if (call.api === 'Page.goto') return gotoSpan(call, next);
-    if (call.api === 'Model.request') return modelSpan(call, next);
+    // A hosted service's request, told to the client after the fact: the service's own span is the one.
+    if (call.api === 'Model.request') return call.details?.onService ? next() : modelSpan(call, next);
     if (call.api.startsWith('Sdk.') && typeof call.details?.environment === 'string') return operationSpan(call, next);
     return next();
   },

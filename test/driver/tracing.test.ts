@@ -96,6 +96,8 @@ describe('OpenTelemetry spans', () => {
       'tendril.env': 'HOSTED',
       'url.full': fixtures.a.url('extract-shop.html'),
       'tendril.cache': 'MISS',
+      // The server's answer reports its model request's tokens: the client's operation counts them.
+      'tendril.tokens.prompt': fake.requests[0]!.promptTokens,
       'tendril.frames': expect.any(Number),
       'tendril.bytes': JSON.stringify({ extraction: 'three widgets', cacheStatus: 'MISS' }).length,
     });

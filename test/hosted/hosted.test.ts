@@ -229,8 +229,14 @@ describe('server-side extract and its cache', () => {
       const page = sdk.context.pages()[0]!;
       await page.goto(fixtures.a.url('extract-shop.html'));
       expect(await sdk.extract('How many widgets?')).toEqual({ extraction: 'three widgets', cacheStatus: 'MISS' });
+      // The server's model request counts in the client's metrics, as a local one does.
+      const counted = { operations: 1, modelCalls: 1, promptTokens: fake.requests[0]!.promptTokens };
+      expect(sdk.metrics.extract).toMatchObject(counted);
+      expect(sdk.metrics.extract.completionTokens).toBeGreaterThan(0);
       expect(await sdk.extract('How many widgets?')).toEqual({ extraction: 'three widgets', cacheStatus: 'HIT' });
       expect(fake.requests).toHaveLength(1);
+      // A HIT asked no model: nothing more is counted.
+      expect(sdk.metrics.extract).toMatchObject(counted);
       // The key reached the model from the server, and only through its header.
       expect(fake.requests[0]!.headers.authorization).toBe(`Bearer ${MODEL_KEY}`);
 
@@ -328,16 +334,25 @@ describe('server-side act, observe and navigate', () => {
       expect(await state(page)).toBe('top clicked 1');
       expect(fake.requests).toHaveLength(1);
       expect(fake.requests[0]!.headers.authorization).toBe(`Bearer ${MODEL_KEY}`);
+      const counted = { operations: 1, modelCalls: 1, promptTokens: fake.requests[0]!.promptTokens };
+      expect(sdk.metrics.act).toMatchObject(counted);
 
       // The same page again: the server performs the action it chose before, without the model.
       await page.goto(fixtures.a.url('act.html'));
       expect(await sdk.act('click the top button')).toMatchObject({ success: true, message: expect.stringMatching(/from the cache/) });
       expect(await state(page)).toBe('top clicked 1');
       expect(fake.requests).toHaveLength(1);
+      expect(sdk.metrics.act).toMatchObject(counted);
       // ...unless the call bypasses the cache.
       await sdk.act('click the top button', { serverCache: false });
       expect(await state(page)).toBe('top clicked 2');
       expect(fake.requests).toHaveLength(2);
+      // Without the cache the answer still says what the model used.
+      expect(sdk.metrics.act).toMatchObject({
+        operations: 2,
+        modelCalls: 2,
+        promptTokens: counted.promptTokens + fake.requests[1]!.promptTokens,
+      });
 
       fake.script(choose('textbox', 'Name', 'fill', ['%who%']));
       await page.goto(fixtures.a.url('act.html'));

@@ -59,6 +59,24 @@ describe('protocol schemas', () => {
       type: 'error',
     });
     expect(wire.StreamEvent.safeParse({ type: 'result', cacheStatus: 'STALE' }).success).toBe(false);
+    // extract, act and observe say their model use: each request, and what a cached answer cost.
+    const request = { model: 'openai/gpt-4.1-mini', part: '1/2', promptTokens: 812, completionTokens: 7, reasoningTokens: 0 };
+    const usage = { requests: [{ ...request, cachedInputTokens: 0, inferenceTimeMs: 40 }], chunks: 2 };
+    expect(wire.StreamEvent.parse({ type: 'result', data: [], cacheStatus: 'MISS', usage })).toMatchObject({ usage });
+    const cachedCost = {
+      modelRequests: 1,
+      promptTokens: 812,
+      completionTokens: 7,
+      reasoningTokens: 0,
+      cachedInputTokens: 0,
+      inferenceTimeMs: 40,
+    };
+    expect(wire.StreamEvent.parse({ type: 'result', data: [], usage: { requests: [], cachedCost } })).toMatchObject({
+      usage: { cachedCost },
+    });
+    expect(wire.StreamEvent.safeParse({ type: 'result', usage: { requests: [{ ...request, promptTokens: 'many' }] } }).success).toBe(false);
+    // A server older than the field sends none: the result is read as before.
+    expect(wire.StreamEvent.parse({ type: 'result', data: 1 })).toEqual({ type: 'result', data: 1 });
     expect(wire.StreamEvent.safeParse({ type: 'progress' }).success).toBe(false);
   });
 

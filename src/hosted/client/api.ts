@@ -10,6 +10,7 @@ import {
   StreamEvent,
   type CreateSessionRequest,
   type OperationName,
+  type OperationUsage,
 } from '../../../protocol/index.js';
 import { HostedServiceError, InvalidOptionError, type SdkError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
@@ -22,6 +23,14 @@ import { injectTraceHeaders, traced } from '../../util/tracing.js';
 import { fromWire, type WireError } from '../../wireErrors.js';
 
 const RETRIES = 3;
+
+/** An operation's answer: its result, the cache's decision, and the model use (a server older than that field says none). */
+export interface OperationReply {
+  data: unknown;
+  cacheStatus?: 'HIT' | 'MISS';
+  usage?: OperationUsage;
+}
+
 /** The least time worth a new attempt at creating a session. */
 const MIN_ATTEMPT_MS = 1000;
 
@@ -99,7 +108,7 @@ export class HostedApi {
       timeoutMs: number;
       onLog: (event: Extract<StreamEvent, { type: 'log' }>) => void;
     },
-  ): Promise<{ data: unknown; cacheStatus?: 'HIT' | 'MISS' }> {
+  ): Promise<OperationReply> {
     const attributes = { 'http.request.method': 'POST', 'url.path': `/v1/sessions/{id}/${name}`, 'tendril.operation': name };
     return traced(
       'tendril.hosted.request',
@@ -123,7 +132,7 @@ export class HostedApi {
       timeoutMs: number;
       onLog: (event: Extract<StreamEvent, { type: 'log' }>) => void;
     },
-  ): Promise<{ data: unknown; cacheStatus?: 'HIT' | 'MISS' }> {
+  ): Promise<OperationReply> {
     const path = `/v1/sessions/${encodeURIComponent(sessionId)}/${name}`;
     const headers: Record<string, string> = {
       [HEADERS.apiKey]: this.apiKey,
@@ -172,7 +181,7 @@ export class HostedApi {
           if (!event.success) continue;
           if (event.data.type === 'log') options.onLog(event.data);
           else if (event.data.type === 'error') throw errorFromWire(event.data.error, response.status);
-          else return { data: event.data.data, cacheStatus: event.data.cacheStatus };
+          else return { data: event.data.data, cacheStatus: event.data.cacheStatus, usage: event.data.usage };
         }
       }
     } finally {

@@ -3,7 +3,8 @@
 // call and forgotten); what comes back is checked here as strictly as a local result.
 
 import { RESULTS, type OperationName } from '../../../protocol/index.js';
-import type { HostedBrowser } from './api.js';
+import type { HostedBrowser, OperationReply } from './api.js';
+import { takeUsage, type UsageTarget } from './usage.js';
 import { HostedServiceError, LLMResponseError } from '../../errors.js';
 import { rootShape, validate } from '../../extract/extract.js';
 import { toJsonSchema } from '../../extract/jsonSchema.js';
@@ -13,7 +14,7 @@ import { apiKeyFor } from '../../llm/providers.js';
 import type { Logger } from '../../logger.js';
 import type { ActionInput, ActResult, ModelConfiguration, ObserveResult } from '../../types.js';
 
-export interface HostedCall {
+export interface HostedCall extends UsageTarget {
   browser: HostedBrowser;
   /** The page's target id: the server finds the same tab in its own view of the browser. */
   pageId: string;
@@ -25,11 +26,7 @@ export interface HostedCall {
   logger: Logger;
 }
 
-async function send(
-  call: HostedCall,
-  name: OperationName,
-  body: Record<string, unknown>,
-): Promise<{ data: unknown; cacheStatus?: 'HIT' | 'MISS' }> {
+async function send(call: HostedCall, name: Exclude<OperationName, 'navigate'>, body: Record<string, unknown>): Promise<OperationReply> {
   const configured = call.configured;
   const { apiKey: _key, ...wireModel } = typeof configured === 'string' ? { modelName: configured } : (configured ?? {});
   const reply = await call.browser.api.operation(
@@ -43,7 +40,10 @@ async function send(
       onLog: (line) => call.logger.log(line.level, line.category, line.message),
     },
   );
-  return call.serverCache ? reply : { data: reply.data };
+  const answer = call.serverCache ? reply : { data: reply.data, usage: reply.usage };
+  // Before the result is checked: the model was used whatever the check finds.
+  await takeUsage(call, name, answer);
+  return answer;
 }
 
 function checked<T>(name: OperationName, schema: { safeParse(value: unknown): { success: boolean; data?: unknown } }, data: unknown): T {

@@ -9,18 +9,18 @@ import { runObserve } from '../../act/observe.js';
 import { UrlNotAllowedError } from '../../errors.js';
 import { runServerExtraction } from '../../extract/extract.js';
 import { fromJsonSchema } from '../../extract/jsonSchema.js';
-import { DEFAULT_MODEL_TIMEOUT_MS, type AnswerCache } from '../../llm/ask.js';
+import { DEFAULT_MODEL_TIMEOUT_MS } from '../../llm/ask.js';
 import { describeModel, parseModelConfiguration, type ModelSpec } from '../../llm/config.js';
-import { Metrics } from '../../llm/metrics.js';
 import type { ModelWording } from '../../llm/modelWording.js';
 import { modelSettingsError } from '../../llm/providers.js';
 import type { Logger } from '../../logger.js';
 import type { ModelConfiguration } from '../../types.js';
-import { cacheKey, type ResultCache } from './cache.js';
+import type { ResultCache } from './cache.js';
 import { header, parse } from './request.js';
 import type { SessionRecord } from './sessions.js';
 import { apiError } from './sessions.js';
-import { EventStream, type CacheStatus } from './stream.js';
+import { EventStream } from './stream.js';
+import { OperationUsageLog } from './usage.js';
 import { BROWSER_TIMEOUT_MS, pageOf } from './serverContext.js';
 import { nonWebReason, shownUrl, urlRefusalMessage } from './webUrl.js';
 
@@ -66,32 +66,16 @@ function ready(job: Job): void {
   if (!job.cache) job.stream.start();
 }
 
-/**
- * The cache hook an operation gets: keyed by the snapshot text plus `parts`. `status` says what the
- * cache did once the operation is over: HIT when a cached answer was used, else MISS.
- */
-function cacheHook(
-  cache: ResultCache,
-  parts: unknown[],
-  onDecision?: (status: CacheStatus) => void,
-): AnswerCache & { status(): CacheStatus } {
-  let served = false;
-  return {
-    get: async (text) => {
-      const hit = await cache.get(cacheKey([text, ...parts]));
-      onDecision?.(hit === undefined ? 'MISS' : 'HIT');
-      return hit;
-    },
-    set: (text, value) => cache.set(cacheKey([text, ...parts]), value),
-    served: () => void (served = true),
-    status: () => (served ? 'HIT' : 'MISS'),
-  };
+/** The operation's model, its requests heard by `usage` (which lists them for the answer). */
+function metered(model: ModelSpec, usage: OperationUsageLog): ModelSpec {
+  return Object.assign(model, { instrumentation: usage.instrumentation });
 }
 
 async function extract(job: Job): Promise<void> {
   const request = parse(ExtractRequest, job.body);
   if (!request.instruction) throw apiError('bad_request', 'extract on the server needs an instruction; page text needs no server.');
-  const model = requireModel(modelOf(job.req, request.model), 'extract');
+  const usage = new OperationUsageLog();
+  const model = metered(requireModel(modelOf(job.req, request.model), 'extract'), usage);
   let node;
   try {
     node = request.schema ? fromJsonSchema(request.schema) : undefined;
@@ -103,7 +87,7 @@ async function extract(job: Job): Promise<void> {
   ready(job);
   const parts = ['extract', request.instruction, request.schema ?? null, request.selector ?? null, describeModel(model)];
   // An extraction answered from the cache is final, so its headers (and the logs so far) go at once.
-  const cache = job.cache && cacheHook(job.cache, parts, (status) => job.stream.start(status));
+  const cache = job.cache && usage.cacheHook(job.cache, parts, (status) => job.stream.start(status));
   const result = await runServerExtraction({
     page,
     instruction: request.instruction,
@@ -112,19 +96,21 @@ async function extract(job: Job): Promise<void> {
     timeoutMs: timeoutMs(),
     model,
     logger: job.stream.logger,
-    metrics: new Metrics(),
+    metrics: usage,
     cache,
   });
-  job.stream.finish(result.value, result.cacheStatus);
+  job.stream.finish(result.value, result.cacheStatus, usage.wire(result.cacheStatus));
 }
 
 async function observe(job: Job): Promise<void> {
   const request = parse(ObserveRequest, job.body);
-  const model = requireModel(modelOf(job.req, request.model), 'observe');
+  const usage = new OperationUsageLog();
+  const model = metered(requireModel(modelOf(job.req, request.model), 'observe'), usage);
   const timeoutMs = budget(request.timeout ?? DEFAULT_MODEL_TIMEOUT_MS);
   const page = await pageOf(job.record, request.pageId, job.serverLogger, timeoutMs());
   ready(job);
-  const cache = job.cache && cacheHook(job.cache, ['observe', request.instruction ?? null, request.selector ?? null, describeModel(model)]);
+  const cache =
+    job.cache && usage.cacheHook(job.cache, ['observe', request.instruction ?? null, request.selector ?? null, describeModel(model)]);
   const actions = await runObserve({
     page,
     instruction: request.instruction,
@@ -132,24 +118,27 @@ async function observe(job: Job): Promise<void> {
     timeoutMs: timeoutMs(),
     model,
     logger: job.stream.logger,
-    metrics: new Metrics(),
+    metrics: usage,
     cache,
   });
-  job.stream.finish(actions, cache?.status());
+  job.stream.finish(actions, cache?.status(), usage.wire(cache?.status()));
 }
 
 async function act(job: Job): Promise<void> {
   const request = parse(ActRequest, job.body);
   if (!request.instruction === !request.action)
     throw apiError('bad_request', 'act takes either an `instruction` or an `action` (from observe), not both nor neither.');
-  const model = modelOf(job.req, request.model);
+  const usage = new OperationUsageLog();
+  const given = modelOf(job.req, request.model);
+  const model = given && metered(given, usage);
   const instruction = request.instruction;
   const instructed = instruction ? requireModel(model, 'act(instruction)') : undefined;
   const timeoutMs = budget(instruction ? (request.timeout ?? DEFAULT_MODEL_TIMEOUT_MS) : (request.timeout ?? BROWSER_TIMEOUT_MS));
   const page = await pageOf(job.record, request.pageId, job.serverLogger, timeoutMs());
   ready(job);
   // Variables are not part of the key: the cached action keeps its %placeholders%.
-  const cache = instruction && instructed && job.cache ? cacheHook(job.cache, ['act', instruction, describeModel(instructed)]) : undefined;
+  const cache =
+    instruction && instructed && job.cache ? usage.cacheHook(job.cache, ['act', instruction, describeModel(instructed)]) : undefined;
   const modelTimeoutMs = request.timeout ?? DEFAULT_MODEL_TIMEOUT_MS;
   const result = await performAct(page, instruction ? { instruction } : { action: request.action! }, {
     model: instructed ?? model,
@@ -157,10 +146,10 @@ async function act(job: Job): Promise<void> {
     timeoutMs: timeoutMs(),
     modelTimeoutMs: Math.min(modelTimeoutMs, timeoutMs()),
     logger: job.stream.logger,
-    metrics: new Metrics(),
+    metrics: usage,
     cache,
   });
-  job.stream.finish(result, cache?.status());
+  job.stream.finish(result, cache?.status(), usage.wire(cache?.status()));
 }
 
 async function navigate(job: Job): Promise<void> {

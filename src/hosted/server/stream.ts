@@ -4,7 +4,7 @@
 // with its own status, which says it best.
 
 import type { ServerResponse } from 'node:http';
-import { HEADERS, STATUS_OF, type StreamEvent } from '../../../protocol/index.js';
+import { HEADERS, STATUS_OF, type OperationUsage, type StreamEvent } from '../../../protocol/index.js';
 import { Logger } from '../../logger.js';
 import { toWire } from '../../wireErrors.js';
 
@@ -63,9 +63,9 @@ export class EventStream {
     for (const event of this.#pending.splice(0)) this.#write(event);
   }
 
-  finish(data: unknown, cacheStatus?: CacheStatus): void {
+  finish(data: unknown, cacheStatus?: CacheStatus, usage?: OperationUsage): void {
     this.start(cacheStatus);
-    this.#write({ type: 'result', data, ...(cacheStatus ? { cacheStatus } : {}) });
+    this.#write({ type: 'result', data, ...(cacheStatus ? { cacheStatus } : {}), ...(usage ? { usage } : {}) });
     this.#end();
   }
 

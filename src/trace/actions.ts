@@ -110,17 +110,22 @@ export function modelAttachment(
   ms: number,
   index: number,
 ): Promise<Attachment> {
-  const { model, system, user, schema, part } = call.params as Record<string, unknown>;
+  // ask.ts's requests give their system and user text; the agent's (llm/tracedModel.ts) the whole conversation and the tools offered.
+  const { model, system, user, schema, part, messages, tools, toolChoice } = call.params as Record<string, unknown>;
   const reply = outcome.result as ModelReplyShape | undefined;
   const error = outcome.error instanceof Error ? { name: outcome.error.name, message: outcome.error.message } : outcome.error;
   const body = {
     model,
     ...(part !== undefined ? { part } : {}),
-    messages: [
-      { role: 'system', content: system },
-      { role: 'user', content: user },
-    ],
+    messages: Array.isArray(messages)
+      ? messages
+      : [
+          { role: 'system', content: system },
+          { role: 'user', content: user },
+        ],
     schema,
+    tools,
+    toolChoice,
     ...(reply ? { answer: reply.value } : {}),
     ...(error !== undefined ? { error } : {}),
     usage: reply?.usage && { promptTokens: reply.usage.promptTokens, completionTokens: reply.usage.completionTokens },

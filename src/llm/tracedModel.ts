@@ -88,7 +88,9 @@ function answerOf(parts: Part[], finishReason: unknown): Reply['value'] {
   const toolCalls = parts
     .filter((part) => part.type === 'tool-call')
     .map((part) => ({ toolName: part.toolName, input: parsed(part.input) }));
-  return { ...(text ? { text } : {}), ...(toolCalls.length ? { toolCalls } : {}), finishReason };
+  // Version 3 gives { unified, raw }, version 2 the name alone.
+  const reason = (finishReason as { unified?: unknown } | undefined)?.unified ?? finishReason;
+  return { ...(text ? { text } : {}), ...(toolCalls.length ? { toolCalls } : {}), finishReason: reason };
 }
 
 export function tracedModel(model: object, options: TracedModelOptions): object {

@@ -10,6 +10,7 @@ import { stagehandOptions, useStagehandWithModel } from '../helpers.js';
 import type { FakeModel, FakeReply, FakeRequest } from '../support/fake-model.js';
 import { traceEvents, type TraceEvent } from '../support/trace-file.js';
 import { unzip } from '../support/zip.js';
+import { Instrumentation, type Call } from '../../src/util/instrumentation.js';
 
 let servers: FixtureServers;
 let fake: FakeModel;
@@ -88,11 +89,12 @@ describe('an agent run in a trace', () => {
     expect([first.length, second.length]).toEqual([1, 1]);
     expect(first[0]).toMatchObject({
       model: expect.stringMatching(/^openai\/gpt-4\.1-mini/),
-      answer: { toolCalls: [{ toolName: 'ariaTree', input: {} }] },
+      answer: { toolCalls: [{ toolName: 'ariaTree', input: {} }], finishReason: 'tool-calls' },
       usage: { promptTokens: loop[0]!.promptTokens, completionTokens: expect.any(Number) },
     });
     expect(first[0]!.usage.completionTokens).toBeGreaterThan(0);
-    expect(first[0]!.tools).toEqual(expect.arrayContaining(['ariaTree', 'act', 'done']));
+    expect(first[0]!.tools).toEqual(loop[0]!.tools);
+    expect(first[0]!.tools).toEqual(expect.arrayContaining(['ariaTree', 'act', 'extract']));
     expect(first[0]!.messages[0]).toMatchObject({ role: 'system' });
     expect(JSON.stringify(first[0]!.messages)).toContain('say what the form asks for');
     // The second request sent the first's tool call back, with what ariaTree read of the page.
@@ -186,4 +188,27 @@ describe('an agent run in a trace', () => {
     await expect(hanging.result).rejects.toBeInstanceOf(AgentAbortError);
     await drained.catch(() => {});
   }, 60_000);
+
+  it("keeps a model request off the seam's stack: a tool its streamed answer starts nests under the step", async () => {
+    // A real provider streams a tool call well before its finish, and the AI SDK runs the tool at
+    // once; the fake model sends its stream in one go, so this is shown on the seam itself.
+    const seam = new Instrumentation();
+    const parents = new Map<string, string | undefined>();
+    seam.add({ around: (each: Call, next) => (parents.set(each.api, each.parent?.api), next()) });
+    let finishStream!: () => void;
+    const streaming = new Promise<void>((resolve) => (finishStream = resolve));
+    const step = seam.open({ api: 'Agent.step', title: 'step 1', params: {} });
+    const request = seam.run(
+      () => ({ api: 'Model.request', title: 'model', params: {}, leaf: true }),
+      () => streaming.then(() => ({ value: {}, usage: { promptTokens: 1, completionTokens: 1 } })),
+    );
+    await seam.run(
+      () => ({ api: 'Sdk.extract', title: 'extract: page text', params: {} }),
+      async () => undefined,
+    );
+    finishStream();
+    await request;
+    step.end();
+    expect(Object.fromEntries(parents)).toEqual({ 'Agent.step': undefined, 'Model.request': 'Agent.step', 'Sdk.extract': 'Agent.step' });
+  });
 });

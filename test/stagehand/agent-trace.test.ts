@@ -46,6 +46,7 @@ interface ModelRequestFile {
   answer: { text?: string; toolCalls?: Array<{ toolName: string; input: unknown }> };
   usage: { promptTokens: number; completionTokens: number };
   timeMs: number;
+  budgetLeft?: Array<{ scope: string; limit: number; left: number }>;
 }
 
 /** A trace's actions and its model requests by the call that holds them. */
@@ -66,7 +67,9 @@ describe('an agent run in a trace', () => {
     await stagehand.context.pages()[0]!.goto(servers.a.url('agent-form.html'));
     script([call('ariaTree'), { text: 'The form asks for a first name and an email.' }]);
     await stagehand.context.tracing.start();
-    const result = await stagehand.agent().execute({ instruction: 'say what the form asks for', maxSteps: 4 });
+    const result = await stagehand
+      .agent()
+      .execute({ instruction: 'say what the form asks for', maxSteps: 4, budget: { maxTokens: 100_000 } });
     const bytes = await stagehand.context.tracing.stop();
     expect(result.success).toBe(true);
     const { files, before, after, requests } = readTrace(bytes);
@@ -105,6 +108,11 @@ describe('an agent run in a trace', () => {
       answer: { text: 'The form asks for a first name and an email.' },
       usage: { promptTokens: loop[1]!.promptTokens },
     });
+    // What the run's budget had left after each request: less after each.
+    const left = [first[0]!, second[0]!].map((request) => request.budgetLeft?.[0]);
+    expect(left[0]).toMatchObject({ scope: 'call', limit: 100_000 });
+    expect(left[0]!.left).toBe(100_000 - first[0]!.usage.promptTokens - first[0]!.usage.completionTokens);
+    expect(left[1]!.left).toBe(left[0]!.left - second[0]!.usage.promptTokens - second[0]!.usage.completionTokens);
     // The verdict is asked after the steps, by the run itself.
     expect(requests(run)).toMatchObject([
       { answer: { toolCalls: [{ toolName: 'done', input: { reasoning: 'Read the form.', taskComplete: true } }] }, tools: ['done'] },

@@ -239,14 +239,25 @@ export function createAgent(
       const checked = checkExecute(options, streaming);
       const meter = setup.meter?.(given.budget, checked.budget);
       if (meter) checked.meter = meter;
-      if (streaming) return streamAgent(run, checked);
       // The run through the seam: a trace shows it as one action, its steps nested in it.
       const describe = () => ({
         api: 'Agent.execute',
         title: `agent: ${checked.instruction}`,
-        params: { instruction: checked.instruction, maxSteps: checked.maxSteps },
+        params: { instruction: checked.instruction, maxSteps: checked.maxSteps, ...(streaming ? { stream: true } : {}) },
       });
-      return run.host.context.instrumentation.run(describe, () => runAgent(run, checked));
+      const { instrumentation } = run.host.context;
+      if (!streaming) return instrumentation.run(describe, () => runAgent(run, checked));
+      // A stream is handed back at once, but its action lasts until its run ends (result, error or
+      // abort), so that the steps it takes later nest in it.
+      return new Promise<AgentStreamResult>((resolve, reject) => {
+        instrumentation
+          .run(describe, async () => {
+            const streamed = await streamAgent(run, checked);
+            resolve(streamed);
+            return streamed.result;
+          })
+          .catch(reject);
+      });
     },
   };
 }

@@ -7,6 +7,7 @@ import { importAiSdk } from '../llm/aiSdk.js';
 import { DEFAULT_MODEL_TIMEOUT_MS } from '../llm/ask.js';
 import type { ModelCallUsage } from '../llm/metrics.js';
 import { meteredModel } from '../llm/meteredModel.js';
+import { tracedModel } from '../llm/tracedModel.js';
 import type { TokenMeter } from '../llm/tokenMeter.js';
 import { BudgetExceededError } from '../errors.js';
 import type { ModelConfiguration } from '../types.js';
@@ -80,6 +81,9 @@ async function prepare(setup: RunSetup, options: RunOptions, callbacks: AgentStr
   const { host, config } = setup;
   const [ai, model] = await Promise.all([loadAi(), resolveAgentModel(setup.model)]);
   if (options.meter) model.model = meteredModel(model.model, options.meter);
+  // Outside the meter, so that a request's time in a trace includes its wait for the budget, as ask.ts's does.
+  const { instrumentation } = host.context;
+  model.model = tracedModel(model.model, { instrumentation, label: model.label, secrets: model.secrets, meter: options.meter });
   if (options.page) host.context.setActivePage(await host.resolvePage(options.page));
   const start = await host.context.awaitActivePage();
   const url = start.url();
@@ -361,6 +365,8 @@ export async function streamAgent(setup: RunSetup, options: RunOptions): Promise
     ...(prepared.settings as object),
     onChunk: callbacks?.onChunk,
     onError: async (event: { error: unknown }) => {
+      // A step cut short ends with the run, as runAgent's does (ending one twice does nothing).
+      prepared.state.step?.(undefined);
       await callbacks?.onError?.(event);
       if (settled) return;
       settled = true;
@@ -369,12 +375,14 @@ export async function streamAgent(setup: RunSetup, options: RunOptions): Promise
       else resolve(failed(setup, prepared, event.error));
     },
     onAbort: async (event: { steps: AgentStep[] }) => {
+      prepared.state.step?.(undefined);
       await callbacks?.onAbort?.(event);
       if (settled) return;
       settled = true;
       reject(aborted(options.signal));
     },
     onFinish: async (event: LoopEnd) => {
+      prepared.state.step?.(undefined);
       await callbacks?.onFinish?.(event);
       if (settled) return;
       settled = true;

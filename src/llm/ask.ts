@@ -128,6 +128,7 @@ export class ModelCall {
       parent: this.spec.parentCall,
       // For a listener that writes what it sees (a trace): the key, so that it can make sure it never does.
       details: { secrets: [apiKeyFor(this.spec)] },
+      leaf: true,
     });
     const reply = await instrumentation.run(describe, async (call) => {
       const answer = meter

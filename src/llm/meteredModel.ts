@@ -40,7 +40,7 @@ export function promptTokens(value: unknown): number {
 }
 
 /** Version 2 reports numbers, version 3 { total, ... } objects. */
-function usageOf(usage: unknown): { promptTokens: number; completionTokens: number } {
+export function usageOf(usage: unknown): { promptTokens: number; completionTokens: number } {
   const count = (value: unknown): number => (typeof value === 'number' ? value : ((value as { total?: number } | undefined)?.total ?? 0));
   const { inputTokens, outputTokens } = (usage ?? {}) as { inputTokens?: unknown; outputTokens?: unknown };
   return { promptTokens: count(inputTokens), completionTokens: count(outputTokens) };

@@ -140,7 +140,8 @@ export function modelAttachment(
   ms: number,
   index: number,
 ): Promise<Attachment> {
-  const { model, system, user, schema, part } = call.params as Record<string, unknown>;
+  // ask.ts's requests give their system and user text; the agent's (llm/tracedModel.ts) the whole conversation and the tools offered.
+  const { model, system, user, schema, part, messages, tools, toolChoice } = call.params as Record<string, unknown>;
   const reply = outcome.result as ModelReplyShape | undefined;
   const error = outcome.error instanceof Error ? { name: outcome.error.name, message: outcome.error.message } : outcome.error;
   const onService = call.details?.onService === true;
@@ -151,11 +152,15 @@ export function modelAttachment(
     ...(onService
       ? { madeBy: ON_SERVICE }
       : {
-          messages: [
-            { role: 'system', content: system },
-            { role: 'user', content: user },
-          ],
+          messages: Array.isArray(messages)
+            ? messages
+            : [
+                { role: 'system', content: system },
+                { role: 'user', content: user },
+              ],
           schema,
+          tools,
+          toolChoice,
         }),
     ...(reply && !onService ? { answer: reply.value } : {}),
     ...(error !== undefined ? { error } : {}),

@@ -16,6 +16,11 @@ export interface CallDescription {
   readonly parent?: Call;
   /** Facts for one listener (the OpenTelemetry one reads `env` and `metrics`). */
   readonly details?: Record<string, unknown>;
+  /**
+   * A call that never contains another (a model request): it stays off the stack of open calls, so
+   * that what runs while it does (the tools a streamed answer calls) nests under its caller, not it.
+   */
+  readonly leaf?: boolean;
 }
 
 /** A call under way: its description, an id and when it started. */
@@ -97,7 +102,7 @@ export class Instrumentation {
 
   #start(description: CallDescription): Call {
     const call: Call = { ...description, parent: description.parent ?? this.#open.at(-1), id: nextId++, startedAt: Date.now(), notes: {} };
-    this.#open.push(call);
+    if (!description.leaf) this.#open.push(call);
     return call;
   }
 

@@ -75,6 +75,11 @@ const DEFAULT_ARGS = [
   // popup, which no page of an agent's ever shows: about 40% of a fresh context's CPU
   // (docs/benchmarks.md). The views popup Chrome falls back to costs nothing until shown.
   '--disable-features=WebUIOmniboxPopup,WebUIOmniboxAimPopup',
+  // After each navigation Chrome starts a spare renderer for the next one, in the navigation's
+  // browser context: a job's context is closed before it could use it, so every fresh context
+  // paid for a renderer nobody used (about 65-100 ms of Chromium's CPU per batch job of a corpus
+  // page, scripts/bench/batch-cpu.ts). A navigation that needs a process starts one then.
+  '--disable-features=SpareRendererForSitePerProcess',
 ];
 const HEADLESS_ARGS = ['--disable-gpu', '--hide-scrollbars', '--mute-audio'];
 const UNSEEN = '--disable-blink-features=AutomationControlled';

@@ -11,6 +11,7 @@ import { startFixtureServers, type FixtureServers } from '../fixtures/server.js'
 import { sdkOptions, TEST_ARGS } from '../helpers.js';
 
 const OMNIBOX = '--disable-features=WebUIOmniboxPopup,WebUIOmniboxAimPopup';
+const NO_SPARE = '--disable-features=SpareRendererForSitePerProcess';
 
 async function freePort(): Promise<number> {
   return new Promise((resolve) => {
@@ -48,7 +49,7 @@ let kept: Launched;
 beforeAll(async () => {
   servers = await startFixtureServers();
   spared = await launch();
-  kept = await launch([OMNIBOX]);
+  kept = await launch([OMNIBOX, NO_SPARE]);
 });
 afterAll(async () => {
   for (const each of [spared, kept]) {
@@ -65,7 +66,7 @@ describe("the launch's switches", () => {
       '/tmp/profile',
     );
     expect(args.filter((arg) => arg.startsWith('--disable-features='))).toEqual([
-      '--disable-features=WebUIOmniboxPopup,WebUIOmniboxAimPopup,Mine',
+      '--disable-features=WebUIOmniboxPopup,WebUIOmniboxAimPopup,SpareRendererForSitePerProcess,Mine',
     ]);
     expect(args.filter((arg) => arg.startsWith('--enable-features='))).toEqual(['--enable-features=A,B']);
     expect(args.filter((arg) => arg.startsWith('--disable-blink-features='))).toEqual([
@@ -75,7 +76,7 @@ describe("the launch's switches", () => {
     // A feature the caller enables is not disabled by Tendril's defaults (Chrome disables one named in both).
     const enabled = chromeArgs({ args: ['--enable-features=WebUIOmniboxPopup', '--disable-features=Mine'] }, '/tmp/profile');
     expect(enabled.filter((arg) => /^--(enable|disable)-features=/.test(arg))).toEqual([
-      '--disable-features=WebUIOmniboxAimPopup,Mine',
+      '--disable-features=WebUIOmniboxAimPopup,SpareRendererForSitePerProcess,Mine',
       '--enable-features=WebUIOmniboxPopup',
     ]);
   });

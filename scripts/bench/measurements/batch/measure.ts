@@ -30,8 +30,8 @@ export interface Contender {
   readonly browsers: number;
 }
 
-/** Tendril's launch switch of 2026-12-02 (docs/browsers.md): left out, the launch is as it was before it. */
-const OMNIBOX_SWITCH = '--disable-features=WebUIOmniboxPopup,WebUIOmniboxAimPopup';
+/** Tendril's launch switches of 2026-12-02 (docs/browsers.md): left out, the launch is as it was before them. */
+const SWITCHES_SINCE = ['--disable-features=WebUIOmniboxPopup,WebUIOmniboxAimPopup', '--disable-features=SpareRendererForSitePerProcess'];
 
 export const CONTENDERS: readonly Contender[] = [
   { id: 'batch-1', label: 'Tendril batch, 1 worker', browsers: 1 },
@@ -39,7 +39,11 @@ export const CONTENDERS: readonly Contender[] = [
   { id: 'batch-1-recycle', label: 'Tendril batch, 1 worker, `--isolation recycle`', browsers: 1 },
   { id: 'batch-2-recycle', label: 'Tendril batch, 2 workers, `--isolation recycle`', browsers: 2 },
   { id: 'sdk', label: 'loop over one Sdk (runJob, no queue)', browsers: 1 },
-  { id: 'sdk-before', label: "loop over one Sdk, launched as before 2026-12-02 (Chrome's omnibox WebUI on)", browsers: 1 },
+  {
+    id: 'sdk-before',
+    label: "loop over one Sdk, launched as before 2026-12-02 (Chrome's omnibox WebUI and spare renderer on)",
+    browsers: 1,
+  },
   { id: 'playwright', label: 'playwright-core loop', browsers: 1 },
   { id: 'crawlee-defaults', label: 'Crawlee PlaywrightCrawler, defaults', browsers: 1 },
   { id: 'crawlee-tuned', label: 'Crawlee PlaywrightCrawler, tuned', browsers: 1 },
@@ -131,7 +135,7 @@ export async function runBatch(ctx: ComparisonContext): Promise<BatchRun> {
     const launch: Browsers = {
       ...ctx.env.launch,
       args: [...ctx.env.launch.args, set.hostRules],
-      ignoreDefaultArgs: id === 'sdk-before' ? [OMNIBOX_SWITCH] : undefined,
+      ignoreDefaultArgs: id === 'sdk-before' ? SWITCHES_SINCE : undefined,
     };
     const workers = Number(id.split('-')[1]);
     if (id.startsWith('batch-'))

@@ -47,11 +47,21 @@ export async function captureFrames(page: Page, timeoutMs: number): Promise<RawS
     roots.map(async (frame) => {
       // Both go out before this returns to the event loop, so a command the caller sends after
       // captureFrames() is answered after the snapshot is read: not awaiting it still shows the page as it was.
+      const loader = frame.committedLoaderId;
+      let answered: string | undefined;
       const held = frame.session.hold('DOM', timeoutMs);
-      const read = frame.session.send('DOM.getDocument', { depth: -1, pierce: true }, { timeoutMs });
+      const read = frame.session.send(
+        'DOM.getDocument',
+        { depth: -1, pierce: true },
+        { timeoutMs, onResult: () => (answered = frame.committedLoaderId) },
+      );
       const release = await held.catch(() => undefined);
       try {
         const { root } = await read;
+        // A frame that committed another document before the answer came may have answered with
+        // that one (Chrome sends a command still unanswered at a process swap to the new document):
+        // left out rather than shown as the document asked for.
+        if (answered !== loader) return undefined;
         return { frameId: frame.id, root };
       } catch {
         return undefined;

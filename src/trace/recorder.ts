@@ -20,6 +20,8 @@ const TRACE_VERSION = 10;
 const SNAPSHOT_MS = 5_000;
 /** Calls that change or show the page: the ones with Before and After snapshots. */
 const SNAPSHOTTED = /^(?:Page\.(?:goto|reload|goBack|goForward|evaluate)|Locator\.|Sdk\.)/;
+/** Calls that Chrome carries out in the browser process, not the page: the page may be replaced before it answers a read sent first. */
+const NAVIGATIONS = /^Page\.(?:goto|reload|goBack|goForward)$/;
 
 interface Recording {
   store: TraceStore;
@@ -190,9 +192,14 @@ export class TraceRecorder implements Tracing, InstrumentationListener {
     };
     if (!deferred) await begin();
     const snapshots = !!recording.options.snapshots && page && SNAPSHOTTED.test(call.api);
-    // The page before the call is read before the call goes on (its conversion waits); the one after
-    // is only asked for, and the caller goes on while it is read, converted and written.
-    if (snapshots) await this.#snapshot(recording, page, watch!.pageId, callId, 'before');
+    // The page before the call is only asked for, as the one after it is: the call's own commands
+    // reach the page after the read and are answered after it. A navigation is the exception: Chrome
+    // starts it without the page, and a read still unanswered when the new document commits is
+    // answered by that one (then left out, captureFrames), so a navigation waits for its read.
+    if (snapshots) {
+      const taken = this.#snapshot(recording, page, watch!.pageId, callId, 'before');
+      if (NAVIGATIONS.test(call.api)) await taken;
+    }
     return settled(next, async (outcome) => {
       if (snapshots && !page.isClosed()) void this.#snapshot(recording, page, watch!.pageId, callId, 'after');
       if (deferred) await begin();
@@ -235,9 +242,9 @@ export class TraceRecorder implements Tracing, InstrumentationListener {
     });
   }
 
-  /** Takes a snapshot of `page` and queues its conversion; resolves once Chrome has answered (the conversion is stop()'s to wait for). */
-  async #snapshot(recording: Recording, page: Page, pageId: string, callId: string, phase: 'before' | 'after'): Promise<void> {
-    if (!recording.store.roomy) return;
+  /** Asks for a snapshot of `page` and queues its conversion and writing (stop() waits for them); resolves once Chrome has answered. */
+  #snapshot(recording: Recording, page: Page, pageId: string, callId: string, phase: 'before' | 'after'): Promise<unknown> {
+    if (!recording.store.roomy) return Promise.resolve();
     const started = now();
     const wallTime = Date.now();
     const taken = captureFrames(page, SNAPSHOT_MS).then(
@@ -267,7 +274,7 @@ export class TraceRecorder implements Tracing, InstrumentationListener {
     };
     // A snapshot that cannot be converted is left out; the ones after it and the trace are not.
     recording.snapshots = recording.snapshots.then(write).catch(() => undefined);
-    await taken;
+    return taken;
   }
 }
 

@@ -146,6 +146,29 @@ describe('context.tracing', () => {
     }
   });
 
+  it("snapshots a goto's page before it as the page it leaves and after it as the one it loads, also across origins", async () => {
+    const { sdk, page, servers } = fixture;
+    const first = servers.a.url('leaf.html');
+    const second = servers.a.url('snap-form.html');
+    const third = servers.b.url('leaf.html');
+    await page.goto(first);
+    await sdk.context.tracing.start({ snapshots: true });
+    await page.goto(second);
+    await page.goto(third);
+    const { events } = eventsOf(await sdk.context.tracing.stop());
+    const gotos = events.filter((event) => event.type === 'before' && event.method === 'goto').map((event) => event.callId);
+    expect(gotos).toHaveLength(2);
+    // The read before a goto is not waited for: it must still hold the page the goto left.
+    const urlOf = (name: string) =>
+      events
+        .filter((event) => event.type === 'frame-snapshot' && event.snapshot.snapshotName === name && event.snapshot.isMainFrame)
+        .map((event) => event.snapshot.frameUrl);
+    expect(urlOf(`before@${gotos[0]}`)).toEqual([first]);
+    expect(urlOf(`after@${gotos[0]}`)).toEqual([second]);
+    expect(urlOf(`before@${gotos[1]}`)).toEqual([second]);
+    expect(urlOf(`after@${gotos[1]}`)).toEqual([third]);
+  });
+
   it("is on the Stagehand class's context too, and records its pages' calls", async () => {
     const context = stagehand.sdk.context;
     await context.tracing.start({ title: 'stagehand' });

@@ -222,9 +222,13 @@ export async function batchRun(
   const groups = new RunGroups();
   const children: ChildProcess[] = [];
   try {
-    children.push(
-      ...(await Promise.all(Array.from({ length: workers }, () => startWorker(launch, groups, name, redisUrl, concurrency, isolation)))),
+    // Every start settles before a failure is thrown, so that the finally stops the workers that did start.
+    const started = await Promise.allSettled(
+      Array.from({ length: workers }, () => startWorker(launch, groups, name, redisUrl, concurrency, isolation)),
     );
+    for (const each of started) if (each.status === 'fulfilled') children.push(each.value);
+    const failure = started.find((each) => each.status === 'rejected');
+    if (failure) throw failure.reason;
     let pages = 0;
     let failed = 0;
     let finish: () => void = () => undefined;

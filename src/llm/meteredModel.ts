@@ -5,6 +5,7 @@
 
 import { estimateTokens } from './budget.js';
 import type { TokenMeter } from './tokenMeter.js';
+import { type WrappedModel, wrapModel } from './modelWrapper.js';
 
 /** What an image costs, estimated: a large screenshot is about this many tokens with current providers. */
 const IMAGE_TOKENS = 1600;
@@ -16,11 +17,7 @@ interface Params {
   abortSignal?: AbortSignal;
 }
 
-interface Inner {
-  specificationVersion: string;
-  provider: string;
-  modelId: string;
-  supportedUrls: unknown;
+interface Inner extends WrappedModel {
   doGenerate(params: Params): Promise<{ usage: unknown }>;
   doStream(params: Params): Promise<{ stream: ReadableStream<{ type: string; usage?: unknown }> }>;
 }
@@ -53,13 +50,7 @@ export function meteredModel(model: object, meter: TokenMeter): object {
     maxOutputTokens: Math.min(params.maxOutputTokens ?? Infinity, meter.outputCap),
   });
   const needs = (params: Params) => promptTokens(params.prompt) + promptTokens(params.tools ?? []);
-  return {
-    specificationVersion: inner.specificationVersion,
-    provider: inner.provider,
-    modelId: inner.modelId,
-    get supportedUrls() {
-      return inner.supportedUrls;
-    },
+  return wrapModel(inner, {
     doGenerate: (params: Params) =>
       meter.request(
         needs(params),
@@ -88,5 +79,5 @@ export function meteredModel(model: object, meter: TokenMeter): object {
       );
       return { ...reply, stream };
     },
-  };
+  });
 }

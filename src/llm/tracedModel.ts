@@ -7,6 +7,7 @@
 import type { CallDescription, Instrumentation } from '../util/instrumentation.js';
 import { usageOf } from './meteredModel.js';
 import type { TokenMeter } from './tokenMeter.js';
+import { type WrappedModel, wrapModel } from './modelWrapper.js';
 
 interface Params {
   prompt: unknown;
@@ -26,11 +27,7 @@ interface Part {
   error?: unknown;
 }
 
-interface Inner {
-  specificationVersion: string;
-  provider: string;
-  modelId: string;
-  supportedUrls: unknown;
+interface Inner extends WrappedModel {
   doGenerate(params: Params): Promise<{ content: Part[]; usage: unknown; finishReason?: unknown }>;
   doStream(params: Params): Promise<{ stream: ReadableStream<Part> }>;
 }
@@ -111,13 +108,7 @@ export function tracedModel(model: object, options: TracedModelOptions): object 
   const noteBudget = (notes: Record<string, unknown>) => {
     if (meter) notes.budgetLeft = meter.limits.map(({ scope, limit, used }) => ({ scope, limit, left: Math.max(0, limit - used) }));
   };
-  return {
-    specificationVersion: inner.specificationVersion,
-    provider: inner.provider,
-    modelId: inner.modelId,
-    get supportedUrls() {
-      return inner.supportedUrls;
-    },
+  return wrapModel(inner, {
     doGenerate: async (params: Params) => {
       if (!instrumentation.on) return inner.doGenerate(params);
       let reply!: Awaited<ReturnType<Inner['doGenerate']>>;
@@ -161,7 +152,7 @@ export function tracedModel(model: object, options: TracedModelOptions): object 
         recorded.catch(reject);
       });
     },
-  };
+  });
 }
 
 /** The stream as it was, assembling text and tool calls into `parts` and calling `end` when it ends. */

@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { AgentAbortError, Stagehand } from '../../src/index.js';
 import type { FixtureServers } from '../fixtures/server.js';
 import { stagehandOptions, useStagehandWithModel } from '../helpers.js';
+import { abortWhileModelThinks } from '../support/agent-stream.js';
 import type { FakeModel, FakeReply, FakeRequest } from '../support/fake-model.js';
 import { traceEvents, type TraceEvent } from '../support/trace-file.js';
 import { unzip } from '../support/zip.js';
@@ -159,15 +160,7 @@ describe('an agent run in a trace', () => {
     fake.reset();
     fake.script(() => ({ hang: true }));
     await stagehand.context.tracing.start();
-    const controller = new AbortController();
-    const hanging = await agent.execute({ instruction: 'wait for a reply', signal: controller.signal });
-    const drained = (async () => {
-      for await (const _ of hanging.fullStream);
-    })();
-    await fake.nextRequest();
-    controller.abort('stop streaming');
-    await expect(hanging.result).rejects.toBeInstanceOf(AgentAbortError);
-    await drained.catch(() => {});
+    await abortWhileModelThinks(agent, fake, 'wait for a reply');
     const aborted = readTrace(await stagehand.context.tracing.stop());
     const waiting = aborted.before.find((event) => event.title === 'agent: wait for a reply')!;
     expect(aborted.after(waiting)!.error).toMatchObject({ name: 'AgentAbortError' });

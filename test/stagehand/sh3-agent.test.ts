@@ -22,6 +22,7 @@ import { createOpenAI } from '@ai-sdk/openai';
 import { chromium } from 'playwright-core';
 import { MODEL_OBJECT } from '../../src/llm/ask.js';
 import type { FixtureServers } from '../fixtures/server.js';
+import { abortWhileModelThinks } from '../support/agent-stream.js';
 import { CHROME, stagehandOptions, TEST_ARGS, useStagehandWithModel } from '../helpers.js';
 import type { FakeModel, FakeReply, FakeRequest } from '../support/fake-model.js';
 
@@ -347,15 +348,7 @@ describe('stagehand.agent() in the DOM mode', () => {
 
     fake.reset();
     script([() => ({ hang: true })], () => ({ status: 500 }), verdict('never', true));
-    const controller = new AbortController();
-    const hanging = await agent.execute({ instruction: 'Wait', signal: controller.signal });
-    const drained = (async () => {
-      for await (const _ of hanging.fullStream);
-    })();
-    await fake.nextRequest();
-    controller.abort('stop streaming');
-    await expect(hanging.result).rejects.toBeInstanceOf(AgentAbortError);
-    await drained.catch(() => {});
+    await abortWhileModelThinks(agent, fake, 'Wait');
   });
 
   it('takes tools of the caller (made with the exported tool()), leaves out excluded ones, calls prepareStep, and speaks Chat Completions too', async () => {

@@ -268,8 +268,12 @@ describe('raw CDP on connectUrl', () => {
       expect((await cdp.ok('Browser.getVersion')).product).toMatch(/Chrome/);
       await navigate(cdp, page.sessionId, fixtures.b.url('confine.html'));
       expect(await evaluate(cdp, page.sessionId, 'document.title')).toBe('Confine');
+      // Gone before the next test's client lists the pages: a tab still closing is the first page
+      // it could attach to, and it never answers (seen under load: Page.enable got no answer).
+      await cdp.ok('Target.setDiscoverTargets', { discover: true });
       const { targetId } = await cdp.ok('Target.createTarget', { url: fixtures.a.url('confine.html') });
       await cdp.ok('Target.closeTarget', { targetId });
+      await cdp.waitFor('Target.targetDestroyed', (event) => event.targetId === targetId);
     } finally {
       cdp.close();
     }

@@ -127,6 +127,10 @@ export function renderTracing(run: TracingRun, envLine: string): string {
   const numbers = tracingNumbers(run);
   const t = numbers.byLib.get('tendril')!;
   const p = numbers.byLib.get('playwright')!;
+  type Figure = 'costPerAction' | 'startStopPerAction' | 'totalPerAction' | 'cpuCostPerAction' | 'bytesPerVisit' | 'bytesPerAction';
+  /** A row of one figure for both libraries, and Tendril's over playwright-core's. */
+  const compared = (label: string, figure: Figure, format: (n: number) => string) =>
+    tableRow([label, format(t[figure]), format(p[figure]), ratioText(t[figure], p[figure])]);
   const lines = [
     `### Tracing: the cost and the file per action, Tendril against playwright-core ${playwrightCoreVersion()}`,
     '',
@@ -142,42 +146,12 @@ export function renderTracing(run: TracingRun, envLine: string): string {
     '| --- | ---: | ---: | ---: |',
     tableRow(['tracing off: time per action', ms(t.offPerAction), ms(p.offPerAction), ratioText(t.offPerAction, p.offPerAction)]),
     ...ACTIONS.map((a) => tableRow([`tracing's cost on \`${a}\``, ms(t.perAction[a]), ms(p.perAction[a]), ''])),
-    tableRow([
-      "tracing's cost per action, wall time",
-      ms(t.costPerAction),
-      ms(p.costPerAction),
-      ratioText(t.costPerAction, p.costPerAction),
-    ]),
-    tableRow([
-      '`start()` + `stop({ path })` per action',
-      ms(t.startStopPerAction),
-      ms(p.startStopPerAction),
-      ratioText(t.startStopPerAction, p.startStopPerAction),
-    ]),
-    tableRow([
-      "tracing's cost per action, with start and stop",
-      ms(t.totalPerAction),
-      ms(p.totalPerAction),
-      ratioText(t.totalPerAction, p.totalPerAction),
-    ]),
-    tableRow([
-      "tracing's cost per action, CPU time (with stop)",
-      ms(t.cpuCostPerAction),
-      ms(p.cpuCostPerAction),
-      ratioText(t.cpuCostPerAction, p.cpuCostPerAction),
-    ]),
-    tableRow([
-      'trace file per visit (median)',
-      formatBytes(t.bytesPerVisit),
-      formatBytes(p.bytesPerVisit),
-      ratioText(t.bytesPerVisit, p.bytesPerVisit),
-    ]),
-    tableRow([
-      'trace file per action',
-      formatBytes(Math.round(t.bytesPerAction)),
-      formatBytes(Math.round(p.bytesPerAction)),
-      ratioText(t.bytesPerAction, p.bytesPerAction),
-    ]),
+    compared("tracing's cost per action, wall time", 'costPerAction', ms),
+    compared('`start()` + `stop({ path })` per action', 'startStopPerAction', ms),
+    compared("tracing's cost per action, with start and stop", 'totalPerAction', ms),
+    compared("tracing's cost per action, CPU time (with stop)", 'cpuCostPerAction', ms),
+    compared('trace file per visit (median)', 'bytesPerVisit', formatBytes),
+    compared('trace file per action', 'bytesPerAction', (n) => formatBytes(Math.round(n))),
     '',
     verdict(
       `Tendril's cost per action (with start and stop) ≤ playwright-core's: ${ratioText(t.totalPerAction, p.totalPerAction)} (CPU time: ${ratioText(t.cpuCostPerAction, p.cpuCostPerAction)})`,

@@ -40,20 +40,25 @@ async function sent(context: Context, url: string): Promise<{ header: string; sc
   return page.evaluate(() => ({ header: document.body.textContent ?? '', script: document.cookie }));
 }
 
+/** Appends an iframe of `src` to the page and resolves once it has loaded. */
+function addFrame(page: Page, src: string): Promise<unknown> {
+  return page.evaluate(
+    (url) =>
+      new Promise((resolve) => {
+        const iframe = document.createElement('iframe');
+        iframe.onload = resolve;
+        iframe.src = url;
+        document.body.append(iframe);
+      }),
+    src,
+  );
+}
+
 /** A new page of `top` with a frame of `frame`'s /echo-cookie: the Cookie header the frame sent. */
 async function sentToFrame(context: Context, top: string, frame: string): Promise<string> {
   const page = await context.newPage();
   await page.goto(`${top}/`);
-  await page.evaluate(
-    (src) =>
-      new Promise((resolve) => {
-        const iframe = document.createElement('iframe');
-        iframe.onload = resolve;
-        iframe.src = src;
-        document.body.append(iframe);
-      }),
-    `${frame}/echo-cookie`,
-  );
+  await addFrame(page, `${frame}/echo-cookie`);
   const child = page.frames().find((each) => each !== page.mainFrame())!;
   return child.evaluate(() => document.body.textContent ?? '');
 }
@@ -200,16 +205,7 @@ describe('what storageState() returns loads back as it was', () => {
         localStorage.setItem('a', '1');
       });
       // The other site, in a frame under this one: its partitioned cookie is this site's partition's.
-      await page.evaluate(
-        (src) =>
-          new Promise((resolve) => {
-            const iframe = document.createElement('iframe');
-            iframe.onload = resolve;
-            iframe.src = src;
-            document.body.append(iframe);
-          }),
-        `${site.b}/set-cookie?${lines('tp=third; Secure; Partitioned; SameSite=None')}`,
-      );
+      await addFrame(page, `${site.b}/set-cookie?${lines('tp=third; Secure; Partitioned; SameSite=None')}`);
       await page.goto(`${site.b}/`);
       await page.evaluate(() => localStorage.setItem('b', '2'));
       rich = await context.storageState();

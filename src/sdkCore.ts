@@ -182,15 +182,12 @@ export class SdkCore {
     this.#browser = opened.browser;
     this.#removeDownloads = opened.removeDownloads;
     this.#operations = opened.operations ?? localOperations;
+    const { viewport, downloads, closedRootWatch, readFile, storage, egressProxy } = opened;
+    const given = { viewport, downloads, closedRootWatch, readFile, storage, egressProxy, reader: READER_SOURCE };
     const context = new (this.#entry.Context ?? Context)(this.#browser, this.#logger, {
-      viewport: opened.viewport,
+      ...given,
       timeoutMs: cdpTimeoutMs,
-      downloads: opened.downloads,
       policy: this.#policy,
-      closedRootWatch: opened.closedRootWatch,
-      reader: READER_SOURCE,
-      readFile: opened.readFile,
-      storage: opened.storage,
       tracing: this.#entry.tracing,
     });
     // The bridge server needs nothing from the context: start both at once.

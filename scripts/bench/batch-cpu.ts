@@ -8,9 +8,14 @@
 //   node --import tsx scripts/bench/batch-cpu.ts [rounds] [variant,variant,...]
 //   node --import tsx scripts/bench/batch-cpu.ts targets      # what a fresh context creates: targets, processes
 //
-// Environment: BATCH_CPU_BLOCK (pages a block, 12), BATCH_CPU_IN_FLIGHT (6).
+// Environment: BATCH_CPU_BLOCK (pages a block, 12), BATCH_CPU_IN_FLIGHT (6), BATCH_CPU_SPLIT=1 (also
+// the CPU by process type: the browser process, the GPU and network processes; renderers, which
+// exit with their context, are the rest). Findings of 2026-12-02 (docs/batch.md): in new headless
+// Chrome the browser process is about 40% of a fresh context's CPU, since each context gets a window
+// of Chrome's own UI (fresh-blank, raw-blank); the old headless shell has none (fresh-shell); goto's
+// Network domain costs a few percent (fresh-goto against fresh, which runs gotoStatus).
 import { execFileSync } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { ContextPool, type JobContext, type JobContexts } from '../../src/batch/contextPool.js';
 import { discoverTargets, JobWatch } from '../../src/batch/jobWatch.js';
@@ -27,7 +32,7 @@ const BLOCK = Number(process.env.BATCH_CPU_BLOCK ?? 12);
 const IN_FLIGHT = Number(process.env.BATCH_CPU_IN_FLIGHT ?? 6);
 const TIMEOUT_MS = 60_000;
 
-type Read = 'extract' | 'innerText';
+type Read = 'extract' | 'goto' | 'innerText' | 'blank' | 'tiny' | 'direct' | 'raw-blank' | 'raw-tiny';
 type Clear = 'cookies' | 'cache' | 'permissions' | 'storage-all' | 'storage-some';
 
 /** A worker's way of holding pages, with the parts of the recycle pool each optional. */
@@ -52,6 +57,7 @@ interface Variant {
   /** How its job holds a page: runJob's fresh context, the pool as implemented, or a shared context with some of the pool's parts. */
   readonly hold: 'fresh' | 'recycle' | Shared;
   readonly read?: Read;
+  readonly executable?: string;
 }
 
 // Storage types a job on an http(s) page can write (Storage.StorageType), without the ones the
@@ -64,6 +70,13 @@ const PW_FEATURES =
 const VARIANTS: Record<string, Variant> = {
   fresh: { hold: 'fresh' },
   'fresh-innertext': { hold: 'fresh', read: 'innerText' },
+  'fresh-goto': { hold: 'fresh', read: 'goto' },
+  'fresh-blank': { hold: 'fresh', read: 'blank' },
+  'fresh-tiny': { hold: 'fresh', read: 'tiny' },
+  'fresh-direct': { hold: 'fresh', read: 'direct' },
+  'fresh-shell': { hold: 'fresh', executable: '/usr/bin/chromium-headless-shell' },
+  'raw-blank': { hold: 'fresh', read: 'raw-blank' },
+  'raw-tiny': { hold: 'fresh', read: 'raw-tiny' },
   recycle: { hold: 'recycle' },
   'shared-tab': { hold: { anchor: true } },
   'shared-tab-noanchor': { hold: {} },
@@ -162,13 +175,45 @@ interface Running {
   readonly contexts?: JobContexts;
   readonly perPage: number[];
   readonly nodePerPage: number[];
+  /** BATCH_CPU_SPLIT=1: CPU per page by process type, of the processes alive through a whole block; `exited` is the rest. */
+  readonly split: Map<string, number[]>;
+  root?: CdpSession;
   failed: number;
+}
+
+const CLOCK_TICK_MS = 10;
+
+/** Chromium's processes of this browser (its descendants), by pid: type and CPU so far (ms). */
+function processCpu(browserPid: number): Map<number, { type: string; ms: number }> {
+  const all = new Map<number, { ppid: number; args: string; ms: number }>();
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      const args = readFileSync(`/proc/${name}/cmdline`, 'utf8');
+      all.set(Number(name), { ppid: Number(fields[1]), args, ms: (Number(fields[11]) + Number(fields[12])) * CLOCK_TICK_MS });
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const out = new Map<number, { type: string; ms: number }>();
+  for (const [pid, proc] of all) {
+    let at: number | undefined = pid;
+    while (at !== undefined && at > 1 && at !== browserPid) at = all.get(at)?.ppid;
+    if (at !== browserPid) continue;
+    const type =
+      (/--type=([\w-]+)/.exec(proc.args)?.[1] ?? 'browser') +
+      (/--utility-sub-type=([\w.]+)/.exec(proc.args)?.[1]?.replace(/^.*\./, ' ') ?? '');
+    out.set(pid, { type, ms: proc.ms });
+  }
+  return out;
 }
 
 async function start(name: string, variant: Variant, group: CpuGroup): Promise<Running> {
   const launch = launchSpec();
   const options = clientOptions({
-    executablePath: group.wrap(launch.executablePath),
+    executablePath: group.wrap(variant.executable ?? launch.executablePath),
     args: [...launch.args, OFFLINE_ARG, ...(variant.args ?? [])],
   });
   const sdk = new Sdk({
@@ -176,11 +221,65 @@ async function start(name: string, variant: Variant, group: CpuGroup): Promise<R
     localBrowserLaunchOptions: { ...options.localBrowserLaunchOptions, ignoreDefaultArgs: variant.ignore && [...variant.ignore] },
   });
   await sdk.init();
+  let root: CdpSession | undefined;
+  if (variant.read?.startsWith('raw-')) {
+    const page = await (await sdk.newContext()).newPage();
+    root = page.session.childSession('')!;
+  }
   const contexts = variant.hold === 'fresh' ? undefined : variant.hold === 'recycle' ? new ContextPool() : new SharedSlots(variant.hold);
-  return { name, variant, sdk, group, contexts, perPage: [], nodePerPage: [], failed: 0 };
+  return { name, variant, sdk, group, contexts, perPage: [], nodePerPage: [], split: new Map(), root, failed: 0 };
 }
 
 async function job(run: Running, url: string): Promise<void> {
+  if (run.variant.read === 'raw-blank' || run.variant.read === 'raw-tiny') {
+    const root = run.root!;
+    const { browserContextId } = await root.send('Target.createBrowserContext', { disposeOnDetach: true });
+    const target = run.variant.read === 'raw-tiny' ? new URL('/basic.html', url).href : 'about:blank';
+    const { targetId } = await root.send('Target.createTarget', { url: target, browserContextId });
+    if (run.variant.read === 'raw-tiny') {
+      // a poll of the target's URL: the loading is what is measured, not our driver
+      for (;;) {
+        const { targetInfo } = await root.send('Target.getTargetInfo', { targetId });
+        if (targetInfo.url === target && targetInfo.title) break;
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    }
+    await root.send('Target.disposeBrowserContext', { browserContextId });
+    return;
+  }
+  if (run.variant.read === 'goto') {
+    // runJob's fresh context as it was before gotoStatus: goto() turns Chrome's Network domain on.
+    const context = await run.sdk.newContext();
+    try {
+      const page = await context.newPage();
+      await page.goto(url, { timeoutMs: TIMEOUT_MS });
+      await run.sdk.extract({ page });
+    } finally {
+      await context.close();
+    }
+    return;
+  }
+  if (run.variant.read === 'direct') {
+    const context = await run.sdk.newContext();
+    try {
+      const page = await context.newPage(url);
+      await page.waitForLoadState('load');
+      await run.sdk.extract({ page });
+    } finally {
+      await context.close();
+    }
+    return;
+  }
+  if (run.variant.read === 'blank' || run.variant.read === 'tiny') {
+    const context = await run.sdk.newContext();
+    try {
+      const page = await context.newPage();
+      if (run.variant.read === 'tiny') await page.goto(new URL('/basic.html', url).href, { timeoutMs: TIMEOUT_MS });
+    } finally {
+      await context.close();
+    }
+    return;
+  }
   if (run.variant.read !== 'innerText') {
     const result = await runJob(run.sdk, { url }, { timeoutMs: TIMEOUT_MS, contexts: run.contexts });
     if (typeof result.pageText !== 'string') throw new Error('no text');
@@ -199,6 +298,8 @@ async function job(run: Running, url: string): Promise<void> {
 async function block(run: Running, urls: readonly string[]): Promise<void> {
   const before = run.group.usageMs();
   const node = process.cpuUsage();
+  const splitting = process.env.BATCH_CPU_SPLIT === '1';
+  const procsBefore = splitting ? processCpu(run.sdk.browserProcessId()!) : undefined;
   let next = 0;
   let done = 0;
   const lane = async () => {
@@ -217,7 +318,17 @@ async function block(run: Running, urls: readonly string[]): Promise<void> {
   // Renderers of closed contexts exit a moment later: counted with the block that made them.
   await new Promise((resolve) => setTimeout(resolve, 1000));
   const used = process.cpuUsage(node);
-  run.perPage.push((run.group.usageMs() - before) / Math.max(done, 1));
+  const total = run.group.usageMs() - before;
+  run.perPage.push(total / Math.max(done, 1));
+  if (procsBefore) {
+    const byType = new Map<string, number>();
+    for (const [pid, now] of processCpu(run.sdk.browserProcessId()!)) {
+      const was = procsBefore.get(pid);
+      if (was) byType.set(now.type, (byType.get(now.type) ?? 0) + now.ms - was.ms);
+    }
+    byType.set('exited', total - [...byType.values()].reduce((a, b) => a + b, 0));
+    for (const [type, ms] of byType) run.split.set(type, [...(run.split.get(type) ?? []), ms / Math.max(done, 1)]);
+  }
   run.nodePerPage.push((used.user + used.system) / 1000 / Math.max(done, 1));
 }
 
@@ -285,6 +396,7 @@ async function main(): Promise<void> {
     for (const run of runs) {
       await block(run, urls.slice(0, BLOCK));
       run.perPage.length = run.nodePerPage.length = 0;
+      run.split.clear();
     }
     for (let round = 0; round < rounds; round++) {
       const pages = Array.from({ length: BLOCK }, (_, i) => urls[(round * BLOCK + i) % urls.length]!);
@@ -299,6 +411,7 @@ async function main(): Promise<void> {
       console.log(
         `${run.name.padEnd(30)} ${median(run.perPage).toFixed(0).padStart(5)} ms (${spread})  node ${median(run.nodePerPage).toFixed(0)} ms${run.failed ? `  ${run.failed} failed` : ''}`,
       );
+      for (const [type, values] of run.split) console.log(`  ${type.padEnd(28)} ${median(values).toFixed(0).padStart(5)} ms`);
     }
     await Promise.all(runs.map(async (run) => (await run.sdk.close(), run.group.dispose())));
   } finally {

@@ -54,9 +54,9 @@ export async function runJob(sdk: Sdk, job: BatchJob, options: RunOptions): Prom
     if (ended) throw deadline.signal.reason;
     await options.trace?.start(opened.context);
     const page = await opened.newPage();
-    const response = await page.goto(job.url, { timeoutMs: deadline.remaining() });
+    // Only the status is needed: Chrome reports none of the page's requests (Navigation.gotoStatus).
+    const status = await page.gotoStatus(job.url, { timeoutMs: deadline.remaining() });
     await options.onRequested?.();
-    const status = response?.status() ?? 0;
     if (status >= 400)
       throw new PageStatusError(`${job.url} answered HTTP ${status}: its page is the server's error page.`, job.url, status);
     const model = job.model ? { ...(options.model ?? {}), modelName: job.model } : options.model;

@@ -19,7 +19,7 @@ import { deferred, withDeadline, type Deferred } from '../util/time.js';
 import { ActivePages } from './activePage.js';
 import { addCookies, clearCookies, readCookies, type CookieJar } from './cookies.js';
 import type { FolderKeeper } from './downloadKeeper.js';
-import { initScriptSource, type InitScript, type ReadTextFile } from './initScripts.js';
+import { initScriptSource, type InitScript } from './initScripts.js';
 import { createBrowserContext, disposeBrowserContext, isolatedDownloads, startIsolated } from './isolation.js';
 import type { Frame, ResolvedElement } from './frame.js';
 import type { LocatorDriver } from './locatorApi.js';
@@ -66,16 +66,6 @@ export class Context extends Emitter<{ page: Page }> {
     this.#tracing ??= this.options.tracing?.(this.instrumentation, this) ?? noTracing;
     return this.#tracing;
   }
-  /** @internal See ContextOptions.closedRootWatch. */
-  get closedRootWatch(): string | undefined {
-    return this.options.closedRootWatch;
-  }
-
-  /** @internal See ContextOptions.reader. */
-  get reader(): string {
-    return this.options.reader;
-  }
-
   /** @internal See PageHost.remoteBrowser. */
   get remoteBrowser(): boolean {
     return this.browser.kind !== 'launched';
@@ -91,16 +81,11 @@ export class Context extends Emitter<{ page: Page }> {
     return this.#policyOn ? this.#guard : undefined;
   }
 
-  /** @internal See ContextOptions.readFile. */
-  get readFile(): ReadTextFile | undefined {
-    return this.options.readFile;
-  }
-
   /** @internal */
   constructor(
     protected readonly browser: BrowserHandle,
     private readonly logger: Logger,
-    private readonly options: ContextOptions,
+    /** @internal What its opener gave it (PageHost.options). */ readonly options: ContextOptions,
     private readonly parent?: Context,
   ) {
     super();

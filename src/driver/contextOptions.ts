@@ -43,6 +43,12 @@ export interface ContextOptions {
   reader: string;
   /** Reads a file for addInitScript({ path }): given where there are files (Node), absent in an extension. */
   readFile?: ReadTextFile;
+  /**
+   * Pages reach the web through a hosted server's egress proxy (src/hosted/server/egress.ts), whose
+   * own answers for a site that failed only their headers tell apart (upstream.ts): every goto
+   * then has the Network domain on. Given by the hosted openers.
+   */
+  egressProxy?: boolean;
   /** The isolated browser context (isolation.ts) this Context is: only its targets, its pages, disposed on close(); absent: the rest. */
   browserContextId?: string;
   /** Storage states (storageState.ts), given by the Node and hosted openers. */

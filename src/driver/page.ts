@@ -38,18 +38,14 @@ export type PageEvents = {
 
 /** What a page needs of the context that holds it (context.ts's Context has it). */
 export interface PageHost {
-  /** See ContextOptions.closedRootWatch. */
-  readonly closedRootWatch: string | undefined;
-  /** See ContextOptions.reader. */
-  readonly reader: string;
+  /** What its opener gave the context (ContextOptions' fields of the same names). */
+  readonly options: { reader: string; closedRootWatch?: string; readFile?: ReadTextFile; egressProxy?: boolean };
   /** The seam of the context's calls (util/instrumentation.ts). */
   readonly instrumentation: Instrumentation;
   /** The domainPolicy guard; undefined when there is no policy. */
   readonly guard: DomainGuard | undefined;
   /** The init scripts and headers of every page (context.addInitScript, context.setExtraHTTPHeaders). */
   readonly extras: SessionExtras;
-  /** See ContextOptions.readFile. */
-  readonly readFile: ReadTextFile | undefined;
   /** We attached to the browser rather than launched it: it may run on another machine. */
   readonly remoteBrowser: boolean;
   closeTarget(targetId: string): Promise<void>;
@@ -108,12 +104,12 @@ export class Page extends Emitter<PageEvents> {
 
   /** @internal See ContextOptions.closedRootWatch. */
   get closedRootWatch(): string | undefined {
-    return this.context.closedRootWatch;
+    return this.context.options.closedRootWatch;
   }
 
   /** @internal See ContextOptions.reader. */
   get reader(): string {
-    return this.context.reader;
+    return this.context.options.reader;
   }
 
   /** @internal See PageHost.remoteBrowser. */
@@ -165,7 +161,7 @@ export class Page extends Emitter<PageEvents> {
    */
   async addInitScript<Arg>(script: InitScript<Arg>, arg?: Arg): Promise<void> {
     this.assertOpen('addInitScript()');
-    await addInitScript(this.#extras, await initScriptSource(script, arg, 'page.addInitScript', this.context.readFile), [this]);
+    await addInitScript(this.#extras, await initScriptSource(script, arg, 'page.addInitScript', this.context.options.readFile), [this]);
   }
 
   /**
@@ -189,6 +185,14 @@ export class Page extends Emitter<PageEvents> {
    */
   goto(url: string, options: GotoOptions = {}): Promise<NavigationResponse | null> {
     return this.#call('goto', { url, waitUntil: options?.waitUntil }, () => this.#navigation.goto(url, options));
+  }
+
+  /** @internal goto() for a caller that needs only the document's HTTP status (0: none known), at less cost. */
+  async gotoStatus(url: string, options: GotoOptions = {}): Promise<number> {
+    const egressProxy = this.context.options.egressProxy === true;
+    return (
+      await this.#call('goto', { url, waitUntil: options?.waitUntil }, () => this.#navigation.gotoStatus(url, options, egressProxy))
+    ).status();
   }
 
   /**

@@ -38,6 +38,7 @@ export const hosted: Environment = {
       closedRootWatch: WATCH_SOURCE,
       readFile: nodeReadFile(),
       storage: StorageKeeper,
+      egressProxy: true,
     };
   },
 };

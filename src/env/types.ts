@@ -52,6 +52,8 @@ export interface OpenedBrowser {
   operations?: Operations;
   /** See ContextOptions.storage. */
   storage?: ContextOptions['storage'];
+  /** See ContextOptions.egressProxy. */
+  egressProxy?: boolean;
 }
 
 export interface SdkBridge {

@@ -42,6 +42,7 @@ function contextOf(record: SessionRecord, logger: Logger): ServerContext {
     policy: record.domainPolicy,
     closedRootWatch: WATCH_SOURCE,
     reader: READER_SOURCE,
+    egressProxy: true,
   });
   const attached = new Map<string, string>();
   const root = record.browser!.connection.rootSession;

@@ -32,7 +32,7 @@ const BLOCK = Number(process.env.BATCH_CPU_BLOCK ?? 12);
 const IN_FLIGHT = Number(process.env.BATCH_CPU_IN_FLIGHT ?? 6);
 const TIMEOUT_MS = 60_000;
 
-type Read = 'extract' | 'goto' | 'innerText' | 'blank' | 'tiny' | 'direct' | 'raw-blank' | 'raw-tiny';
+type Read = 'extract' | 'goto' | 'innerText' | 'blank' | 'tiny' | 'direct' | 'raw-blank' | 'raw-tab' | 'raw-tiny';
 type Clear = 'cookies' | 'cache' | 'permissions' | 'storage-all' | 'storage-some';
 
 /** A worker's way of holding pages, with the parts of the recycle pool each optional. */
@@ -77,6 +77,7 @@ const VARIANTS: Record<string, Variant> = {
   'fresh-shell': { hold: 'fresh', executable: '/usr/bin/chromium-headless-shell' },
   'raw-blank': { hold: 'fresh', read: 'raw-blank' },
   'raw-tiny': { hold: 'fresh', read: 'raw-tiny' },
+  'raw-tab': { hold: 'fresh', read: 'raw-tab' },
   recycle: { hold: 'recycle' },
   'shared-tab': { hold: { anchor: true } },
   'shared-tab-noanchor': { hold: {} },
@@ -178,6 +179,7 @@ interface Running {
   /** BATCH_CPU_SPLIT=1: CPU per page by process type, of the processes alive through a whole block; `exited` is the rest. */
   readonly split: Map<string, number[]>;
   root?: CdpSession;
+  sharedContext?: Promise<string>;
   failed: number;
 }
 
@@ -231,6 +233,19 @@ async function start(name: string, variant: Variant, group: CpuGroup): Promise<R
 }
 
 async function job(run: Running, url: string): Promise<void> {
+  if (run.variant.read === 'raw-tab') {
+    // A tab of one context that lives on (a crawler's shared context): what a job costs without a context of its own.
+    const root = run.root!;
+    run.sharedContext ??= (async () => {
+      const { browserContextId } = await root.send('Target.createBrowserContext', { disposeOnDetach: true });
+      await root.send('Target.createTarget', { url: 'about:blank', browserContextId }); // its window stays
+      return browserContextId;
+    })();
+    const browserContextId = await run.sharedContext;
+    const { targetId } = await root.send('Target.createTarget', { url: 'about:blank', browserContextId });
+    await root.send('Target.closeTarget', { targetId });
+    return;
+  }
   if (run.variant.read === 'raw-blank' || run.variant.read === 'raw-tiny') {
     const root = run.root!;
     const { browserContextId } = await root.send('Target.createBrowserContext', { disposeOnDetach: true });

@@ -15,7 +15,16 @@
 // Progress goes to stderr, the markdown table to stdout.
 import { existsSync } from 'node:fs';
 import type { BenchEnv, LibraryAdapter } from './core/adapter.js';
-import { BENCH_DOC_PATH, CORPUS_DIR, PAGES_DIR, README_PATH, chromiumVersion, launchSpec, machineLine } from './core/config.js';
+import {
+  BENCH_DOC_PATH,
+  CORPUS_DIR,
+  DEFAULT_CHROME,
+  PAGES_DIR,
+  README_PATH,
+  chromiumVersion,
+  launchSpec,
+  machineLine,
+} from './core/config.js';
 import { plural } from './core/format.js';
 import { errorText, type ComparisonContext, type Finished, type ReportContext } from './core/measurement.js';
 import { parseOptions } from './core/options.js';
@@ -88,7 +97,9 @@ async function main(): Promise<number> {
   const mounts: Mount[] = [{ prefix: '/', dir: PAGES_DIR }];
   if (existsSync(CORPUS_DIR)) mounts.push({ prefix: '/corpus/', dir: CORPUS_DIR });
   const server = await startServer(mounts, new Map([[TABLE_PATH, tableHtml]]));
-  const peers = new PeerCache({ corpus: corpusHash(), chromium, machine: machineKey() }, process.env.BENCH_FRESH_PEERS !== '1');
+  // Another binary of the same version (CHROME_PATH=…/chromium-headless-shell says the same) is another browser.
+  const browserKey = launch.executablePath === DEFAULT_CHROME ? chromium : `${chromium} (${launch.executablePath})`;
+  const peers = new PeerCache({ corpus: corpusHash(), chromium: browserKey, machine: machineKey() }, process.env.BENCH_FRESH_PEERS !== '1');
   const env: BenchEnv = { server, launch, reaper, opTimeoutMs: opts.opTimeoutMs, notes: [], peers };
   const ctx: ComparisonContext = { libs, unavailable: failures, env, opts, log };
 

@@ -44,8 +44,11 @@ export interface LaunchSpec {
   readonly args: readonly string[];
 }
 
+/** The bench's browser unless CHROME_PATH names another. */
+export const DEFAULT_CHROME = '/usr/bin/chromium';
+
 export function launchSpec(): LaunchSpec {
-  return { executablePath: process.env.CHROME_PATH || '/usr/bin/chromium', args: CHROME_ARGS };
+  return { executablePath: process.env.CHROME_PATH || DEFAULT_CHROME, args: CHROME_ARGS };
 }
 
 /** "Chromium 156.0.8078.79" (the Debian wrapper script chatters on stderr; only stdout counts). */

@@ -74,7 +74,7 @@ const VARIANTS: Record<string, Variant> = {
   'fresh-blank': { hold: 'fresh', read: 'blank' },
   'fresh-tiny': { hold: 'fresh', read: 'tiny' },
   'fresh-direct': { hold: 'fresh', read: 'direct' },
-  'fresh-shell': { hold: 'fresh', executable: '/usr/bin/chromium-headless-shell' },
+  'fresh-shell': { hold: 'fresh', executable: '/usr/lib/chromium/chromium-headless-shell' },
   'raw-blank': { hold: 'fresh', read: 'raw-blank' },
   'raw-tiny': { hold: 'fresh', read: 'raw-tiny' },
   'raw-tab': { hold: 'fresh', read: 'raw-tab' },

@@ -96,8 +96,8 @@ export class Navigation {
    * the same checks and waits, without the Network domain. Chrome then reports none of the page's
    * requests (about 75 events on a corpus article): 3–16% less Chromium CPU a job in the runs of
    * 2026-12-02 (scripts/bench/batch-cpu.ts, fresh against fresh-goto). The status is the one the
-   * page itself sees (Navigation Timing's responseStatus). 0 when nothing was fetched over HTTP (about:blank, data:, a fragment) or the
-   * document was replaced before it could be asked.
+   * page itself sees (Navigation Timing's responseStatus); 0 when nothing was fetched over HTTP
+   * (about:blank, data:, a fragment) or the document was replaced before it could be asked.
    *
    * Behind a hosted server's egress proxy (ContextOptions.egressProxy) it is goto(): only the
    * headers tell the proxy's own error pages from a site's (upstream.ts).

@@ -54,6 +54,13 @@ describe('page.gotoStatus', () => {
     expect(redirected.page.url()).toBe(target);
   });
 
+  it('gives the status of a page that opened a dialog while it loaded, the dialog dismissed as goto() dismisses it', async () => {
+    const { result, page } = await reported((tab) => tab.gotoStatus(fixture.servers.a.url('/dialog-load.html'), { timeoutMs: 10_000 }));
+    // Read, not given up on: a status read that a dialog held would have run out and given 0.
+    expect(result).toBe(200);
+    expect((await fixture.sdk.extract({ page, timeout: 5000 })).pageText).toContain('After the alert');
+  });
+
   it('gives 0 where nothing was fetched, and fails as goto() does on a server that is not there', async () => {
     expect((await reported((tab) => tab.gotoStatus('data:text/html,<p>inline</p>'))).result).toBe(0);
     expect((await reported((tab) => tab.gotoStatus('about:blank'))).result).toBe(0);

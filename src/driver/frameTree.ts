@@ -26,9 +26,15 @@ export class FrameTree {
   restored: { loaderId: string; frames: Promise<void> } | undefined;
   readonly #newFrameHandlers = new Set<(frame: Frame) => void>();
 
+  /**
+   * @param known Called with each frame once the tree its session reported has it, and again
+   * whenever another session takes it over (an out-of-process frame's own, or its parent's once
+   * that one's gone): what that session said of the frame before is the frame's from then on.
+   */
   constructor(
     private readonly page: TreePage,
     private readonly logger: Logger,
+    private readonly known: (frame: Frame) => void,
   ) {}
 
   frame(frameId: string): Frame | undefined {
@@ -62,6 +68,7 @@ export class FrameTree {
       frame.hasDocument = isRealDocument(tree.frame) && tree.frame.url !== 'about:blank';
     }
     frame.setNavigation(tree.frame.url + (tree.frame.urlFragment ?? ''), tree.frame.name);
+    this.known(frame);
     for (const child of tree.childFrames ?? []) this.load(session, child, tree.frame.id);
     // Children in document order, as the tree lists them, whatever order their sessions were
     // announced in: the frames' numbers in the page text follow it, and must not change from one
@@ -91,6 +98,7 @@ export class FrameTree {
     if (root.parent && !root.parent.detached) {
       root.session = root.parent.session;
       root.mainWorld = root.isolatedWorld = undefined;
+      this.known(root);
       root.changed.emit('change', undefined);
     } else {
       this.remove(root);
@@ -149,6 +157,7 @@ export class FrameTree {
       if (frame.session !== session && session.parentId !== undefined && session !== this.page.session && session.targetId === frameId) {
         frame.session = session;
         frame.mainWorld = frame.isolatedWorld = undefined;
+        this.known(frame);
       }
       return frame;
     }

@@ -122,7 +122,7 @@ export class FrameTree {
       }
       frame.loaderId = frame.committedLoaderId = event.frame.loaderId;
       frame.reported = event.frame;
-      frame.replacing = '';
+      frame.replacing = frame.navigatingFrom = '';
       frame.hasDocument = isRealDocument(event.frame);
       if (restored) this.#restore(session, frame);
       frame.setNavigation(event.frame.url + (event.frame.urlFragment ?? ''), event.frame.name);
@@ -132,8 +132,15 @@ export class FrameTree {
       // Web documents only: a javascript: or mailto: URL asks for no new document.
       if (event.disposition === 'currentTab' && /^(https?|ftp|file):/i.test(event.url)) frame?.setReplacing(frame.committedLoaderId);
     });
+    session.on('Page.frameStartedNavigating', (event) => {
+      const frame = this.frames.get(event.frameId);
+      if (!frame || SAME_DOCUMENT.has(event.navigationType)) return;
+      frame.navigatingFrom = frame.committedLoaderId;
+      frame.changed.emit('change', undefined);
+    });
     session.on('Page.navigatedWithinDocument', (event) => {
       const frame = this.frames.get(event.frameId);
+      if (frame) frame.navigatingFrom = '';
       frame?.setReplacing('');
       frame?.setNavigation(event.url, undefined);
     });
@@ -209,6 +216,9 @@ function isInside(frame: Frame, ancestor: Frame): boolean {
   for (let current = frame.parent; current; current = current.parent) if (current === ancestor) return true;
   return false;
 }
+
+/** Page.frameStartedNavigating's kinds of navigation that stay in the document. */
+const SAME_DOCUMENT = new Set(['sameDocument', 'historySameDocument']);
 
 /** A committed document that is not Chrome's error page (a failed or refused navigation). */
 function isRealDocument(frame: Protocol.Page.Frame): boolean {

@@ -86,6 +86,7 @@ export function watchLifecycle(session: CdpSession, frameOf: (frameId: string) =
   session.on('Page.frameStoppedLoading', (event) =>
     early.on(frameOf(event.frameId), event.frameId, (frame) => {
       frame.loading = false;
+      frame.navigatingFrom = '';
       frame.setReplacing('');
       // A document that stopped loading (window.stop() while it was parsed, the user's Esc) will
       // never fire DOMContentLoaded or load, yet it is all there is to read: it counts as loaded.

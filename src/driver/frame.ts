@@ -79,6 +79,12 @@ export class Frame {
    */
   replacing = '';
   /**
+   * @internal The committed document a navigation to another document started from, as the browser
+   * took that navigation up (Page.frameStartedNavigating), until a document commits or the
+   * navigation ends without one; else ''. With `replacing`: the asked-for document is on its way.
+   */
+  navigatingFrom = '';
+  /**
    * @internal The frame shows a document that a navigation committed (not its initial empty one,
    * not Chrome's error page): only such frames hold a navigation's `load`.
    */

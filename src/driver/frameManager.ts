@@ -11,6 +11,7 @@ import { watchDialogs, type DialogPage } from './dialog.js';
 import type { Frame } from './frame.js';
 import { FrameTree, type TreePage } from './frameTree.js';
 import {
+  EarlyLifecycle,
   pendingDocuments,
   stillLoading,
   waitForLifecycle,
@@ -54,13 +55,17 @@ export class FrameManager {
    */
   readonly #watchBinding = `_${Math.random().toString(36).slice(2, 12)}`;
   readonly #adopting = new Set<(session: CdpSession) => void>();
+  readonly #early = new EarlyLifecycle();
 
   constructor(
     private readonly page: ManagedPage,
     private readonly logger: Logger,
   ) {
-    this.#tree = new FrameTree(page, logger);
     this.#worlds = new Worlds(this.#watchBinding);
+    this.#tree = new FrameTree(page, logger, (frame) => {
+      this.#worlds.claim(frame);
+      this.#early.known(frame);
+    });
   }
 
   get frames(): ReadonlyMap<string, Frame> {
@@ -218,7 +223,7 @@ export class FrameManager {
   #listen(session: CdpSession): void {
     const frameOf = (frameId: string) => this.#tree.frame(frameId);
     this.#tree.listen(session);
-    watchLifecycle(session, frameOf);
+    watchLifecycle(session, frameOf, this.#early);
     this.#worlds.listen(session, frameOf);
     watchDialogs(session, this.page, this.logger);
     session.on('Runtime.consoleAPICalled', (event) => this.page.consoleCalled(event));

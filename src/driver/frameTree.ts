@@ -26,9 +26,15 @@ export class FrameTree {
   restored: { loaderId: string; frames: Promise<void> } | undefined;
   readonly #newFrameHandlers = new Set<(frame: Frame) => void>();
 
+  /**
+   * @param known Called with each frame once the tree its session reported has it, and again
+   * whenever another session takes it over (an out-of-process frame's own, or its parent's once
+   * that one's gone): what that session said of the frame before is the frame's from then on.
+   */
   constructor(
     private readonly page: TreePage,
     private readonly logger: Logger,
+    private readonly known: (frame: Frame) => void,
   ) {}
 
   frame(frameId: string): Frame | undefined {
@@ -62,6 +68,7 @@ export class FrameTree {
       frame.hasDocument = isRealDocument(tree.frame) && tree.frame.url !== 'about:blank';
     }
     frame.setNavigation(tree.frame.url + (tree.frame.urlFragment ?? ''), tree.frame.name);
+    this.known(frame);
     for (const child of tree.childFrames ?? []) this.load(session, child, tree.frame.id);
     // Children in document order, as the tree lists them, whatever order their sessions were
     // announced in: the frames' numbers in the page text follow it, and must not change from one
@@ -91,6 +98,7 @@ export class FrameTree {
     if (root.parent && !root.parent.detached) {
       root.session = root.parent.session;
       root.mainWorld = root.isolatedWorld = undefined;
+      this.known(root);
       root.changed.emit('change', undefined);
     } else {
       this.remove(root);
@@ -114,7 +122,7 @@ export class FrameTree {
       }
       frame.loaderId = frame.committedLoaderId = event.frame.loaderId;
       frame.reported = event.frame;
-      frame.replacing = '';
+      frame.replacing = frame.navigatingFrom = '';
       frame.hasDocument = isRealDocument(event.frame);
       if (restored) this.#restore(session, frame);
       frame.setNavigation(event.frame.url + (event.frame.urlFragment ?? ''), event.frame.name);
@@ -124,8 +132,15 @@ export class FrameTree {
       // Web documents only: a javascript: or mailto: URL asks for no new document.
       if (event.disposition === 'currentTab' && /^(https?|ftp|file):/i.test(event.url)) frame?.setReplacing(frame.committedLoaderId);
     });
+    session.on('Page.frameStartedNavigating', (event) => {
+      const frame = this.frames.get(event.frameId);
+      if (!frame || SAME_DOCUMENT.has(event.navigationType)) return;
+      frame.navigatingFrom = frame.committedLoaderId;
+      frame.changed.emit('change', undefined);
+    });
     session.on('Page.navigatedWithinDocument', (event) => {
       const frame = this.frames.get(event.frameId);
+      if (frame) frame.navigatingFrom = '';
       frame?.setReplacing('');
       frame?.setNavigation(event.url, undefined);
     });
@@ -149,6 +164,7 @@ export class FrameTree {
       if (frame.session !== session && session.parentId !== undefined && session !== this.page.session && session.targetId === frameId) {
         frame.session = session;
         frame.mainWorld = frame.isolatedWorld = undefined;
+        this.known(frame);
       }
       return frame;
     }
@@ -200,6 +216,9 @@ function isInside(frame: Frame, ancestor: Frame): boolean {
   for (let current = frame.parent; current; current = current.parent) if (current === ancestor) return true;
   return false;
 }
+
+/** Page.frameStartedNavigating's kinds of navigation that stay in the document. */
+const SAME_DOCUMENT = new Set(['sameDocument', 'historySameDocument']);
 
 /** A committed document that is not Chrome's error page (a failed or refused navigation). */
 function isRealDocument(frame: Protocol.Page.Frame): boolean {

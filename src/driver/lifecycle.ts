@@ -28,40 +28,74 @@ export function markLoaded(frame: Frame): void {
   for (const name of RESTORED_LIFECYCLE) frame.lifecycle.add(name);
 }
 
+/**
+ * The lifecycle events of frames not known yet, kept until they are. Over chrome.debugger a
+ * command's answer and the events sent after it reach us by two channels, in either order: the
+ * account setLifecycleEventsEnabled gives of a loaded document can come before the frame tree
+ * (Page.getFrameTree's answer) that names its frame. Events of one session keep their order.
+ */
+export class EarlyLifecycle {
+  readonly #byFrame = new Map<string, Array<(frame: Frame) => void>>();
+
+  /** Applies `apply` to the frame now, or once the tree has it (known). */
+  on(frame: Frame | undefined, frameId: string, apply: (frame: Frame) => void): void {
+    if (frame) return apply(frame);
+    const waiting = this.#byFrame.get(frameId);
+    if (waiting) waiting.push(apply);
+    else this.#byFrame.set(frameId, [apply]);
+  }
+
+  known(frame: Frame): void {
+    const waiting = this.#byFrame.get(frame.id);
+    if (!waiting) return;
+    this.#byFrame.delete(frame.id);
+    for (const apply of waiting) apply(frame);
+  }
+
+  /** A frame removed before it was known will never be. */
+  forget(frameId: string): void {
+    this.#byFrame.delete(frameId);
+  }
+}
+
 /** Records the lifecycle events a session reports for its frames. */
-export function watchLifecycle(session: CdpSession, frameOf: (frameId: string) => Frame | undefined): void {
-  session.on('Page.lifecycleEvent', (event) => {
-    const frame = frameOf(event.frameId);
-    if (!frame) return;
-    if (event.name === 'init') {
-      frame.loaderId = event.loaderId;
-      frame.lifecycle.clear();
-    } else if (event.loaderId !== frame.loaderId) {
-      return; // A late event of the previous document.
-    }
-    frame.lifecycle.add(event.name);
-    frame.changed.emit('change', undefined);
+export function watchLifecycle(session: CdpSession, frameOf: (frameId: string) => Frame | undefined, early: EarlyLifecycle): void {
+  session.on('Page.frameDetached', (event) => {
+    if (event.reason === 'remove') early.forget(event.frameId);
   });
-  session.on('Page.frameStartedLoading', (event) => {
-    const frame = frameOf(event.frameId);
-    if (!frame) return;
-    frame.loading = true;
-    frame.changed.emit('change', undefined);
-  });
+  session.on('Page.lifecycleEvent', (event) =>
+    early.on(frameOf(event.frameId), event.frameId, (frame) => {
+      if (event.name === 'init') {
+        frame.loaderId = event.loaderId;
+        frame.lifecycle.clear();
+      } else if (event.loaderId !== frame.loaderId) {
+        return; // A late event of the previous document.
+      }
+      frame.lifecycle.add(event.name);
+      frame.changed.emit('change', undefined);
+    }),
+  );
+  session.on('Page.frameStartedLoading', (event) =>
+    early.on(frameOf(event.frameId), event.frameId, (frame) => {
+      frame.loading = true;
+      frame.changed.emit('change', undefined);
+    }),
+  );
   // A requested navigation that stays in the document, or that ends without a new one (a
   // download, a 204, a cancelled one), leaves the document where it was.
-  session.on('Page.frameStoppedLoading', (event) => {
-    const frame = frameOf(event.frameId);
-    if (!frame) return;
-    frame.loading = false;
-    frame.setReplacing('');
-    // A document that stopped loading (window.stop() while it was parsed, the user's Esc) will
-    // never fire DOMContentLoaded or load, yet it is all there is to read: it counts as loaded.
-    if (frame.loaderId && frame.loaderId === frame.committedLoaderId && !frame.lifecycle.has('load')) {
-      frame.lifecycle.add('DOMContentLoaded').add('load');
-      frame.changed.emit('change', undefined);
-    }
-  });
+  session.on('Page.frameStoppedLoading', (event) =>
+    early.on(frameOf(event.frameId), event.frameId, (frame) => {
+      frame.loading = false;
+      frame.navigatingFrom = '';
+      frame.setReplacing('');
+      // A document that stopped loading (window.stop() while it was parsed, the user's Esc) will
+      // never fire DOMContentLoaded or load, yet it is all there is to read: it counts as loaded.
+      if (frame.loaderId && frame.loaderId === frame.committedLoaderId && !frame.lifecycle.has('load')) {
+        frame.lifecycle.add('DOMContentLoaded').add('load');
+        frame.changed.emit('change', undefined);
+      }
+    }),
+  );
 }
 
 /**

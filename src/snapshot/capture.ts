@@ -35,8 +35,16 @@ const SMALL_DOCUMENT = 3000;
 /** Walks that may each find closed roots inside the ones found before, before one scan of the whole document instead. */
 const MAX_PROBE_ROUNDS = 2;
 const FRAME_MARK = '\u0001';
-/** How long a read waits for the document that its main document asked for (see documents.ts). */
+/**
+ * How long a read waits for the browser to take up the navigation its main document asked for
+ * (see documents.ts); once taken up, that navigation is waited for as long as the call may take.
+ */
 const REPLACEMENT_WAIT_MS = 1000;
+/**
+ * Time left before the call's deadline when a wait for the replacement gives up, so the read in
+ * hand is what the call returns rather than its TimeoutError (both timers would fire at once).
+ */
+const LAST_READ_MARGIN_MS = 50;
 
 /** A frame's capture and the engine whose ids it holds. */
 type Captured = CaptureResult & { engine: string };
@@ -110,8 +118,8 @@ class Capture {
         }
         // Read whole, but maybe on its way out: then the document that replaces it is read, time
         // permitting (once time is up, the last whole read is better than none).
-        if (Date.now() >= this.deadline || !(await replaced(main, shown, Math.min(REPLACEMENT_WAIT_MS, this.#remaining()))))
-          return snapshot;
+        const left = this.#remaining() - LAST_READ_MARGIN_MS;
+        if (left <= 0 || !(await replaced(main, shown, Math.min(REPLACEMENT_WAIT_MS, left), left))) return snapshot;
       } catch (error) {
         // The document asked about was replaced while it was read: read the newest one, as long as
         // the call may take. A scope is looked up again in it: the selector names an element of

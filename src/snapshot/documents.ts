@@ -30,13 +30,20 @@ export function parsed(frame: Frame, ms: number): Promise<void> {
 
 /**
  * Whether the main frame's document `document`, just read, is on its way out: a newer one
- * committed, or it asked for one (a reload, a redirect by script or meta refresh) that commits
- * within `ms`. A document that asked for a reload as its first script ran, and was read before it
- * parsed anything more, would otherwise stand for the page. A navigation that takes longer, or
- * ends without a new document (a download, a 204), leaves the read as it was.
+ * committed, or it asked for one (a reload, a redirect by script or meta refresh) that commits in
+ * time. A document that asked for a reload as its first script ran, and was read before it parsed
+ * anything more, would otherwise stand for the page. A navigation the browser has taken up is
+ * waited for up to `underwayMs`, however long its server or a new renderer process takes; one only
+ * asked for, up to `askedMs` for the browser to take it up. A navigation that ends without a new
+ * document (a download, a 204) leaves the read as it was.
  */
-export async function replaced(main: Frame, document: string, ms: number): Promise<boolean> {
+export async function replaced(main: Frame, document: string, askedMs: number, underwayMs: number): Promise<boolean> {
   const gone = () => main.committedLoaderId !== document;
-  if (main.replacing === document) await waitFor(main, ms, () => gone() || main.replacing !== document || main.isDetached());
+  const settled = () => gone() || main.replacing !== document || main.isDetached();
+  const underway = () => main.navigatingFrom === document;
+  if (main.replacing === document) {
+    await waitFor(main, askedMs, () => settled() || underway());
+    if (!settled() && underway()) await waitFor(main, underwayMs, () => settled() || !underway());
+  }
   return gone();
 }

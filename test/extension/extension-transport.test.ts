@@ -215,6 +215,18 @@ describe('our driver over ExtensionTransport', () => {
     expect(out.text.match(/paragraph: leaf text/g)).toHaveLength(3);
     expect(withoutOrdinals(out.text)).toBe(await localText(url));
   });
+
+  it('takes in a loaded tab whose frame trees arrive after the events that followed them, as chrome.debugger may deliver them under load', async () => {
+    const out = await call<{ heldBack: number; loaded: unknown; title: unknown; secret: unknown }>(
+      'lateTrees',
+      servers.a.url('frames.html'),
+    );
+    // The tab's tree and each out-of-process frame's (oop.html and the frame inside it) came late.
+    expect(out.heldBack).toBeGreaterThanOrEqual(3);
+    // Its load, told by setLifecycleEventsEnabled before the tree came, and the main worlds, announced by Runtime.enable.
+    const { loaded, title, secret } = out;
+    expect({ loaded, title, secret }).toEqual({ loaded: true, title: 'Frames', secret: 'oop-world' });
+  });
 });
 
 /**

@@ -4,7 +4,7 @@
 // errors included, so the test asserts on them and the worker never sees an unhandled rejection.
 import { Connection } from '../../src/cdp/connection.js';
 import type { CdpSession } from '../../src/cdp/session.js';
-import { ExtensionTransport, type ChromeDebuggerApi, type ChromeTabsApi } from '../../src/cdp/extensionTransport.js';
+import { ExtensionTransport, type ChromeDebuggerApi, type ChromeTabsApi, type DebuggerSource } from '../../src/cdp/extensionTransport.js';
 import type { BrowserHandle } from '../../src/browser/browser.js';
 import { Context } from '../../src/driver/context.js';
 import { Logger } from '../../src/logger.js';
@@ -87,6 +87,61 @@ function openTab(url: string): Promise<number> {
     }),
     `Loading ${url} in a new tab`,
   );
+}
+
+/**
+ * chrome.debugger as it behaves under load: it sends a command's answer and the events after it by
+ * two channels, and an answer can arrive after those events. Here each session's Page.getFrameTree
+ * answer is held back until that session has announced a main world (or for TIMEOUT_MS at most),
+ * which the Runtime.enable sent after it makes it do.
+ */
+function lateFrameTrees(api: ChromeDebuggerApi): { api: ChromeDebuggerApi; heldBack: () => number } {
+  type Listener = Parameters<ChromeDebuggerApi['onEvent']['addListener']>[0];
+  const key = (source: DebuggerSource) => `${source.tabId}/${source.sessionId ?? ''}`;
+  const announced = new Set<string>();
+  const waiting = new Map<string, Array<() => void>>();
+  const wrapped = new Map<Listener, Listener>();
+  let held = 0;
+  const late: ChromeDebuggerApi = {
+    attach: (target, version) => api.attach(target, version),
+    detach: (target) => api.detach(target),
+    getTargets: () => api.getTargets(),
+    onDetach: api.onDetach,
+    onEvent: {
+      addListener(listener) {
+        const each: Listener = (source, method, params) => {
+          listener(source, method, params);
+          const context = (params as { context?: { auxData?: { isDefault?: boolean } } } | undefined)?.context;
+          if (method !== 'Runtime.executionContextCreated' || !context?.auxData?.isDefault) return;
+          announced.add(key(source));
+          for (const release of waiting.get(key(source)) ?? []) release();
+          waiting.delete(key(source));
+        };
+        wrapped.set(listener, each);
+        api.onEvent.addListener(each);
+      },
+      removeListener(listener) {
+        const each = wrapped.get(listener);
+        if (each) api.onEvent.removeListener(each);
+      },
+    },
+    async sendCommand(target, method, params) {
+      const result = await api.sendCommand(target, method, params);
+      if (method !== 'Page.getFrameTree' || announced.has(key(target))) return result;
+      held++;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, TIMEOUT_MS);
+        const list = waiting.get(key(target)) ?? [];
+        list.push(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+        waiting.set(key(target), list);
+      });
+      return result;
+    },
+  };
+  return { api: late, heldBack: () => held };
 }
 
 const detachedTabs: Array<{ tabId: number; reason: string }> = [];
@@ -301,6 +356,36 @@ const harness = {
         attachedAfter: own.tabIds().length,
         closed: ownConnection.closed,
       };
+    }),
+
+  /**
+   * Our driver on a loaded tab whose frame trees come after the events that followed them (see
+   * lateFrameTrees): each frame still gets its document's state and its main world.
+   */
+  lateTrees: (url: string) =>
+    settle(async () => {
+      const late = lateFrameTrees(chrome.debugger);
+      const own = new ExtensionTransport(late.api, { tabs: chrome.tabs, timeoutMs: TIMEOUT_MS });
+      const ownConnection = new Connection(own, { commandTimeoutMs: TIMEOUT_MS });
+      const handle: BrowserHandle = { connection: ownConnection, kind: 'attached', close: async () => ownConnection.close() };
+      const tabId = await openTab(url);
+      try {
+        await own.attachTab(tabId);
+        const context = new Context(handle, new Logger({ verbose: 0, disablePino: true }), {
+          timeoutMs: TIMEOUT_MS,
+          reader: READER_SOURCE,
+        });
+        await context.start();
+        const page = context.pages()[0]!;
+        const oop = page.frames().find((frame) => frame.isOutOfProcess())!;
+        const loaded = await settle(() => page.waitForLoadState('load', { timeoutMs: 3000 }).then(() => true));
+        const title = await settle(() => page.title());
+        const secret = await settle(() => oop.evaluate(() => (window as unknown as { secret: string }).secret));
+        return { heldBack: late.heldBack(), loaded, title, secret };
+      } finally {
+        await handle.close();
+        await chrome.tabs.remove(tabId);
+      }
     }),
 };
 

@@ -104,14 +104,14 @@ describe('a page that reloads itself in a loop', () => {
    * A page that asks for another document while a read is waiting in its renderer's queue: the
    * read runs in the old document, which is then still there, and returns before the new one comes.
    */
-  async function leaving(to: string): Promise<{ pageText: string; ms: number }> {
+  async function leaving(to: string, timeout = 10_000): Promise<{ pageText: string; ms: number }> {
     const page = await fixture.sdk.context.newPage();
     try {
       await page.goto(fixture.servers.a.url('/snap-odd-leaving.html'));
       expect((await fixture.sdk.extract({ page })).pageText).toContain('the document that leaves');
       await page.evaluate(`leave(${JSON.stringify(to)}, 300)`);
       const started = Date.now();
-      const { pageText } = await fixture.sdk.extract({ page, timeout: 10_000 });
+      const { pageText } = await fixture.sdk.extract({ page, timeout });
       return { pageText, ms: Date.now() - started };
     } finally {
       await page.close();
@@ -122,6 +122,21 @@ describe('a page that reloads itself in a loop', () => {
     const { pageText } = await leaving('/snap-shadow.html?delay=400');
     expect(pageText).toContain('light dom text');
     expect(pageText).not.toContain('the document that leaves');
+  });
+
+  it('waits for the document a page asked for while its navigation is under way, past the moment a navigation only asked for gets', async () => {
+    // The server holds the new document back 1.5 s: longer than REPLACEMENT_WAIT_MS (1 s) after the read.
+    const { pageText } = await leaving('/snap-shadow.html?delay=1500');
+    expect(pageText).toContain('light dom text');
+    expect(pageText).not.toContain('the document that leaves');
+  });
+
+  it('returns the read in hand, before its timeout, when the navigation under way never brings a document', async () => {
+    const { pageText, ms } = await leaving('/hang', 3000);
+    expect(pageText).toContain('the document that leaves');
+    // It waited for the navigation as long as the call could (a TimeoutError would have thrown).
+    expect(ms).toBeGreaterThanOrEqual(2500);
+    expect(ms).toBeLessThan(3500);
   });
 
   it('reads the document that stays, without waiting, when the one it asked for never comes (a 204)', async () => {

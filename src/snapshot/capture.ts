@@ -37,9 +37,12 @@ const MAX_PROBE_ROUNDS = 2;
 const FRAME_MARK = '\u0001';
 /**
  * How long a read waits for the browser to take up the navigation its main document asked for
- * (see documents.ts); once taken up, that navigation is waited for as long as the call may take.
+ * (see documents.ts), and then for that navigation to bring its document: a slow server or a new
+ * renderer process on a loaded machine takes seconds, and a page that asks for a document its
+ * server never sends should cost a read no more than that (never more than the call's timeout).
  */
 const REPLACEMENT_WAIT_MS = 1000;
+const REPLACEMENT_UNDERWAY_MS = 5000;
 /**
  * Time left before the call's deadline when a wait for the replacement gives up, so the read in
  * hand is what the call returns rather than its TimeoutError (both timers would fire at once).
@@ -119,7 +122,8 @@ class Capture {
         // Read whole, but maybe on its way out: then the document that replaces it is read, time
         // permitting (once time is up, the last whole read is better than none).
         const left = this.#remaining() - LAST_READ_MARGIN_MS;
-        if (left <= 0 || !(await replaced(main, shown, Math.min(REPLACEMENT_WAIT_MS, left), left))) return snapshot;
+        const underwayMs = Math.min(REPLACEMENT_UNDERWAY_MS, left);
+        if (left <= 0 || !(await replaced(main, shown, Math.min(REPLACEMENT_WAIT_MS, left), underwayMs))) return snapshot;
       } catch (error) {
         // The document asked about was replaced while it was read: read the newest one, as long as
         // the call may take. A scope is looked up again in it: the selector names an element of

@@ -139,6 +139,14 @@ describe('a page that reloads itself in a loop', () => {
     expect(ms).toBeLessThan(3500);
   });
 
+  it('gives a navigation under way that never brings a document 5 s at most, though the call may take longer', async () => {
+    const { pageText, ms } = await leaving('/hang', 30_000);
+    expect(pageText).toContain('the document that leaves');
+    // REPLACEMENT_UNDERWAY_MS (5 s) after the read, not the call's 30 s.
+    expect(ms).toBeGreaterThanOrEqual(4500);
+    expect(ms).toBeLessThan(12_000);
+  });
+
   it('reads the document that stays, without waiting, when the one it asked for never comes (a 204)', async () => {
     const { pageText, ms } = await leaving('/snap-shadow.html?status=204');
     expect(pageText).toContain('the document that leaves');

@@ -262,53 +262,45 @@ async function job(run: Running, url: string): Promise<void> {
     await root.send('Target.disposeBrowserContext', { browserContextId });
     return;
   }
-  if (run.variant.read === 'goto') {
-    // runJob's fresh context as it was before gotoStatus: goto() turns Chrome's Network domain on.
-    const context = await run.sdk.newContext();
-    try {
-      const page = await context.newPage();
-      await page.goto(url, { timeoutMs: TIMEOUT_MS });
-      await run.sdk.extract({ page });
-    } finally {
-      await context.close();
-    }
-    return;
-  }
-  if (run.variant.read === 'direct') {
-    const context = await run.sdk.newContext();
-    try {
-      const page = await context.newPage(url);
-      await page.waitForLoadState('load');
-      await run.sdk.extract({ page });
-    } finally {
-      await context.close();
-    }
-    return;
-  }
-  if (run.variant.read === 'blank' || run.variant.read === 'tiny') {
-    const context = await run.sdk.newContext();
-    try {
-      const page = await context.newPage();
-      if (run.variant.read === 'tiny') await page.goto(new URL('/basic.html', url).href, { timeoutMs: TIMEOUT_MS });
-    } finally {
-      await context.close();
-    }
-    return;
-  }
-  if (run.variant.read !== 'innerText') {
+  const read = run.variant.read ?? 'extract';
+  if (read === 'extract') {
     const result = await runJob(run.sdk, { url }, { timeoutMs: TIMEOUT_MS, contexts: run.contexts });
     if (typeof result.pageText !== 'string') throw new Error('no text');
     return;
   }
   const context = await run.sdk.newContext();
   try {
-    const page = await context.newPage();
-    await page.goto(url, { timeoutMs: TIMEOUT_MS });
-    await page.evaluate(() => document.body.innerText);
+    await IN_CONTEXT[read](run, context, url);
   } finally {
     await context.close();
   }
 }
+
+/** The variants whose job is a page of a fresh context of their own, read otherwise than runJob reads it. */
+const IN_CONTEXT: Record<
+  Exclude<Read, 'extract' | 'raw-blank' | 'raw-tab' | 'raw-tiny'>,
+  (run: Running, context: Context, url: string) => Promise<void>
+> = {
+  // runJob's fresh context as it was before gotoStatus: goto() turns Chrome's Network domain on.
+  goto: async (run, context, url) => {
+    const page = await context.newPage();
+    await page.goto(url, { timeoutMs: TIMEOUT_MS });
+    await run.sdk.extract({ page });
+  },
+  direct: async (run, context, url) => {
+    const page = await context.newPage(url);
+    await page.waitForLoadState('load');
+    await run.sdk.extract({ page });
+  },
+  blank: async (_run, context) => void (await context.newPage()),
+  tiny: async (_run, context, url) =>
+    void (await (await context.newPage()).goto(new URL('/basic.html', url).href, { timeoutMs: TIMEOUT_MS })),
+  innerText: async (_run, context, url) => {
+    const page = await context.newPage();
+    await page.goto(url, { timeoutMs: TIMEOUT_MS });
+    await page.evaluate(() => document.body.innerText);
+  },
+};
 
 async function block(run: Running, urls: readonly string[]): Promise<void> {
   const before = run.group.usageMs();
